@@ -1,0 +1,12 @@
+//! Time sources: the counter the harness reads at batch edges, and its calibration.
+//!
+//! DESIGN.md "Method" 1: the TSC when it is invariant, calibrated against `CLOCK_MONOTONIC_RAW` with the
+//! calibration error recorded; the virtual counter on aarch64; `clock_gettime` otherwise.
+
+mod calibrate;
+mod counter;
+mod source;
+
+pub use calibrate::{calibrate, Calibration};
+pub use counter::{clock_gettime_ns, Counter};
+pub use source::{Clock, TimeSourceInfo, TimeSourceKind};

@@ -1,0 +1,116 @@
+//! Measuring an operation on the calling thread.
+
+use super::{Harness, Measurement};
+
+impl Harness {
+    /// Measures `test` against `control` on the calling thread (pin it first).
+    ///
+    /// Both bodies run their operation `n` times per call. N is found by doubling the test batch until
+    /// it lasts `target_batch_ns` (seed 001 §1: long enough that start-up transients vanish); then
+    /// `warmup` pairs are run and dropped, and `repetitions` pairs are kept. Control and test batches
+    /// alternate (ABAB) so slow drift affects both alike, and each test batch has its own neighbouring
+    /// control subtracted, as seed 001 §5.1 and 002's "loop overhead compensated" do.
+    pub fn measure<T: FnMut(u64), C: FnMut(u64)>(&self, mut test: T, mut control: C) -> Measurement {
+        let n = self.size_batch(&mut test);
+        for _ in 0..self.config.warmup {
+            self.time_batch(&mut control, n);
+            self.time_batch(&mut test, n);
+        }
+        let reps = self.config.repetitions;
+        let mut control_ticks = Vec::with_capacity(reps);
+        let mut test_ticks = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            control_ticks.push(self.time_batch(&mut control, n));
+            test_ticks.push(self.time_batch(&mut test, n));
+        }
+        self.per_op(n, &test_ticks, &control_ticks, Vec::new())
+    }
+
+    /// Doubles N from 1 until one test batch reaches the target duration or the op cap.
+    fn size_batch<T: FnMut(u64)>(&self, test: &mut T) -> u64 {
+        let target_ticks = self.config.target_batch_ns * self.clock.hz / 1e9;
+        let mut n = 1u64;
+        while n < self.config.max_batch_ops && (self.time_batch(test, n) as f64) < target_ticks {
+            n *= 2;
+        }
+        n
+    }
+
+    /// Converts paired batch tick counts to ns per operation.
+    pub(super) fn per_op(&self, n: u64, test: &[u64], control: &[u64], per_thread_ns: Vec<Vec<f64>>) -> Measurement {
+        let to_ns = |ticks: u64| self.clock.ticks_to_ns(ticks as f64) / n as f64;
+        Measurement {
+            batch_ops: n,
+            samples_ns: test.iter().zip(control).map(|(&t, &c)| to_ns(t) - to_ns(c)).collect(),
+            control_ns: control.iter().map(|&c| to_ns(c)).collect(),
+            per_thread_ns,
+            resolution_ns: self.resolution_per_op_ns(n),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::hint::black_box;
+
+    use crate::clock::{calibrate, Calibration};
+    use crate::harness::{Harness, HarnessConfig, Mode};
+
+    fn quick_harness() -> Harness {
+        let time = calibrate(false, Calibration { span: std::time::Duration::from_millis(10), spans: 1 });
+        Harness::new(&time, HarnessConfig::for_mode(Mode::Quick))
+    }
+
+    /// A serial dependency chain of `k` multiply-adds: its cost per call is proportional to `k`.
+    #[inline(never)]
+    fn chain(k: u64, seed: u64) -> u64 {
+        let mut x = seed;
+        for _ in 0..k {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        }
+        x
+    }
+
+    /// The method on a known-cost operation: doubling the work doubles the measured time, and the
+    /// control (same loop, no work) is subtracted, so the ratio is 2 rather than (2w + c) / (w + c).
+    #[test]
+    fn known_cost_operation_measures_linearly() {
+        let h = quick_harness();
+        let median = |k: u64| {
+            let m = h.measure(
+                |n| {
+                    for i in 0..n {
+                        black_box(chain(black_box(k), i));
+                    }
+                },
+                |n| {
+                    for i in 0..n {
+                        black_box(chain(black_box(0), i));
+                    }
+                },
+            );
+            assert_eq!(m.samples_ns.len(), h.config.repetitions);
+            m.summary().unwrap().median
+        };
+        // Retry: a loaded 2-CPU VM can preempt one of the measurements; the method must hold at least
+        // once in three tries, and a broken subtraction (ratio ≈ 1.5 or worse) never would.
+        let ratios: Vec<f64> = (0..3).map(|_| median(2000) / median(1000)).collect();
+        assert!(ratios.iter().any(|r| (r - 2.0).abs() < 0.15), "ratios {ratios:?}");
+    }
+
+    #[test]
+    fn batch_grows_to_target() {
+        let h = quick_harness();
+        let m = h.measure(
+            |n| {
+                for i in 0..n {
+                    black_box(i);
+                }
+            },
+            |_| {},
+        );
+        assert!(m.batch_ops > 1000, "an empty loop needs many iterations per ms: {}", m.batch_ops);
+        assert!(m.batch_ops.is_power_of_two());
+        assert_eq!(m.control_ns.len(), m.samples_ns.len());
+    }
+}

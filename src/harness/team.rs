@@ -1,0 +1,188 @@
+//! Thread teams: T threads pinned to given CPUs, started together on a spin barrier, every thread
+//! timing its own batches so fairness shows up as a result (DESIGN.md "Method" 5).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{Harness, Measurement, SpinBarrier};
+use crate::machine::pin_current_thread;
+
+/// The control bit of a posted command; the rest is the batch's operation count (0 = stop).
+const CONTROL: u64 = 1 << 63;
+
+/// What a team measurement hands back besides the samples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TeamReport {
+    pub measurement: Measurement,
+    /// CPUs whose pinning the kernel refused, with the error text; the thread ran unpinned.
+    pub pin_failures: Vec<(usize, String)>,
+}
+
+impl Harness {
+    /// Measures `test` against `control` run by one thread per entry of `cpus`, each pinned to its CPU.
+    ///
+    /// Both bodies get `(thread_index, n)`. Thread 0 leads: it posts each batch's size and kind, all
+    /// threads start it together after a spin barrier, and a second barrier ends it; the leader sizes N
+    /// by doubling on its own batch time. A repetition's team sample is the slowest thread's per-op time
+    /// (the team finishes when its last member does; each thread is timed on its own clock read, so no
+    /// cross-CPU counter comparison is needed). Per-thread samples are kept in `per_thread_ns`.
+    pub fn measure_team<T, C>(&self, cpus: &[usize], test: T, control: C) -> TeamReport
+    where
+        T: Fn(usize, u64) + Sync,
+        C: Fn(usize, u64) + Sync,
+    {
+        assert!(!cpus.is_empty(), "a team needs at least one CPU");
+        let barrier = SpinBarrier::new(cpus.len());
+        let command = AtomicU64::new(0);
+        let capacity = 64 + 2 * (self.config.warmup + self.config.repetitions);
+        let logs: Vec<(Vec<u64>, Option<String>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = cpus
+                .iter()
+                .enumerate()
+                .map(|(index, &cpu)| {
+                    let (barrier, command, test, control) = (&barrier, &command, &test, &control);
+                    s.spawn(move || {
+                        let pin_error = pin_current_thread(cpu).err().map(|e| e.to_string());
+                        let mut log = Vec::with_capacity(capacity);
+                        let mut sense = false;
+                        let mut plan = (index == 0).then(|| LeaderPlan::new(self));
+                        loop {
+                            if let Some(plan) = plan.as_mut() {
+                                command.store(plan.next(log.last().copied()), Ordering::Relaxed);
+                            }
+                            barrier.wait(&mut sense);
+                            let cmd = command.load(Ordering::Relaxed);
+                            if cmd == 0 {
+                                break;
+                            }
+                            let n = cmd & !CONTROL;
+                            let ticks = if cmd & CONTROL != 0 {
+                                self.time_batch(&mut |n| control(index, n), n)
+                            } else {
+                                self.time_batch(&mut |n| test(index, n), n)
+                            };
+                            log.push(ticks);
+                            barrier.wait(&mut sense);
+                        }
+                        (log, pin_error)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("team thread panicked")).collect()
+        });
+        self.assemble_team(cpus, logs)
+    }
+
+    /// Splits every thread's batch log into kept control/test pairs and builds the measurement.
+    fn assemble_team(&self, cpus: &[usize], logs: Vec<(Vec<u64>, Option<String>)>) -> TeamReport {
+        let reps = self.config.repetitions;
+        let kept = |log: &[u64]| -> (Vec<u64>, Vec<u64>) {
+            let tail = &log[log.len() - 2 * reps..];
+            (tail.iter().step_by(2).copied().collect(), tail.iter().skip(1).step_by(2).copied().collect())
+        };
+        let sizing = logs[0].0.len() - 2 * (self.config.warmup + reps);
+        let n = 1u64 << (sizing - 1);
+        let mut team_control = vec![0u64; reps];
+        let mut team_test = vec![0u64; reps];
+        let mut per_thread_ns = Vec::with_capacity(logs.len());
+        for (log, _) in &logs {
+            let (control, test) = kept(log);
+            for r in 0..reps {
+                team_control[r] = team_control[r].max(control[r]);
+                team_test[r] = team_test[r].max(test[r]);
+            }
+            per_thread_ns.push(self.per_op(n, &test, &control, Vec::new()).samples_ns);
+        }
+        let pin_failures = cpus
+            .iter()
+            .zip(&logs)
+            .filter_map(|(&cpu, (_, e))| e.as_ref().map(|e| (cpu, e.clone())))
+            .collect();
+        TeamReport { measurement: self.per_op(n, &team_test, &team_control, per_thread_ns), pin_failures }
+    }
+}
+
+/// The leader's schedule: doubling test batches until the target, then warm-up and kept pairs
+/// (control, test), then stop.
+struct LeaderPlan {
+    target_ticks: f64,
+    max_ops: u64,
+    n: u64,
+    sizing: bool,
+    pairs_left: usize,
+    next_is_control: bool,
+}
+
+impl LeaderPlan {
+    fn new(h: &Harness) -> LeaderPlan {
+        LeaderPlan {
+            target_ticks: h.config.target_batch_ns * h.clock.hz / 1e9,
+            max_ops: h.config.max_batch_ops,
+            n: 1,
+            sizing: true,
+            pairs_left: h.config.warmup + h.config.repetitions,
+            next_is_control: true,
+        }
+    }
+
+    /// The next command given the leader's last batch time (None before the first batch).
+    fn next(&mut self, last_ticks: Option<u64>) -> u64 {
+        if self.sizing {
+            match last_ticks {
+                None => return self.n,
+                Some(t) if (t as f64) < self.target_ticks && self.n < self.max_ops => {
+                    self.n *= 2;
+                    return self.n;
+                }
+                Some(_) => self.sizing = false,
+            }
+        }
+        if self.next_is_control {
+            if self.pairs_left == 0 {
+                return 0;
+            }
+            self.pairs_left -= 1;
+            self.next_is_control = false;
+            self.n | CONTROL
+        } else {
+            self.next_is_control = true;
+            self.n
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::hint::black_box;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use crate::clock::{calibrate, Calibration};
+    use crate::harness::{Harness, HarnessConfig, Mode};
+    use crate::machine::allowed_cpus;
+
+    #[test]
+    fn team_keeps_every_thread_and_every_repetition() {
+        let time = calibrate(false, Calibration { span: std::time::Duration::from_millis(10), spans: 1 });
+        let h = Harness::new(&time, HarnessConfig::for_mode(Mode::Quick));
+        let cpus = allowed_cpus();
+        let team: Vec<usize> = (0..2).map(|i| cpus[i % cpus.len()]).collect();
+        let ops = AtomicU64::new(0);
+        let report = h.measure_team(
+            &team,
+            |_, n| {
+                for i in 0..n {
+                    black_box(i);
+                }
+                ops.fetch_add(n, Ordering::Relaxed);
+            },
+            |_, _| {},
+        );
+        let m = &report.measurement;
+        assert_eq!(m.samples_ns.len(), h.config.repetitions);
+        assert_eq!(m.per_thread_ns.len(), 2);
+        assert!(m.per_thread_ns.iter().all(|t| t.len() == h.config.repetitions));
+        // Every thread ran the same batches: sizing (1 + 2 + … + N = 2N − 1) then (warm-up + kept) × N.
+        let n = m.batch_ops;
+        let expected = 2 * ((2 * n - 1) + (h.config.warmup + h.config.repetitions) as u64 * n);
+        assert_eq!(ops.load(Ordering::Relaxed), expected);
+    }
+}

@@ -1,0 +1,12 @@
+//! Robust summaries, confidence intervals and least-squares fits.
+//!
+//! Kept apart from the harness, as criterion keeps its `stats` module, so that renderers and tests can use
+//! the same arithmetic on samples read back from a run record.
+
+mod fit;
+mod order;
+mod summary;
+
+pub use fit::{least_squares, LinearFit};
+pub use order::{median_ci_ranks, percentile};
+pub use summary::Summary;
