@@ -4,7 +4,13 @@
 //! point in a probe process, the harness inside the probe times it, stats summarise, the run record
 //! stores it, and the renderers read only the record.
 
+pub mod cli;
 pub mod clock;
+pub mod experiments;
 pub mod harness;
 pub mod machine;
+pub mod orchestrator;
+pub mod record;
+pub mod report;
+pub mod runtimes;
 pub mod stats;

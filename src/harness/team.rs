@@ -67,7 +67,10 @@ impl Harness {
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("team thread panicked")).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("team thread panicked"))
+                .collect()
         });
         self.assemble_team(cpus, logs)
     }
@@ -77,7 +80,10 @@ impl Harness {
         let reps = self.config.repetitions;
         let kept = |log: &[u64]| -> (Vec<u64>, Vec<u64>) {
             let tail = &log[log.len() - 2 * reps..];
-            (tail.iter().step_by(2).copied().collect(), tail.iter().skip(1).step_by(2).copied().collect())
+            (
+                tail.iter().step_by(2).copied().collect(),
+                tail.iter().skip(1).step_by(2).copied().collect(),
+            )
         };
         let sizing = logs[0].0.len() - 2 * (self.config.warmup + reps);
         let n = 1u64 << (sizing - 1);
@@ -97,7 +103,10 @@ impl Harness {
             .zip(&logs)
             .filter_map(|(&cpu, (_, e))| e.as_ref().map(|e| (cpu, e.clone())))
             .collect();
-        TeamReport { measurement: self.per_op(n, &team_test, &team_control, per_thread_ns), pin_failures }
+        TeamReport {
+            measurement: self.per_op(n, &team_test, &team_control, per_thread_ns),
+            pin_failures,
+        }
     }
 }
 
@@ -161,7 +170,13 @@ mod tests {
 
     #[test]
     fn team_keeps_every_thread_and_every_repetition() {
-        let time = calibrate(false, Calibration { span: std::time::Duration::from_millis(10), spans: 1 });
+        let time = calibrate(
+            false,
+            Calibration {
+                span: std::time::Duration::from_millis(10),
+                spans: 1,
+            },
+        );
         let h = Harness::new(&time, HarnessConfig::for_mode(Mode::Quick));
         let cpus = allowed_cpus();
         let team: Vec<usize> = (0..2).map(|i| cpus[i % cpus.len()]).collect();
@@ -179,7 +194,10 @@ mod tests {
         let m = &report.measurement;
         assert_eq!(m.samples_ns.len(), h.config.repetitions);
         assert_eq!(m.per_thread_ns.len(), 2);
-        assert!(m.per_thread_ns.iter().all(|t| t.len() == h.config.repetitions));
+        assert!(m
+            .per_thread_ns
+            .iter()
+            .all(|t| t.len() == h.config.repetitions));
         // Every thread ran the same batches: sizing (1 + 2 + … + N = 2N − 1) then (warm-up + kept) × N.
         let n = m.batch_ops;
         let expected = 2 * ((2 * n - 1) + (h.config.warmup + h.config.repetitions) as u64 * n);

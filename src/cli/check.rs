@@ -1,0 +1,167 @@
+//! `overhead check`: the harness's own health on this machine.
+
+use std::hint::black_box;
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+use super::{CheckArgs, TimeSourceChoice};
+use crate::clock::{calibrate, Calibration, TimeSourceInfo};
+use crate::experiments::empty_loop;
+use crate::harness::{Harness, HarnessConfig, Mode};
+use crate::machine::{allowed_cpus, pin_current_thread, MachineInfo};
+use crate::report::format_ns;
+
+/// Links in the known-cost chain: long enough that one operation dwarfs the loop around it.
+const CHAIN_LINKS: u64 = 1000;
+
+/// What `check` found. JSON keys are public: scripts read `linearity_ratio` and `control_cost_ns`.
+#[derive(Debug, Serialize)]
+pub struct HealthReport {
+    pub time_source: TimeSourceInfo,
+    /// CPU the checks ran on, and whether pinning to it was allowed.
+    pub cpu: usize,
+    pub pinned: bool,
+    /// Per-iteration cost of the empty control loop (ns).
+    pub control_cost_ns: f64,
+    /// Cost of one known-cost operation, a dependent chain of `CHAIN_LINKS` xorshift-multiply steps (ns).
+    pub known_cost_ns: f64,
+    /// Median time of a 2N batch over median time of an N batch of the known-cost operation; 2.00 means
+    /// time is additive at this batch size.
+    pub linearity_ratio: f64,
+    /// Relative spread of the known-cost samples: MAD / median, in percent.
+    pub noise_pct: f64,
+    /// Relative 95% CI half-width of the known-cost median, in percent.
+    pub ci_half_width_pct: f64,
+    pub warnings: Vec<String>,
+}
+
+/// A dependent chain of `links` xorshift-multiply steps (each waits for the previous result).
+#[inline(never)]
+fn chain(links: u64, seed: u64) -> u64 {
+    let mut x = seed;
+    for _ in 0..links {
+        // xorshift-multiply: non-linear, so the compiler cannot fold several links into one.
+        x = (x ^ (x >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    }
+    x
+}
+
+/// Runs the checks and prints a table, or JSON with `--json`.
+pub fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let report = health(args.time.time_source == TimeSourceChoice::Clock);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_table(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn health(force_clock_gettime: bool) -> HealthReport {
+    let machine = MachineInfo::detect();
+    let cpu = allowed_cpus().first().copied().unwrap_or(0);
+    let pin = pin_current_thread(cpu);
+    let time_source = calibrate(force_clock_gettime, Calibration::DEFAULT);
+    let h = Harness::new(&time_source, HarnessConfig::for_mode(Mode::Default));
+
+    let control = h.measure(empty_loop, |_| {});
+    let control_cost_ns = control.summary().map_or(f64::NAN, |s| s.median);
+    let known_op = |n: u64| {
+        for i in 0..n {
+            black_box(chain(black_box(CHAIN_LINKS), i));
+        }
+    };
+    let known = h.measure(known_op, empty_loop);
+    let known_summary = known.summary();
+    let known_cost_ns = known_summary.as_ref().map_or(f64::NAN, |s| s.median);
+    let linearity_ratio = linearity(&h, known.batch_ops, known_op);
+
+    let mut warnings = machine.timing_warnings();
+    if let Err(e) = &pin {
+        warnings.push(format!(
+            "Pinning to CPU {cpu} was refused ({e}); multi-CPU placements cannot be controlled."
+        ));
+    }
+    if (linearity_ratio - 2.0).abs() > 0.1 {
+        warnings.push(format!("Linearity ratio {linearity_ratio:.3} is outside 2.00 ± 0.10: batch times are not additive here."));
+    }
+    let (noise_pct, ci_half_width_pct) = known_summary.map_or((f64::NAN, f64::NAN), |s| {
+        (
+            100.0 * s.mad / s.median,
+            100.0 * s.ci_half_width() / s.median,
+        )
+    });
+    if ci_half_width_pct > 5.0 {
+        warnings.push(format!("Noise: a steady operation's CI is ±{ci_half_width_pct:.1}% of its median; expect `noisy` points."));
+    }
+    HealthReport {
+        time_source,
+        cpu,
+        pinned: pin.is_ok(),
+        control_cost_ns,
+        known_cost_ns,
+        linearity_ratio,
+        noise_pct,
+        ci_half_width_pct,
+        warnings,
+    }
+}
+
+/// Median ticks of 2N-operation batches over median ticks of N-operation batches, interleaved.
+fn linearity<F: FnMut(u64)>(h: &Harness, n: u64, mut op: F) -> f64 {
+    let reps = h.config.repetitions;
+    let mut single = Vec::with_capacity(reps);
+    let mut double = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        single.push(h.batch_ticks(&mut op, n) as f64);
+        double.push(h.batch_ticks(&mut op, 2 * n) as f64);
+    }
+    let median = |v: &[f64]| crate::stats::Summary::of(v).map_or(f64::NAN, |s| s.median);
+    median(&double) / median(&single)
+}
+
+fn print_table(r: &HealthReport) {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header(["check", "value"]);
+    let t = &r.time_source;
+    let rows = [
+        ("time source", format!("{:?} — {}", t.clock.kind, t.reason)),
+        ("rate", format!("{:.3} MHz", t.clock.hz / 1e6)),
+        (
+            "calibration error",
+            format!("±{:.2} ppm", t.calibration_error_ppm),
+        ),
+        ("read cost", format_ns(t.read_cost_ns)),
+        ("resolution", format_ns(t.resolution_ns)),
+        (
+            "CPU (pinned)",
+            format!("{} ({})", r.cpu, if r.pinned { "yes" } else { "refused" }),
+        ),
+        (
+            "control cost (empty loop, per iteration)",
+            format_ns(r.control_cost_ns),
+        ),
+        (
+            "known-cost op (1000-link dependent chain)",
+            format_ns(r.known_cost_ns),
+        ),
+        (
+            "linearity ratio t(2N)/t(N)",
+            format!("{:.3}", r.linearity_ratio),
+        ),
+        ("noise (MAD/median)", format!("{:.2}%", r.noise_pct)),
+        (
+            "CI half-width / median",
+            format!("{:.2}%", r.ci_half_width_pct),
+        ),
+    ];
+    for (k, v) in rows {
+        table.add_row([k.to_string(), v]);
+    }
+    println!("{table}");
+    for w in &r.warnings {
+        println!("warning: {w}");
+    }
+}

@@ -1,0 +1,146 @@
+//! The command line: `run`, `list`, `check`, `report`, and the hidden `probe`.
+//!
+//! Exit codes: 0 success, 1 a failure while working, 2 bad input (as clap uses), 130 interrupted.
+
+mod check;
+mod list;
+mod probe;
+mod report;
+mod run;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::harness::Mode;
+
+/// Measures what the primitives of concurrent runtimes cost on this machine.
+#[derive(Debug, Parser)]
+#[command(name = "overhead", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure, write DIR/results.json, print the table and the record's path.
+    Run(RunArgs),
+    /// List the experiments: ID, what it measures, and its source.
+    List,
+    /// Report the harness's own health on this machine.
+    Check(CheckArgs),
+    /// Render a run record again.
+    Report(ReportArgs),
+    /// Measure one point (used by `run`; speaks JSON lines).
+    #[command(hide = true)]
+    Probe {
+        /// The job as JSON (see orchestrator::protocol::ProbeJob).
+        #[arg(long)]
+        job: String,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// ~1 ms batches, 11 repetitions.
+    #[arg(long, conflicts_with = "full")]
+    pub quick: bool,
+    /// ~10 ms batches, 101 repetitions, every thread count.
+    #[arg(long)]
+    pub full: bool,
+    /// Experiment IDs or families to run (repeat or separate by commas), e.g. `--only base,sync.faa`.
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Runtimes to measure (default: every runtime this build implements).
+    #[arg(long, value_delimiter = ',')]
+    pub runtime: Vec<String>,
+    /// CPUs the run may use, e.g. `0-3,8` (default: all this process may run on).
+    #[arg(long)]
+    pub cpus: Option<String>,
+    /// Directory for results.json (default: overhead-results/<host>-<UTC time>/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub time: TimeArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct TimeArgs {
+    /// Time source: the invariant TSC when available, or clock_gettime(CLOCK_MONOTONIC_RAW).
+    #[arg(long, value_enum, default_value_t = TimeSourceChoice::Auto)]
+    pub time_source: TimeSourceChoice,
+}
+
+/// The user's choice of time source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TimeSourceChoice {
+    /// The TSC (aarch64: the virtual counter) when invariant, else clock_gettime.
+    Auto,
+    /// Always clock_gettime(CLOCK_MONOTONIC_RAW).
+    Clock,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub time: TimeArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// A results.json written by `overhead run`.
+    pub record: PathBuf,
+    #[arg(long, value_enum, default_value_t = crate::report::Format::Table)]
+    pub format: crate::report::Format,
+}
+
+impl RunArgs {
+    /// The mode the flags select.
+    pub fn mode(&self) -> Mode {
+        match (self.quick, self.full) {
+            (true, _) => Mode::Quick,
+            (_, true) => Mode::Full,
+            _ => Mode::Default,
+        }
+    }
+}
+
+/// An error that is the user's input, not a failure while working: exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+/// Parses the command line and runs the command.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::List => list::list(),
+        Command::Check(args) => check::check(args),
+        Command::Report(args) => report::report(args),
+        Command::Probe { job } => probe::probe(&job),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            if e.downcast_ref::<UsageError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}

@@ -1,0 +1,23 @@
+//! `overhead probe --job JSON` (hidden): measure one point, answer in JSON lines.
+
+use std::process::ExitCode;
+
+use crate::orchestrator::protocol::{ProbeJob, ProbeMessage, VERSION};
+use crate::orchestrator::run_probe;
+
+/// Runs one job and prints its message on stdout. Exits 1 when the point failed.
+pub fn probe(job: &str) -> anyhow::Result<ExitCode> {
+    let message = match serde_json::from_str::<ProbeJob>(job) {
+        Ok(job) => run_probe(&job),
+        Err(e) => ProbeMessage::Error {
+            v: VERSION,
+            message: format!("the job is not valid JSON for protocol v{VERSION}: {e}"),
+        },
+    };
+    println!("{}", message.to_line());
+    Ok(if matches!(message, ProbeMessage::Result { .. }) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

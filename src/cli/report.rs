@@ -1,0 +1,14 @@
+//! `overhead report RECORD`.
+
+use std::process::ExitCode;
+
+use super::{ReportArgs, UsageError};
+use crate::record::load;
+use crate::report::render;
+
+/// Prints the report of a record. A file that is not a record is the user's input error (exit 2).
+pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let record = load(&args.record).map_err(|e| UsageError(e.to_string()))?;
+    print!("{}", render(&record, args.format));
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,48 @@
+//! `base.call`: a call to a function the compiler may not inline.
+
+use std::hint::black_box;
+
+use crate::experiments::{empty_loop, Experiment, Outcome, PlanContext, Planned};
+use crate::harness::Harness;
+use crate::record::{Metric, PointSpec};
+
+/// The callee: one argument in, one result out, nothing else.
+#[inline(never)]
+fn callee(x: u64) -> u64 {
+    x.wrapping_add(1)
+}
+
+/// Seed 004's "local call" row: a non-inlined call and return inside the control loop, against the
+/// control loop alone.
+pub struct Call;
+
+impl Experiment for Call {
+    fn id(&self) -> &'static str {
+        "base.call"
+    }
+    fn summary(&self) -> &'static str {
+        "non-inlined function call and return, against the empty loop"
+    }
+    fn source(&self) -> &'static str {
+        "seed 004 timing table, \"local call\""
+    }
+    fn metric(&self) -> Metric {
+        Metric::PerOp
+    }
+    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+        vec![Planned::Run(ctx.spec(
+            self.id(),
+            runtime,
+            &[],
+            vec![ctx.home_cpu()],
+        ))]
+    }
+    fn run(&self, _spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+        let test = |n: u64| {
+            for i in 0..n {
+                black_box(callee(black_box(i)));
+            }
+        };
+        Ok(h.measure(test, empty_loop).into())
+    }
+}

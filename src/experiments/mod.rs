@@ -1,0 +1,101 @@
+//! The experiments and their registry. One file per experiment, grouped by family (DESIGN.md
+//! "Experiments"); each says what it measures, against which control, and where the idea comes from.
+
+mod base;
+mod clock;
+mod msg;
+mod plan;
+mod sched;
+mod spawn;
+mod sync;
+
+use std::collections::BTreeMap;
+
+pub use plan::{PlanContext, Planned};
+
+use crate::harness::{Harness, Measurement};
+use crate::record::{Metric, PointSpec};
+
+/// What an experiment hands back for one point.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub measurement: Measurement,
+    /// Remarks for the record (e.g. refused pinning).
+    pub notes: Vec<String>,
+    /// Side numbers, unit in the key (e.g. `resolution_ns`).
+    pub extra: BTreeMap<String, f64>,
+}
+
+impl From<Measurement> for Outcome {
+    fn from(measurement: Measurement) -> Outcome {
+        Outcome {
+            measurement,
+            notes: Vec::new(),
+            extra: BTreeMap::new(),
+        }
+    }
+}
+
+/// One public experiment.
+pub trait Experiment: Sync {
+    /// Public ID, `family.name` (DESIGN.md table; users' scripts depend on it).
+    fn id(&self) -> &'static str;
+    /// One line: what is measured, and against which control.
+    fn summary(&self) -> &'static str;
+    /// The seed document and section, or tool, the experiment follows.
+    fn source(&self) -> &'static str;
+    /// What the reported time means.
+    fn metric(&self) -> Metric;
+    /// The points to run for `runtime` on this machine; points that cannot run here come back as
+    /// [`Planned::Skip`] with the reason. Called only for runtimes the experiment implements.
+    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned>;
+    /// Runtimes this experiment implements.
+    fn runtimes(&self) -> &'static [&'static str] {
+        &["os"]
+    }
+    /// Measures one point. The calling thread is already pinned to `spec.cpus[0]`.
+    ///
+    /// Errors: the point's resources could not be set up (a pipe, a fork, a thread).
+    fn run(&self, spec: &PointSpec, harness: &Harness) -> anyhow::Result<Outcome>;
+}
+
+/// Every experiment, in the order a run takes them.
+pub fn registry() -> &'static [&'static dyn Experiment] {
+    &[
+        &base::LoopOverhead,
+        &base::Call,
+        &base::Syscall,
+        &clock::Read,
+        &sched::Switch,
+        &spawn::Create,
+        &sync::Faa,
+        &sync::Barrier,
+        &msg::Ipc,
+    ]
+}
+
+/// The experiment with this exact ID.
+pub fn find(id: &str) -> Option<&'static dyn Experiment> {
+    registry().iter().copied().find(|e| e.id() == id)
+}
+
+/// The families present in the registry (`base`, `clock`, …), in registry order.
+pub fn families() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for e in registry() {
+        let family = e.id().split('.').next().unwrap_or_default();
+        if !out.contains(&family) {
+            out.push(family);
+        }
+    }
+    out
+}
+
+/// A loop of `n` iterations whose only work is keeping the index alive: the control for operations
+/// timed inside the same kind of loop.
+#[inline(always)]
+pub fn empty_loop(n: u64) {
+    for i in 0..n {
+        std::hint::black_box(i);
+    }
+}

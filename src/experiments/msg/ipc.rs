@@ -1,0 +1,65 @@
+//! `msg.ipc`: ping-pong round trips between two processes.
+
+use anyhow::Context as _;
+
+use crate::experiments::{empty_loop, Experiment, Outcome, PlanContext, Planned};
+use crate::harness::Harness;
+use crate::record::{Metric, PointSpec};
+use crate::runtimes::os::pipe::EchoChild;
+
+/// Payload of each message, bytes: one machine word, as lmbench's `lat_pipe`.
+const PAYLOAD: usize = 8;
+
+/// Seed 003's ping-pong: the parent writes a message into one pipe, a forked child echoes it back
+/// through another (lmbench `lat_pipe`), timed per round trip against the empty loop.
+pub struct Ipc;
+
+impl Experiment for Ipc {
+    fn id(&self) -> &'static str {
+        "msg.ipc"
+    }
+    fn summary(&self) -> &'static str {
+        "pipe ping-pong round trip between two processes, 8-byte payload"
+    }
+    fn source(&self) -> &'static str {
+        "seed 003 (IPC ping-pong vs. payload); lmbench lat_pipe"
+    }
+    fn metric(&self) -> Metric {
+        Metric::Rtt
+    }
+    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+        ctx.pair_points(
+            self.id(),
+            runtime,
+            &[
+                ("transport", "pipe".into()),
+                ("payload", PAYLOAD.to_string()),
+            ],
+        )
+    }
+    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+        let child = EchoChild::spawn(spec.cpus[1], PAYLOAD).context("starting the echo process")?;
+        let msg = [0x5au8; PAYLOAD];
+        let mut reply = [0u8; PAYLOAD];
+        child
+            .round_trip(&msg, &mut reply)
+            .context("first round trip")?;
+        let mut failed = None;
+        let measurement = h.measure(
+            |n| {
+                for _ in 0..n {
+                    if let Err(e) = child.round_trip(&msg, &mut reply) {
+                        failed.get_or_insert(e);
+                    }
+                }
+            },
+            empty_loop,
+        );
+        let status = child.wait().context("reaping the echo process")?;
+        if let Some(e) = failed {
+            anyhow::bail!("a round trip failed during measurement: {e}");
+        }
+        anyhow::ensure!(status == 0, "the echo process exited with status {status}");
+        Ok(measurement.into())
+    }
+}

@@ -1,0 +1,142 @@
+//! What the experiments need to know about the machine to choose their points.
+
+use crate::harness::Mode;
+use crate::machine::{Placement, Topology};
+use crate::record::PointSpec;
+
+/// A point to run, or one that cannot run here and why.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Planned {
+    Run(PointSpec),
+    Skip(PointSpec, String),
+}
+
+/// The machine and settings a plan is made for.
+#[derive(Debug, Clone)]
+pub struct PlanContext {
+    /// CPUs the run may use (allowed by affinity and `--cpus`), sorted.
+    pub cpus: Vec<usize>,
+    pub topology: Topology,
+    pub mode: Mode,
+}
+
+impl PlanContext {
+    /// The CPU single-thread points run on.
+    pub fn home_cpu(&self) -> usize {
+        self.cpus[0]
+    }
+
+    /// A spec with the given parameters on the given CPUs.
+    pub fn spec(
+        &self,
+        experiment: &str,
+        runtime: &str,
+        params: &[(&str, String)],
+        cpus: Vec<usize>,
+    ) -> PointSpec {
+        PointSpec {
+            experiment: experiment.into(),
+            runtime: runtime.into(),
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+            placement: (cpus.len() >= 2).then(|| self.topology.placement(cpus[0], cpus[1])),
+            cpus,
+        }
+    }
+
+    /// Two-party points: the same CPU, and one partner CPU for each kind of placement this machine has
+    /// among the usable CPUs (SMT sibling, other core, other NUMA node, other package). On a machine
+    /// with one usable CPU the "other CPU" point is skipped with the reason.
+    pub fn pair_points(
+        &self,
+        experiment: &str,
+        runtime: &str,
+        params: &[(&str, String)],
+    ) -> Vec<Planned> {
+        let home = self.home_cpu();
+        let with = |placement: Placement| {
+            let mut p = params.to_vec();
+            p.push(("placement", serde_plain(placement)));
+            p
+        };
+        let mut out = vec![Planned::Run(self.spec(
+            experiment,
+            runtime,
+            &with(Placement::SameCpu),
+            vec![home, home],
+        ))];
+        let others = [
+            Placement::SmtSibling,
+            Placement::OtherCore,
+            Placement::OtherNumaNode,
+            Placement::OtherPackage,
+        ];
+        let mut any_other = false;
+        for placement in others {
+            if let Some(partner) = self.topology.partner(home, placement, &self.cpus) {
+                any_other = true;
+                out.push(Planned::Run(self.spec(
+                    experiment,
+                    runtime,
+                    &with(placement),
+                    vec![home, partner],
+                )));
+            }
+        }
+        if !any_other {
+            let mut spec = self.spec(experiment, runtime, &with(Placement::OtherCore), vec![home]);
+            spec.placement = Some(Placement::OtherCore);
+            out.push(Planned::Skip(
+                spec,
+                format!("needs a second usable CPU; this run may use only CPU {home}"),
+            ));
+        }
+        out
+    }
+
+    /// Thread counts for team experiments, from `min` to the usable CPU count: powers of two and the
+    /// CPU count itself (every count in `--full`).
+    pub fn thread_counts(&self, min: usize) -> Vec<usize> {
+        let max = self.cpus.len();
+        let mut counts: Vec<usize> = match self.mode {
+            crate::harness::Mode::Full => (min..=max).collect(),
+            _ => (0..usize::BITS)
+                .map(|s| 1usize << s)
+                .take_while(|&t| t <= max)
+                .filter(|&t| t >= min)
+                .collect(),
+        };
+        if max >= min && !counts.contains(&max) {
+            counts.push(max);
+        }
+        counts
+    }
+
+    /// `threads` CPUs for a team: one per physical core first, then SMT siblings, so that T threads
+    /// share hardware only when T exceeds the cores.
+    pub fn team_cpus(&self, threads: usize) -> Vec<usize> {
+        let mut firsts = Vec::new();
+        let mut rest = Vec::new();
+        let mut seen_cores = Vec::new();
+        for &cpu in &self.cpus {
+            let core = self.topology.cpu(cpu).map(|c| (c.package, c.core));
+            if core.is_some() && seen_cores.contains(&core) {
+                rest.push(cpu);
+            } else {
+                seen_cores.push(core);
+                firsts.push(cpu);
+            }
+        }
+        firsts.into_iter().chain(rest).take(threads).collect()
+    }
+}
+
+/// The serde string of a placement (`same_cpu`, `other_core`, …), used as a parameter value.
+pub fn serde_plain(placement: Placement) -> String {
+    serde_json::to_value(placement)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}

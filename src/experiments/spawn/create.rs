@@ -1,0 +1,109 @@
+//! `spawn.create`: create an empty activity and wait for its end.
+
+use std::hint::black_box;
+
+use anyhow::Context as _;
+
+use crate::experiments::{empty_loop, Experiment, Outcome, PlanContext, Planned};
+use crate::harness::Harness;
+use crate::record::{Metric, PointSpec};
+
+/// Seed 004's "process create/destroy" for kernel activities: `std::thread::spawn` of an empty closure
+/// plus `join`, and `fork` of a child that `_exit`s plus `waitpid` (lmbench's `lat_proc fork`).
+/// The new activity inherits the creator's CPU, so the point measures creation on one CPU.
+pub struct Create;
+
+impl Experiment for Create {
+    fn id(&self) -> &'static str {
+        "spawn.create"
+    }
+    fn summary(&self) -> &'static str {
+        "create + join an empty thread; fork + wait an empty process"
+    }
+    fn source(&self) -> &'static str {
+        "seed 004 timing table, \"process create/destroy\"; lmbench lat_proc fork"
+    }
+    fn metric(&self) -> Metric {
+        Metric::PerOp
+    }
+    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+        ["thread", "process"]
+            .iter()
+            .map(|kind| {
+                Planned::Run(ctx.spec(
+                    self.id(),
+                    runtime,
+                    &[("kind", kind.to_string())],
+                    vec![ctx.home_cpu()],
+                ))
+            })
+            .collect()
+    }
+    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+        match spec.param("kind") {
+            Some("thread") => {
+                // Spawn failures (out of threads) panic inside std; check once before timing instead.
+                std::thread::Builder::new()
+                    .spawn(|| ())
+                    .context("creating a thread")?
+                    .join()
+                    .ok();
+                Ok(h.measure(
+                    |n| {
+                        for _ in 0..n {
+                            black_box(std::thread::spawn(|| black_box(0u8)).join().ok());
+                        }
+                    },
+                    empty_loop,
+                )
+                .into())
+            }
+            Some("process") => {
+                fork_and_wait().context("forking a child process")?;
+                Ok(h.measure(
+                    |n| {
+                        for _ in 0..n {
+                            black_box(fork_and_wait().ok());
+                        }
+                    },
+                    empty_loop,
+                )
+                .into())
+            }
+            other => {
+                anyhow::bail!("unknown spawn.create kind {other:?}; expected thread or process")
+            }
+        }
+    }
+}
+
+/// Forks a child that exits at once, and reaps it. Errors: fork or waitpid failed.
+#[inline]
+fn fork_and_wait() -> std::io::Result<()> {
+    // SAFETY: the child calls only _exit, which is async-signal-safe, so forking from a process that
+    // might have other threads is sound.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if pid == 0 {
+        // SAFETY: ends the child at once, running no destructors or atexit handlers of the parent.
+        unsafe { libc::_exit(0) };
+    }
+    let mut status = 0;
+    // SAFETY: `pid` is our own child; `status` is a valid int.
+    if unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fork_and_wait_succeeds_repeatedly() {
+        for _ in 0..20 {
+            super::fork_and_wait().unwrap();
+        }
+    }
+}

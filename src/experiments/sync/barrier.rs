@@ -1,0 +1,106 @@
+//! `sync.barrier`: one barrier episode across a team of threads.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::experiments::{empty_loop, Experiment, Outcome, PlanContext, Planned};
+use crate::harness::{Harness, SpinBarrier};
+use crate::record::{Metric, PointSpec};
+
+/// Each thread's barrier sense, alone on its line so the threads do not share it.
+#[repr(align(128))]
+#[derive(Default)]
+struct PaddedSense(AtomicBool);
+
+/// Seed 001 §8.2 experiment 1 (Fig. 9): T threads, one per CPU, pass a barrier over and over; the time
+/// per episode (slowest thread), against the empty loop. Implementations: std's `Barrier` (mutex and
+/// condition variable) and a sense-reversing spin barrier (the seed's counter-and-flag `sync`).
+pub struct Barrier;
+
+impl Experiment for Barrier {
+    fn id(&self) -> &'static str {
+        "sync.barrier"
+    }
+    fn summary(&self) -> &'static str {
+        "barrier episode, std Barrier vs. sense-reversing spin barrier, threads 2…CPUs"
+    }
+    fn source(&self) -> &'static str {
+        "seed 001 §8.2 experiment 1, Fig. 9; EPCC syncbench BARRIER"
+    }
+    fn metric(&self) -> Metric {
+        Metric::PerOp
+    }
+    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+        let counts = ctx.thread_counts(2);
+        let mut out = Vec::new();
+        for implementation in ["std", "spin"] {
+            if counts.is_empty() {
+                let params = [
+                    ("impl", implementation.to_string()),
+                    ("threads", "2".into()),
+                ];
+                let spec = ctx.spec(self.id(), runtime, &params, ctx.team_cpus(1));
+                out.push(Planned::Skip(
+                    spec,
+                    format!("needs 2 usable CPUs; this run may use {}", ctx.cpus.len()),
+                ));
+            }
+            for &threads in &counts {
+                let params = [
+                    ("impl", implementation.to_string()),
+                    ("threads", threads.to_string()),
+                ];
+                out.push(Planned::Run(ctx.spec(
+                    self.id(),
+                    runtime,
+                    &params,
+                    ctx.team_cpus(threads),
+                )));
+            }
+        }
+        out
+    }
+    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+        let threads = spec.cpus.len();
+        let report = match spec.param("impl") {
+            Some("std") => {
+                let barrier = std::sync::Barrier::new(threads);
+                h.measure_team(
+                    &spec.cpus,
+                    |_, n| {
+                        for _ in 0..n {
+                            barrier.wait();
+                        }
+                    },
+                    |_, n| empty_loop(n),
+                )
+            }
+            Some("spin") => {
+                let barrier = SpinBarrier::new(threads);
+                let senses: Vec<PaddedSense> =
+                    (0..threads).map(|_| PaddedSense::default()).collect();
+                h.measure_team(
+                    &spec.cpus,
+                    |thread, n| {
+                        let mut sense = senses[thread].0.load(Ordering::Relaxed);
+                        for _ in 0..n {
+                            barrier.wait(&mut sense);
+                        }
+                        senses[thread].0.store(sense, Ordering::Relaxed);
+                    },
+                    |_, n| empty_loop(n),
+                )
+            }
+            other => anyhow::bail!("unknown sync.barrier impl {other:?}; expected std or spin"),
+        };
+        let notes = report
+            .pin_failures
+            .iter()
+            .map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}"))
+            .collect();
+        Ok(Outcome {
+            measurement: report.measurement,
+            notes,
+            extra: Default::default(),
+        })
+    }
+}

@@ -1,0 +1,74 @@
+//! The probe side: measure one point in this process and describe it as a record.
+
+use crate::experiments::find;
+use crate::harness::Harness;
+use crate::machine::pin_current_thread;
+use crate::record::{PointRecord, ThreadResult};
+use crate::stats::Summary;
+
+use super::protocol::{ProbeJob, ProbeMessage, VERSION};
+
+/// Runs `job` and returns the message to print: a result, or an error saying what went wrong.
+pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
+    let error = |message: String| ProbeMessage::Error {
+        v: VERSION,
+        message,
+    };
+    if job.v != VERSION {
+        return error(format!(
+            "probe protocol version {} not supported; this probe speaks {VERSION}",
+            job.v
+        ));
+    }
+    let spec = &job.spec;
+    let Some(experiment) = find(&spec.experiment) else {
+        return error(format!("unknown experiment {:?}", spec.experiment));
+    };
+    let Some(&home) = spec.cpus.first() else {
+        return error("the point names no CPU".into());
+    };
+    let mut notes = Vec::new();
+    if let Err(e) = pin_current_thread(home) {
+        notes.push(format!("pinning to CPU {home} refused ({e}); ran unpinned"));
+    }
+    let harness = Harness::new(&job.time_source, job.harness);
+    let outcome = match experiment.run(spec, &harness) {
+        Ok(o) => o,
+        Err(e) => return error(format!("{e:#}")),
+    };
+    let m = &outcome.measurement;
+    let (Some(summary), Some(control)) = (m.summary(), m.control_summary()) else {
+        return error("the measurement produced no finite samples".into());
+    };
+    let per_thread = spec
+        .cpus
+        .iter()
+        .zip(&m.per_thread_ns)
+        .filter_map(|(&cpu, samples)| {
+            Summary::of(samples).map(|summary| ThreadResult { cpu, summary })
+        })
+        .collect();
+    notes.extend(outcome.notes.iter().cloned());
+    let point = PointRecord {
+        name: spec.name(),
+        spec: spec.clone(),
+        metric: experiment.metric(),
+        unit: "ns".into(),
+        threads: m.per_thread_ns.len().max(1),
+        batch_ops: m.batch_ops,
+        noisy: summary.is_noisy(job.harness.noisy_fraction),
+        below_resolution: m.below_resolution(),
+        resolution_ns: m.resolution_ns,
+        summary,
+        control,
+        samples_ns: m.samples_ns.clone(),
+        control_ns: m.control_ns.clone(),
+        per_thread,
+        notes,
+        extra: outcome.extra.clone(),
+    };
+    ProbeMessage::Result {
+        v: VERSION,
+        point: Box::new(point),
+    }
+}

@@ -1,0 +1,65 @@
+//! The run record (DESIGN.md "The run record"): Google Benchmark JSON outside, everything richer under
+//! the top-level `"overhead"` key.
+//!
+//! [`RunRecord`] is the source of truth; the Google Benchmark `context` and `benchmarks` are derived from
+//! it when the file is written ([`gbench`]), so the two can never disagree.
+
+pub mod gbench;
+mod io;
+mod point;
+
+pub use io::{load, write_atomic, RecordError};
+pub use point::{Metric, PointRecord, PointSpec, SkipKind, SkippedPoint, ThreadResult};
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::TimeSourceInfo;
+use crate::harness::{HarnessConfig, Mode};
+use crate::machine::MachineInfo;
+
+/// Version of the `"overhead"` section's layout. Bump on any change that an older reader would misread.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The tool that wrote a record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+    /// `git describe`-style commit the binary was built from, when known at build time.
+    pub git_commit: Option<String>,
+}
+
+impl ToolInfo {
+    /// This binary.
+    pub fn current() -> ToolInfo {
+        ToolInfo {
+            name: env!("CARGO_PKG_NAME").into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            git_commit: option_env!("OVERHEAD_GIT_COMMIT").map(str::to_owned),
+        }
+    }
+}
+
+/// Everything one run measured, found and skipped. Serialised as the `"overhead"` key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub schema_version: u32,
+    pub tool: ToolInfo,
+    pub mode: Mode,
+    /// The command line as typed (argv).
+    pub command_line: Vec<String>,
+    /// RFC 3339 UTC times.
+    pub started_utc: String,
+    pub finished_utc: Option<String>,
+    /// True when the run was stopped (Ctrl-C) before its plan finished; the points kept are complete.
+    pub interrupted: bool,
+    pub time_source: TimeSourceInfo,
+    pub harness: HarnessConfig,
+    pub machine: MachineInfo,
+    /// Conditions that make numbers less trustworthy here (VM, frequency scaling, refused pinning).
+    pub warnings: Vec<String>,
+    /// Points measured, in the order they ran.
+    pub points: Vec<PointRecord>,
+    /// Points that could not run here, or failed, with the reason.
+    pub skipped: Vec<SkippedPoint>,
+}

@@ -1,0 +1,136 @@
+//! One experiment point: what was asked (spec), what came back (record), or why nothing did (skipped).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::machine::Placement;
+use crate::stats::Summary;
+
+/// What a reported time means (DESIGN.md "Method" 7). serde: `"per_op"`, `"rtt"`, `"one_way"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Time for one operation (a call, a read, a barrier episode, a spawn + join).
+    PerOp,
+    /// Round trip: there and back again.
+    Rtt,
+    /// One way, half a measured round trip only where the path is symmetric.
+    OneWay,
+}
+
+/// A point to measure: experiment, runtime, parameters in their fixed order, and the CPUs it uses.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointSpec {
+    /// Public experiment ID, e.g. `sync.faa`.
+    pub experiment: String,
+    pub runtime: String,
+    /// Parameters in the experiment's fixed key order, e.g. `[("variable","shared"),("threads","2")]`.
+    pub params: Vec<(String, String)>,
+    /// Logical CPUs the point's threads are pinned to, thread 0 first.
+    pub cpus: Vec<usize>,
+    /// How the first two CPUs relate, for two-party experiments.
+    pub placement: Option<Placement>,
+}
+
+impl PointSpec {
+    /// Google Benchmark-style name: `experiment/runtime:R/key:value/...`.
+    pub fn name(&self) -> String {
+        let mut name = format!("{}/runtime:{}", self.experiment, self.runtime);
+        for (k, v) in &self.params {
+            name.push_str(&format!("/{k}:{v}"));
+        }
+        name
+    }
+
+    /// The value of parameter `key`, if the point has it.
+    pub fn param(&self, key: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The experiment's family, the part of the ID before the dot (`sync` for `sync.faa`).
+    pub fn family(&self) -> &str {
+        self.experiment
+            .split('.')
+            .next()
+            .unwrap_or(&self.experiment)
+    }
+}
+
+/// One thread's result in a team measurement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadResult {
+    pub cpu: usize,
+    /// Summary of this thread's samples, ns per operation.
+    pub summary: Summary,
+}
+
+/// A measured point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointRecord {
+    pub name: String,
+    pub spec: PointSpec,
+    pub metric: Metric,
+    /// Unit of every time in this record: always `"ns"`.
+    pub unit: String,
+    /// Threads that ran the operation (1 unless a team).
+    pub threads: usize,
+    /// Operations per batch.
+    pub batch_ops: u64,
+    /// Summary of the control-subtracted samples (ns per operation).
+    pub summary: Summary,
+    /// Summary of the control alone (ns per operation), lmbench's "ovr".
+    pub control: Summary,
+    /// Raw samples, ns per operation, one per repetition, in the order taken.
+    pub samples_ns: Vec<f64>,
+    pub control_ns: Vec<f64>,
+    /// Per-thread results for teams; empty otherwise.
+    pub per_thread: Vec<ThreadResult>,
+    /// CI half-width above the harness's noisy fraction of the median.
+    pub noisy: bool,
+    /// The CI reaches down to the resolution floor: the value is not distinguishable from zero.
+    pub below_resolution: bool,
+    /// The resolution floor per operation at this batch size (ns).
+    pub resolution_ns: f64,
+    /// Free-form remarks from the experiment (e.g. a refused pinning).
+    pub notes: Vec<String>,
+    /// Extra numbers an experiment reports beside the main one, with the unit in the key
+    /// (e.g. `resolution_ns`).
+    pub extra: BTreeMap<String, f64>,
+}
+
+/// Why a point has no result. serde: `"skipped"`, `"failed"`, `"timed_out"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipKind {
+    /// It cannot run here (too few CPUs, runtime lacks the construct); decided before running.
+    Skipped,
+    /// The probe ran and failed (error, crash, bad output).
+    Failed,
+    /// The probe ran past its time limit and was killed.
+    TimedOut,
+}
+
+/// A point without a result, kept so that nothing is silently dropped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkippedPoint {
+    pub name: String,
+    pub spec: PointSpec,
+    pub kind: SkipKind,
+    pub reason: String,
+}
+
+impl SkippedPoint {
+    /// A point skipped before running, for `reason`.
+    pub fn new(spec: PointSpec, kind: SkipKind, reason: impl Into<String>) -> SkippedPoint {
+        SkippedPoint {
+            name: spec.name(),
+            spec,
+            kind,
+            reason: reason.into(),
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! Renderers: they read only the run record, never the probes (DESIGN.md "Renderers"), so a report can
+//! be made again later, on another machine.
+
+mod table;
+mod units;
+
+pub use table::{render, Format};
+pub use units::format_ns;

@@ -1,0 +1,42 @@
+//! Human-readable times.
+
+/// Formats a time in ns with a unit that keeps 3 significant digits: `0.312 ns`, `23.4 ns`, `1.52 µs`,
+/// `110 µs`, `1.20 ms`, `2.50 s`. Negative values (a result below its control) keep their sign.
+pub fn format_ns(ns: f64) -> String {
+    if !ns.is_finite() {
+        return "n/a".into();
+    }
+    let magnitude = ns.abs();
+    let (value, unit) = if magnitude < 1e3 {
+        (ns, "ns")
+    } else if magnitude < 1e6 {
+        (ns / 1e3, "µs")
+    } else if magnitude < 1e9 {
+        (ns / 1e6, "ms")
+    } else {
+        (ns / 1e9, "s")
+    };
+    let digits = match value.abs() {
+        v if v >= 100.0 => 0,
+        v if v >= 10.0 => 1,
+        v if v >= 1.0 => 2,
+        _ => 3,
+    };
+    format!("{value:.digits$} {unit}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_ns;
+
+    #[test]
+    fn picks_unit_and_precision() {
+        assert_eq!(format_ns(0.3123), "0.312 ns");
+        assert_eq!(format_ns(23.44), "23.4 ns");
+        assert_eq!(format_ns(1523.0), "1.52 µs");
+        assert_eq!(format_ns(110_000.0), "110 µs");
+        assert_eq!(format_ns(1.2e6), "1.20 ms");
+        assert_eq!(format_ns(-5.0), "-5.00 ns");
+        assert_eq!(format_ns(f64::NAN), "n/a");
+    }
+}

@@ -1,0 +1,4 @@
+//! The `os` runtime: kernel threads and processes, futexes and pipes.
+
+pub mod futex;
+pub mod pipe;
