@@ -98,3 +98,103 @@ pub fn load(path: &Path) -> Result<RunRecord, RecordError> {
     serde_json::from_value(overhead.clone())
         .map_err(|source| RecordError::Malformed { path: p(), source })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{calibrate, Calibration};
+    use crate::harness::{HarnessConfig, Mode};
+    use crate::machine::MachineInfo;
+    use crate::record::{Metric, PointRecord, PointSpec, SkipKind, SkippedPoint, ToolInfo};
+    use crate::stats::Summary;
+
+    fn sample_record() -> RunRecord {
+        let spec = PointSpec {
+            experiment: "sync.faa".into(),
+            runtime: "os".into(),
+            params: vec![("variable".into(), "shared".into()), ("threads".into(), "2".into())],
+            cpus: vec![0, 1],
+            placement: None,
+        };
+        let samples = vec![9.5, 9.25, 9.75, 9.0, 10.0, 9.5];
+        let point = PointRecord {
+            name: spec.name(),
+            spec: spec.clone(),
+            metric: Metric::PerOp,
+            unit: "ns".into(),
+            threads: 2,
+            batch_ops: 1 << 20,
+            summary: Summary::of(&samples).unwrap(),
+            control: Summary::of(&[0.25, 0.25, 0.5]).unwrap(),
+            samples_ns: samples,
+            control_ns: vec![0.25, 0.25, 0.5],
+            per_thread: Vec::new(),
+            noisy: false,
+            below_resolution: false,
+            resolution_ns: 1e-5,
+            notes: vec!["a note".into()],
+            extra: [("resolution_ns".to_string(), 10.0)].into(),
+        };
+        RunRecord {
+            schema_version: SCHEMA_VERSION,
+            tool: ToolInfo::current(),
+            mode: Mode::Quick,
+            command_line: vec!["overhead".into(), "run".into()],
+            started_utc: "2026-11-21T10:00:00+00:00".into(),
+            finished_utc: None,
+            interrupted: true,
+            time_source: calibrate(true, Calibration::DEFAULT),
+            harness: HarnessConfig::for_mode(Mode::Quick),
+            machine: MachineInfo::detect(),
+            warnings: vec!["a warning".into()],
+            skipped: vec![SkippedPoint::new(spec, SkipKind::TimedOut, "timed out after 1 s")],
+            points: vec![point],
+        }
+    }
+
+    #[test]
+    fn record_round_trips_through_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.json");
+        let record = sample_record();
+        write_atomic(&path, &record).unwrap();
+        assert_eq!(load(&path).unwrap(), record);
+        // Overwriting leaves exactly one file: the temporary file was renamed, not left behind.
+        write_atomic(&path, &record).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn google_benchmark_part_has_repetitions_and_aggregates() {
+        let file = File::from_record(&sample_record());
+        let json = serde_json::to_value(&file).unwrap();
+        assert_eq!(json["context"]["json_schema_version"], 1);
+        assert!(json["context"]["caches"].is_array());
+        let entries = json["benchmarks"].as_array().unwrap();
+        assert_eq!(entries.len(), 6 + 4);
+        assert!(entries[..6].iter().enumerate().all(|(i, e)| e["run_type"] == "iteration" && e["repetition_index"] == i));
+        let aggregates: Vec<&str> = entries[6..].iter().map(|e| e["aggregate_name"].as_str().unwrap()).collect();
+        assert_eq!(aggregates, ["mean", "median", "stddev", "cv"]);
+        assert_eq!(entries[7]["real_time"], 9.5);
+        assert_eq!(entries[9]["aggregate_unit"], "percentage");
+        assert!(entries.iter().all(|e| e["time_unit"] == "ns"));
+    }
+
+    fn refusal(content: &str) -> RecordError {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.json");
+        std::fs::write(&path, content).unwrap();
+        load(&path).unwrap_err()
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_the_reason() {
+        assert!(matches!(refusal("{not json"), RecordError::NotJson { .. }));
+        assert!(matches!(refusal(r#"{"context":{},"benchmarks":[]}"#), RecordError::PlainGoogleBenchmark { .. }));
+        assert!(matches!(refusal(r#"{"name":"something else"}"#), RecordError::Foreign { .. }));
+        assert!(matches!(refusal(r#"{"overhead":{"schema_version":99}}"#), RecordError::Version { found: 99, .. }));
+        assert!(matches!(refusal(r#"{"overhead":{"schema_version":1,"points":3}}"#), RecordError::Malformed { .. }));
+        let missing = load(Path::new("/nonexistent/results.json")).unwrap_err();
+        assert!(missing.to_string().contains("/nonexistent/results.json"));
+    }
+}

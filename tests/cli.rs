@@ -1,0 +1,175 @@
+//! End-to-end tests of the command line: tiny plans run for real, and every bad input refused.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::CommandCargoExt;
+use predicates::prelude::*;
+
+fn overhead() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("overhead").unwrap()
+}
+
+fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn quick_run_of_every_experiment_fills_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    overhead()
+        .args(["run", "--quick", "--out"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("results.json"))
+        .stdout(predicate::str::contains("base.loop/runtime:os"));
+    let record = read_json(&dir.path().join("results.json"));
+    let rec = &record["overhead"];
+    assert_eq!(rec["interrupted"], false);
+    for id in ["base.loop", "base.call", "base.syscall", "clock.read", "sched.switch", "spawn.create", "sync.faa", "sync.barrier", "msg.ipc"] {
+        let has = |key: &str| {
+            rec[key].as_array().unwrap().iter().any(|p| p["spec"]["experiment"] == id)
+        };
+        assert!(has("points") || has("skipped"), "{id} is neither measured nor skipped");
+    }
+    for p in rec["points"].as_array().unwrap() {
+        assert!(p["spec"]["cpus"].as_array().is_some_and(|c| !c.is_empty()), "{} has no CPUs", p["name"]);
+        let s = &p["summary"];
+        assert!(s["ci_low"].as_f64().unwrap() <= s["median"].as_f64().unwrap(), "{}", p["name"]);
+        assert!(s["median"].as_f64().unwrap() <= s["ci_high"].as_f64().unwrap(), "{}", p["name"]);
+    }
+    for s in rec["skipped"].as_array().unwrap() {
+        assert!(!s["reason"].as_str().unwrap().is_empty());
+    }
+    // Two-party points say how their CPUs relate.
+    let switch = rec["points"].as_array().unwrap().iter().find(|p| p["spec"]["experiment"] == "sched.switch").unwrap();
+    assert_eq!(switch["spec"]["placement"], "same_cpu");
+    // Google Benchmark's part: repetitions and aggregates for each point.
+    let entries = record["benchmarks"].as_array().unwrap();
+    assert!(entries.iter().any(|e| e["aggregate_name"] == "median"));
+    assert!(entries.iter().all(|e| e["time_unit"] == "ns"));
+
+    // The record renders again, as a table and as Markdown.
+    let path = dir.path().join("results.json");
+    overhead().arg("report").arg(&path).assert().success().stdout(predicate::str::contains("sync.faa"));
+    overhead()
+        .args(["report", "--format", "md"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("| point"));
+}
+
+#[test]
+fn unknown_experiment_is_refused_with_closest_ids() {
+    overhead()
+        .args(["run", "--only", "sync.fa"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("sync.faa").and(predicate::str::contains("unknown experiment")));
+}
+
+#[test]
+fn unknown_runtime_is_refused() {
+    overhead().args(["run", "--runtime", "pthread"]).assert().code(2).stderr(predicate::str::contains("known runtimes"));
+}
+
+#[test]
+fn runtime_without_the_experiment_is_a_skipped_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    overhead().args(["run", "--quick", "--only", "base.loop", "--runtime", "os,tokio", "--out"]).arg(dir.path()).assert().success();
+    let record = read_json(&dir.path().join("results.json"));
+    let skipped = record["overhead"]["skipped"].as_array().unwrap();
+    assert!(skipped.iter().any(|s| s["spec"]["runtime"] == "tokio" && s["reason"].as_str().unwrap().contains("does not implement")));
+}
+
+#[test]
+fn cpus_beyond_the_machine_are_refused() {
+    overhead()
+        .args(["run", "--cpus", "0,99999"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("CPU 99999 is not available"));
+    overhead().args(["run", "--cpus", "3-1"]).assert().code(2).stderr(predicate::str::contains("--cpus"));
+}
+
+#[test]
+fn unwritable_out_is_refused_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let started = Instant::now();
+    overhead()
+        .args(["run", "--out"])
+        .arg(file.join("sub"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--out").and(predicate::str::contains("cannot write")));
+    // Refused at once: nothing was calibrated or measured (a default run takes many seconds).
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn corrupt_or_foreign_record_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let corrupt = dir.path().join("corrupt.json");
+    std::fs::write(&corrupt, "{\"context\": {").unwrap();
+    overhead().arg("report").arg(&corrupt).assert().code(2).stderr(predicate::str::contains("is not JSON"));
+    let plain = dir.path().join("plain.json");
+    std::fs::write(&plain, r#"{"context":{},"benchmarks":[]}"#).unwrap();
+    overhead().arg("report").arg(&plain).assert().code(2).stderr(predicate::str::contains("plain Google Benchmark"));
+    overhead().arg("report").arg(dir.path().join("missing.json")).assert().code(2).stderr(predicate::str::contains("cannot read"));
+}
+
+#[test]
+fn interrupt_keeps_finished_points_in_a_valid_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.json");
+    let mut child = Command::cargo_bin("overhead")
+        .unwrap()
+        .args(["run", "--only", "clock.read,spawn.create", "--out"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until at least one point is in the record, then interrupt as Ctrl-C would.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < deadline, "no point finished within 60 s");
+        if path.exists() && read_json(&path)["overhead"]["points"].as_array().is_some_and(|p| !p.is_empty()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: sending SIGINT to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let record = read_json(&path);
+    assert_eq!(record["overhead"]["interrupted"], true);
+    let points = record["overhead"]["points"].as_array().unwrap();
+    assert!(!points.is_empty() && points.len() < 10, "{} points", points.len());
+    overhead().arg("report").arg(&path).assert().success().stdout(predicate::str::contains("INTERRUPTED"));
+}
+
+#[test]
+fn check_reports_linearity_and_control_cost() {
+    let out = overhead().args(["check", "--json"]).assert().success().get_output().stdout.clone();
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let ratio = report["linearity_ratio"].as_f64().unwrap();
+    assert!(ratio.is_finite() && ratio > 1.0, "{ratio}");
+    assert!(report["control_cost_ns"].as_f64().unwrap() > 0.0);
+    assert!(report["time_source"]["clock"]["hz"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn list_names_every_experiment_with_its_source() {
+    overhead()
+        .arg("list")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("sched.switch").and(predicate::str::contains("seed 001")));
+}
