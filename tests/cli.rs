@@ -28,10 +28,18 @@ fn quick_run_of_every_experiment_fills_the_record() {
     let record = read_json(&dir.path().join("results.json"));
     let rec = &record["overhead"];
     assert_eq!(rec["interrupted"], false);
-    for id in ["base.loop", "base.call", "base.syscall", "clock.read", "sched.switch", "spawn.create", "sync.faa", "sync.barrier", "msg.ipc"] {
-        let has = |key: &str| {
-            rec[key].as_array().unwrap().iter().any(|p| p["spec"]["experiment"] == id)
-        };
+    for id in [
+        "base.loop",
+        "base.call",
+        "base.syscall",
+        "clock.read",
+        "sched.switch",
+        "spawn.create",
+        "sync.faa",
+        "sync.barrier",
+        "msg.ipc",
+    ] {
+        let has = |key: &str| rec[key].as_array().unwrap().iter().any(|p| p["spec"]["experiment"] == id);
         assert!(has("points") || has("skipped"), "{id} is neither measured nor skipped");
     }
     for p in rec["points"].as_array().unwrap() {
@@ -73,16 +81,26 @@ fn unknown_experiment_is_refused_with_closest_ids() {
 
 #[test]
 fn unknown_runtime_is_refused() {
-    overhead().args(["run", "--runtime", "pthread"]).assert().code(2).stderr(predicate::str::contains("known runtimes"));
+    overhead()
+        .args(["run", "--runtime", "pthread"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("known runtimes"));
 }
 
 #[test]
 fn runtime_without_the_experiment_is_a_skipped_cell() {
     let dir = tempfile::tempdir().unwrap();
-    overhead().args(["run", "--quick", "--only", "base.loop", "--runtime", "os,tokio", "--out"]).arg(dir.path()).assert().success();
+    overhead()
+        .args(["run", "--quick", "--only", "base.loop", "--runtime", "os,tokio", "--out"])
+        .arg(dir.path())
+        .assert()
+        .success();
     let record = read_json(&dir.path().join("results.json"));
     let skipped = record["overhead"]["skipped"].as_array().unwrap();
-    assert!(skipped.iter().any(|s| s["spec"]["runtime"] == "tokio" && s["reason"].as_str().unwrap().contains("does not implement")));
+    assert!(skipped
+        .iter()
+        .any(|s| s["spec"]["runtime"] == "tokio" && s["reason"].as_str().unwrap().contains("does not implement")));
 }
 
 #[test]
@@ -120,7 +138,12 @@ fn corrupt_or_foreign_record_is_refused() {
     let plain = dir.path().join("plain.json");
     std::fs::write(&plain, r#"{"context":{},"benchmarks":[]}"#).unwrap();
     overhead().arg("report").arg(&plain).assert().code(2).stderr(predicate::str::contains("plain Google Benchmark"));
-    overhead().arg("report").arg(dir.path().join("missing.json")).assert().code(2).stderr(predicate::str::contains("cannot read"));
+    overhead()
+        .arg("report")
+        .arg(dir.path().join("missing.json"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read"));
 }
 
 #[test]

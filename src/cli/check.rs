@@ -79,21 +79,19 @@ fn health(force_clock_gettime: bool) -> HealthReport {
 
     let mut warnings = machine.timing_warnings();
     if let Err(e) = &pin {
-        warnings.push(format!(
-            "Pinning to CPU {cpu} was refused ({e}); multi-CPU placements cannot be controlled."
-        ));
+        warnings.push(format!("Pinning to CPU {cpu} was refused ({e}); multi-CPU placements cannot be controlled."));
     }
     if (linearity_ratio - 2.0).abs() > 0.1 {
-        warnings.push(format!("Linearity ratio {linearity_ratio:.3} is outside 2.00 ± 0.10: batch times are not additive here."));
+        warnings.push(format!(
+            "Linearity ratio {linearity_ratio:.3} is outside 2.00 ± 0.10: batch times are not additive here."
+        ));
     }
-    let (noise_pct, ci_half_width_pct) = known_summary.map_or((f64::NAN, f64::NAN), |s| {
-        (
-            100.0 * s.mad / s.median,
-            100.0 * s.ci_half_width() / s.median,
-        )
-    });
+    let (noise_pct, ci_half_width_pct) = known_summary
+        .map_or((f64::NAN, f64::NAN), |s| (100.0 * s.mad / s.median, 100.0 * s.ci_half_width() / s.median));
     if ci_half_width_pct > 5.0 {
-        warnings.push(format!("Noise: a steady operation's CI is ±{ci_half_width_pct:.1}% of its median; expect `noisy` points."));
+        warnings.push(format!(
+            "Noise: a steady operation's CI is ±{ci_half_width_pct:.1}% of its median; expect `noisy` points."
+        ));
     }
     HealthReport {
         time_source,
@@ -129,33 +127,15 @@ fn print_table(r: &HealthReport) {
     let rows = [
         ("time source", format!("{:?} — {}", t.clock.kind, t.reason)),
         ("rate", format!("{:.3} MHz", t.clock.hz / 1e6)),
-        (
-            "calibration error",
-            format!("±{:.2} ppm", t.calibration_error_ppm),
-        ),
+        ("calibration error", format!("±{:.2} ppm", t.calibration_error_ppm)),
         ("read cost", format_ns(t.read_cost_ns)),
         ("resolution", format_ns(t.resolution_ns)),
-        (
-            "CPU (pinned)",
-            format!("{} ({})", r.cpu, if r.pinned { "yes" } else { "refused" }),
-        ),
-        (
-            "control cost (empty loop, per iteration)",
-            format_ns(r.control_cost_ns),
-        ),
-        (
-            "known-cost op (1000-link dependent chain)",
-            format_ns(r.known_cost_ns),
-        ),
-        (
-            "linearity ratio t(2N)/t(N)",
-            format!("{:.3}", r.linearity_ratio),
-        ),
+        ("CPU (pinned)", format!("{} ({})", r.cpu, if r.pinned { "yes" } else { "refused" })),
+        ("control cost (empty loop, per iteration)", format_ns(r.control_cost_ns)),
+        ("known-cost op (1000-link dependent chain)", format_ns(r.known_cost_ns)),
+        ("linearity ratio t(2N)/t(N)", format!("{:.3}", r.linearity_ratio)),
         ("noise (MAD/median)", format!("{:.2}%", r.noise_pct)),
-        (
-            "CI half-width / median",
-            format!("{:.2}%", r.ci_half_width_pct),
-        ),
+        ("CI half-width / median", format!("{:.2}%", r.ci_half_width_pct)),
     ];
     for (k, v) in rows {
         table.add_row([k.to_string(), v]);

@@ -15,9 +15,5 @@ pub fn probe(job: &str) -> anyhow::Result<ExitCode> {
         },
     };
     println!("{}", message.to_line());
-    Ok(if matches!(message, ProbeMessage::Result { .. }) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(if matches!(message, ProbeMessage::Result { .. }) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

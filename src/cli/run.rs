@@ -11,9 +11,7 @@ use crate::clock::{calibrate, Calibration};
 use crate::experiments::PlanContext;
 use crate::harness::Mode;
 use crate::machine::{allowed_cpus, parse_cpu_list, MachineInfo};
-use crate::orchestrator::{
-    build_plan, run as run_plan, select_experiments, validate_runtimes, RunOptions,
-};
+use crate::orchestrator::{build_plan, run as run_plan, select_experiments, validate_runtimes, RunOptions};
 use crate::report::{render, Format};
 use crate::runtimes::IMPLEMENTED;
 
@@ -29,26 +27,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     validate_runtimes(&runtimes).map_err(UsageError)?;
     let cpus = usable_cpus(args.cpus.as_deref())?;
     let machine = MachineInfo::detect();
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| default_out_dir(&machine.host_name));
+    let out_dir = args.out.clone().unwrap_or_else(|| default_out_dir(&machine.host_name));
     ensure_writable(&out_dir)?;
 
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&interrupted);
     ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst))?;
 
-    let ctx = PlanContext {
-        cpus,
-        topology: machine.topology.clone(),
-        mode,
-    };
+    let ctx = PlanContext { cpus, topology: machine.topology.clone(), mode };
     let plan = build_plan(&experiments, &runtimes, &ctx);
-    let time_source = calibrate(
-        args.time.time_source == TimeSourceChoice::Clock,
-        Calibration::DEFAULT,
-    );
+    let time_source = calibrate(args.time.time_source == TimeSourceChoice::Clock, Calibration::DEFAULT);
     let options = RunOptions {
         mode,
         plan,
@@ -62,10 +50,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     print!("{}", render(&outcome.record, Format::Table));
     println!("{}", outcome.path.display());
     if outcome.record.interrupted {
-        eprintln!(
-            "interrupted: the record keeps the {} finished points",
-            outcome.record.points.len()
-        );
+        eprintln!("interrupted: the record keeps the {} finished points", outcome.record.points.len());
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
@@ -84,11 +69,7 @@ fn usable_cpus(list: Option<&str>) -> Result<Vec<usize>, UsageError> {
     if let Some(bad) = wanted.iter().find(|c| !allowed.contains(c)) {
         return Err(UsageError(format!(
             "--cpus {list:?}: CPU {bad} is not available; this process may use CPUs {}",
-            allowed
-                .iter()
-                .map(usize::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
+            allowed.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
         )));
     }
     Ok(wanted)
@@ -97,23 +78,13 @@ fn usable_cpus(list: Option<&str>) -> Result<Vec<usize>, UsageError> {
 /// `overhead-results/<host>-<UTC time>/`.
 fn default_out_dir(host: &str) -> PathBuf {
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
-    let host: String = host
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let host: String = host.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     PathBuf::from("overhead-results").join(format!("{host}-{stamp}"))
 }
 
 /// Creates `dir` and proves a file can be written in it, before anything is measured.
 fn ensure_writable(dir: &Path) -> Result<(), UsageError> {
-    let refuse =
-        |e: std::io::Error| UsageError(format!("--out {}: cannot write there: {e}", dir.display()));
+    let refuse = |e: std::io::Error| UsageError(format!("--out {}: cannot write there: {e}", dir.display()));
     std::fs::create_dir_all(dir).map_err(refuse)?;
     tempfile::NamedTempFile::new_in(dir).map_err(refuse)?;
     Ok(())

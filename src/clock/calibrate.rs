@@ -16,10 +16,7 @@ pub struct Calibration {
 
 impl Calibration {
     /// Three 50 ms spans: about 0.15 s, giving a few ppm on an undisturbed machine.
-    pub const DEFAULT: Calibration = Calibration {
-        span: Duration::from_millis(50),
-        spans: 3,
-    };
+    pub const DEFAULT: Calibration = Calibration { span: Duration::from_millis(50), spans: 3 };
 }
 
 /// One simultaneous reading of the counter and CLOCK_MONOTONIC_RAW: the counter value at the midpoint
@@ -40,11 +37,7 @@ fn pair(clock: &Clock) -> Pairing {
         let t1 = clock.stop();
         let half_width = t1.saturating_sub(t0) as f64 / 2.0;
         if best.as_ref().is_none_or(|b| half_width < b.half_width) {
-            best = Some(Pairing {
-                ticks: t0 as f64 + half_width,
-                ns,
-                half_width,
-            });
+            best = Some(Pairing { ticks: t0 as f64 + half_width, ns, half_width });
         }
     }
     best.expect("32 readings were taken")
@@ -78,9 +71,8 @@ pub fn calibrate(force_clock_gettime: bool, settings: Calibration) -> TimeSource
         TimeSourceKind::ClockMonotonicRaw => (Clock::MONOTONIC_RAW, 0.0),
         kind => {
             let raw = Clock { kind, hz: 1e9 };
-            let mut rates: Vec<(f64, f64)> = (0..settings.spans.max(1))
-                .map(|_| measure_span(&raw, settings.span))
-                .collect();
+            let mut rates: Vec<(f64, f64)> =
+                (0..settings.spans.max(1)).map(|_| measure_span(&raw, settings.span)).collect();
             rates.sort_by(|x, y| x.0.total_cmp(&y.0));
             let (hz, quantum_ppm) = rates[rates.len() / 2];
             let spread_ppm = (rates[rates.len() - 1].0 - rates[0].0) / hz * 1e6 / 2.0;
@@ -88,46 +80,23 @@ pub fn calibrate(force_clock_gettime: bool, settings: Calibration) -> TimeSource
         }
     };
     let (read_cost_ns, resolution_ns) = read_cost_and_resolution(&clock);
-    TimeSourceInfo {
-        clock,
-        reason,
-        calibration_error_ppm,
-        read_cost_ns,
-        resolution_ns,
-    }
+    TimeSourceInfo { clock, reason, calibration_error_ppm, read_cost_ns, resolution_ns }
 }
 
 fn choose(force_clock_gettime: bool) -> (TimeSourceKind, String) {
     if force_clock_gettime {
-        return (
-            TimeSourceKind::ClockMonotonicRaw,
-            "requested with --time-source clock".into(),
-        );
+        return (TimeSourceKind::ClockMonotonicRaw, "requested with --time-source clock".into());
     }
     #[cfg(target_arch = "x86_64")]
     {
         let cpuid = raw_cpuid::CpuId::new();
-        let invariant = cpuid
-            .get_advanced_power_mgmt_info()
-            .is_some_and(|p| p.has_invariant_tsc());
-        let rdtscp = cpuid
-            .get_extended_processor_and_feature_identifiers()
-            .is_some_and(|f| f.has_rdtscp());
+        let invariant = cpuid.get_advanced_power_mgmt_info().is_some_and(|p| p.has_invariant_tsc());
+        let rdtscp = cpuid.get_extended_processor_and_feature_identifiers().is_some_and(|f| f.has_rdtscp());
         if invariant && rdtscp {
-            return (
-                TimeSourceKind::Tsc,
-                "invariant TSC (CPUID 0x80000007 EDX[8]) with rdtscp".into(),
-            );
+            return (TimeSourceKind::Tsc, "invariant TSC (CPUID 0x80000007 EDX[8]) with rdtscp".into());
         }
-        let why = if invariant {
-            "CPU lacks rdtscp"
-        } else {
-            "TSC not reported invariant by CPUID"
-        };
-        (
-            TimeSourceKind::ClockMonotonicRaw,
-            format!("{why}; using clock_gettime"),
-        )
+        let why = if invariant { "CPU lacks rdtscp" } else { "TSC not reported invariant by CPUID" };
+        (TimeSourceKind::ClockMonotonicRaw, format!("{why}; using clock_gettime"))
     }
     #[cfg(target_arch = "aarch64")]
     {
@@ -135,10 +104,7 @@ fn choose(force_clock_gettime: bool) -> (TimeSourceKind, String) {
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
-        (
-            TimeSourceKind::ClockMonotonicRaw,
-            "no counter support for this architecture".into(),
-        )
+        (TimeSourceKind::ClockMonotonicRaw, "no counter support for this architecture".into())
     }
 }
 
@@ -162,10 +128,7 @@ fn read_cost_and_resolution(clock: &Clock) -> (f64, f64) {
         costs.push((prev - first) as f64 / READS as f64);
     }
     costs.sort_by(f64::total_cmp);
-    (
-        clock.ticks_to_ns(costs[costs.len() / 2]),
-        clock.ticks_to_ns(min_step as f64),
-    )
+    (clock.ticks_to_ns(costs[costs.len() / 2]), clock.ticks_to_ns(min_step as f64))
 }
 
 #[cfg(test)]
@@ -174,32 +137,17 @@ mod tests {
 
     #[test]
     fn calibrated_rate_agrees_with_monotonic_raw_over_a_sleep() {
-        let info = calibrate(
-            false,
-            Calibration {
-                span: Duration::from_millis(20),
-                spans: 3,
-            },
-        );
+        let info = calibrate(false, Calibration { span: Duration::from_millis(20), spans: 3 });
         assert!(info.clock.hz > 1e6, "{info:?}");
         assert!(info.read_cost_ns > 0.0 && info.resolution_ns > 0.0);
         // Independent check: ticks over a 30 ms sleep, converted, match the kernel clock within 1%
         // (generous: a loaded VM can preempt between the paired reads).
-        let (t0, n0) = (
-            info.clock.start(),
-            clock_gettime_ns(libc::CLOCK_MONOTONIC_RAW),
-        );
+        let (t0, n0) = (info.clock.start(), clock_gettime_ns(libc::CLOCK_MONOTONIC_RAW));
         std::thread::sleep(Duration::from_millis(30));
-        let (t1, n1) = (
-            info.clock.stop(),
-            clock_gettime_ns(libc::CLOCK_MONOTONIC_RAW),
-        );
+        let (t1, n1) = (info.clock.stop(), clock_gettime_ns(libc::CLOCK_MONOTONIC_RAW));
         let measured = info.clock.ticks_to_ns((t1 - t0) as f64);
         let reference = (n1 - n0) as f64;
-        assert!(
-            (measured / reference - 1.0).abs() < 0.01,
-            "{measured} vs {reference}"
-        );
+        assert!((measured / reference - 1.0).abs() < 0.01, "{measured} vs {reference}");
     }
 
     #[test]

@@ -6,10 +6,7 @@
 /// call would leave the zeroed timespec and read as 0.
 #[inline(always)]
 pub fn clock_gettime_ns(clock_id: libc::clockid_t) -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
     unsafe { libc::clock_gettime(clock_id, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -56,9 +53,7 @@ impl Counter {
         let t: u64;
         // SAFETY: cntvct_el0 is readable from EL0 on Linux (the kernel enables it for the vDSO);
         // isb only orders the pipeline.
-        unsafe {
-            core::arch::asm!("isb", "mrs {t}, cntvct_el0", t = out(reg) t, options(nostack, nomem))
-        };
+        unsafe { core::arch::asm!("isb", "mrs {t}, cntvct_el0", t = out(reg) t, options(nostack, nomem)) };
         t
     }
 

@@ -26,10 +26,7 @@ pub struct Clock {
 
 impl Clock {
     /// The `clock_gettime(CLOCK_MONOTONIC_RAW)` clock; needs no calibration.
-    pub const MONOTONIC_RAW: Clock = Clock {
-        kind: TimeSourceKind::ClockMonotonicRaw,
-        hz: 1e9,
-    };
+    pub const MONOTONIC_RAW: Clock = Clock { kind: TimeSourceKind::ClockMonotonicRaw, hz: 1e9 };
 
     /// Counter read at the start of a batch, in ticks.
     #[inline(always)]

@@ -28,11 +28,7 @@ pub struct Outcome {
 
 impl From<Measurement> for Outcome {
     fn from(measurement: Measurement) -> Outcome {
-        Outcome {
-            measurement,
-            notes: Vec::new(),
-            extra: BTreeMap::new(),
-        }
+        Outcome { measurement, notes: Vec::new(), extra: BTreeMap::new() }
     }
 }
 

@@ -27,20 +27,11 @@ impl PlanContext {
     }
 
     /// A spec with the given parameters on the given CPUs.
-    pub fn spec(
-        &self,
-        experiment: &str,
-        runtime: &str,
-        params: &[(&str, String)],
-        cpus: Vec<usize>,
-    ) -> PointSpec {
+    pub fn spec(&self, experiment: &str, runtime: &str, params: &[(&str, String)], cpus: Vec<usize>) -> PointSpec {
         PointSpec {
             experiment: experiment.into(),
             runtime: runtime.into(),
-            params: params
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.clone()))
-                .collect(),
+            params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
             placement: (cpus.len() >= 2).then(|| self.topology.placement(cpus[0], cpus[1])),
             cpus,
         }
@@ -49,49 +40,26 @@ impl PlanContext {
     /// Two-party points: the same CPU, and one partner CPU for each kind of placement this machine has
     /// among the usable CPUs (SMT sibling, other core, other NUMA node, other package). On a machine
     /// with one usable CPU the "other CPU" point is skipped with the reason.
-    pub fn pair_points(
-        &self,
-        experiment: &str,
-        runtime: &str,
-        params: &[(&str, String)],
-    ) -> Vec<Planned> {
+    pub fn pair_points(&self, experiment: &str, runtime: &str, params: &[(&str, String)]) -> Vec<Planned> {
         let home = self.home_cpu();
         let with = |placement: Placement| {
             let mut p = params.to_vec();
             p.push(("placement", serde_plain(placement)));
             p
         };
-        let mut out = vec![Planned::Run(self.spec(
-            experiment,
-            runtime,
-            &with(Placement::SameCpu),
-            vec![home, home],
-        ))];
-        let others = [
-            Placement::SmtSibling,
-            Placement::OtherCore,
-            Placement::OtherNumaNode,
-            Placement::OtherPackage,
-        ];
+        let mut out = vec![Planned::Run(self.spec(experiment, runtime, &with(Placement::SameCpu), vec![home, home]))];
+        let others = [Placement::SmtSibling, Placement::OtherCore, Placement::OtherNumaNode, Placement::OtherPackage];
         let mut any_other = false;
         for placement in others {
             if let Some(partner) = self.topology.partner(home, placement, &self.cpus) {
                 any_other = true;
-                out.push(Planned::Run(self.spec(
-                    experiment,
-                    runtime,
-                    &with(placement),
-                    vec![home, partner],
-                )));
+                out.push(Planned::Run(self.spec(experiment, runtime, &with(placement), vec![home, partner])));
             }
         }
         if !any_other {
             let mut spec = self.spec(experiment, runtime, &with(Placement::OtherCore), vec![home]);
             spec.placement = Some(Placement::OtherCore);
-            out.push(Planned::Skip(
-                spec,
-                format!("needs a second usable CPU; this run may use only CPU {home}"),
-            ));
+            out.push(Planned::Skip(spec, format!("needs a second usable CPU; this run may use only CPU {home}")));
         }
         out
     }
@@ -102,11 +70,7 @@ impl PlanContext {
         let max = self.cpus.len();
         let mut counts: Vec<usize> = match self.mode {
             crate::harness::Mode::Full => (min..=max).collect(),
-            _ => (0..usize::BITS)
-                .map(|s| 1usize << s)
-                .take_while(|&t| t <= max)
-                .filter(|&t| t >= min)
-                .collect(),
+            _ => (0..usize::BITS).map(|s| 1usize << s).take_while(|&t| t <= max).filter(|&t| t >= min).collect(),
         };
         if max >= min && !counts.contains(&max) {
             counts.push(max);
@@ -135,8 +99,5 @@ impl PlanContext {
 
 /// The serde string of a placement (`same_cpu`, `other_core`, …), used as a parameter value.
 pub fn serde_plain(placement: Placement) -> String {
-    serde_json::to_value(placement)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
+    serde_json::to_value(placement).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
 }

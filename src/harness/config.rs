@@ -34,12 +34,6 @@ impl HarnessConfig {
             Mode::Default => (1e7, 3, 31),
             Mode::Full => (1e7, 5, 101),
         };
-        HarnessConfig {
-            target_batch_ns,
-            warmup,
-            repetitions,
-            max_batch_ops: 1 << 32,
-            noisy_fraction: 0.05,
-        }
+        HarnessConfig { target_batch_ns, warmup, repetitions, max_batch_ops: 1 << 32, noisy_fraction: 0.05 }
     }
 }

@@ -32,7 +32,6 @@ impl Measurement {
 
     /// True when the result cannot be told from zero: its CI reaches down to the resolution floor.
     pub fn below_resolution(&self) -> bool {
-        self.summary()
-            .is_none_or(|s| s.ci_low <= self.resolution_ns)
+        self.summary().is_none_or(|s| s.ci_low <= self.resolution_ns)
     }
 }

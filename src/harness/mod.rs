@@ -31,12 +31,7 @@ pub struct Harness {
 impl Harness {
     /// A harness timing with the source described by `time` and the settings of `config`.
     pub fn new(time: &TimeSourceInfo, config: HarnessConfig) -> Harness {
-        Harness {
-            clock: time.clock,
-            config,
-            resolution_ns: time.resolution_ns,
-            read_cost_ns: time.read_cost_ns,
-        }
+        Harness { clock: time.clock, config, resolution_ns: time.resolution_ns, read_cost_ns: time.read_cost_ns }
     }
 
     /// Runs `body(n)` between the two batch-edge reads and returns the elapsed ticks (no control

@@ -10,11 +10,7 @@ impl Harness {
     /// `warmup` pairs are run and dropped, and `repetitions` pairs are kept. Control and test batches
     /// alternate (ABAB) so slow drift affects both alike, and each test batch has its own neighbouring
     /// control subtracted, as seed 001 §5.1 and 002's "loop overhead compensated" do.
-    pub fn measure<T: FnMut(u64), C: FnMut(u64)>(
-        &self,
-        mut test: T,
-        mut control: C,
-    ) -> Measurement {
+    pub fn measure<T: FnMut(u64), C: FnMut(u64)>(&self, mut test: T, mut control: C) -> Measurement {
         let n = self.size_batch(&mut test);
         for _ in 0..self.config.warmup {
             self.time_batch(&mut control, n);
@@ -41,21 +37,11 @@ impl Harness {
     }
 
     /// Converts paired batch tick counts to ns per operation.
-    pub(super) fn per_op(
-        &self,
-        n: u64,
-        test: &[u64],
-        control: &[u64],
-        per_thread_ns: Vec<Vec<f64>>,
-    ) -> Measurement {
+    pub(super) fn per_op(&self, n: u64, test: &[u64], control: &[u64], per_thread_ns: Vec<Vec<f64>>) -> Measurement {
         let to_ns = |ticks: u64| self.clock.ticks_to_ns(ticks as f64) / n as f64;
         Measurement {
             batch_ops: n,
-            samples_ns: test
-                .iter()
-                .zip(control)
-                .map(|(&t, &c)| to_ns(t) - to_ns(c))
-                .collect(),
+            samples_ns: test.iter().zip(control).map(|(&t, &c)| to_ns(t) - to_ns(c)).collect(),
             control_ns: control.iter().map(|&c| to_ns(c)).collect(),
             per_thread_ns,
             resolution_ns: self.resolution_per_op_ns(n),
@@ -71,13 +57,7 @@ mod tests {
     use crate::harness::{Harness, HarnessConfig, Mode};
 
     fn quick_harness() -> Harness {
-        let time = calibrate(
-            false,
-            Calibration {
-                span: std::time::Duration::from_millis(10),
-                spans: 1,
-            },
-        );
+        let time = calibrate(false, Calibration { span: std::time::Duration::from_millis(10), spans: 1 });
         Harness::new(&time, HarnessConfig::for_mode(Mode::Quick))
     }
 
@@ -116,10 +96,7 @@ mod tests {
         // Retry: a loaded 2-CPU VM can preempt one of the measurements; the method must hold at least
         // once in three tries, and a broken subtraction (ratio ≈ 1.5 or worse) never would.
         let ratios: Vec<f64> = (0..3).map(|_| median(2000) / median(1000)).collect();
-        assert!(
-            ratios.iter().any(|r| (r - 2.0).abs() < 0.15),
-            "ratios {ratios:?}"
-        );
+        assert!(ratios.iter().any(|r| (r - 2.0).abs() < 0.15), "ratios {ratios:?}");
     }
 
     #[test]
@@ -133,11 +110,7 @@ mod tests {
             },
             |_| {},
         );
-        assert!(
-            m.batch_ops > 1000,
-            "an empty loop needs many iterations per ms: {}",
-            m.batch_ops
-        );
+        assert!(m.batch_ops > 1000, "an empty loop needs many iterations per ms: {}", m.batch_ops);
         assert!(m.batch_ops.is_power_of_two());
         assert_eq!(m.control_ns.len(), m.samples_ns.len());
     }

@@ -20,11 +20,7 @@ impl SpinBarrier {
     /// A barrier for `parties` threads (at least 1).
     pub fn new(parties: usize) -> SpinBarrier {
         let parties = parties.max(1);
-        SpinBarrier {
-            parties,
-            remaining: AtomicUsize::new(parties),
-            sense: AtomicBool::new(false),
-        }
+        SpinBarrier { parties, remaining: AtomicUsize::new(parties), sense: AtomicBool::new(false) }
     }
 
     /// Waits until all parties have arrived. `local_sense` is the caller's own flag, initially `false`,

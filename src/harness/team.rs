@@ -67,10 +67,7 @@ impl Harness {
                     })
                 })
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("team thread panicked"))
-                .collect()
+            handles.into_iter().map(|h| h.join().expect("team thread panicked")).collect()
         });
         self.assemble_team(cpus, logs)
     }
@@ -80,10 +77,7 @@ impl Harness {
         let reps = self.config.repetitions;
         let kept = |log: &[u64]| -> (Vec<u64>, Vec<u64>) {
             let tail = &log[log.len() - 2 * reps..];
-            (
-                tail.iter().step_by(2).copied().collect(),
-                tail.iter().skip(1).step_by(2).copied().collect(),
-            )
+            (tail.iter().step_by(2).copied().collect(), tail.iter().skip(1).step_by(2).copied().collect())
         };
         let sizing = logs[0].0.len() - 2 * (self.config.warmup + reps);
         let n = 1u64 << (sizing - 1);
@@ -98,15 +92,9 @@ impl Harness {
             }
             per_thread_ns.push(self.per_op(n, &test, &control, Vec::new()).samples_ns);
         }
-        let pin_failures = cpus
-            .iter()
-            .zip(&logs)
-            .filter_map(|(&cpu, (_, e))| e.as_ref().map(|e| (cpu, e.clone())))
-            .collect();
-        TeamReport {
-            measurement: self.per_op(n, &team_test, &team_control, per_thread_ns),
-            pin_failures,
-        }
+        let pin_failures =
+            cpus.iter().zip(&logs).filter_map(|(&cpu, (_, e))| e.as_ref().map(|e| (cpu, e.clone()))).collect();
+        TeamReport { measurement: self.per_op(n, &team_test, &team_control, per_thread_ns), pin_failures }
     }
 }
 
@@ -170,13 +158,7 @@ mod tests {
 
     #[test]
     fn team_keeps_every_thread_and_every_repetition() {
-        let time = calibrate(
-            false,
-            Calibration {
-                span: std::time::Duration::from_millis(10),
-                spans: 1,
-            },
-        );
+        let time = calibrate(false, Calibration { span: std::time::Duration::from_millis(10), spans: 1 });
         let h = Harness::new(&time, HarnessConfig::for_mode(Mode::Quick));
         let cpus = allowed_cpus();
         let team: Vec<usize> = (0..2).map(|i| cpus[i % cpus.len()]).collect();
@@ -194,10 +176,7 @@ mod tests {
         let m = &report.measurement;
         assert_eq!(m.samples_ns.len(), h.config.repetitions);
         assert_eq!(m.per_thread_ns.len(), 2);
-        assert!(m
-            .per_thread_ns
-            .iter()
-            .all(|t| t.len() == h.config.repetitions));
+        assert!(m.per_thread_ns.iter().all(|t| t.len() == h.config.repetitions));
         // Every thread ran the same batches: sizing (1 + 2 + … + N = 2N − 1) then (warm-up + kept) × N.
         let n = m.batch_ops;
         let expected = 2 * ((2 * n - 1) + (h.config.warmup + h.config.repetitions) as u64 * n);

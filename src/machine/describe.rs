@@ -148,20 +148,16 @@ impl MachineInfo {
             allowed_cpus: super::allowed_cpus(),
             topology,
             kernel: kernel_string(),
-            clocksource: read_trimmed(format!("{CS}/current_clocksource"))
-                .filter(|s| !s.is_empty()),
+            clocksource: read_trimmed(format!("{CS}/current_clocksource")).filter(|s| !s.is_empty()),
             available_clocksources: read_trimmed(format!("{CS}/available_clocksource"))
                 .map(|s| s.split_whitespace().map(str::to_string).collect())
                 .unwrap_or_default(),
             tsc,
-            governor: read_trimmed(format!("{CPU0_FREQ}/scaling_governor"))
-                .filter(|s| !s.is_empty()),
+            governor: read_trimmed(format!("{CPU0_FREQ}/scaling_governor")).filter(|s| !s.is_empty()),
             boost,
             virtualization: cpuid.hypervisor,
             mhz_per_cpu,
-            load_avg: read_trimmed("/proc/loadavg")
-                .and_then(|s| parse_loadavg(&s))
-                .unwrap_or([0.0; 3]),
+            load_avg: read_trimmed("/proc/loadavg").and_then(|s| parse_loadavg(&s)).unwrap_or([0.0; 3]),
         }
     }
 
@@ -258,11 +254,7 @@ fn kernel_string() -> String {
     let field = |chars: &[libc::c_char]| {
         // to_ne_bytes turns c_char into u8 whether it is i8 (x86_64) or
         // u8 (aarch64) without a cast clippy would flag on one of them.
-        let bytes: Vec<u8> = chars
-            .iter()
-            .map(|c| c.to_ne_bytes()[0])
-            .take_while(|&b| b != 0)
-            .collect();
+        let bytes: Vec<u8> = chars.iter().map(|c| c.to_ne_bytes()[0]).take_while(|&b| b != 0).collect();
         String::from_utf8_lossy(&bytes).into_owned()
     };
     let release = field(&uts.release);
@@ -283,9 +275,7 @@ struct ProcCpuinfo {
 
 impl ProcCpuinfo {
     fn read() -> ProcCpuinfo {
-        fs::read_to_string("/proc/cpuinfo")
-            .map(|text| ProcCpuinfo::parse(&text))
-            .unwrap_or_default()
+        fs::read_to_string("/proc/cpuinfo").map(|text| ProcCpuinfo::parse(&text)).unwrap_or_default()
     }
 
     /// Only the first entry counts (it is cpu0 in practice), except that
@@ -348,11 +338,7 @@ impl ProcCpuinfo {
     /// A model string from implementer and part codes, for aarch64 kernels
     /// whose `/proc/cpuinfo` has no `model name`.
     fn implementer_part(&self) -> Option<String> {
-        Some(format!(
-            "{} part {}",
-            self.implementer_name()?,
-            self.part.as_deref()?
-        ))
+        Some(format!("{} part {}", self.implementer_name()?, self.part.as_deref()?))
     }
 }
 
@@ -379,18 +365,12 @@ fn cpuid_facts() -> CpuidFacts {
 
     let cpuid = CpuId::new();
     let features = cpuid.get_feature_info();
-    let tsc_hz = cpuid
-        .get_tsc_info()
-        .and_then(|leaf| leaf.tsc_frequency())
-        .filter(|&hz| hz > 0)
-        .or_else(|| {
-            // Leaf 0x16 gives the base frequency in MHz; Intel documents the
-            // TSC as running at that rate when leaf 0x15 omits the crystal.
-            let mhz = cpuid
-                .get_processor_frequency_info()?
-                .processor_base_frequency();
-            (mhz > 0).then(|| u64::from(mhz) * 1_000_000)
-        });
+    let tsc_hz = cpuid.get_tsc_info().and_then(|leaf| leaf.tsc_frequency()).filter(|&hz| hz > 0).or_else(|| {
+        // Leaf 0x16 gives the base frequency in MHz; Intel documents the
+        // TSC as running at that rate when leaf 0x15 omits the crystal.
+        let mhz = cpuid.get_processor_frequency_info()?.processor_base_frequency();
+        (mhz > 0).then(|| u64::from(mhz) * 1_000_000)
+    });
     // raw-cpuid only reads leaf 0x4000_0000 when the hypervisor bit is set:
     // on bare metal that leaf returns unrelated data.
     let hypervisor = features.as_ref().filter(|f| f.has_hypervisor()).map(|_| {
@@ -409,17 +389,10 @@ fn cpuid_facts() -> CpuidFacts {
     });
     CpuidFacts {
         vendor: cpuid.get_vendor_info().map(|v| v.as_str().to_string()),
-        model: cpuid
-            .get_processor_brand_string()
-            .map(|b| b.as_str().trim().to_string())
-            .filter(|s| !s.is_empty()),
+        model: cpuid.get_processor_brand_string().map(|b| b.as_str().trim().to_string()).filter(|s| !s.is_empty()),
         tsc: features.as_ref().is_some_and(|f| f.has_tsc()),
-        invariant_tsc: cpuid
-            .get_advanced_power_mgmt_info()
-            .is_some_and(|apm| apm.has_invariant_tsc()),
-        rdtscp: cpuid
-            .get_extended_processor_and_feature_identifiers()
-            .is_some_and(|ext| ext.has_rdtscp()),
+        invariant_tsc: cpuid.get_advanced_power_mgmt_info().is_some_and(|apm| apm.has_invariant_tsc()),
+        rdtscp: cpuid.get_extended_processor_and_feature_identifiers().is_some_and(|ext| ext.has_rdtscp()),
         tsc_hz,
         hypervisor,
     }
@@ -430,16 +403,9 @@ fn cpuid_facts() -> CpuidFacts {
 /// leaves nothing printable.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn hypervisor_signature(ebx: u32, ecx: u32, edx: u32) -> String {
-    let bytes: Vec<u8> = [ebx, ecx, edx]
-        .iter()
-        .flat_map(|r| r.to_le_bytes())
-        .collect();
-    let text: String = bytes
-        .iter()
-        .map(|&b| b as char)
-        .collect::<String>()
-        .trim_matches(|c: char| c == '\0' || c == ' ')
-        .to_string();
+    let bytes: Vec<u8> = [ebx, ecx, edx].iter().flat_map(|r| r.to_le_bytes()).collect();
+    let text: String =
+        bytes.iter().map(|&b| b as char).collect::<String>().trim_matches(|c: char| c == '\0' || c == ' ').to_string();
     if text.is_empty() || !text.chars().all(|c| c.is_ascii_graphic() || c == ' ') {
         "hypervisor".to_string()
     } else {
@@ -556,20 +522,14 @@ mod tests {
 
     #[test]
     fn small_parsers() {
-        assert_eq!(
-            parse_loadavg("0.52 0.58 0.59 1/189 12345\n"),
-            Some([0.52, 0.58, 0.59])
-        );
+        assert_eq!(parse_loadavg("0.52 0.58 0.59 1/189 12345\n"), Some([0.52, 0.58, 0.59]));
         assert_eq!(parse_loadavg("0.5 x 1"), None);
         assert_eq!(parse_loadavg("0.5"), None);
         assert_eq!(parse_bool01("1\n"), Some(true));
         assert_eq!(parse_bool01("0"), Some(false));
         assert_eq!(parse_bool01("on"), None);
         // "KVMKVMKVM\0\0\0" as CPUID returns it
-        assert_eq!(
-            hypervisor_signature(0x4b4d564b, 0x564b4d56, 0x0000004d),
-            "KVMKVMKVM"
-        );
+        assert_eq!(hypervisor_signature(0x4b4d564b, 0x564b4d56, 0x0000004d), "KVMKVMKVM");
         assert_eq!(hypervisor_signature(0, 0, 0), "hypervisor");
         assert_eq!(hypervisor_signature(0x0101_0101, 0, 0), "hypervisor");
     }

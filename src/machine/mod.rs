@@ -66,10 +66,7 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, CpuListError> {
     }
     for raw_item in text.split(',') {
         let item = raw_item.trim();
-        let bad = |reason| CpuListError {
-            item: item.to_string(),
-            reason,
-        };
+        let bad = |reason| CpuListError { item: item.to_string(), reason };
         if item.is_empty() {
             return Err(bad("empty item"));
         }
@@ -101,9 +98,7 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, CpuListError> {
         let (used, group) = match stride {
             None => (1, 1),
             Some(stride) => {
-                let (u, g) = stride
-                    .split_once('/')
-                    .ok_or_else(|| bad("stride must be USED/GROUP"))?;
+                let (u, g) = stride.split_once('/').ok_or_else(|| bad("stride must be USED/GROUP"))?;
                 let (u, g) = (number(u)?, number(g)?);
                 if g == 0 || u == 0 || u > g {
                     return Err(bad("stride needs 0 < USED <= GROUP"));
@@ -140,11 +135,7 @@ fn affinity_mask() -> io::Result<Vec<usize>> {
         // and aligned like `cpu_set_t` (an array of `unsigned long`); the kernel
         // writes no more than the length we pass. pid 0 means the caller.
         let rc = unsafe {
-            libc::sched_getaffinity(
-                0,
-                words * size_of::<libc::c_ulong>(),
-                mask.as_mut_ptr().cast::<libc::cpu_set_t>(),
-            )
+            libc::sched_getaffinity(0, words * size_of::<libc::c_ulong>(), mask.as_mut_ptr().cast::<libc::cpu_set_t>())
         };
         if rc == 0 {
             return Ok(mask_to_cpus(&mask));
@@ -223,11 +214,7 @@ pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
     // the kernel only reads it, and reads no more than the length we pass.
     // pid 0 means the calling thread.
     let rc = unsafe {
-        libc::sched_setaffinity(
-            0,
-            words * size_of::<libc::c_ulong>(),
-            mask.as_ptr().cast::<libc::cpu_set_t>(),
-        )
+        libc::sched_setaffinity(0, words * size_of::<libc::c_ulong>(), mask.as_ptr().cast::<libc::cpu_set_t>())
     };
     if rc == 0 {
         Ok(())
@@ -244,10 +231,7 @@ mod tests {
     fn cpu_list_parses_sysfs_forms() {
         assert_eq!(parse_cpu_list("0"), Ok(vec![0]));
         assert_eq!(parse_cpu_list("0-3\n"), Ok(vec![0, 1, 2, 3]));
-        assert_eq!(
-            parse_cpu_list("0-3,8,10-11"),
-            Ok(vec![0, 1, 2, 3, 8, 10, 11])
-        );
+        assert_eq!(parse_cpu_list("0-3,8,10-11"), Ok(vec![0, 1, 2, 3, 8, 10, 11]));
         assert_eq!(parse_cpu_list(" 5 , 1-2 "), Ok(vec![1, 2, 5]));
         assert_eq!(parse_cpu_list("3,1-3,2"), Ok(vec![1, 2, 3]));
         assert_eq!(parse_cpu_list(""), Ok(vec![]));

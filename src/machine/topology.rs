@@ -117,10 +117,7 @@ impl Topology {
 
     /// The entry for logical CPU `cpu`, or `None` if it is not online.
     pub fn cpu(&self, cpu: usize) -> Option<&CpuInfo> {
-        self.cpus
-            .binary_search_by_key(&cpu, |info| info.cpu)
-            .ok()
-            .map(|i| &self.cpus[i])
+        self.cpus.binary_search_by_key(&cpu, |info| info.cpu).ok().map(|i| &self.cpus[i])
     }
 
     /// How logical CPUs `a` and `b` relate. Symmetric in `a` and `b`.
@@ -159,11 +156,7 @@ impl Topology {
     /// no SMT, a single package, or an affinity mask that excludes them).
     pub fn partner(&self, a: usize, placement: Placement, allowed: &[usize]) -> Option<usize> {
         self.cpu(a)?;
-        allowed
-            .iter()
-            .copied()
-            .filter(|&b| self.cpu(b).is_some() && self.placement(a, b) == placement)
-            .min()
+        allowed.iter().copied().filter(|&b| self.cpu(b).is_some() && self.placement(a, b) == placement).min()
     }
 
     /// Build a topology from per-CPU keys, making core and package numbers
@@ -177,13 +170,11 @@ impl Topology {
         raw.dedup_by_key(|r| r.cpu);
 
         let packages: BTreeSet<i64> = raw.iter().map(|r| r.package_key).collect();
-        let package_index: BTreeMap<i64, usize> =
-            packages.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+        let package_index: BTreeMap<i64, usize> = packages.iter().enumerate().map(|(i, &k)| (k, i)).collect();
         // The core key includes the package because sysfs core_id restarts
         // in every package.
         let cores: BTreeSet<(i64, i64)> = raw.iter().map(|r| (r.package_key, r.core_key)).collect();
-        let core_index: BTreeMap<(i64, i64), usize> =
-            cores.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+        let core_index: BTreeMap<(i64, i64), usize> = cores.iter().enumerate().map(|(i, &k)| (k, i)).collect();
 
         let mut cpus: Vec<CpuInfo> = raw
             .iter()
@@ -200,29 +191,15 @@ impl Topology {
             by_core.entry(info.core).or_default().push(info.cpu);
         }
         for info in &mut cpus {
-            info.smt_siblings = by_core[&info.core]
-                .iter()
-                .copied()
-                .filter(|&c| c != info.cpu)
-                .collect();
+            info.smt_siblings = by_core[&info.core].iter().copied().filter(|&c| c != info.cpu).collect();
         }
-        let numa_nodes = cpus
-            .iter()
-            .map(|c| c.numa_node)
-            .collect::<BTreeSet<_>>()
-            .len();
+        let numa_nodes = cpus.iter().map(|c| c.numa_node).collect::<BTreeSet<_>>().len();
 
         caches.retain(|c| c.level >= 1 && c.size > 0);
         caches.sort_by_key(|c| (c.level, kind_rank(&c.kind)));
         caches.dedup_by(|a, b| a.level == b.level && a.kind == b.kind);
 
-        Some(Topology {
-            cpus,
-            caches,
-            packages: packages.len(),
-            cores: cores.len(),
-            numa_nodes,
-        })
+        Some(Topology { cpus, caches, packages: packages.len(), cores: cores.len(), numa_nodes })
     }
 }
 
@@ -292,10 +269,7 @@ fn sysfs_detect() -> Option<Topology> {
     if let Ok(entries) = fs::read_dir("/sys/devices/system/node") {
         for entry in entries.flatten() {
             let name = entry.file_name();
-            let Some(node) = name
-                .to_str()
-                .and_then(|n| n.strip_prefix("node"))
-                .and_then(|n| n.parse::<usize>().ok())
+            let Some(node) = name.to_str().and_then(|n| n.strip_prefix("node")).and_then(|n| n.parse::<usize>().ok())
             else {
                 continue;
             };
@@ -312,16 +286,9 @@ fn sysfs_detect() -> Option<Topology> {
             let dir = format!("{SYS_CPU}/cpu{cpu}/topology");
             let read_id = |file: &str| read_trimmed(format!("{dir}/{file}"))?.parse::<i64>().ok();
             // -1 is what the kernel writes when firmware did not say.
-            let core_key = read_id("core_id")
-                .filter(|&id| id >= 0)
-                .unwrap_or_else(|| lone_core_key(cpu));
+            let core_key = read_id("core_id").filter(|&id| id >= 0).unwrap_or_else(|| lone_core_key(cpu));
             let package_key = read_id("physical_package_id").unwrap_or(0);
-            RawCpu {
-                cpu,
-                core_key,
-                package_key,
-                numa_node: node_of.get(&cpu).copied().unwrap_or(0),
-            }
+            RawCpu { cpu, core_key, package_key, numa_node: node_of.get(&cpu).copied().unwrap_or(0) }
         })
         .collect();
 
@@ -340,15 +307,8 @@ fn sysfs_detect() -> Option<Topology> {
         ) else {
             continue;
         };
-        let sharing = read("shared_cpu_list")
-            .and_then(|l| parse_cpu_list(&l).ok())
-            .map_or(1, |l| l.len().max(1));
-        caches.push(CacheInfo {
-            kind,
-            level,
-            size,
-            num_sharing: u32::try_from(sharing).unwrap_or(u32::MAX),
-        });
+        let sharing = read("shared_cpu_list").and_then(|l| parse_cpu_list(&l).ok()).map_or(1, |l| l.len().max(1));
+        caches.push(CacheInfo { kind, level, size, num_sharing: u32::try_from(sharing).unwrap_or(u32::MAX) });
     }
     Topology::from_raw(raw, caches)
 }
@@ -357,21 +317,10 @@ fn sysfs_detect() -> Option<Topology> {
 fn flat_fallback() -> Topology {
     let raw = super::allowed_cpus()
         .into_iter()
-        .map(|cpu| RawCpu {
-            cpu,
-            core_key: lone_core_key(cpu),
-            package_key: 0,
-            numa_node: 0,
-        })
+        .map(|cpu| RawCpu { cpu, core_key: lone_core_key(cpu), package_key: 0, numa_node: 0 })
         .collect();
     Topology::from_raw(raw, Vec::new()).unwrap_or(Topology {
-        cpus: vec![CpuInfo {
-            cpu: 0,
-            core: 0,
-            package: 0,
-            numa_node: 0,
-            smt_siblings: Vec::new(),
-        }],
+        cpus: vec![CpuInfo { cpu: 0, core: 0, package: 0, numa_node: 0, smt_siblings: Vec::new() }],
         caches: Vec::new(),
         packages: 1,
         cores: 1,
@@ -420,16 +369,8 @@ mod hwloc_backend {
                 .and_then(|package| i64::try_from(package.logical_index()).ok())
                 .unwrap_or(0);
             // Nodeset bits are OS node numbers, the ones numactl uses.
-            let numa_node = pu
-                .nodeset()
-                .and_then(|set| set.first_set())
-                .map_or(0, usize::from);
-            raw.push(RawCpu {
-                cpu,
-                core_key,
-                package_key,
-                numa_node,
-            });
+            let numa_node = pu.nodeset().and_then(|set| set.first_set()).map_or(0, usize::from);
+            raw.push(RawCpu { cpu, core_key, package_key, numa_node });
         }
 
         let first = raw.iter().map(|r| r.cpu).min()?;
@@ -453,11 +394,7 @@ mod hwloc_backend {
                 let (Some(size), Ok(level)) = (cache.size(), u32::try_from(cache.depth())) else {
                     continue;
                 };
-                let sharing = ancestor
-                    .cpuset()
-                    .and_then(|set| set.weight())
-                    .unwrap_or(1)
-                    .max(1);
+                let sharing = ancestor.cpuset().and_then(|set| set.weight()).unwrap_or(1).max(1);
                 caches.push(CacheInfo {
                     kind: kind.to_string(),
                     level,
@@ -475,30 +412,18 @@ mod tests {
     use super::*;
 
     fn pairs(t: &Topology) -> impl Iterator<Item = (usize, usize)> + '_ {
-        t.cpus
-            .iter()
-            .flat_map(move |a| t.cpus.iter().map(move |b| (a.cpu, b.cpu)))
+        t.cpus.iter().flat_map(move |a| t.cpus.iter().map(move |b| (a.cpu, b.cpu)))
     }
 
     #[test]
     fn placement_serializes_as_snake_case() {
-        let names: Vec<String> = Placement::ALL
-            .iter()
-            .map(|p| serde_json::to_string(p).unwrap())
-            .collect();
+        let names: Vec<String> = Placement::ALL.iter().map(|p| serde_json::to_string(p).unwrap()).collect();
         assert_eq!(
             names,
-            [
-                "\"same_cpu\"",
-                "\"smt_sibling\"",
-                "\"other_core\"",
-                "\"other_numa_node\"",
-                "\"other_package\""
-            ]
+            ["\"same_cpu\"", "\"smt_sibling\"", "\"other_core\"", "\"other_numa_node\"", "\"other_package\""]
         );
         for p in Placement::ALL {
-            let back: Placement =
-                serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
+            let back: Placement = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
             assert_eq!(back, p);
         }
     }
@@ -537,8 +462,7 @@ mod tests {
     #[test]
     fn counts_match_cpus() {
         let t = Topology::detect();
-        let distinct =
-            |f: fn(&CpuInfo) -> usize| t.cpus.iter().map(f).collect::<BTreeSet<_>>().len();
+        let distinct = |f: fn(&CpuInfo) -> usize| t.cpus.iter().map(f).collect::<BTreeSet<_>>().len();
         assert_eq!(t.cores, distinct(|c| c.core));
         assert_eq!(t.packages, distinct(|c| c.package));
         assert_eq!(t.numa_nodes, distinct(|c| c.numa_node));
@@ -568,11 +492,7 @@ mod tests {
             assert!(c.num_sharing >= 1, "{c:?}");
             assert!(["Data", "Instruction", "Unified"].contains(&c.kind.as_str()));
         }
-        let keys: BTreeSet<(u32, &str)> = t
-            .caches
-            .iter()
-            .map(|c| (c.level, c.kind.as_str()))
-            .collect();
+        let keys: BTreeSet<(u32, &str)> = t.caches.iter().map(|c| (c.level, c.kind.as_str())).collect();
         assert_eq!(keys.len(), t.caches.len(), "one entry per (kind, level)");
     }
 
@@ -623,12 +543,7 @@ mod tests {
     #[test]
     fn sub_numa_clustering_is_other_numa_node() {
         let raw = (0..4)
-            .map(|cpu| RawCpu {
-                cpu,
-                core_key: i64::try_from(cpu).unwrap(),
-                package_key: 0,
-                numa_node: cpu / 2,
-            })
+            .map(|cpu| RawCpu { cpu, core_key: i64::try_from(cpu).unwrap(), package_key: 0, numa_node: cpu / 2 })
             .collect();
         let t = Topology::from_raw(raw, Vec::new()).unwrap();
         assert_eq!(t.placement(0, 1), Placement::OtherCore);
@@ -671,10 +586,7 @@ mod tests {
             assert_eq!(x.numa_node, y.numa_node);
             assert_eq!(x.smt_siblings, y.smt_siblings);
         }
-        assert_eq!(
-            (hw.packages, hw.cores, hw.numa_nodes),
-            (fs.packages, fs.cores, fs.numa_nodes)
-        );
+        assert_eq!((hw.packages, hw.cores, hw.numa_nodes), (fs.packages, fs.cores, fs.numa_nodes));
         assert_eq!(hw.caches, fs.caches);
     }
 }

@@ -11,41 +11,27 @@ pub fn select_experiments(only: &[String]) -> Result<Vec<&'static dyn Experiment
         return Ok(registry().to_vec());
     }
     for name in only {
-        let known =
-            registry().iter().any(|e| e.id() == name) || families().contains(&name.as_str());
+        let known = registry().iter().any(|e| e.id() == name) || families().contains(&name.as_str());
         if !known {
-            return Err(format!(
-                "unknown experiment or family {name:?}; {}",
-                closest(name)
-            ));
+            return Err(format!("unknown experiment or family {name:?}; {}", closest(name)));
         }
     }
     Ok(registry()
         .iter()
         .copied()
-        .filter(|e| {
-            only.iter()
-                .any(|o| e.id() == o || e.id().split('.').next() == Some(o.as_str()))
-        })
+        .filter(|e| only.iter().any(|o| e.id() == o || e.id().split('.').next() == Some(o.as_str())))
         .collect())
 }
 
 /// "did you mean …" for an unknown name: the three valid IDs or families nearest by edit distance.
 fn closest(name: &str) -> String {
-    let mut candidates: Vec<&str> = registry()
-        .iter()
-        .map(|e| e.id())
-        .chain(families())
-        .collect();
+    let mut candidates: Vec<&str> = registry().iter().map(|e| e.id()).chain(families()).collect();
     candidates.sort_by(|a, b| {
         let da = strsim::damerau_levenshtein(name, a);
         let db = strsim::damerau_levenshtein(name, b);
         da.cmp(&db).then(a.cmp(b))
     });
-    format!(
-        "closest valid IDs: {} (see `overhead list`)",
-        candidates[..3.min(candidates.len())].join(", ")
-    )
+    format!("closest valid IDs: {} (see `overhead list`)", candidates[..3.min(candidates.len())].join(", "))
 }
 
 /// Checks `--runtime` names against DESIGN.md's list.
@@ -54,10 +40,7 @@ fn closest(name: &str) -> String {
 pub fn validate_runtimes(runtimes: &[String]) -> Result<(), String> {
     for r in runtimes {
         if !KNOWN.contains(&r.as_str()) {
-            return Err(format!(
-                "unknown runtime {r:?}; known runtimes: {}",
-                KNOWN.join(", ")
-            ));
+            return Err(format!("unknown runtime {r:?}; known runtimes: {}", KNOWN.join(", ")));
         }
     }
     Ok(())
@@ -65,11 +48,7 @@ pub fn validate_runtimes(runtimes: &[String]) -> Result<(), String> {
 
 /// Every point of every selected experiment for every selected runtime, in run order. A runtime that
 /// an experiment does not implement gives one skipped point saying so, never a silent gap.
-pub fn build_plan(
-    experiments: &[&dyn Experiment],
-    runtimes: &[String],
-    ctx: &PlanContext,
-) -> Vec<Planned> {
+pub fn build_plan(experiments: &[&dyn Experiment], runtimes: &[String], ctx: &PlanContext) -> Vec<Planned> {
     let mut plan = Vec::new();
     for e in experiments {
         for runtime in runtimes {
@@ -77,10 +56,7 @@ pub fn build_plan(
                 plan.extend(e.points(ctx, runtime));
             } else {
                 let spec = ctx.spec(e.id(), runtime, &[], vec![ctx.home_cpu()]);
-                let reason = format!(
-                    "runtime {runtime} does not implement {} in this build",
-                    e.id()
-                );
+                let reason = format!("runtime {runtime} does not implement {} in this build", e.id());
                 plan.push(Planned::Skip(spec, reason));
             }
         }
@@ -108,8 +84,6 @@ mod tests {
     #[test]
     fn unknown_runtime_is_refused() {
         assert!(validate_runtimes(&["os".into(), "tokio".into()]).is_ok());
-        assert!(validate_runtimes(&["pthreads".into()])
-            .unwrap_err()
-            .contains("known runtimes"));
+        assert!(validate_runtimes(&["pthreads".into()]).unwrap_err().contains("known runtimes"));
     }
 }

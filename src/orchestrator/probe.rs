@@ -10,15 +10,9 @@ use super::protocol::{ProbeJob, ProbeMessage, VERSION};
 
 /// Runs `job` and returns the message to print: a result, or an error saying what went wrong.
 pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
-    let error = |message: String| ProbeMessage::Error {
-        v: VERSION,
-        message,
-    };
+    let error = |message: String| ProbeMessage::Error { v: VERSION, message };
     if job.v != VERSION {
-        return error(format!(
-            "probe protocol version {} not supported; this probe speaks {VERSION}",
-            job.v
-        ));
+        return error(format!("probe protocol version {} not supported; this probe speaks {VERSION}", job.v));
     }
     let spec = &job.spec;
     let Some(experiment) = find(&spec.experiment) else {
@@ -44,9 +38,7 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         .cpus
         .iter()
         .zip(&m.per_thread_ns)
-        .filter_map(|(&cpu, samples)| {
-            Summary::of(samples).map(|summary| ThreadResult { cpu, summary })
-        })
+        .filter_map(|(&cpu, samples)| Summary::of(samples).map(|summary| ThreadResult { cpu, summary }))
         .collect();
     notes.extend(outcome.notes.iter().cloned());
     let point = PointRecord {
@@ -67,8 +59,5 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         notes,
         extra: outcome.extra.clone(),
     };
-    ProbeMessage::Result {
-        v: VERSION,
-        point: Box::new(point),
-    }
+    ProbeMessage::Result { v: VERSION, point: Box::new(point) }
 }

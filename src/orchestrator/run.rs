@@ -68,39 +68,23 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
     };
     write_atomic(&path, &record)?;
     let exe = std::env::current_exe().context("locating this executable to start probes")?;
-    let progress = Progress::new(
-        opts.plan
-            .iter()
-            .filter(|p| matches!(p, Planned::Run(_)))
-            .count(),
-    );
+    let progress = Progress::new(opts.plan.iter().filter(|p| matches!(p, Planned::Run(_))).count());
     for planned in opts.plan {
         if interrupted.load(Ordering::SeqCst) {
             break;
         }
         let spec = match planned {
             Planned::Skip(spec, reason) => {
-                record
-                    .skipped
-                    .push(SkippedPoint::new(spec, SkipKind::Skipped, reason));
+                record.skipped.push(SkippedPoint::new(spec, SkipKind::Skipped, reason));
                 continue;
             }
             Planned::Run(spec) => spec,
         };
         progress.start(&spec.name());
-        let job = ProbeJob {
-            v: VERSION,
-            spec: spec.clone(),
-            time_source: opts.time_source.clone(),
-            harness,
-        };
+        let job = ProbeJob { v: VERSION, spec: spec.clone(), time_source: opts.time_source.clone(), harness };
         match run_one(&exe, &job, opts.point_timeout, interrupted) {
             ProbeEnd::Result(point) => {
-                progress.finish(&format!(
-                    "{}  {}",
-                    point.name,
-                    crate::report::format_ns(point.summary.median)
-                ));
+                progress.finish(&format!("{}  {}", point.name, crate::report::format_ns(point.summary.median)));
                 record.points.push(*point);
             }
             ProbeEnd::Interrupted => break,
@@ -112,15 +96,9 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
         write_atomic(&path, &record)?;
     }
     progress.done();
-    let pin_refusals = record
-        .points
-        .iter()
-        .filter(|p| p.notes.iter().any(|n| n.contains("pinn")))
-        .count();
+    let pin_refusals = record.points.iter().filter(|p| p.notes.iter().any(|n| n.contains("pinn"))).count();
     if pin_refusals > 0 {
-        record.warnings.push(format!(
-            "Pinning was refused for {pin_refusals} point(s); see their notes."
-        ));
+        record.warnings.push(format!("Pinning was refused for {pin_refusals} point(s); see their notes."));
     }
     record.interrupted = interrupted.load(Ordering::SeqCst);
     record.finished_utc = Some(chrono::Utc::now().to_rfc3339());
@@ -136,12 +114,7 @@ enum ProbeEnd {
 }
 
 /// Starts a probe for `job`, waits for it under the watchdog, and reads its answer.
-fn run_one(
-    exe: &std::path::Path,
-    job: &ProbeJob,
-    timeout: Duration,
-    interrupted: &AtomicBool,
-) -> ProbeEnd {
+fn run_one(exe: &std::path::Path, job: &ProbeJob, timeout: Duration, interrupted: &AtomicBool) -> ProbeEnd {
     let job_json = serde_json::to_string(job).expect("jobs always serialise");
     let child = Command::new(exe)
         .args(["probe", "--job", &job_json])
@@ -151,9 +124,7 @@ fn run_one(
         .spawn();
     let mut child = match child {
         Ok(c) => c,
-        Err(e) => {
-            return ProbeEnd::Failed(SkipKind::Failed, format!("could not start the probe: {e}"))
-        }
+        Err(e) => return ProbeEnd::Failed(SkipKind::Failed, format!("could not start the probe: {e}")),
     };
     let stdout = drain(&mut child, true);
     let stderr = drain(&mut child, false);
@@ -170,21 +141,13 @@ fn run_one(
                 break None;
             }
             Ok(None) => {}
-            Err(e) => {
-                return ProbeEnd::Failed(
-                    SkipKind::Failed,
-                    format!("waiting for the probe failed: {e}"),
-                )
-            }
+            Err(e) => return ProbeEnd::Failed(SkipKind::Failed, format!("waiting for the probe failed: {e}")),
         }
     };
     let out = stdout.join().unwrap_or_default();
     let err = stderr.join().unwrap_or_default();
     let Some(status) = status else {
-        return ProbeEnd::Failed(
-            SkipKind::TimedOut,
-            format!("timed out after {} s", timeout.as_secs()),
-        );
+        return ProbeEnd::Failed(SkipKind::TimedOut, format!("timed out after {} s", timeout.as_secs()));
     };
     if interrupted.load(Ordering::SeqCst) {
         return ProbeEnd::Interrupted;
@@ -197,9 +160,7 @@ fn interpret(out: &str, err: &str, status: std::process::ExitStatus) -> ProbeEnd
     let mut error = None;
     for line in out.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str::<ProbeMessage>(line) {
-            Ok(ProbeMessage::Result { point, .. }) if status.success() => {
-                return ProbeEnd::Result(point)
-            }
+            Ok(ProbeMessage::Result { point, .. }) if status.success() => return ProbeEnd::Result(point),
             Ok(ProbeMessage::Error { message, .. }) => error = Some(message),
             Ok(_) => {}
             Err(e) => error = Some(format!("unreadable probe output ({e}): {line:.200}")),
@@ -207,14 +168,7 @@ fn interpret(out: &str, err: &str, status: std::process::ExitStatus) -> ProbeEnd
     }
     let detail = error.unwrap_or_else(|| {
         let tail: String = err.lines().rev().take(3).collect::<Vec<_>>().join(" / ");
-        format!(
-            "probe exited with {status}{}",
-            if tail.is_empty() {
-                String::new()
-            } else {
-                format!(": {tail}")
-            }
-        )
+        format!("probe exited with {status}{}", if tail.is_empty() { String::new() } else { format!(": {tail}") })
     });
     ProbeEnd::Failed(SkipKind::Failed, detail)
 }
@@ -250,19 +204,13 @@ impl Progress {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = ProgressBar::new(total as u64);
             bar.set_style(
-                ProgressStyle::with_template(
-                    "{spinner} [{elapsed}] {bar:30} {pos}/{len} ETA {eta}  {msg}",
-                )
-                .expect("the template is valid"),
+                ProgressStyle::with_template("{spinner} [{elapsed}] {bar:30} {pos}/{len} ETA {eta}  {msg}")
+                    .expect("the template is valid"),
             );
             bar.enable_steady_tick(Duration::from_millis(200));
             bar
         });
-        Progress {
-            bar,
-            total,
-            done: std::cell::Cell::new(0),
-        }
+        Progress { bar, total, done: std::cell::Cell::new(0) }
     }
 
     fn start(&self, name: &str) {

@@ -65,12 +65,7 @@ impl File {
     pub fn from_record(record: &RunRecord) -> File {
         File {
             context: context(record),
-            benchmarks: record
-                .points
-                .iter()
-                .enumerate()
-                .flat_map(|(i, p)| entries(i, p))
-                .collect(),
+            benchmarks: record.points.iter().enumerate().flat_map(|(i, p)| entries(i, p)).collect(),
             overhead: Some(record.clone()),
         }
     }
@@ -84,20 +79,13 @@ fn context(record: &RunRecord) -> Context {
     Context {
         date,
         host_name: m.host_name.clone(),
-        executable: std::env::current_exe()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default(),
+        executable: std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_default(),
         num_cpus: m.logical_cpus,
         mhz_per_cpu: m.mhz_per_cpu.unwrap_or(0.0).round() as u64,
         cpu_scaling_enabled: m.governor.as_deref().is_some_and(|g| g != "performance"),
         caches: m.topology.caches.clone(),
         load_avg: m.load_avg.to_vec(),
-        library_build_type: if cfg!(debug_assertions) {
-            "debug"
-        } else {
-            "release"
-        }
-        .into(),
+        library_build_type: if cfg!(debug_assertions) { "debug" } else { "release" }.into(),
         json_schema_version: 1,
     }
 }
@@ -105,41 +93,28 @@ fn context(record: &RunRecord) -> Context {
 /// The repetitions of point `family` followed by its four aggregates.
 fn entries(family: usize, point: &PointRecord) -> Vec<Entry> {
     let reps = point.samples_ns.len();
-    let entry = |name: String,
-                 run_type: &str,
-                 repetition_index,
-                 aggregate: Option<(&str, &str)>,
-                 iterations,
-                 t| Entry {
-        name,
-        family_index: family,
-        per_family_instance_index: 0,
-        run_name: point.name.clone(),
-        run_type: run_type.into(),
-        repetitions: reps,
-        repetition_index,
-        threads: point.threads,
-        aggregate_name: aggregate.map(|a| a.0.to_owned()),
-        aggregate_unit: aggregate.map(|a| a.1.to_owned()),
-        iterations,
-        real_time: t,
-        cpu_time: t,
-        time_unit: "ns".into(),
-    };
+    let entry =
+        |name: String, run_type: &str, repetition_index, aggregate: Option<(&str, &str)>, iterations, t| Entry {
+            name,
+            family_index: family,
+            per_family_instance_index: 0,
+            run_name: point.name.clone(),
+            run_type: run_type.into(),
+            repetitions: reps,
+            repetition_index,
+            threads: point.threads,
+            aggregate_name: aggregate.map(|a| a.0.to_owned()),
+            aggregate_unit: aggregate.map(|a| a.1.to_owned()),
+            iterations,
+            real_time: t,
+            cpu_time: t,
+            time_unit: "ns".into(),
+        };
     let mut out: Vec<Entry> = point
         .samples_ns
         .iter()
         .enumerate()
-        .map(|(r, &t)| {
-            entry(
-                point.name.clone(),
-                "iteration",
-                Some(r),
-                None,
-                point.batch_ops,
-                t,
-            )
-        })
+        .map(|(r, &t)| entry(point.name.clone(), "iteration", Some(r), None, point.batch_ops, t))
         .collect();
     let s: &Summary = &point.summary;
     for (aggregate, unit, value) in [

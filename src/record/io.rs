@@ -10,35 +10,21 @@ use super::{RunRecord, SCHEMA_VERSION};
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     #[error("cannot read {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     #[error("{path} is not JSON ({source}); expected a results.json written by `overhead run`")]
-    NotJson {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
+    NotJson { path: PathBuf, source: serde_json::Error },
     #[error("{path} is a plain Google Benchmark file without the \"overhead\" key; `overhead report` needs a record written by `overhead run`")]
     PlainGoogleBenchmark { path: PathBuf },
-    #[error("{path} is JSON but not an overhead run record (expected keys \"context\", \"benchmarks\" and \"overhead\")")]
+    #[error(
+        "{path} is JSON but not an overhead run record (expected keys \"context\", \"benchmarks\" and \"overhead\")"
+    )]
     Foreign { path: PathBuf },
     #[error("{path} has record schema version {found}; this overhead reads version {expected}")]
-    Version {
-        path: PathBuf,
-        found: u64,
-        expected: u32,
-    },
+    Version { path: PathBuf, found: u64, expected: u32 },
     #[error("{path} is an overhead record but its \"overhead\" section is malformed: {source}")]
-    Malformed {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
+    Malformed { path: PathBuf, source: serde_json::Error },
     #[error("cannot write {path}: {source}")]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Write { path: PathBuf, source: std::io::Error },
 }
 
 /// Writes `record` to `path` as Google Benchmark JSON plus the `"overhead"` key: into a temporary file
@@ -47,17 +33,10 @@ pub enum RecordError {
 ///
 /// Errors: [`RecordError::Write`] when the directory is not writable or the disk is full.
 pub fn write_atomic(path: &Path, record: &RunRecord) -> Result<(), RecordError> {
-    let write_err = |source| RecordError::Write {
-        path: path.to_owned(),
-        source,
-    };
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let write_err = |source| RecordError::Write { path: path.to_owned(), source };
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(write_err)?;
-    serde_json::to_writer_pretty(&mut tmp, &File::from_record(record))
-        .map_err(|e| write_err(e.into()))?;
+    serde_json::to_writer_pretty(&mut tmp, &File::from_record(record)).map_err(|e| write_err(e.into()))?;
     tmp.write_all(b"\n").map_err(write_err)?;
     tmp.as_file().sync_all().map_err(write_err)?;
     tmp.persist(path).map_err(|e| write_err(e.error))?;
@@ -70,33 +49,23 @@ pub fn write_atomic(path: &Path, record: &RunRecord) -> Result<(), RecordError> 
 /// version, or a malformed `"overhead"` section — each with a message naming the file.
 pub fn load(path: &Path) -> Result<RunRecord, RecordError> {
     let p = || path.to_owned();
-    let text =
-        std::fs::read_to_string(path).map_err(|source| RecordError::Read { path: p(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| RecordError::Read { path: p(), source })?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|source| RecordError::NotJson { path: p(), source })?;
     let Some(overhead) = value.get("overhead") else {
-        return Err(
-            if value.get("benchmarks").is_some() && value.get("context").is_some() {
-                RecordError::PlainGoogleBenchmark { path: p() }
-            } else {
-                RecordError::Foreign { path: p() }
-            },
-        );
+        return Err(if value.get("benchmarks").is_some() && value.get("context").is_some() {
+            RecordError::PlainGoogleBenchmark { path: p() }
+        } else {
+            RecordError::Foreign { path: p() }
+        });
     };
     let version = overhead.get("schema_version").and_then(|v| v.as_u64());
     match version {
         Some(v) if v == SCHEMA_VERSION as u64 => {}
-        Some(found) => {
-            return Err(RecordError::Version {
-                path: p(),
-                found,
-                expected: SCHEMA_VERSION,
-            })
-        }
+        Some(found) => return Err(RecordError::Version { path: p(), found, expected: SCHEMA_VERSION }),
         None => return Err(RecordError::Foreign { path: p() }),
     }
-    serde_json::from_value(overhead.clone())
-        .map_err(|source| RecordError::Malformed { path: p(), source })
+    serde_json::from_value(overhead.clone()).map_err(|source| RecordError::Malformed { path: p(), source })
 }
 
 #[cfg(test)]
@@ -172,7 +141,10 @@ mod tests {
         assert!(json["context"]["caches"].is_array());
         let entries = json["benchmarks"].as_array().unwrap();
         assert_eq!(entries.len(), 6 + 4);
-        assert!(entries[..6].iter().enumerate().all(|(i, e)| e["run_type"] == "iteration" && e["repetition_index"] == i));
+        assert!(entries[..6]
+            .iter()
+            .enumerate()
+            .all(|(i, e)| e["run_type"] == "iteration" && e["repetition_index"] == i));
         let aggregates: Vec<&str> = entries[6..].iter().map(|e| e["aggregate_name"].as_str().unwrap()).collect();
         assert_eq!(aggregates, ["mean", "median", "stddev", "cv"]);
         assert_eq!(entries[7]["real_time"], 9.5);

@@ -45,18 +45,12 @@ impl PointSpec {
 
     /// The value of parameter `key`, if the point has it.
     pub fn param(&self, key: &str) -> Option<&str> {
-        self.params
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.params.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
     /// The experiment's family, the part of the ID before the dot (`sync` for `sync.faa`).
     pub fn family(&self) -> &str {
-        self.experiment
-            .split('.')
-            .next()
-            .unwrap_or(&self.experiment)
+        self.experiment.split('.').next().unwrap_or(&self.experiment)
     }
 }
 
@@ -126,11 +120,6 @@ pub struct SkippedPoint {
 impl SkippedPoint {
     /// A point skipped before running, for `reason`.
     pub fn new(spec: PointSpec, kind: SkipKind, reason: impl Into<String>) -> SkippedPoint {
-        SkippedPoint {
-            name: spec.name(),
-            spec,
-            kind,
-            reason: reason.into(),
-        }
+        SkippedPoint { name: spec.name(), spec, kind, reason: reason.into() }
     }
 }

@@ -52,11 +52,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         record.harness.repetitions,
         format_ns(record.harness.target_batch_ns),
         record.started_utc,
-        if record.interrupted {
-            " — INTERRUPTED, partial record"
-        } else {
-            ""
-        }
+        if record.interrupted { " — INTERRUPTED, partial record" } else { "" }
     );
     for w in &record.warnings {
         out += &format!("{bullet}warning: {w}\n");
@@ -93,16 +89,7 @@ fn results_table(points: &[PointRecord], format: Format) -> String {
     if format == Format::Table {
         table.set_content_arrangement(ContentArrangement::Disabled);
     }
-    table.set_header([
-        "point",
-        "metric",
-        "median",
-        "95% CI",
-        "p10 – p90",
-        "ovr",
-        "N × R",
-        "flags",
-    ]);
+    table.set_header(["point", "metric", "median", "95% CI", "p10 – p90", "ovr", "N × R", "flags"]);
     for p in points {
         let s = &p.summary;
         let metric = match p.metric {
@@ -125,11 +112,7 @@ fn results_table(points: &[PointRecord], format: Format) -> String {
             Cell::new(&p.name),
             Cell::new(metric),
             right(format_ns(s.median)),
-            right(format!(
-                "{} – {}",
-                format_ns(s.ci_low),
-                format_ns(s.ci_high)
-            )),
+            right(format!("{} – {}", format_ns(s.ci_low), format_ns(s.ci_high))),
             right(format!("{} – {}", format_ns(s.p10), format_ns(s.p90))),
             right(format_ns(p.control.median)),
             right(format!("{} × {}", p.batch_ops, s.n)),

@@ -26,24 +26,12 @@ pub fn least_squares(xs: &[f64], ys: &[f64]) -> Option<LinearFit> {
     if sxx == 0.0 {
         return None;
     }
-    let sxy: f64 = xs
-        .iter()
-        .zip(ys)
-        .map(|(x, y)| (x - mean_x) * (y - mean_y))
-        .sum();
+    let sxy: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mean_x) * (y - mean_y)).sum();
     let b = sxy / sxx;
     let a = mean_y - b * mean_x;
     let ss_tot: f64 = ys.iter().map(|y| (y - mean_y).powi(2)).sum();
-    let ss_res: f64 = xs
-        .iter()
-        .zip(ys)
-        .map(|(x, y)| (y - a - b * x).powi(2))
-        .sum();
-    Some(LinearFit {
-        a,
-        b,
-        r2: 1.0 - ss_res / ss_tot,
-    })
+    let ss_res: f64 = xs.iter().zip(ys).map(|(x, y)| (y - a - b * x).powi(2)).sum();
+    Some(LinearFit { a, b, r2: 1.0 - ss_res / ss_tot })
 }
 
 #[cfg(test)]

@@ -62,14 +62,7 @@ mod tests {
     /// Ranks from published tables of the 95% distribution-free CI of the median.
     #[test]
     fn median_ci_matches_known_order_statistics() {
-        for (n, lo, hi) in [
-            (6, 1, 6),
-            (11, 2, 10),
-            (20, 6, 15),
-            (31, 10, 22),
-            (50, 18, 33),
-            (101, 41, 61),
-        ] {
+        for (n, lo, hi) in [(6, 1, 6), (11, 2, 10), (20, 6, 15), (31, 10, 22), (50, 18, 33), (101, 41, 61)] {
             let (l, h, coverage) = median_ci_ranks(n, 0.95);
             assert_eq!((l, h), (lo, hi), "n = {n}");
             assert!(coverage >= 0.95, "n = {n}: coverage {coverage}");

@@ -47,11 +47,8 @@ impl Summary {
         let mut deviations: Vec<f64> = sorted.iter().map(|x| (x - median).abs()).collect();
         deviations.sort_by(f64::total_cmp);
         let mean = sorted.iter().sum::<f64>() / n as f64;
-        let stddev = if n > 1 {
-            (sorted.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-        } else {
-            0.0
-        };
+        let stddev =
+            if n > 1 { (sorted.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt() } else { 0.0 };
         let (lo, hi, ci_level) = median_ci_ranks(n, CI_LEVEL);
         Some(Summary {
             n,

@@ -22,12 +22,7 @@ impl Experiment for LoopOverhead {
         Metric::PerOp
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        vec![Planned::Run(ctx.spec(
-            self.id(),
-            runtime,
-            &[],
-            vec![ctx.home_cpu()],
-        ))]
+        vec![Planned::Run(ctx.spec(self.id(), runtime, &[], vec![ctx.home_cpu()]))]
     }
     fn run(&self, _spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         Ok(h.measure(empty_loop, |_| {}).into())

@@ -24,12 +24,7 @@ impl Experiment for Syscall {
         Metric::PerOp
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        vec![Planned::Run(ctx.spec(
-            self.id(),
-            runtime,
-            &[],
-            vec![ctx.home_cpu()],
-        ))]
+        vec![Planned::Run(ctx.spec(self.id(), runtime, &[], vec![ctx.home_cpu()]))]
     }
     fn run(&self, _spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let test = |n: u64| {

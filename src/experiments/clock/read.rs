@@ -42,12 +42,7 @@ impl Experiment for Read {
         SOURCES
             .iter()
             .map(|source| {
-                let spec = ctx.spec(
-                    self.id(),
-                    runtime,
-                    &[("source", source.to_string())],
-                    vec![ctx.home_cpu()],
-                );
+                let spec = ctx.spec(self.id(), runtime, &[("source", source.to_string())], vec![ctx.home_cpu()]);
                 if source.starts_with("rdtsc") && !cfg!(target_arch = "x86_64") {
                     Planned::Skip(spec, "the TSC instructions exist only on x86-64".into())
                 } else {
@@ -65,28 +60,17 @@ impl Experiment for Read {
             "rdtscp" => (timed(h, tsc::rdtscp), 1e9 / h.clock.hz),
             #[cfg(target_arch = "x86_64")]
             "rdtsc_lfence" => (timed(h, tsc::fenced), 1e9 / h.clock.hz),
-            "clock_gettime_monotonic" => {
-                (timed(h, || clock_gettime_ns(libc::CLOCK_MONOTONIC)), 1.0)
-            }
-            "clock_gettime_monotonic_raw" => (
-                timed(h, || clock_gettime_ns(libc::CLOCK_MONOTONIC_RAW)),
-                1.0,
-            ),
+            "clock_gettime_monotonic" => (timed(h, || clock_gettime_ns(libc::CLOCK_MONOTONIC)), 1.0),
+            "clock_gettime_monotonic_raw" => (timed(h, || clock_gettime_ns(libc::CLOCK_MONOTONIC_RAW)), 1.0),
             "clock_gettime_realtime" => (timed(h, || clock_gettime_ns(libc::CLOCK_REALTIME)), 1.0),
-            "clock_gettime_monotonic_coarse" => (
-                timed(h, || clock_gettime_ns(libc::CLOCK_MONOTONIC_COARSE)),
-                1.0,
-            ),
+            "clock_gettime_monotonic_coarse" => (timed(h, || clock_gettime_ns(libc::CLOCK_MONOTONIC_COARSE)), 1.0),
             "instant_now" => (timed(h, instant_ns), 1.0),
             other => {
                 anyhow::bail!("unknown clock.read source {other:?}; expected one of {SOURCES:?}")
             }
         };
         let read = reader(source);
-        outcome.extra.insert(
-            "resolution_ns".into(),
-            smallest_step(read) as f64 * step_ticks_to_ns,
-        );
+        outcome.extra.insert("resolution_ns".into(), smallest_step(read) as f64 * step_ticks_to_ns);
         if let Some(id) = posix_clock(source) {
             outcome.extra.insert("getres_ns".into(), getres_ns(id));
         }
@@ -166,10 +150,7 @@ fn smallest_step(read: fn() -> u64) -> u64 {
 }
 
 fn getres_ns(id: libc::clockid_t) -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `ts` is a valid, writable timespec; an unknown clock only returns EINVAL.
     unsafe { libc::clock_getres(id, &mut ts) };
     ts.tv_sec as f64 * 1e9 + ts.tv_nsec as f64

@@ -28,22 +28,13 @@ impl Experiment for Ipc {
         Metric::Rtt
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        ctx.pair_points(
-            self.id(),
-            runtime,
-            &[
-                ("transport", "pipe".into()),
-                ("payload", PAYLOAD.to_string()),
-            ],
-        )
+        ctx.pair_points(self.id(), runtime, &[("transport", "pipe".into()), ("payload", PAYLOAD.to_string())])
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let child = EchoChild::spawn(spec.cpus[1], PAYLOAD).context("starting the echo process")?;
         let msg = [0x5au8; PAYLOAD];
         let mut reply = [0u8; PAYLOAD];
-        child
-            .round_trip(&msg, &mut reply)
-            .context("first round trip")?;
+        child.round_trip(&msg, &mut reply).context("first round trip")?;
         let mut failed = None;
         let measurement = h.measure(
             |n| {

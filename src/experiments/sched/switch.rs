@@ -33,9 +33,8 @@ impl Experiment for Switch {
         let mut notes = Vec::new();
         let measurement = std::thread::scope(|s| {
             let responder = s.spawn(|| {
-                let pinned = pin_current_thread(partner)
-                    .err()
-                    .map(|e| format!("responder not pinned to CPU {partner}: {e}"));
+                let pinned =
+                    pin_current_thread(partner).err().map(|e| format!("responder not pinned to CPU {partner}: {e}"));
                 handoff.respond();
                 pinned
             });
@@ -51,10 +50,6 @@ impl Experiment for Switch {
             notes.extend(responder.join().expect("responder thread panicked"));
             m
         });
-        Ok(Outcome {
-            measurement,
-            notes,
-            extra: Default::default(),
-        })
+        Ok(Outcome { measurement, notes, extra: Default::default() })
     }
 }

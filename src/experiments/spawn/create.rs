@@ -29,25 +29,14 @@ impl Experiment for Create {
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         ["thread", "process"]
             .iter()
-            .map(|kind| {
-                Planned::Run(ctx.spec(
-                    self.id(),
-                    runtime,
-                    &[("kind", kind.to_string())],
-                    vec![ctx.home_cpu()],
-                ))
-            })
+            .map(|kind| Planned::Run(ctx.spec(self.id(), runtime, &[("kind", kind.to_string())], vec![ctx.home_cpu()])))
             .collect()
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         match spec.param("kind") {
             Some("thread") => {
                 // Spawn failures (out of threads) panic inside std; check once before timing instead.
-                std::thread::Builder::new()
-                    .spawn(|| ())
-                    .context("creating a thread")?
-                    .join()
-                    .ok();
+                std::thread::Builder::new().spawn(|| ()).context("creating a thread")?.join().ok();
                 Ok(h.measure(
                     |n| {
                         for _ in 0..n {

@@ -34,27 +34,13 @@ impl Experiment for Barrier {
         let mut out = Vec::new();
         for implementation in ["std", "spin"] {
             if counts.is_empty() {
-                let params = [
-                    ("impl", implementation.to_string()),
-                    ("threads", "2".into()),
-                ];
+                let params = [("impl", implementation.to_string()), ("threads", "2".into())];
                 let spec = ctx.spec(self.id(), runtime, &params, ctx.team_cpus(1));
-                out.push(Planned::Skip(
-                    spec,
-                    format!("needs 2 usable CPUs; this run may use {}", ctx.cpus.len()),
-                ));
+                out.push(Planned::Skip(spec, format!("needs 2 usable CPUs; this run may use {}", ctx.cpus.len())));
             }
             for &threads in &counts {
-                let params = [
-                    ("impl", implementation.to_string()),
-                    ("threads", threads.to_string()),
-                ];
-                out.push(Planned::Run(ctx.spec(
-                    self.id(),
-                    runtime,
-                    &params,
-                    ctx.team_cpus(threads),
-                )));
+                let params = [("impl", implementation.to_string()), ("threads", threads.to_string())];
+                out.push(Planned::Run(ctx.spec(self.id(), runtime, &params, ctx.team_cpus(threads))));
             }
         }
         out
@@ -76,8 +62,7 @@ impl Experiment for Barrier {
             }
             Some("spin") => {
                 let barrier = SpinBarrier::new(threads);
-                let senses: Vec<PaddedSense> =
-                    (0..threads).map(|_| PaddedSense::default()).collect();
+                let senses: Vec<PaddedSense> = (0..threads).map(|_| PaddedSense::default()).collect();
                 h.measure_team(
                     &spec.cpus,
                     |thread, n| {
@@ -92,15 +77,8 @@ impl Experiment for Barrier {
             }
             other => anyhow::bail!("unknown sync.barrier impl {other:?}; expected std or spin"),
         };
-        let notes = report
-            .pin_failures
-            .iter()
-            .map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}"))
-            .collect();
-        Ok(Outcome {
-            measurement: report.measurement,
-            notes,
-            extra: Default::default(),
-        })
+        let notes =
+            report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();
+        Ok(Outcome { measurement: report.measurement, notes, extra: Default::default() })
     }
 }

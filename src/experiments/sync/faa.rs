@@ -35,26 +35,16 @@ impl Experiment for Faa {
         let mut out = Vec::new();
         for variable in ["shared", "distinct"] {
             for threads in ctx.thread_counts(1) {
-                let params = [
-                    ("impl", "hw".to_string()),
-                    ("variable", variable.into()),
-                    ("threads", threads.to_string()),
-                ];
-                out.push(Planned::Run(ctx.spec(
-                    self.id(),
-                    runtime,
-                    &params,
-                    ctx.team_cpus(threads),
-                )));
+                let params =
+                    [("impl", "hw".to_string()), ("variable", variable.into()), ("threads", threads.to_string())];
+                out.push(Planned::Run(ctx.spec(self.id(), runtime, &params, ctx.team_cpus(threads))));
             }
         }
         out
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let shared = spec.param("variable") == Some("shared");
-        let counters: Vec<PaddedCounter> = (0..spec.cpus.len())
-            .map(|_| PaddedCounter::default())
-            .collect();
+        let counters: Vec<PaddedCounter> = (0..spec.cpus.len()).map(|_| PaddedCounter::default()).collect();
         let report = h.measure_team(
             &spec.cpus,
             |thread, n| {
@@ -65,15 +55,8 @@ impl Experiment for Faa {
             },
             |_, n| empty_loop(n),
         );
-        let notes = report
-            .pin_failures
-            .iter()
-            .map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}"))
-            .collect();
-        Ok(Outcome {
-            measurement: report.measurement,
-            notes,
-            extra: Default::default(),
-        })
+        let notes =
+            report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();
+        Ok(Outcome { measurement: report.measurement, notes, extra: Default::default() })
     }
 }

@@ -23,12 +23,7 @@ pub fn wait(word: &AtomicU32, expected: u32) {
 pub fn wake(word: &AtomicU32, count: i32) {
     // SAFETY: `word` is a live, aligned u32; FUTEX_WAKE reads nothing through the pointer.
     unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-            count,
-        );
+        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, count);
     }
 }
 
@@ -46,9 +41,7 @@ const STOP: u32 = 2;
 impl Handoff {
     /// A handoff at rest (PONG).
     pub fn new() -> Handoff {
-        Handoff {
-            word: AtomicU32::new(PONG),
-        }
+        Handoff { word: AtomicU32::new(PONG) }
     }
 
     /// One round trip from the initiator's side: returns once the responder has answered.

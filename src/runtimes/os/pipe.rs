@@ -20,13 +20,7 @@ pub fn write_all(fd: &impl AsRawFd, buf: &[u8]) -> io::Result<()> {
     let mut done = 0;
     while done < buf.len() {
         // SAFETY: the pointer and length describe the unwritten tail of `buf`.
-        let n = unsafe {
-            libc::write(
-                fd.as_raw_fd(),
-                buf[done..].as_ptr().cast(),
-                buf.len() - done,
-            )
-        };
+        let n = unsafe { libc::write(fd.as_raw_fd(), buf[done..].as_ptr().cast(), buf.len() - done) };
         if n < 0 {
             let e = io::Error::last_os_error();
             if e.kind() == io::ErrorKind::Interrupted {
@@ -45,13 +39,7 @@ pub fn read_exact(fd: &impl AsRawFd, buf: &mut [u8]) -> io::Result<bool> {
     let mut done = 0;
     while done < buf.len() {
         // SAFETY: the pointer and length describe the unfilled tail of `buf`.
-        let n = unsafe {
-            libc::read(
-                fd.as_raw_fd(),
-                buf[done..].as_mut_ptr().cast(),
-                buf.len() - done,
-            )
-        };
+        let n = unsafe { libc::read(fd.as_raw_fd(), buf[done..].as_mut_ptr().cast(), buf.len() - done) };
         match n {
             0 if done == 0 => return Ok(false),
             0 => return Err(io::ErrorKind::UnexpectedEof.into()),
@@ -107,20 +95,13 @@ impl EchoChild {
             // SAFETY: _exit ends the child without running the parent's atexit handlers or destructors.
             unsafe { libc::_exit(code) };
         }
-        Ok(EchoChild {
-            pid,
-            to_child: Some(parent_write),
-            from_child: parent_read,
-        })
+        Ok(EchoChild { pid, to_child: Some(parent_write), from_child: parent_read })
     }
 
     /// One round trip: send `msg`, read the echo into `reply` (same length).
     #[inline]
     pub fn round_trip(&self, msg: &[u8], reply: &mut [u8]) -> io::Result<()> {
-        let to_child = self
-            .to_child
-            .as_ref()
-            .expect("the child's pipe is open until wait");
+        let to_child = self.to_child.as_ref().expect("the child's pipe is open until wait");
         write_all(to_child, msg)?;
         if read_exact(&self.from_child, reply)? {
             Ok(())
