@@ -10,7 +10,8 @@ pub fn list() -> anyhow::Result<ExitCode> {
     table.load_preset(comfy_table::presets::NOTHING);
     table.set_header(["ID", "what", "source", "runtimes"]);
     for e in registry() {
-        table.add_row([e.id(), e.summary(), e.source(), &e.runtimes().join(",")]);
+        let info = e.info();
+        table.add_row([info.id, info.summary, info.source, &e.runtimes().join(",")]);
     }
     println!("{table}");
     Ok(ExitCode::SUCCESS)

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 pub use plan::{PlanContext, Planned};
 
-use crate::harness::{Harness, Measurement};
+use crate::harness::{Harness, Measurement, TeamReport};
 use crate::record::{Metric, PointSpec};
 
 /// What an experiment hands back for one point.
@@ -26,22 +26,42 @@ pub struct Outcome {
     pub extra: BTreeMap<String, f64>,
 }
 
+impl From<TeamReport> for Outcome {
+    /// A team's measurement, with every refused pinning as a note.
+    fn from(report: TeamReport) -> Outcome {
+        let notes =
+            report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();
+        Outcome { measurement: report.measurement, notes, extra: BTreeMap::new() }
+    }
+}
+
 impl From<Measurement> for Outcome {
     fn from(measurement: Measurement) -> Outcome {
         Outcome { measurement, notes: Vec::new(), extra: BTreeMap::new() }
     }
 }
 
+/// What `overhead list` and the record say about an experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExperimentInfo {
+    /// Public ID, `family.name` (DESIGN.md table; users' scripts depend on it).
+    pub id: &'static str,
+    /// One line: what is measured, and against which control.
+    pub summary: &'static str,
+    /// The seed document and section, or tool, the experiment follows.
+    pub source: &'static str,
+    /// What the reported time means.
+    pub metric: Metric,
+}
+
 /// One public experiment.
 pub trait Experiment: Sync {
-    /// Public ID, `family.name` (DESIGN.md table; users' scripts depend on it).
-    fn id(&self) -> &'static str;
-    /// One line: what is measured, and against which control.
-    fn summary(&self) -> &'static str;
-    /// The seed document and section, or tool, the experiment follows.
-    fn source(&self) -> &'static str;
-    /// What the reported time means.
-    fn metric(&self) -> Metric;
+    /// Its ID, description, source and metric.
+    fn info(&self) -> &'static ExperimentInfo;
+    /// Public ID, `family.name`.
+    fn id(&self) -> &'static str {
+        self.info().id
+    }
     /// The points to run for `runtime` on this machine; points that cannot run here come back as
     /// [`Planned::Skip`] with the reason. Called only for runtimes the experiment implements.
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned>;

@@ -37,6 +37,11 @@ impl PlanContext {
         }
     }
 
+    /// The one point of an experiment without parameters, on the home CPU.
+    pub fn single(&self, experiment: &str, runtime: &str) -> Vec<Planned> {
+        vec![Planned::Run(self.spec(experiment, runtime, &[], vec![self.home_cpu()]))]
+    }
+
     /// Two-party points: the same CPU, and one partner CPU for each kind of placement this machine has
     /// among the usable CPUs (SMT sibling, other core, other NUMA node, other package). On a machine
     /// with one usable CPU the "other CPU" point is skipped with the reason.

@@ -44,7 +44,7 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
     let point = PointRecord {
         name: spec.name(),
         spec: spec.clone(),
-        metric: experiment.metric(),
+        metric: experiment.info().metric,
         unit: "ns".into(),
         threads: m.per_thread_ns.len().max(1),
         batch_ops: m.batch_ops,

@@ -2,7 +2,7 @@
 
 use std::hint::black_box;
 
-use crate::experiments::{empty_loop, Experiment, Outcome, PlanContext, Planned};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 
@@ -17,20 +17,16 @@ fn callee(x: u64) -> u64 {
 pub struct Call;
 
 impl Experiment for Call {
-    fn id(&self) -> &'static str {
-        "base.call"
-    }
-    fn summary(&self) -> &'static str {
-        "non-inlined function call and return, against the empty loop"
-    }
-    fn source(&self) -> &'static str {
-        "seed 004 timing table, \"local call\""
-    }
-    fn metric(&self) -> Metric {
-        Metric::PerOp
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: "base.call",
+            summary: "non-inlined function call and return, against the empty loop",
+            source: "seed 004 timing table, \"local call\"",
+            metric: Metric::PerOp,
+        }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        vec![Planned::Run(ctx.spec(self.id(), runtime, &[], vec![ctx.home_cpu()]))]
+        ctx.single(self.id(), runtime)
     }
     fn run(&self, _spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let test = |n: u64| {

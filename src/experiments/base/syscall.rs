@@ -2,7 +2,7 @@
 
 use std::hint::black_box;
 
-use crate::experiments::{empty_loop, Experiment, Outcome, PlanContext, Planned};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 
@@ -11,20 +11,16 @@ use crate::record::{Metric, PointSpec};
 pub struct Syscall;
 
 impl Experiment for Syscall {
-    fn id(&self) -> &'static str {
-        "base.syscall"
-    }
-    fn summary(&self) -> &'static str {
-        "null system call (getppid), against the empty loop"
-    }
-    fn source(&self) -> &'static str {
-        "seed 004 table (kernel entry cost behind SVR4 getcontext); lmbench lat_syscall null"
-    }
-    fn metric(&self) -> Metric {
-        Metric::PerOp
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: "base.syscall",
+            summary: "null system call (getppid), against the empty loop",
+            source: "seed 004 table (kernel entry cost behind SVR4 getcontext); lmbench lat_syscall null",
+            metric: Metric::PerOp,
+        }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        vec![Planned::Run(ctx.spec(self.id(), runtime, &[], vec![ctx.home_cpu()]))]
+        ctx.single(self.id(), runtime)
     }
     fn run(&self, _spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let test = |n: u64| {

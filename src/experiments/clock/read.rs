@@ -4,7 +4,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use crate::clock::clock_gettime_ns;
-use crate::experiments::{empty_loop, Experiment, Outcome, PlanContext, Planned};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 
@@ -26,17 +26,13 @@ const SOURCES: [&str; 8] = [
 pub struct Read;
 
 impl Experiment for Read {
-    fn id(&self) -> &'static str {
-        "clock.read"
-    }
-    fn summary(&self) -> &'static str {
-        "one read of each time source (TSC variants, clock_gettime clocks, Instant::now)"
-    }
-    fn source(&self) -> &'static str {
-        "seed 002 (time base reads on the timer hot path); DESIGN.md Method 1"
-    }
-    fn metric(&self) -> Metric {
-        Metric::PerOp
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: "clock.read",
+            summary: "one read of each time source (TSC variants, clock_gettime clocks, Instant::now)",
+            source: "seed 002 (time base reads on the timer hot path); DESIGN.md Method 1",
+            metric: Metric::PerOp,
+        }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         SOURCES

@@ -2,7 +2,7 @@
 
 use anyhow::Context as _;
 
-use crate::experiments::{empty_loop, Experiment, Outcome, PlanContext, Planned};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::os::pipe::EchoChild;
@@ -15,17 +15,13 @@ const PAYLOAD: usize = 8;
 pub struct Ipc;
 
 impl Experiment for Ipc {
-    fn id(&self) -> &'static str {
-        "msg.ipc"
-    }
-    fn summary(&self) -> &'static str {
-        "pipe ping-pong round trip between two processes, 8-byte payload"
-    }
-    fn source(&self) -> &'static str {
-        "seed 003 (IPC ping-pong vs. payload); lmbench lat_pipe"
-    }
-    fn metric(&self) -> Metric {
-        Metric::Rtt
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: "msg.ipc",
+            summary: "pipe ping-pong round trip between two processes, 8-byte payload",
+            source: "seed 003 (IPC ping-pong vs. payload); lmbench lat_pipe",
+            metric: Metric::Rtt,
+        }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         ctx.pair_points(self.id(), runtime, &[("transport", "pipe".into()), ("payload", PAYLOAD.to_string())])

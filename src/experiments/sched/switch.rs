@@ -1,6 +1,6 @@
 //! `sched.switch`: a futex handoff round trip between two kernel threads.
 
-use crate::experiments::{empty_loop, Experiment, Outcome, PlanContext, Planned};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::machine::pin_current_thread;
 use crate::record::{Metric, PointSpec};
@@ -12,17 +12,13 @@ use crate::runtimes::os::futex::Handoff;
 pub struct Switch;
 
 impl Experiment for Switch {
-    fn id(&self) -> &'static str {
-        "sched.switch"
-    }
-    fn summary(&self) -> &'static str {
-        "futex handoff round trip between two threads, same CPU and other CPU"
-    }
-    fn source(&self) -> &'static str {
-        "seed 001 §5 (context-switch overhead); seed 004 csloop; perf bench sched"
-    }
-    fn metric(&self) -> Metric {
-        Metric::Rtt
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: "sched.switch",
+            summary: "futex handoff round trip between two threads, same CPU and other CPU",
+            source: "seed 001 §5 (context-switch overhead); seed 004 csloop; perf bench sched",
+            metric: Metric::Rtt,
+        }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         ctx.pair_points(self.id(), runtime, &[("mechanism", "futex".into())])

@@ -4,7 +4,7 @@ use std::hint::black_box;
 
 use anyhow::Context as _;
 
-use crate::experiments::{empty_loop, Experiment, Outcome, PlanContext, Planned};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 
@@ -14,17 +14,13 @@ use crate::record::{Metric, PointSpec};
 pub struct Create;
 
 impl Experiment for Create {
-    fn id(&self) -> &'static str {
-        "spawn.create"
-    }
-    fn summary(&self) -> &'static str {
-        "create + join an empty thread; fork + wait an empty process"
-    }
-    fn source(&self) -> &'static str {
-        "seed 004 timing table, \"process create/destroy\"; lmbench lat_proc fork"
-    }
-    fn metric(&self) -> Metric {
-        Metric::PerOp
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: "spawn.create",
+            summary: "create + join an empty thread; fork + wait an empty process",
+            source: "seed 004 timing table, \"process create/destroy\"; lmbench lat_proc fork",
+            metric: Metric::PerOp,
+        }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         ["thread", "process"]

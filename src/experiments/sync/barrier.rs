@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::experiments::{empty_loop, Experiment, Outcome, PlanContext, Planned};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::{Harness, SpinBarrier};
 use crate::record::{Metric, PointSpec};
 
@@ -17,17 +17,13 @@ struct PaddedSense(AtomicBool);
 pub struct Barrier;
 
 impl Experiment for Barrier {
-    fn id(&self) -> &'static str {
-        "sync.barrier"
-    }
-    fn summary(&self) -> &'static str {
-        "barrier episode, std Barrier vs. sense-reversing spin barrier, threads 2…CPUs"
-    }
-    fn source(&self) -> &'static str {
-        "seed 001 §8.2 experiment 1, Fig. 9; EPCC syncbench BARRIER"
-    }
-    fn metric(&self) -> Metric {
-        Metric::PerOp
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: "sync.barrier",
+            summary: "barrier episode, std Barrier vs. sense-reversing spin barrier, threads 2…CPUs",
+            source: "seed 001 §8.2 experiment 1, Fig. 9; EPCC syncbench BARRIER",
+            metric: Metric::PerOp,
+        }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         let counts = ctx.thread_counts(2);

@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::experiments::{empty_loop, Experiment, Outcome, PlanContext, Planned};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 
@@ -19,17 +19,13 @@ struct PaddedCounter(AtomicU64);
 pub struct Faa;
 
 impl Experiment for Faa {
-    fn id(&self) -> &'static str {
-        "sync.faa"
-    }
-    fn summary(&self) -> &'static str {
-        "hardware fetch-and-add, one shared line vs. one line per thread, threads 1…CPUs"
-    }
-    fn source(&self) -> &'static str {
-        "seed 001 §8.1, Fig. 8"
-    }
-    fn metric(&self) -> Metric {
-        Metric::PerOp
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: "sync.faa",
+            summary: "hardware fetch-and-add, one shared line vs. one line per thread, threads 1…CPUs",
+            source: "seed 001 §8.1, Fig. 8",
+            metric: Metric::PerOp,
+        }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         let mut out = Vec::new();
