@@ -92,7 +92,7 @@ fn unknown_runtime_is_refused() {
 fn runtime_without_the_experiment_is_a_skipped_cell() {
     let dir = tempfile::tempdir().unwrap();
     overhead()
-        .args(["run", "--quick", "--only", "base.loop", "--runtime", "os,tokio", "--out"])
+        .args(["run", "--quick", "--only", "base.syscall", "--runtime", "os,tokio", "--out"])
         .arg(dir.path())
         .assert()
         .success();

@@ -97,6 +97,18 @@ pub struct ReportArgs {
     pub record: PathBuf,
     #[arg(long, value_enum, default_value_t = crate::report::Format::Table)]
     pub format: crate::report::Format,
+    /// Which table: the full report (every point), or only seed 004's primitives-by-runtime table.
+    #[arg(long, value_enum, default_value_t = ReportTable::All)]
+    pub table: ReportTable,
+}
+
+/// The tables `overhead report` can print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportTable {
+    /// Header, every point, skipped points, and the primitives table.
+    All,
+    /// Seed 004's timing table: rows of primitives, one column per runtime.
+    Primitives,
 }
 
 impl RunArgs {

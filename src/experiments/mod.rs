@@ -3,6 +3,7 @@
 
 mod base;
 mod clock;
+pub mod context;
 mod msg;
 mod plan;
 mod sched;
@@ -86,6 +87,11 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &spawn::Create,
         &sync::Faa,
         &sync::Barrier,
+        &sync::Sem,
+        &msg::Call,
+        &msg::AsyncSend,
+        &msg::Switch,
+        &msg::Rendezvous,
         &msg::Ipc,
     ]
 }

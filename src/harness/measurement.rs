@@ -20,6 +20,17 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// The same measurement per `k`-th of an operation: every time divided by `k`. For bodies whose one
+    /// iteration is `k` of the reported operation (a round trip of two handoffs is `k = 2`).
+    pub fn per(mut self, k: f64) -> Measurement {
+        let scale = |v: &mut Vec<f64>| v.iter_mut().for_each(|x| *x /= k);
+        scale(&mut self.samples_ns);
+        scale(&mut self.control_ns);
+        self.per_thread_ns.iter_mut().for_each(scale);
+        self.resolution_ns /= k;
+        self
+    }
+
     /// Summary of `samples_ns`; `None` when there are no finite samples.
     pub fn summary(&self) -> Option<Summary> {
         Summary::of(&self.samples_ns)

@@ -1,7 +1,7 @@
 //! Choosing experiments and runtimes from the command line, and expanding them into points.
 
 use crate::experiments::{families, registry, Experiment, PlanContext, Planned};
-use crate::runtimes::KNOWN;
+use crate::runtimes::{Runtime, KNOWN};
 
 /// The experiments selected by `--only` (IDs or families); all when `only` is empty.
 ///
@@ -52,7 +52,14 @@ pub fn build_plan(experiments: &[&dyn Experiment], runtimes: &[String], ctx: &Pl
     let mut plan = Vec::new();
     for e in experiments {
         for runtime in runtimes {
-            if e.runtimes().contains(&runtime.as_str()) {
+            let unavailable = match Runtime::parse(runtime) {
+                Some(Runtime::Fiber(backend)) => backend.available().err(),
+                _ => None,
+            };
+            if let (true, Some(reason)) = (e.runtimes().contains(&runtime.as_str()), unavailable) {
+                let spec = ctx.spec(e.id(), runtime, &[], vec![ctx.home_cpu()]);
+                plan.push(Planned::Skip(spec, format!("runtime {runtime} is not available here: {reason}")));
+            } else if e.runtimes().contains(&runtime.as_str()) {
                 plan.extend(e.points(ctx, runtime));
             } else {
                 let spec = ctx.spec(e.id(), runtime, &[], vec![ctx.home_cpu()]);

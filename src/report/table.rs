@@ -60,6 +60,12 @@ pub fn render(record: &RunRecord, format: Format) -> String {
     out += "\n";
     out += &results_table(&record.points, format);
     out += "\n";
+    let primitives = super::primitives_table(record, format);
+    if !primitives.is_empty() {
+        out += "\n";
+        out += &h("Seed 004 timing table: primitives by runtime");
+        out += &primitives;
+    }
     if !record.skipped.is_empty() {
         out += "\n";
         out += &h("Points without a result");

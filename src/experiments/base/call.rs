@@ -2,6 +2,7 @@
 
 use std::hint::black_box;
 
+use crate::experiments::context::{in_context, runtime_of, TABLE_RUNTIMES};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
@@ -25,15 +26,18 @@ impl Experiment for Call {
             metric: Metric::PerOp,
         }
     }
+    fn runtimes(&self) -> &'static [&'static str] {
+        TABLE_RUNTIMES
+    }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         ctx.single(self.id(), runtime)
     }
-    fn run(&self, _spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let test = |n: u64| {
             for i in 0..n {
                 black_box(callee(black_box(i)));
             }
         };
-        Ok(h.measure(test, empty_loop).into())
+        Ok(in_context(runtime_of(&spec.runtime)?, h, move |h| h.measure(test, empty_loop))?.into())
     }
 }

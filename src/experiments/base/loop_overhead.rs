@@ -1,5 +1,6 @@
 //! `base.loop`: the cost of one iteration of the harness's own control loop.
 
+use crate::experiments::context::{in_context, runtime_of, TABLE_RUNTIMES};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
@@ -17,10 +18,13 @@ impl Experiment for LoopOverhead {
             metric: Metric::PerOp,
         }
     }
+    fn runtimes(&self) -> &'static [&'static str] {
+        TABLE_RUNTIMES
+    }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         ctx.single(self.id(), runtime)
     }
-    fn run(&self, _spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        Ok(h.measure(empty_loop, |_| {}).into())
+    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+        Ok(in_context(runtime_of(&spec.runtime)?, h, |h| h.measure(empty_loop, |_| {}))?.into())
     }
 }

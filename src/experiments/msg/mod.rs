@@ -1,5 +1,13 @@
 //! The `msg` family: messages between activities (seed 003's IPC ping-pong, seed 004's messages).
 
+mod async_send;
+mod call;
 mod ipc;
+mod rendezvous;
+mod switch;
 
+pub use async_send::AsyncSend;
+pub use call::Call;
 pub use ipc::Ipc;
+pub use rendezvous::Rendezvous;
+pub use switch::Switch;

@@ -2,6 +2,8 @@
 
 mod barrier;
 mod faa;
+mod sem;
 
 pub use barrier::Barrier;
 pub use faa::Faa;
+pub use sem::Sem;

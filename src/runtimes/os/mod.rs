@@ -2,3 +2,4 @@
 
 pub mod futex;
 pub mod pipe;
+pub mod sem;

@@ -1,0 +1,54 @@
+//! Running a measurement inside a runtime's own context: on a fiber for `fiber-*`, under tokio's
+//! `block_on` for `tokio`, directly for `os`. Experiments write the operation; this file decides where
+//! the harness loop runs.
+
+use std::future::Future;
+
+use anyhow::Context as _;
+
+use super::empty_loop;
+use crate::harness::{Harness, Measurement};
+use crate::runtimes::{fiber, tokio_rt, Runtime};
+
+/// The runtimes of seed 004's table that every per-runtime experiment implements.
+pub const TABLE_RUNTIMES: &[&str] = &crate::runtimes::TABLE_004;
+
+/// Resolves `spec.runtime` or fails with the name.
+pub fn runtime_of(name: &str) -> anyhow::Result<Runtime> {
+    Runtime::parse(name).with_context(|| format!("runtime {name:?} is not implemented in this build"))
+}
+
+/// Runs `body` with the harness inside `runtime`'s context and returns what it returns: on the calling
+/// thread for `os`, as the first fiber of a fiber run, or inside tokio's `block_on` (the harness loop
+/// then runs on the runtime's thread as a task would, without awaiting).
+///
+/// Errors: tokio could not start its runtime, or the fiber back-end is not available on this target.
+pub fn in_context<R: 'static>(
+    runtime: Runtime,
+    h: &Harness,
+    body: impl FnOnce(&Harness) -> R + 'static,
+) -> anyhow::Result<R> {
+    let h = h.clone();
+    match runtime {
+        Runtime::Os => Ok(body(&h)),
+        Runtime::Fiber(backend) => {
+            backend.available().map_err(anyhow::Error::msg)?;
+            Ok(fiber::run(backend, move || body(&h)))
+        }
+        Runtime::Tokio => {
+            let rt = tokio_rt::current_thread().context("starting tokio's current-thread runtime")?;
+            Ok(rt.block_on(async move { body(&h) }))
+        }
+    }
+}
+
+/// Measures an async operation on tokio's current-thread runtime: every batch is one `block_on` of a
+/// future that awaits the operation `n` times; the control is a `block_on` of the empty loop, so the
+/// cost of entering and leaving the runtime per batch cancels.
+pub fn tokio_measure<F, Fut>(h: &Harness, rt: &::tokio::runtime::Runtime, test: F) -> Measurement
+where
+    F: Fn(u64) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    h.measure(|n| rt.block_on(test(n)), |n| rt.block_on(async move { empty_loop(n) }))
+}

@@ -1,0 +1,158 @@
+//! Seed 004's timing table for today's runtimes: one row per primitive, one column per runtime,
+//! medians with the half-width of their 95% CI, and how each runtime compares with `fiber-asm` on the
+//! rows whose cost is dominated by switching.
+
+use comfy_table::{presets, Cell, CellAlignment, Table};
+
+use super::{format_ns, Format};
+use crate::record::{PointSpec, RunRecord};
+use crate::runtimes::TABLE_004;
+
+/// One row: its label in seed 004's words, the experiment, the parameter values that pick the point
+/// (a key may accept several values: `os` spawns a thread where the others spawn a task), and whether
+/// the row is switch-bound.
+struct Row {
+    label: &'static str,
+    experiment: &'static str,
+    params: &'static [(&'static str, &'static [&'static str])],
+    switch_bound: bool,
+}
+
+const ROWS: &[Row] = &[
+    Row { label: "loop control overhead", experiment: "base.loop", params: &[], switch_bound: false },
+    Row { label: "local call", experiment: "base.call", params: &[], switch_bound: false },
+    Row {
+        label: "inter-task call, no new task",
+        experiment: "msg.call",
+        params: &[("new_task", &["no"])],
+        switch_bound: false,
+    },
+    Row {
+        label: "inter-task call, new task",
+        experiment: "msg.call",
+        params: &[("new_task", &["yes"])],
+        switch_bound: true,
+    },
+    Row {
+        label: "task create/destroy",
+        experiment: "spawn.create",
+        params: &[("kind", &["thread", "task"])],
+        switch_bound: true,
+    },
+    Row { label: "semaphore P only", experiment: "sync.sem", params: &[("op", &["p"])], switch_bound: false },
+    Row { label: "semaphore V only", experiment: "sync.sem", params: &[("op", &["v"])], switch_bound: false },
+    Row { label: "semaphore pair", experiment: "sync.sem", params: &[("op", &["pair"])], switch_bound: false },
+    Row {
+        label: "semaphore requiring switch",
+        experiment: "sync.sem",
+        params: &[("op", &["switch"])],
+        switch_bound: true,
+    },
+    Row { label: "asynchronous send/receive", experiment: "msg.async", params: &[], switch_bound: false },
+    Row { label: "message requiring switch", experiment: "msg.switch", params: &[], switch_bound: true },
+    Row { label: "rendezvous", experiment: "msg.rendezvous", params: &[], switch_bound: true },
+    Row {
+        label: "switch round trip (csloop)",
+        experiment: "sched.switch",
+        params: &[("placement", &["same_cpu"])],
+        switch_bound: true,
+    },
+];
+
+/// The runtime every other column is compared with.
+const REFERENCE: &str = "fiber-asm";
+
+fn matches(row: &Row, spec: &PointSpec, runtime: &str) -> bool {
+    spec.experiment == row.experiment
+        && spec.runtime == runtime
+        && row.params.iter().all(|(k, values)| spec.param(k).is_none_or(|v| values.contains(&v)))
+}
+
+/// The runtimes the record has anything for, seed 004's columns first.
+fn columns(record: &RunRecord) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let specs = record.points.iter().map(|p| &p.spec).chain(record.skipped.iter().map(|s| &s.spec));
+    for spec in specs {
+        if ROWS.iter().any(|r| r.experiment == spec.experiment) && !seen.contains(&spec.runtime) {
+            seen.push(spec.runtime.clone());
+        }
+    }
+    let rank = |r: &String| TABLE_004.iter().position(|t| t == r).unwrap_or(TABLE_004.len());
+    seen.sort_by_key(rank);
+    seen
+}
+
+/// The median (ns) of the row's point for `runtime`, if measured.
+fn median(record: &RunRecord, row: &Row, runtime: &str) -> Option<f64> {
+    record.points.iter().find(|p| matches(row, &p.spec, runtime)).map(|p| p.summary.median)
+}
+
+/// The table, its footnotes (why a cell is empty), and one line per runtime comparing it with
+/// `fiber-asm` on the switch-bound rows (geometric mean of the per-row ratios). Empty when the record
+/// has none of the table's experiments.
+pub fn primitives_table(record: &RunRecord, format: Format) -> String {
+    let runtimes = columns(record);
+    if runtimes.is_empty() {
+        return String::new();
+    }
+    let mut table = Table::new();
+    table.load_preset(match format {
+        Format::Table => presets::UTF8_FULL_CONDENSED,
+        Format::Md => presets::ASCII_MARKDOWN,
+    });
+    let mut header = vec!["primitive (seed 004)".to_string()];
+    header.extend(runtimes.iter().cloned());
+    table.set_header(header);
+    let mut footnotes: Vec<String> = Vec::new();
+    for row in ROWS {
+        let mut cells = vec![Cell::new(row.label)];
+        for runtime in &runtimes {
+            let point = record.points.iter().find(|p| matches(row, &p.spec, runtime));
+            let text = match point {
+                Some(p) => format!("{} ±{}", format_ns(p.summary.median), format_ns(p.summary.ci_half_width())),
+                None => {
+                    let skipped = record.skipped.iter().find(|s| matches(row, &s.spec, runtime));
+                    match skipped {
+                        Some(s) => {
+                            footnotes.push(format!("{} / {runtime}: {}", row.label, s.reason));
+                            format!("— [{}]", footnotes.len())
+                        }
+                        None => "—".into(),
+                    }
+                }
+            };
+            cells.push(Cell::new(text).set_alignment(CellAlignment::Right));
+        }
+        table.add_row(cells);
+    }
+    let mut out = format!("{table}\n");
+    for (i, note) in footnotes.iter().enumerate() {
+        out += &format!("[{}] {note}\n", i + 1);
+    }
+    out += "cells: median per operation ± half-width of its 95% CI\n";
+    for runtime in runtimes.iter().filter(|r| r.as_str() != REFERENCE) {
+        if let Some(line) = comparison(record, runtime) {
+            out += &format!("{line}\n");
+        }
+    }
+    out
+}
+
+/// "R is 3.2× slower than fiber-asm on switch-bound rows (geometric mean of 6 rows)".
+fn comparison(record: &RunRecord, runtime: &str) -> Option<String> {
+    let ratios: Vec<f64> = ROWS
+        .iter()
+        .filter(|r| r.switch_bound)
+        .filter_map(|r| Some(median(record, r, runtime)? / median(record, r, REFERENCE)?))
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .collect();
+    if ratios.is_empty() {
+        return None;
+    }
+    let geomean = (ratios.iter().map(|x| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
+    let (factor, word) = if geomean >= 1.0 { (geomean, "slower") } else { (1.0 / geomean, "faster") };
+    Some(format!(
+        "{runtime} is {factor:.1}× {word} than {REFERENCE} on switch-bound rows (geometric mean of {} rows)",
+        ratios.len()
+    ))
+}
