@@ -71,55 +71,7 @@ pub fn load(path: &Path) -> Result<RunRecord, RecordError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::{calibrate, Calibration};
-    use crate::harness::{HarnessConfig, Mode};
-    use crate::machine::MachineInfo;
-    use crate::record::{Metric, PointRecord, PointSpec, SkipKind, SkippedPoint, ToolInfo};
-    use crate::stats::Summary;
-
-    fn sample_record() -> RunRecord {
-        let spec = PointSpec {
-            experiment: "sync.faa".into(),
-            runtime: "os".into(),
-            params: vec![("variable".into(), "shared".into()), ("threads".into(), "2".into())],
-            cpus: vec![0, 1],
-            placement: None,
-        };
-        let samples = vec![9.5, 9.25, 9.75, 9.0, 10.0, 9.5];
-        let point = PointRecord {
-            name: spec.name(),
-            spec: spec.clone(),
-            metric: Metric::PerOp,
-            unit: "ns".into(),
-            threads: 2,
-            batch_ops: 1 << 20,
-            summary: Summary::of(&samples).unwrap(),
-            control: Summary::of(&[0.25, 0.25, 0.5]).unwrap(),
-            samples_ns: samples,
-            control_ns: vec![0.25, 0.25, 0.5],
-            per_thread: Vec::new(),
-            noisy: false,
-            below_resolution: false,
-            resolution_ns: 1e-5,
-            notes: vec!["a note".into()],
-            extra: [("resolution_ns".to_string(), 10.0)].into(),
-        };
-        RunRecord {
-            schema_version: SCHEMA_VERSION,
-            tool: ToolInfo::current(),
-            mode: Mode::Quick,
-            command_line: vec!["overhead".into(), "run".into()],
-            started_utc: "2026-11-21T10:00:00+00:00".into(),
-            finished_utc: None,
-            interrupted: true,
-            time_source: calibrate(true, Calibration::DEFAULT),
-            harness: HarnessConfig::for_mode(Mode::Quick),
-            machine: MachineInfo::detect(),
-            warnings: vec!["a warning".into()],
-            skipped: vec![SkippedPoint::new(spec, SkipKind::TimedOut, "timed out after 1 s")],
-            points: vec![point],
-        }
-    }
+    use crate::record::fixture::sample_record;
 
     #[test]
     fn record_round_trips_through_the_file() {
@@ -147,7 +99,7 @@ mod tests {
             .all(|(i, e)| e["run_type"] == "iteration" && e["repetition_index"] == i));
         let aggregates: Vec<&str> = entries[6..].iter().map(|e| e["aggregate_name"].as_str().unwrap()).collect();
         assert_eq!(aggregates, ["mean", "median", "stddev", "cv"]);
-        assert_eq!(entries[7]["real_time"], 9.5);
+        assert_eq!(entries[7]["real_time"], 10.0);
         assert_eq!(entries[9]["aggregate_unit"], "percentage");
         assert!(entries.iter().all(|e| e["time_unit"] == "ns"));
     }

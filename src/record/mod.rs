@@ -4,6 +4,8 @@
 //! [`RunRecord`] is the source of truth; the Google Benchmark `context` and `benchmarks` are derived from
 //! it when the file is written ([`gbench`]), so the two can never disagree.
 
+#[cfg(test)]
+pub(crate) mod fixture;
 pub mod gbench;
 mod io;
 mod point;

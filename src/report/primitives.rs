@@ -156,3 +156,51 @@ fn comparison(record: &RunRecord, runtime: &str) -> Option<String> {
         ratios.len()
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::fixture::{point, sample_record};
+    use crate::record::{SkipKind, SkippedPoint};
+
+    #[test]
+    fn rows_columns_footnotes_and_comparison() {
+        let mut record = sample_record();
+        record.points = vec![
+            point("sched.switch", "fiber-asm", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 10.0),
+            point("sched.switch", "fiber-ucontext", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 400.0),
+            point("spawn.create", "fiber-asm", &[("kind", "task")], 50.0),
+            point("spawn.create", "fiber-ucontext", &[("kind", "task")], 200.0),
+            point("spawn.create", "os", &[("kind", "process")], 1e5),
+            point("spawn.create", "os", &[("kind", "thread")], 3e4),
+            point("base.loop", "tokio", &[], 0.3),
+        ];
+        let spec = point("msg.rendezvous", "tokio", &[("placement", "same_cpu")], 1.0).spec;
+        record.skipped = vec![SkippedPoint::new(spec, SkipKind::Failed, "it broke")];
+        let text = primitives_table(&record, Format::Md);
+        let header = text.lines().next().unwrap();
+        // seed 004's column order, whatever order the points came in
+        let (os, asm, ucontext, tokio) = (
+            header.find("os").unwrap(),
+            header.find("fiber-asm").unwrap(),
+            header.find("ucontext").unwrap(),
+            header.find("tokio").unwrap(),
+        );
+        assert!(os < asm && asm < ucontext && ucontext < tokio, "{header}");
+        let create = text.lines().find(|l| l.contains("task create/destroy")).unwrap();
+        assert!(create.contains("30.0 µs"), "os shows the thread, not the process: {create}");
+        assert!(text.contains("[1] rendezvous / tokio: it broke"), "{text}");
+        // ucontext/asm: 40× on the switch, 4× on create: geometric mean √160 ≈ 12.6
+        assert!(
+            text.contains(
+                "fiber-ucontext is 12.6× slower than fiber-asm on switch-bound rows (geometric mean of 2 rows)"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn empty_without_table_experiments() {
+        assert!(primitives_table(&sample_record(), Format::Table).is_empty());
+    }
+}

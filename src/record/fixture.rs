@@ -1,0 +1,57 @@
+//! Records made up for tests: known values, real machine description.
+
+use crate::clock::{calibrate, Calibration};
+use crate::harness::{HarnessConfig, Mode};
+use crate::machine::MachineInfo;
+use crate::record::{Metric, PointRecord, PointSpec, RunRecord, SkipKind, SkippedPoint, ToolInfo, SCHEMA_VERSION};
+use crate::stats::Summary;
+
+/// A point of `experiment` for `runtime` with the given parameters whose samples centre on `median`.
+pub fn point(experiment: &str, runtime: &str, params: &[(&str, &str)], median: f64) -> PointRecord {
+    let spec = PointSpec {
+        experiment: experiment.into(),
+        runtime: runtime.into(),
+        params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        cpus: vec![0, 1],
+        placement: None,
+    };
+    let samples: Vec<f64> = [0.95, 0.975, 1.0, 1.0, 1.025, 1.05].iter().map(|f| f * median).collect();
+    PointRecord {
+        name: spec.name(),
+        spec,
+        metric: Metric::PerOp,
+        unit: "ns".into(),
+        threads: 2,
+        batch_ops: 1 << 20,
+        summary: Summary::of(&samples).unwrap(),
+        control: Summary::of(&[0.25, 0.25, 0.5]).unwrap(),
+        samples_ns: samples,
+        control_ns: vec![0.25, 0.25, 0.5],
+        per_thread: Vec::new(),
+        noisy: false,
+        below_resolution: false,
+        resolution_ns: 1e-5,
+        notes: vec!["a note".into()],
+        extra: [("resolution_ns".to_string(), 10.0)].into(),
+    }
+}
+
+/// A record with one `sync.faa` point (median 10 ns) and one timed-out point.
+pub fn sample_record() -> RunRecord {
+    let faa = point("sync.faa", "os", &[("variable", "shared"), ("threads", "2")], 10.0);
+    RunRecord {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo::current(),
+        mode: Mode::Quick,
+        command_line: vec!["overhead".into(), "run".into()],
+        started_utc: "2026-11-21T10:00:00+00:00".into(),
+        finished_utc: None,
+        interrupted: true,
+        time_source: calibrate(true, Calibration::DEFAULT),
+        harness: HarnessConfig::for_mode(Mode::Quick),
+        machine: MachineInfo::detect(),
+        warnings: vec!["a warning".into()],
+        skipped: vec![SkippedPoint::new(faa.spec.clone(), SkipKind::TimedOut, "timed out after 1 s")],
+        points: vec![faa],
+    }
+}
