@@ -10,11 +10,24 @@ impl Harness {
     /// `warmup` pairs are run and dropped, and `repetitions` pairs are kept. Control and test batches
     /// alternate (ABAB) so slow drift affects both alike, and each test batch has its own neighbouring
     /// control subtracted, as seed 001 §5.1 and 002's "loop overhead compensated" do.
-    pub fn measure<T: FnMut(u64), C: FnMut(u64)>(&self, mut test: T, mut control: C) -> Measurement {
-        let n = self.size_batch(&mut test);
+    pub fn measure<T: FnMut(u64), C: FnMut(u64)>(&self, test: T, control: C) -> Measurement {
+        self.measure_with_reset(test, control, |_| {})
+    }
+
+    /// [`Harness::measure`] with `reset(n)` run untimed after every test batch of `n` operations, for
+    /// operations that use up state a batch must get back (a P-only batch takes `n` permits; the reset
+    /// returns them, so the count never drains however long the run).
+    pub fn measure_with_reset<T, C, R>(&self, mut test: T, mut control: C, mut reset: R) -> Measurement
+    where
+        T: FnMut(u64),
+        C: FnMut(u64),
+        R: FnMut(u64),
+    {
+        let n = self.size_batch(&mut test, &mut reset);
         for _ in 0..self.config.warmup {
             self.time_batch(&mut control, n);
             self.time_batch(&mut test, n);
+            reset(n);
         }
         let reps = self.config.repetitions;
         let mut control_ticks = Vec::with_capacity(reps);
@@ -22,18 +35,23 @@ impl Harness {
         for _ in 0..reps {
             control_ticks.push(self.time_batch(&mut control, n));
             test_ticks.push(self.time_batch(&mut test, n));
+            reset(n);
         }
         self.per_op(n, &test_ticks, &control_ticks, Vec::new())
     }
 
     /// Doubles N from 1 until one test batch reaches the target duration or the op cap.
-    fn size_batch<T: FnMut(u64)>(&self, test: &mut T) -> u64 {
+    fn size_batch<T: FnMut(u64), R: FnMut(u64)>(&self, test: &mut T, reset: &mut R) -> u64 {
         let target_ticks = self.config.target_batch_ns * self.clock.hz / 1e9;
         let mut n = 1u64;
-        while n < self.config.max_batch_ops && (self.time_batch(test, n) as f64) < target_ticks {
+        loop {
+            let ticks = self.time_batch(test, n);
+            reset(n);
+            if n >= self.config.max_batch_ops || ticks as f64 >= target_ticks {
+                return n;
+            }
             n *= 2;
         }
-        n
     }
 
     /// Converts paired batch tick counts to ns per operation.
@@ -97,6 +115,23 @@ mod tests {
         // once in three tries, and a broken subtraction (ratio ≈ 1.5 or worse) never would.
         let ratios: Vec<f64> = (0..3).map(|_| median(2000) / median(1000)).collect();
         assert!(ratios.iter().any(|r| (r - 2.0).abs() < 0.15), "ratios {ratios:?}");
+    }
+
+    /// Every test batch is followed by its reset with the same N, and no control batch is.
+    #[test]
+    fn reset_follows_every_test_batch() {
+        let h = quick_harness();
+        let taken = std::cell::Cell::new(0u64);
+        let m = h.measure_with_reset(
+            |n| taken.set(taken.get() + n),
+            |_| {},
+            |n| {
+                assert!(taken.get() >= n, "reset ran without a test batch before it");
+                taken.set(taken.get() - n)
+            },
+        );
+        assert_eq!(taken.get(), 0);
+        assert_eq!(m.samples_ns.len(), h.config.repetitions);
     }
 
     #[test]
