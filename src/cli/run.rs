@@ -35,7 +35,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst))?;
 
     let ctx = PlanContext { cpus, topology: machine.topology.clone(), mode };
-    let plan = build_plan(&experiments, &runtimes, &ctx);
+    let plan = build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx);
     let time_source = calibrate(args.time.time_source == TimeSourceChoice::Clock, Calibration::DEFAULT);
     let options = RunOptions {
         mode,

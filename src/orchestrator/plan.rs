@@ -46,9 +46,16 @@ pub fn validate_runtimes(runtimes: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Every point of every selected experiment for every selected runtime, in run order. A runtime that
-/// an experiment does not implement gives one skipped point saying so, never a silent gap.
-pub fn build_plan(experiments: &[&dyn Experiment], runtimes: &[String], ctx: &PlanContext) -> Vec<Planned> {
+/// Every point of every selected experiment for every selected runtime, in run order. When the user
+/// named the runtimes (`explicit`), a runtime that an experiment does not implement gives one skipped
+/// point saying so, never a silent gap; with the default runtimes, each experiment runs on those it
+/// implements and nothing else is listed.
+pub fn build_plan(
+    experiments: &[&dyn Experiment],
+    runtimes: &[String],
+    explicit: bool,
+    ctx: &PlanContext,
+) -> Vec<Planned> {
     let mut plan = Vec::new();
     for e in experiments {
         for runtime in runtimes {
@@ -61,7 +68,7 @@ pub fn build_plan(experiments: &[&dyn Experiment], runtimes: &[String], ctx: &Pl
                 plan.push(Planned::Skip(spec, format!("runtime {runtime} is not available here: {reason}")));
             } else if e.runtimes().contains(&runtime.as_str()) {
                 plan.extend(e.points(ctx, runtime));
-            } else {
+            } else if explicit {
                 let spec = ctx.spec(e.id(), runtime, &[], vec![ctx.home_cpu()]);
                 let reason = format!("runtime {runtime} does not implement {} in this build", e.id());
                 plan.push(Planned::Skip(spec, reason));
