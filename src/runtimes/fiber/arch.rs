@@ -1,75 +1,60 @@
 //! The `asm` back-end: a hand-written context switch, the analogue of SR's per-architecture assembler routines.
 //!
-//! A suspended context is just a stack pointer. `switch(from, to)` is an ordinary `extern "C"` call, so the compiler
-//! already spills every caller-saved register around it; the routine pushes the callee-saved state the psABI
-//! requires a callee to preserve, stores the stack pointer in `*from`, loads `to`, pops the other context's state and
-//! `ret`s on the other stack. Entering by `call` and leaving by `ret` keeps the return-stack buffer balanced (no
-//! `pop; jmp *reg`), and when both sides switch from the same call site (the usual case: two fibers yielding in a
-//! loop, `SwitchPair`) the `ret` target is exactly what the RSB predicts.
+//! A suspended context is just a stack pointer.
 //!
-//! Floating-point control state is saved too: the x86-64 System V psABI (§3.2.1, "The control bits of the MXCSR
-//! register are callee-saved, while the status bits are caller-saved"; likewise the x87 control word) and AAPCS64
-//! (FPCR fields are preserved across calls) make rounding mode and exception masks part of the state a callee
-//! must preserve, so a fiber that changes its rounding mode must not change its neighbours'. On x86-64 the state
-//! is saved on every switch but only reloaded when the incoming context's differs (see the routine): `stmxcsr`
-//! alone costs ~4 ns on the AMD EPYC this was measured on, about as much as the rest of the switch, and
-//! `ldmxcsr`/`fldcw` would add more. That cost is the price of ABI correctness; `corosensei` does not pay it.
+//! # x86-64: inline switch
+//! `switch(from, to)` is an `asm!` block inlined at every switch site. It pushes rbp and rbx (the two callee-saved
+//! registers that cannot be named as clobbers: LLVM reserves them), then `call`s the three-instruction routine
+//! `overhead_fiber_swap`, which stores rsp in `*from`, loads `to` into rsp and `ret`s on the other stack; the
+//! resumed context continues after *its own* `call`, pops its rbx and rbp and leaves the block. Every other
+//! callee-saved GPR (r12-r15) and all caller-saved state (`clobber_abi("C")`: the other GPRs, all vector, mask,
+//! MMX and x87 registers, flags) is declared clobbered, so the compiler spills only what is live at that site,
+//! usually much less than a full callee-saved frame. Memory is not `nomem`, so values in memory that another
+//! fiber may change are reloaded after the switch.
+//!
+//! Return-stack buffer: each switch is one `call` (pushes an RSB entry) and one `ret` (pops it), so the RSB stays
+//! balanced and never underflows. The `ret` returns to the address the *incoming* context pushed with its own
+//! `call` when it switched away; the RSB predicts the *outgoing* context's return address. The two coincide, and
+//! the `ret` is predicted, when both contexts last switched at the same site (the usual case: `SwitchPair`, two
+//! fibers yielding in a loop); otherwise it is one misprediction, the same as the old out-of-line routine (the
+//! alternative `push label; ...; ret` without a `call` would unbalance the RSB and mispredict every time).
+//!
+//! A fresh context (`init_stack`) holds the address of `overhead_fiber_start` where a suspended one holds its
+//! return address, followed by the entry function and its argument; `start` clears rbp, aligns the stack and calls
+//! the entry, which never returns.
+//!
+//! # Floating-point control state (MXCSR and x87 control word; FPCR on aarch64)
+//! Rust and LLVM assume the default floating-point environment (round-to-nearest, all exceptions masked), so code
+//! that changes it by hand is outside Rust's FP model. The run time therefore makes the per-fiber FP environment
+//! explicit: `fiber::set_fp_control` sets the register *and* records the value in the running fiber's control
+//! block, and on every switch the scheduler compares the outgoing and incoming contexts' recorded values (two
+//! ordinary loads) and executes `ldmxcsr`/`fldcw` (`msr fpcr`) only when they differ, which they normally do not.
+//! The switch itself never reads or writes the FP control registers: `stmxcsr` alone cost ~4 ns per switch on the
+//! AMD EPYC this was measured on, more than the whole switch now costs. A change made any other way (a raw
+//! `ldmxcsr`, `fesetround` through FFI) is not recorded and therefore not preserved: it stays in the register for
+//! whichever context runs next until a switch between contexts with different recorded values reloads it.
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
-    // SAFETY (whole block): both routines only touch the stack they are given and the registers listed in the
-    // module comment; they are reached solely through `switch` and `init_stack` below, whose contracts guarantee
-    // that `to` is a context built by `init_stack` or saved by a previous `switch`.
+    // SAFETY (whole block): `overhead_fiber_swap` only moves rsp between the given slot and register and returns on
+    // the other stack; `overhead_fiber_start` only reads the frame `init_stack` built. Both are reached solely
+    // through `switch` and `init_stack` below, whose contracts guarantee that `to` is a context built by
+    // `init_stack` or saved by a previous `switch`.
     core::arch::global_asm!(
-        ".pushsection .text.overhead_fiber_switch,\"ax\",@progbits",
-        ".globl overhead_fiber_switch",
-        ".hidden overhead_fiber_switch",
-        ".type overhead_fiber_switch,@function",
+        ".pushsection .text.overhead_fiber_swap,\"ax\",@progbits",
+        ".globl overhead_fiber_swap",
+        ".hidden overhead_fiber_swap",
+        ".type overhead_fiber_swap,@function",
         ".p2align 4",
-        "overhead_fiber_switch:",
-        // rdi = &mut from_sp, rsi = to_sp; the return address into the caller is already on our stack.
-        "push rbp",
-        "push rbx",
-        "push r12",
-        "push r13",
-        "push r14",
-        "push r15",
-        "sub rsp, 8",
-        "stmxcsr dword ptr [rsp]",
-        "fnstcw word ptr [rsp + 4]",
+        "overhead_fiber_swap:",
+        // rdi = &mut from_sp, rsi = to_sp; the caller (the `switch` block) has pushed rbp, rbx and, by `call`, the
+        // address where it resumes.
         "mov qword ptr [rdi], rsp",
-        "mov eax, dword ptr [rsp]",
-        "movzx r8d, word ptr [rsp + 4]",
         "mov rsp, rsi",
-        // ldmxcsr/fldcw cost more than the rest of the switch together, so they run only when the incoming
-        // context's control state differs from the outgoing one (a predictable branch; usually equal). Compared:
-        // MXCSR control bits 6..15 and the whole x87 control word; the MXCSR status flags (bits 0..5) are
-        // caller-saved, so carrying the outgoing context's flags over is allowed. The outgoing values are reloaded
-        // with loads of the same width as the stores so store-to-load forwarding works (one 8-byte load over the
-        // two stores measured 7 ns more per round trip on AMD EPYC). Labels avoid 0/1-only names, which LLVM's
-        // Intel-syntax parser can read as binary literals.
-        "mov ecx, dword ptr [rsp]",
-        "xor ecx, eax",
-        "test ecx, 0xFFC0",
-        "jnz 2f",
-        "cmp r8w, word ptr [rsp + 4]",
-        "jne 2f",
-        "3:",
-        "add rsp, 8",
-        "pop r15",
-        "pop r14",
-        "pop r13",
-        "pop r12",
-        "pop rbx",
-        "pop rbp",
         "ret",
-        "2:",
-        "ldmxcsr dword ptr [rsp]",
-        "fldcw word ptr [rsp + 4]",
-        "jmp 3b",
-        ".size overhead_fiber_switch, .-overhead_fiber_switch",
+        ".size overhead_fiber_swap, .-overhead_fiber_swap",
         ".popsection",
-        // First activation of a context: `switch` "returns" here with r12 = argument, r13 = entry function.
+        // First activation of a context: `swap` "returns" here with rsp pointing at [entry, arg].
         ".pushsection .text.overhead_fiber_start,\"ax\",@progbits",
         ".globl overhead_fiber_start",
         ".hidden overhead_fiber_start",
@@ -79,8 +64,11 @@ mod imp {
         ".cfi_startproc",
         // Backtraces and unwinders stop here instead of walking into the zeroed stack top.
         ".cfi_undefined rip",
-        "mov rdi, r12",
-        "call r13",
+        "mov rax, qword ptr [rsp]",
+        "mov rdi, qword ptr [rsp + 8]",
+        "xor ebp, ebp",
+        "and rsp, -16",
+        "call rax",
         "ud2",
         ".cfi_endproc",
         ".size overhead_fiber_start, .-overhead_fiber_start",
@@ -88,44 +76,110 @@ mod imp {
     );
 
     extern "C" {
-        fn overhead_fiber_switch(from: *mut usize, to: usize);
+        fn overhead_fiber_swap();
         fn overhead_fiber_start();
     }
 
-    /// Bytes `overhead_fiber_switch` keeps on a suspended stack: MXCSR/x87 CW slot, r15..r12, rbx, rbp, return.
-    const FRAME: usize = 8 * 8;
-
+    /// Switches from the running context (saved into `*from`) to `to`.
+    ///
     /// # Safety
     /// `from` must be writable; `to` must come from `init_stack` or a previous `switch` and its context must not
     /// be running. Returns when some other context switches back to the one saved in `*from`.
     #[inline(always)]
     pub(crate) unsafe fn switch(from: *mut usize, to: usize) {
-        overhead_fiber_switch(from, to)
+        // SAFETY: see the module comment. rbp/rbx are pushed and popped by the block itself; r12-r15 and, through
+        // clobber_abi("C"), every caller-saved register are declared clobbered, because whatever runs until we are
+        // resumed may change them. The stack is used (no `nostack`), so rsp is call-aligned and no red-zone data is
+        // live below it. Memory may be read and written by other contexts meanwhile (no `nomem`/`readonly`).
+        unsafe {
+            core::arch::asm!(
+                "push rbp",
+                "push rbx",
+                "call {swap}",
+                "pop rbx",
+                "pop rbp",
+                swap = sym overhead_fiber_swap,
+                in("rdi") from,
+                in("rsi") to,
+                out("r12") _,
+                out("r13") _,
+                out("r14") _,
+                out("r15") _,
+                clobber_abi("C"),
+            )
+        }
     }
 
     /// Builds the initial frame of a context whose first activation calls `entry(arg)` on the stack below `top`.
     ///
     /// # Safety
-    /// `[top - 96, top)` must be writable memory owned by the caller, `top` 16-byte aligned.
+    /// `[top - 48, top)` must be writable memory owned by the caller, `top` 16-byte aligned.
     pub(crate) unsafe fn init_stack(top: usize, entry: unsafe extern "C" fn(*mut u8) -> !, arg: *mut u8) -> usize {
-        // 16 zero bytes at the very top act as a null frame record for frame-pointer walkers.
-        let sp = top - 16 - FRAME;
+        // 16 zero bytes at the very top act as a null frame record for frame-pointer walkers; below them the
+        // "return address" `swap` pops, then entry and argument for `overhead_fiber_start`.
+        let sp = top - 48;
+        let init = [overhead_fiber_start as *const () as usize, entry as usize, arg as usize, 0, 0, 0];
         let words = sp as *mut usize;
-        // Fresh fibers start with the psABI default control state (round-to-nearest, all exceptions masked,
-        // x87 double-extended precision), whatever the creator was using.
-        let cw: usize = 0x1F80 | (0x037F << 32);
-        let init = [cw, 0, 0, entry as usize, arg as usize, 0, 0, overhead_fiber_start as *const () as usize, 0, 0];
         for (i, w) in init.iter().enumerate() {
             words.add(i).write(*w);
         }
         sp
+    }
+
+    /// The FP control state in the form the scheduler records: MXCSR control bits (status flags 0..5 cleared) in
+    /// the low half, x87 control word in bits 32..48.
+    pub(crate) type FpControl = u64;
+
+    /// Packs MXCSR and the x87 control word; the MXCSR status flags are caller-saved state and not recorded.
+    #[inline]
+    pub(crate) fn fp_pack(mxcsr: u32, x87_cw: u16) -> FpControl {
+        u64::from(mxcsr & !0x3F) | (u64::from(x87_cw) << 32)
+    }
+
+    /// Reads the thread's current FP control state.
+    pub(crate) fn fp_read() -> FpControl {
+        let mut m: u32 = 0;
+        let mut cw: u16 = 0;
+        // SAFETY: stmxcsr / fnstcw write 4 and 2 bytes to live locals and change nothing else.
+        unsafe {
+            core::arch::asm!(
+                "stmxcsr [{m}]",
+                "fnstcw [{cw}]",
+                m = in(reg) &mut m,
+                cw = in(reg) &mut cw,
+                options(nostack, preserves_flags)
+            )
+        };
+        fp_pack(m, cw)
+    }
+
+    /// Loads a recorded FP control state into MXCSR and the x87 control word.
+    ///
+    /// # Safety
+    /// Changes the floating-point environment: see `fiber::set_fp_control`.
+    #[inline]
+    pub(crate) unsafe fn fp_load(v: FpControl) {
+        let m = v as u32;
+        let cw = (v >> 32) as u16;
+        // SAFETY: ldmxcsr / fldcw read 4 and 2 bytes from live locals; the values came from `fp_pack`, so no
+        // reserved MXCSR bit is set (that would fault). The caller owns the FP-environment consequences.
+        unsafe {
+            core::arch::asm!(
+                "ldmxcsr [{m}]",
+                "fldcw [{cw}]",
+                m = in(reg) &m,
+                cw = in(reg) &cw,
+                options(nostack, preserves_flags, readonly)
+            )
+        };
     }
 }
 
 #[cfg(target_arch = "aarch64")]
 mod imp {
     // SAFETY (whole block): as for x86-64; the routines touch only the given stacks and the AAPCS64 callee-saved
-    // state (x19-x29, lr, sp, d8-d15, FPCR).
+    // state (x19-x29, lr, sp, d8-d15). FPCR is not touched: it is handled by the scheduler like MXCSR on x86-64.
+    // (This is still the out-of-line routine that saves every callee-saved register; only x86-64 was rewritten.)
     core::arch::global_asm!(
         ".pushsection .text.overhead_fiber_switch,\"ax\",%progbits",
         ".globl overhead_fiber_switch",
@@ -145,8 +199,6 @@ mod imp {
         "stp d10, d11, [sp, #112]",
         "stp d12, d13, [sp, #128]",
         "stp d14, d15, [sp, #144]",
-        "mrs x9, fpcr",
-        "str x9, [sp, #160]",
         "mov x9, sp",
         "str x9, [x0]",
         "mov sp, x1",
@@ -160,8 +212,6 @@ mod imp {
         "ldp d10, d11, [sp, #112]",
         "ldp d12, d13, [sp, #128]",
         "ldp d14, d15, [sp, #144]",
-        "ldr x9, [sp, #160]",
-        "msr fpcr, x9",
         "add sp, sp, #176",
         "ret",
         ".size overhead_fiber_switch, .-overhead_fiber_switch",
@@ -206,9 +256,30 @@ mod imp {
         }
         words.write(arg as usize); // x19
         words.add(1).write(entry as usize); // x20
-        words.add(11).write(overhead_fiber_start as *const () as usize); // x30; x29 (slot 10) stays 0 to end frame chains
-                                                                         // FPCR slot (20) stays 0: round-to-nearest, no traps, the AAPCS64 default.
+                                            // x30; x29 (slot 10) stays 0 to end frame chains. Slots 20-21 are padding (16-byte alignment).
+        words.add(11).write(overhead_fiber_start as *const () as usize);
         sp
+    }
+
+    /// The FP control state as the scheduler records it: the FPCR value.
+    pub(crate) type FpControl = u64;
+
+    /// Reads FPCR.
+    pub(crate) fn fp_read() -> FpControl {
+        let v: u64;
+        // SAFETY: reading FPCR has no side effects.
+        unsafe { core::arch::asm!("mrs {}, fpcr", out(reg) v, options(nomem, nostack, preserves_flags)) };
+        v
+    }
+
+    /// Loads a recorded FPCR value.
+    ///
+    /// # Safety
+    /// Changes the floating-point environment: see `fiber::set_fp_control`.
+    #[inline]
+    pub(crate) unsafe fn fp_load(v: FpControl) {
+        // SAFETY: writes FPCR only; the caller owns the FP-environment consequences.
+        unsafe { core::arch::asm!("msr fpcr, {}", in(reg) v, options(nomem, nostack, preserves_flags)) };
     }
 }
 
@@ -225,9 +296,37 @@ mod imp {
     pub(crate) unsafe fn init_stack(_top: usize, _entry: unsafe extern "C" fn(*mut u8) -> !, _arg: *mut u8) -> usize {
         unreachable!("asm back-end is not available on this architecture")
     }
+
+    /// No FP control state is tracked on this architecture.
+    pub(crate) type FpControl = u64;
+
+    pub(crate) fn fp_read() -> FpControl {
+        0
+    }
+
+    /// # Safety
+    /// Nothing to load; kept for the common interface.
+    pub(crate) unsafe fn fp_load(_v: FpControl) {}
 }
 
-pub(crate) use imp::{init_stack, switch};
+#[cfg(target_arch = "x86_64")]
+pub(crate) use imp::fp_pack;
+pub(crate) use imp::{fp_load, fp_read, init_stack, switch, FpControl};
+
+/// Switches from the running context to `to` like `switch`, first loading `to_fp` into the FP control registers
+/// if it differs from `from_fp` (the recorded states of the outgoing and incoming contexts, see the module
+/// comment). The load happens on the outgoing stack just before the switch; no FP code runs in between.
+///
+/// # Safety
+/// As for `switch`; `from_fp` must be the state currently in the registers (as recorded) and `to_fp` the incoming
+/// context's recorded state.
+#[inline(always)]
+pub(crate) unsafe fn switch_fp(from: *mut usize, to: usize, from_fp: FpControl, to_fp: FpControl) {
+    if from_fp != to_fp {
+        fp_load(to_fp);
+    }
+    switch(from, to)
+}
 
 /// Whether this architecture has a hand-written switch.
 pub(crate) const AVAILABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch64"));

@@ -12,8 +12,9 @@
 //! allocates (spawn allocates the closure's single `Rc` box).
 //!
 //! # Back-ends ([`Backend`])
-//! * `asm`: our own switch (x86-64 System V, AAPCS64): saves only callee-saved registers plus MXCSR and the x87
-//!   control word (x86-64) or FPCR (aarch64). Fibers switch directly to each other (symmetric transfer).
+//! * `asm`: our own switch (x86-64 System V, AAPCS64). On x86-64 it is an inline `asm!` block that pushes only
+//!   rbp/rbx and lets the compiler spill whatever else is live at the switch site; on aarch64 an out-of-line
+//!   routine saving the callee-saved registers. Fibers switch directly to each other (symmetric transfer).
 //! * `ucontext`: glibc `swapcontext`, one `rt_sigprocmask` system call per switch (the seed's "SVR4" column).
 //!   Also symmetric.
 //! * `corosensei`: the `corosensei` crate's asymmetric coroutines, the peer to beat. A coroutine can only suspend
@@ -23,15 +24,22 @@
 //! Fiber exit goes through the scheduler's own context (on the thread stack) for all back-ends, because a fiber
 //! cannot return its stack to the pool while still running on it.
 //!
-//! # Floating-point control state (MXCSR / FPCR)
-//! * `asm`: saved on every switch (MXCSR + x87 control word, or FPCR) and reloaded when the incoming fiber's
-//!   differs: a fiber's rounding mode is its own, and `run` returns with the caller's mode intact; new fibers start
-//!   in the ABI default (round-to-nearest, exceptions masked).
-//! * `ucontext`: glibc saves the x87 environment and MXCSR in each context's `fpregs`, so it is per fiber too; a
-//!   new fiber starts with the creator's mode at `spawn` time (that is what `getcontext` captured).
-//! * `corosensei`: does NOT save MXCSR/FPCR (its switch is inline asm that only declares the general and vector
-//!   registers clobbered), so the mode is shared by all fibers of the run and by the calling thread: a rounding
-//!   mode set in one fiber is seen by the next one that runs, and leaks out of `run`. The tests pin this down.
+//! # Floating-point control state (MXCSR and x87 control word / FPCR)
+//! Rust and LLVM assume the default floating-point environment (round-to-nearest, all exceptions masked, x87
+//! double-extended precision); changing MXCSR, the x87 control word or FPCR by hand is outside Rust's FP model.
+//! The per-fiber FP environment is therefore explicit: [`set_fp_control`] sets the hardware register and records
+//! the value in the running fiber's control block. Policy, the same for every back-end:
+//! * FP control state is per fiber **when set through [`set_fp_control`]**: each fiber sees only the values it set
+//!   itself. Every fiber starts with the state the thread had when [`run`] started (normally the default), and
+//!   when `run` returns the thread has that state again.
+//! * The scheduler keeps it that way cheaply: on a switch it compares the outgoing and incoming contexts' recorded
+//!   values (ordinary memory loads, no `stmxcsr`/`fnstcw`/`mrs`) and loads the incoming value only when they
+//!   differ. `asm` does that around its own switch; for `corosensei`, whose switch leaves FP control state alone
+//!   (thread-wide), the scheduler loop does it around each coroutine resume and after each suspend.
+//! * Changing the state any other way (raw `ldmxcsr`/`fldcw`/`msr fpcr`, `fesetround` via FFI) is not recorded,
+//!   so it is NOT preserved under `asm` and `corosensei`: it stays in the register and is seen by whichever context
+//!   runs next, until a switch between contexts with different recorded values overwrites it. `ucontext` preserves
+//!   it anyway, because glibc saves and restores MXCSR and the x87 environment (`fpregs`) on every switch.
 //!
 //! # Panics and errors
 //! A panic in a fiber is caught on that fiber (`catch_unwind` in its entry, so nothing unwinds across a switch) and
@@ -122,6 +130,8 @@ type Coro = Coroutine<(), (), (), FiberStack>;
 struct Fiber {
     /// Saved stack pointer (`asm`).
     sp: usize,
+    /// FP control state recorded by `set_fp_control` (all back-ends), loaded when this fiber is switched to.
+    fp: arch::FpControl,
     /// Saved context (`ucontext`).
     uc: uctx::Context,
     /// The coroutine owning the stack while the fiber lives (`corosensei`); taken by the scheduler while resumed.
@@ -140,6 +150,7 @@ impl Fiber {
     fn new() -> std::io::Result<Box<Fiber>> {
         Ok(Box::new(Fiber {
             sp: 0,
+            fp: 0,
             uc: uctx::zeroed(),
             coro: None,
             yielder: ptr::null(),
@@ -163,6 +174,8 @@ struct Sched {
     /// The scheduler loop's own context (on the thread's stack): `asm` and `ucontext` representations.
     root_sp: usize,
     root_uc: uctx::Context,
+    /// The thread's FP control state when `run` started: every fiber's initial state and the scheduler loop's own.
+    root_fp: arch::FpControl,
     /// A fiber that has finished and switched to the scheduler, whose stack can be reused now that it is idle.
     zombie: *mut Fiber,
     /// Fibers spawned and not yet finished.
@@ -231,12 +244,12 @@ unsafe fn suspend(s: *mut Sched) {
             Some(next) if next == cur => {}
             Some(next) => {
                 (*s).current = next;
-                arch::switch(&raw mut (*cur).sp, (*next).sp);
+                arch::switch_fp(&raw mut (*cur).sp, (*next).sp, (*cur).fp, (*next).fp);
             }
             None => {
                 // Nothing runnable: the scheduler loop finds the queue empty and reports the deadlock.
                 (*s).current = ptr::null_mut();
-                arch::switch(&raw mut (*cur).sp, (*s).root_sp);
+                arch::switch_fp(&raw mut (*cur).sp, (*s).root_sp, (*cur).fp, (*s).root_fp);
             }
         },
         Backend::Ucontext => match (*s).ready.pop_front() {
@@ -279,7 +292,7 @@ unsafe extern "C" fn switched_entry(arg: *mut u8) -> ! {
     (*s).zombie = f;
     (*s).current = ptr::null_mut();
     match (*s).backend {
-        Backend::Asm => arch::switch(&raw mut (*f).sp, (*s).root_sp),
+        Backend::Asm => arch::switch_fp(&raw mut (*f).sp, (*s).root_sp, (*f).fp, (*s).root_fp),
         Backend::Ucontext => uctx::switch(&raw mut (*f).uc, &raw const (*s).root_uc),
         Backend::Corosensei => unreachable!(),
     }
@@ -295,13 +308,22 @@ unsafe fn root_loop(s: *mut Sched) {
     while let Some(f) = (*s).ready.pop_front() {
         (*s).current = f;
         match (*s).backend {
-            Backend::Asm => arch::switch(&raw mut (*s).root_sp, (*f).sp),
+            Backend::Asm => arch::switch_fp(&raw mut (*s).root_sp, (*f).sp, (*s).root_fp, (*f).fp),
             Backend::Ucontext => uctx::switch(&raw mut (*s).root_uc, &raw const (*f).uc),
             Backend::Corosensei => {
                 // Resumed in place: the `&mut` spans the switch but covers only the `coro` field, which the fiber
                 // itself never touches (it reaches its block only through the raw pointer, for other fields).
+                // corosensei's switch leaves FP control state alone, so apply the fiber's recorded state around the
+                // resume (compared, not read from the hardware; equal in the common case).
+                if (*f).fp != (*s).root_fp {
+                    arch::fp_load((*f).fp);
+                }
                 let co = (*f).coro.as_mut().expect("ready corosensei fiber without coroutine");
-                if let CoroutineResult::Return(()) = co.resume(()) {
+                let res = co.resume(());
+                if (*f).fp != (*s).root_fp {
+                    arch::fp_load((*s).root_fp);
+                }
+                if let CoroutineResult::Return(()) = res {
                     let co = (*f).coro.take().expect("just resumed");
                     (*f).stack = Some(co.into_stack());
                     (*s).zombie = f;
@@ -356,6 +378,7 @@ pub fn run<T: 'static>(backend: Backend, main: impl FnOnce() -> T + 'static) -> 
         current: ptr::null_mut(),
         root_sp: 0,
         root_uc: uctx::zeroed(),
+        root_fp: arch::fp_read(),
         zombie: ptr::null_mut(),
         live: 0,
         pool,
@@ -451,6 +474,7 @@ pub fn spawn<T: 'static>(f: impl FnOnce() -> T + 'static) -> JoinHandle<T> {
         let fib = Box::into_raw(fib);
         (*fib).task = Some(task.clone());
         (*fib).epoch = (*s).epoch;
+        (*fib).fp = (*s).root_fp;
         match (*s).backend {
             Backend::Asm => {
                 let top = (*fib).stack.as_ref().expect("pooled fiber has a stack").top();
@@ -459,6 +483,8 @@ pub fn spawn<T: 'static>(f: impl FnOnce() -> T + 'static) -> JoinHandle<T> {
             Backend::Ucontext => {
                 let stack = (*fib).stack.as_ref().expect("pooled fiber has a stack");
                 uctx::make(&raw mut (*fib).uc, stack, switched_entry, fib.cast());
+                // getcontext captured the spawning fiber's FP state; start from the run's, like the other back-ends.
+                uctx::set_fp(&raw mut (*fib).uc, (*s).root_fp);
             }
             Backend::Corosensei => {
                 let stack = (*fib).stack.take().expect("pooled fiber has a stack");
@@ -469,6 +495,50 @@ pub fn spawn<T: 'static>(f: impl FnOnce() -> T + 'static) -> JoinHandle<T> {
         (*s).ready.push_back(fib);
     }
     JoinHandle { task }
+}
+
+/// Sets the FP control state (MXCSR and the x87 control word) of the calling fiber: loads both registers and records
+/// the value in the fiber's control block, so that it is this fiber's own and survives its switches on every
+/// back-end (see "Floating-point control state" in the module docs). The MXCSR status flags (bits 0..5) are not
+/// recorded: they are caller-saved scratch. Outside a fiber (no run, or from the thread before/after `run`) it only
+/// sets the thread's registers, which the next `run` then gives to all its fibers.
+///
+/// Panics if `mxcsr` has a reserved bit (16..32) set, which would fault.
+///
+/// # Safety
+/// Rust and LLVM assume the default FP environment (round-to-nearest, all exceptions masked): compile-time
+/// evaluation and optimisation may disagree with a different rounding mode, and unmasked exceptions turn ordinary
+/// float operations into `SIGFPE`. The caller must ensure that the code running under a non-default state is
+/// written for it, and restore the default before running code that is not.
+#[cfg(target_arch = "x86_64")]
+pub unsafe fn set_fp_control(mxcsr: u32, x87_cw: u16) {
+    assert!(mxcsr <= 0xFFFF, "fiber::set_fp_control: reserved MXCSR bits set in {mxcsr:#x}");
+    record_fp(arch::fp_pack(mxcsr, x87_cw));
+}
+
+/// Sets the FP control state (FPCR) of the calling fiber: writes the register and records the value in the fiber's
+/// control block, so that it is this fiber's own on every back-end (see "Floating-point control state" in the module
+/// docs). Outside a fiber it only sets the thread's register, which the next `run` gives to all its fibers.
+///
+/// # Safety
+/// As for the x86-64 version: Rust assumes the default FP environment, so the code running under a non-default
+/// state must be written for it, and the default restored before running code that is not.
+#[cfg(target_arch = "aarch64")]
+pub unsafe fn set_fp_control(fpcr: u64) {
+    record_fp(fpcr);
+}
+
+/// Loads `v` and records it for the running fiber, if any.
+///
+/// # Safety
+/// As for `set_fp_control`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+unsafe fn record_fp(v: arch::FpControl) {
+    arch::fp_load(v);
+    let s = SCHED.with(Cell::get);
+    if !s.is_null() && !(*s).current.is_null() {
+        (*(*s).current).fp = v;
+    }
 }
 
 /// Inside [`run`]: moves the current fiber to the back of the ready queue and runs the next one (returns at once

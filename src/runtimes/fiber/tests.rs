@@ -133,28 +133,35 @@ fn callee_saved_registers_survive_switch() {
 }
 
 /// Rounding-mode codes and accessors for the FP control register (MXCSR.RC on x86-64, FPCR.RMode on aarch64).
+/// `set` goes through `set_fp_control` (recorded, per fiber); `set_raw` writes the register behind the run
+/// time's back (outside the documented policy: only `ucontext` preserves it).
 #[cfg(target_arch = "x86_64")]
 mod fpmode {
     pub const NEAREST: u32 = 0;
     pub const UP: u32 = 2;
     pub const ZERO: u32 = 3;
 
-    pub fn get() -> u32 {
+    fn mxcsr() -> u32 {
         let mut m: u32 = 0;
         // SAFETY: stmxcsr writes 4 bytes to a live local.
         unsafe { std::arch::asm!("stmxcsr [{}]", in(reg) &mut m, options(nostack, preserves_flags)) };
-        (m >> 13) & 3
+        m
+    }
+
+    pub fn get() -> u32 {
+        (mxcsr() >> 13) & 3
     }
 
     pub fn set(mode: u32) {
-        let mut m: u32 = 0;
-        // SAFETY: read-modify-write of MXCSR's rounding-control field only; no floating-point code of ours runs
-        // in between that relies on the default mode.
-        unsafe {
-            std::arch::asm!("stmxcsr [{}]", in(reg) &mut m, options(nostack, preserves_flags));
-            m = (m & !(3 << 13)) | (mode << 13);
-            std::arch::asm!("ldmxcsr [{}]", in(reg) &m, options(nostack, preserves_flags));
-        }
+        let m = (mxcsr() & !(3 << 13)) | (mode << 13);
+        // SAFETY: changes MXCSR's rounding-control field only; the tests' float-free code does not depend on it.
+        unsafe { super::set_fp_control(m, super::x87_cw()) };
+    }
+
+    pub fn set_raw(mode: u32) {
+        let m = (mxcsr() & !(3 << 13)) | (mode << 13);
+        // SAFETY: as for `set`, but bypassing the run time (which is what the test demonstrates).
+        unsafe { std::arch::asm!("ldmxcsr [{}]", in(reg) &m, options(nostack, preserves_flags)) };
     }
 }
 
@@ -164,61 +171,85 @@ mod fpmode {
     pub const UP: u32 = 1;
     pub const ZERO: u32 = 3;
 
-    pub fn get() -> u32 {
+    fn fpcr() -> u64 {
         let v: u64;
         // SAFETY: reading FPCR has no side effects.
         unsafe { std::arch::asm!("mrs {}, fpcr", out(reg) v, options(nomem, nostack, preserves_flags)) };
-        ((v >> 22) & 3) as u32
+        v
+    }
+
+    pub fn get() -> u32 {
+        ((fpcr() >> 22) & 3) as u32
     }
 
     pub fn set(mode: u32) {
-        let mut v: u64;
-        // SAFETY: read-modify-write of FPCR.RMode only.
-        unsafe {
-            std::arch::asm!("mrs {}, fpcr", out(reg) v, options(nomem, nostack, preserves_flags));
-            v = (v & !(3 << 22)) | ((mode as u64) << 22);
-            std::arch::asm!("msr fpcr, {}", in(reg) v, options(nomem, nostack, preserves_flags));
-        }
+        // SAFETY: changes FPCR.RMode only; the tests' float-free code does not depend on it.
+        unsafe { super::set_fp_control((fpcr() & !(3 << 22)) | ((mode as u64) << 22)) };
+    }
+
+    pub fn set_raw(mode: u32) {
+        let v = (fpcr() & !(3 << 22)) | ((mode as u64) << 22);
+        // SAFETY: as for `set`, but bypassing the run time.
+        unsafe { std::arch::asm!("msr fpcr, {}", in(reg) v, options(nomem, nostack, preserves_flags)) };
     }
 }
 
+/// Two fibers set different rounding modes with `set_fp_control` and yield; returns (B's mode at start, A's mode
+/// after yielding, B's mode after yielding).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn two_fibers_with_modes(b: Backend, set: fn(u32)) -> (u32, u32, u32) {
+    use fpmode::{NEAREST, UP, ZERO};
+    run(b, move || {
+        let seen = Rc::new(Cell::new((9, 9, 9)));
+        let s1 = seen.clone();
+        let a = spawn(move || {
+            assert_eq!(fpmode::get(), NEAREST);
+            set(ZERO);
+            yield_now();
+            let got = fpmode::get();
+            s1.set((s1.get().0, got, s1.get().2));
+            set(NEAREST);
+        });
+        let s2 = seen.clone();
+        let bf = spawn(move || {
+            let first = fpmode::get();
+            set(UP);
+            yield_now();
+            let after = fpmode::get();
+            s2.set((first, s2.get().1, after));
+            set(NEAREST);
+        });
+        a.join().unwrap();
+        bf.join().unwrap();
+        seen.get()
+    })
+}
+
+/// The documented policy: set through `set_fp_control`, the rounding mode is per fiber on every back-end.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[test]
-fn rounding_mode_is_per_fiber_as_documented() {
+fn rounding_mode_set_through_set_fp_control_is_per_fiber() {
     use fpmode::{NEAREST, UP, ZERO};
     each_backend(|b| {
         assert_eq!(fpmode::get(), NEAREST);
-        let (b_first, a_after, b_after) = run(b, || {
-            let seen = Rc::new(Cell::new((9, 9, 9)));
-            let s1 = seen.clone();
-            let a = spawn(move || {
-                assert_eq!(fpmode::get(), NEAREST);
-                fpmode::set(ZERO);
-                yield_now();
-                let got = fpmode::get();
-                s1.set((s1.get().0, got, s1.get().2));
-                fpmode::set(NEAREST);
-            });
-            let s2 = seen.clone();
-            let bf = spawn(move || {
-                let first = fpmode::get();
-                fpmode::set(UP);
-                yield_now();
-                let after = fpmode::get();
-                s2.set((first, s2.get().1, after));
-                fpmode::set(NEAREST);
-            });
-            a.join().unwrap();
-            bf.join().unwrap();
-            seen.get()
-        });
-        match b {
-            // Saved per context: B starts in the default mode and each fiber gets its own mode back.
-            Backend::Asm | Backend::Ucontext => assert_eq!((b_first, a_after, b_after), (NEAREST, ZERO, UP), "{b:?}"),
-            // Not saved: the mode is one shared register, last writer wins.
-            Backend::Corosensei => assert_eq!((b_first, a_after, b_after), (ZERO, UP, NEAREST), "{b:?}"),
-        }
+        assert_eq!(two_fibers_with_modes(b, fpmode::set), (NEAREST, ZERO, UP), "{b:?}");
         assert_eq!(fpmode::get(), NEAREST);
+    });
+}
+
+/// Outside the policy: a raw register write is preserved per fiber only by `ucontext` (glibc `fpregs`); under
+/// `asm` and `corosensei` it stays in the register and the next fiber to run sees it.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn raw_rounding_mode_changes_are_preserved_only_by_ucontext() {
+    use fpmode::{NEAREST, UP, ZERO};
+    each_backend(|b| {
+        let got = two_fibers_with_modes(b, fpmode::set_raw);
+        fpmode::set_raw(NEAREST);
+        match b {
+            Backend::Ucontext => assert_eq!(got, (NEAREST, ZERO, UP), "{b:?}"),
+            Backend::Asm | Backend::Corosensei => assert_eq!(got, (ZERO, UP, NEAREST), "{b:?}"),
+        }
     });
 }
 
@@ -232,17 +263,22 @@ fn x87_cw() -> u16 {
 
 #[cfg(target_arch = "x86_64")]
 fn set_x87_cw(cw: u16) {
-    // SAFETY: loads the x87 control word; no x87 code of ours runs while it is non-default.
-    unsafe { std::arch::asm!("fldcw [{}]", in(reg) &cw, options(nostack, preserves_flags)) };
+    let mut m: u32 = 0;
+    // SAFETY: stmxcsr writes 4 bytes to a live local; set_fp_control then changes only the x87 control word (no
+    // x87 code of ours runs while it is non-default).
+    unsafe {
+        std::arch::asm!("stmxcsr [{}]", in(reg) &mut m, options(nostack, preserves_flags));
+        set_fp_control(m, cw);
+    }
 }
 
-/// The x87 control word (psABI: callee-saved) is per fiber under `asm` and `ucontext` too.
+/// The x87 control word set through `set_fp_control` is per fiber on every back-end.
 #[cfg(target_arch = "x86_64")]
 #[test]
-fn x87_control_word_is_per_fiber_for_asm_and_ucontext() {
+fn x87_control_word_is_per_fiber() {
     const DEFAULT: u16 = 0x037F;
     const ROUND_ZERO: u16 = 0x0F7F;
-    for b in [Backend::Asm, Backend::Ucontext] {
+    each_backend(|b| {
         let (other_saw, mine_after) = run(b, || {
             let a = spawn(|| {
                 set_x87_cw(ROUND_ZERO);
@@ -257,20 +293,35 @@ fn x87_control_word_is_per_fiber_for_asm_and_ucontext() {
         });
         assert_eq!((other_saw, mine_after), (DEFAULT, ROUND_ZERO), "{b:?}");
         assert_eq!(x87_cw(), DEFAULT);
-    }
+    });
 }
 
-#[cfg(target_arch = "x86_64")]
+/// Fibers start with the thread's state at `run` time, and `run` hands it back even if a fiber finishes with
+/// another one set.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[test]
-fn asm_and_ucontext_restore_the_threads_rounding_mode_after_run() {
-    for b in [Backend::Asm, Backend::Ucontext] {
-        run(b, || fpmode::set(fpmode::ZERO));
-        assert_eq!(fpmode::get(), fpmode::NEAREST, "{b:?}");
-    }
-    // corosensei leaks it (documented); clean up after demonstrating.
-    run(Backend::Corosensei, || fpmode::set(fpmode::ZERO));
-    assert_eq!(fpmode::get(), fpmode::ZERO);
-    fpmode::set(fpmode::NEAREST);
+fn fibers_start_with_and_run_restores_the_threads_fp_control_state() {
+    use fpmode::{NEAREST, UP, ZERO};
+    each_backend(|b| {
+        run(b, || fpmode::set(ZERO));
+        assert_eq!(fpmode::get(), NEAREST, "{b:?}");
+        fpmode::set(UP);
+        let seen = run(b, || {
+            let first = fpmode::get();
+            let h = spawn(|| {
+                let m = fpmode::get();
+                fpmode::set(ZERO);
+                yield_now();
+                m
+            });
+            yield_now();
+            let after = fpmode::get();
+            (first, h.join().unwrap(), after)
+        });
+        assert_eq!(seen, (UP, UP, UP), "{b:?}");
+        assert_eq!(fpmode::get(), UP, "{b:?}");
+        fpmode::set(NEAREST);
+    });
 }
 
 /// Recurses with 1 KiB frames until `limit` and returns the bytes of stack used (address span of the frames).

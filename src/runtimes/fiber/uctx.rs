@@ -69,6 +69,22 @@ mod imp {
         }
     }
 
+    /// Sets the FP control state a prepared context starts with (x86-64: the MXCSR control bits and x87 control
+    /// word glibc's `getcontext` stored in `fpregs`; elsewhere a no-op, so fibers start with the creator's state).
+    ///
+    /// # Safety
+    /// `ctx` must have been prepared by `make` and not moved since (its `fpregs` points into itself).
+    pub(crate) unsafe fn set_fp(ctx: *mut Context, fp: super::super::arch::FpControl) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let regs = (*ctx).uc_mcontext.fpregs;
+            (*regs).mxcsr = ((*regs).mxcsr & 0x3F) | (fp as u32 & !0x3F);
+            (*regs).cwd = (fp >> 32) as u16;
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (ctx, fp);
+    }
+
     pub(crate) const AVAILABLE: Result<(), &str> = Ok(());
 }
 
@@ -93,8 +109,14 @@ mod imp {
         unreachable!("ucontext back-end is not available on this target")
     }
 
+    /// # Safety
+    /// Never called.
+    pub(crate) unsafe fn set_fp(_: *mut Context, _: super::super::arch::FpControl) {
+        unreachable!("ucontext back-end is not available on this target")
+    }
+
     pub(crate) const AVAILABLE: Result<(), &str> =
         Err("ucontext back-end needs glibc's getcontext/makecontext/swapcontext");
 }
 
-pub(crate) use imp::{make, switch, zeroed, Context, AVAILABLE};
+pub(crate) use imp::{make, set_fp, switch, zeroed, Context, AVAILABLE};
