@@ -52,3 +52,20 @@ where
 {
     h.measure(|n| rt.block_on(test(n)), |n| rt.block_on(async move { empty_loop(n) }))
 }
+
+/// Runs `partner` on a kernel thread pinned to `cpu` while `timed` runs on the calling thread, then
+/// calls `stop` (which must make `partner` return) and waits for the partner. For `os` points whose
+/// operation needs a second activity: an echo server, a semaphore ping-pong partner.
+pub fn with_partner<M>(cpu: usize, partner: impl FnOnce() + Send, timed: impl FnOnce() -> M, stop: impl FnOnce()) -> M {
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            // A refused pin leaves the partner wherever the kernel puts it; the point's CPUs still say
+            // what was asked, and the home thread's own pinning is reported by the probe.
+            let _ = crate::machine::pin_current_thread(cpu);
+            partner();
+        });
+        let m = timed();
+        stop();
+        m
+    })
+}

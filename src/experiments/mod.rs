@@ -53,7 +53,12 @@ pub struct ExperimentInfo {
     pub source: &'static str,
     /// What the reported time means.
     pub metric: Metric,
+    /// Runtimes the experiment implements.
+    pub runtimes: &'static [&'static str],
 }
+
+/// The `runtimes` of an experiment only kernel threads and processes can run.
+pub const OS_ONLY: &[&str] = &["os"];
 
 /// One public experiment.
 pub trait Experiment: Sync {
@@ -68,7 +73,7 @@ pub trait Experiment: Sync {
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned>;
     /// Runtimes this experiment implements.
     fn runtimes(&self) -> &'static [&'static str] {
-        &["os"]
+        self.info().runtimes
     }
     /// Measures one point. The calling thread is already pinned to `spec.cpus[0]`.
     ///

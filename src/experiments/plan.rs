@@ -42,6 +42,15 @@ impl PlanContext {
         vec![Planned::Run(self.spec(experiment, runtime, &[], vec![self.home_cpu()]))]
     }
 
+    /// The one two-party point of an experiment whose parties share the home CPU (the runtimes of seed
+    /// 004's table run on one thread; `os` pins both threads there), with `placement:same_cpu` last.
+    pub fn same_cpu_pair(&self, experiment: &str, runtime: &str, params: &[(&str, String)]) -> Vec<Planned> {
+        let home = self.home_cpu();
+        let mut params = params.to_vec();
+        params.push(("placement", serde_plain(Placement::SameCpu)));
+        vec![Planned::Run(self.spec(experiment, runtime, &params, vec![home, home]))]
+    }
+
     /// Two-party points: the same CPU, and one partner CPU for each kind of placement this machine has
     /// among the usable CPUs (SMT sibling, other core, other NUMA node, other package). On a machine
     /// with one usable CPU the "other CPU" point is skipped with the reason.

@@ -24,10 +24,8 @@ impl Experiment for Call {
             summary: "non-inlined function call and return, against the empty loop",
             source: "seed 004 timing table, \"local call\"",
             metric: Metric::PerOp,
+            runtimes: TABLE_RUNTIMES,
         }
-    }
-    fn runtimes(&self) -> &'static [&'static str] {
-        TABLE_RUNTIMES
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         ctx.single(self.id(), runtime)

@@ -16,10 +16,8 @@ impl Experiment for LoopOverhead {
             summary: "one iteration of the control loop, against no loop",
             source: "seed 004 timing table, \"loop control overhead\"",
             metric: Metric::PerOp,
+            runtimes: TABLE_RUNTIMES,
         }
-    }
-    fn runtimes(&self) -> &'static [&'static str] {
-        TABLE_RUNTIMES
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         ctx.single(self.id(), runtime)

@@ -20,10 +20,8 @@ impl Experiment for AsyncSend {
             summary: "asynchronous send + receive of a u64 on one activity, no switch",
             source: "seed 004 timing table, \"asynchronous send/receive\"",
             metric: Metric::PerOp,
+            runtimes: TABLE_RUNTIMES,
         }
-    }
-    fn runtimes(&self) -> &'static [&'static str] {
-        TABLE_RUNTIMES
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         ctx.single(self.id(), runtime)

@@ -35,10 +35,8 @@ impl Experiment for Call {
             summary: "inter-task call answered in the caller's activity, or by a new activity",
             source: "seed 004 timing table, \"interresource call, no new process / new process\"",
             metric: Metric::Rtt,
+            runtimes: TABLE_RUNTIMES,
         }
-    }
-    fn runtimes(&self) -> &'static [&'static str] {
-        TABLE_RUNTIMES
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         ["no", "yes"]

@@ -2,10 +2,9 @@
 
 use std::hint::black_box;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, TABLE_RUNTIMES};
+use crate::experiments::context::{in_context, runtime_of, tokio_measure, with_partner, TABLE_RUNTIMES};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
-use crate::machine::pin_current_thread;
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
@@ -25,42 +24,41 @@ impl Experiment for Rendezvous {
             summary: "synchronous call answered by a server activity (request, accept, reply)",
             source: "seed 004 timing table, \"rendezvous\"",
             metric: Metric::Rtt,
+            runtimes: TABLE_RUNTIMES,
         }
     }
-    fn runtimes(&self) -> &'static [&'static str] {
-        TABLE_RUNTIMES
-    }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        let home = ctx.home_cpu();
-        vec![Planned::Run(ctx.spec(self.id(), runtime, &[("placement", "same_cpu".into())], vec![home, home]))]
+        ctx.same_cpu_pair(self.id(), runtime, &[])
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let m = match runtime_of(&spec.runtime)? {
             Runtime::Os => {
                 let (request_tx, request_rx) = std::sync::mpsc::sync_channel::<u64>(0);
                 let (reply_tx, reply_rx) = std::sync::mpsc::sync_channel::<u64>(0);
-                let cpu = spec.cpus[1];
-                std::thread::scope(|s| {
-                    s.spawn(move || {
-                        let _ = pin_current_thread(cpu);
+                with_partner(
+                    spec.cpus[1],
+                    move || {
                         while let Ok(q) = request_rx.recv() {
                             if q == STOP || reply_tx.send(q + 1).is_err() {
                                 break;
                             }
                         }
-                    });
-                    let m = h.measure(
-                        |n| {
-                            for i in 0..n {
-                                request_tx.send(i).expect("server alive");
-                                black_box(reply_rx.recv().expect("server alive"));
-                            }
-                        },
-                        empty_loop,
-                    );
-                    let _ = request_tx.send(STOP);
-                    m
-                })
+                    },
+                    || {
+                        h.measure(
+                            |n| {
+                                for i in 0..n {
+                                    request_tx.send(i).expect("server alive");
+                                    black_box(reply_rx.recv().expect("server alive"));
+                                }
+                            },
+                            empty_loop,
+                        )
+                    },
+                    || {
+                        let _ = request_tx.send(STOP);
+                    },
+                )
             }
             Runtime::Fiber(backend) => in_context(Runtime::Fiber(backend), h, |h| {
                 let (client, server) = fiber::rendezvous::<u64, u64>();

@@ -2,10 +2,9 @@
 
 use std::hint::black_box;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, TABLE_RUNTIMES};
+use crate::experiments::context::{in_context, runtime_of, tokio_measure, with_partner, TABLE_RUNTIMES};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
-use crate::machine::pin_current_thread;
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
@@ -26,42 +25,41 @@ impl Experiment for Switch {
             summary: "message to a blocked receiver and its echo back, per message (half a round trip)",
             source: "seed 004 timing table, \"message passing requiring context switch\"",
             metric: Metric::OneWay,
+            runtimes: TABLE_RUNTIMES,
         }
     }
-    fn runtimes(&self) -> &'static [&'static str] {
-        TABLE_RUNTIMES
-    }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        let home = ctx.home_cpu();
-        vec![Planned::Run(ctx.spec(self.id(), runtime, &[("placement", "same_cpu".into())], vec![home, home]))]
+        ctx.same_cpu_pair(self.id(), runtime, &[])
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let m = match runtime_of(&spec.runtime)? {
             Runtime::Os => {
                 let (to_partner, partner_rx) = std::sync::mpsc::channel::<u64>();
                 let (partner_tx, from_partner) = std::sync::mpsc::channel::<u64>();
-                let cpu = spec.cpus[1];
-                std::thread::scope(|s| {
-                    s.spawn(move || {
-                        let _ = pin_current_thread(cpu);
+                with_partner(
+                    spec.cpus[1],
+                    move || {
                         while let Ok(v) = partner_rx.recv() {
                             if v == STOP || partner_tx.send(v).is_err() {
                                 break;
                             }
                         }
-                    });
-                    let m = h.measure(
-                        |n| {
-                            for i in 0..n {
-                                to_partner.send(i).expect("partner alive");
-                                black_box(from_partner.recv().expect("partner alive"));
-                            }
-                        },
-                        empty_loop,
-                    );
-                    let _ = to_partner.send(STOP);
-                    m
-                })
+                    },
+                    || {
+                        h.measure(
+                            |n| {
+                                for i in 0..n {
+                                    to_partner.send(i).expect("partner alive");
+                                    black_box(from_partner.recv().expect("partner alive"));
+                                }
+                            },
+                            empty_loop,
+                        )
+                    },
+                    || {
+                        let _ = to_partner.send(STOP);
+                    },
+                )
             }
             Runtime::Fiber(backend) => in_context(Runtime::Fiber(backend), h, |h| {
                 let (to_partner, from_partner) = (fiber::Channel::<u64>::new(), fiber::Channel::<u64>::new());

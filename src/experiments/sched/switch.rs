@@ -22,17 +22,11 @@ impl Experiment for Switch {
             summary: "switch round trip: futex handoff between threads (same/other CPU), raw fiber switch, tokio yield",
             source: "seed 001 §5 (context-switch overhead); seed 004 csloop; perf bench sched",
             metric: Metric::Rtt,
+            runtimes: TABLE_RUNTIMES,
         }
     }
-    fn runtimes(&self) -> &'static [&'static str] {
-        TABLE_RUNTIMES
-    }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        let home = ctx.home_cpu();
-        let on_one_thread = |mechanism: &str| {
-            let params = [("mechanism", mechanism.to_string()), ("placement", "same_cpu".into())];
-            vec![Planned::Run(ctx.spec(self.id(), runtime, &params, vec![home, home]))]
-        };
+        let on_one_thread = |mechanism: &str| ctx.same_cpu_pair(self.id(), runtime, &[("mechanism", mechanism.into())]);
         match Runtime::parse(runtime) {
             Some(Runtime::Fiber(_)) => on_one_thread("raw_switch"),
             Some(Runtime::Tokio) => on_one_thread("yield"),

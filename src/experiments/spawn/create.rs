@@ -24,10 +24,8 @@ impl Experiment for Create {
             summary: "create + join an empty thread; fork + wait a process; spawn + join a fiber or tokio task",
             source: "seed 004 timing table, \"process create/destroy\"; lmbench lat_proc fork",
             metric: Metric::PerOp,
+            runtimes: TABLE_RUNTIMES,
         }
-    }
-    fn runtimes(&self) -> &'static [&'static str] {
-        TABLE_RUNTIMES
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         let kinds: &[&str] = if runtime == "os" { &["thread", "process"] } else { &["task"] };

@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
 use crate::harness::{Harness, SpinBarrier};
 use crate::record::{Metric, PointSpec};
 
@@ -23,6 +23,7 @@ impl Experiment for Barrier {
             summary: "barrier episode, std Barrier vs. sense-reversing spin barrier, threads 2…CPUs",
             source: "seed 001 §8.2 experiment 1, Fig. 9; EPCC syncbench BARRIER",
             metric: Metric::PerOp,
+            runtimes: OS_ONLY,
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 
@@ -25,6 +25,7 @@ impl Experiment for Faa {
             summary: "hardware fetch-and-add, one shared line vs. one line per thread, threads 1…CPUs",
             source: "seed 001 §8.1, Fig. 8",
             metric: Metric::PerOp,
+            runtimes: OS_ONLY,
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

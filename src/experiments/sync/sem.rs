@@ -6,10 +6,9 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, TABLE_RUNTIMES};
+use crate::experiments::context::{in_context, runtime_of, tokio_measure, with_partner, TABLE_RUNTIMES};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::{Harness, Measurement};
-use crate::machine::pin_current_thread;
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::os::sem::PosixSemaphore;
 use crate::runtimes::{fiber, tokio_rt, Runtime};
@@ -33,10 +32,8 @@ impl Experiment for Sem {
             summary: "semaphore P only, V only, P+V pair, and a handoff requiring a context switch",
             source: "seed 004 timing table, \"semaphore P only / V only / pair / requiring context switch\"",
             metric: Metric::PerOp,
+            runtimes: TABLE_RUNTIMES,
         }
-    }
-    fn runtimes(&self) -> &'static [&'static str] {
-        TABLE_RUNTIMES
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         let home = ctx.home_cpu();
@@ -104,31 +101,32 @@ fn os(op: Op, spec: &PointSpec, h: &Harness) -> anyhow::Result<Measurement> {
         Op::Switch => {
             let (ping, pong) = (sem, PosixSemaphore::new(0)?);
             let stop = AtomicBool::new(false);
-            let partner_cpu = spec.cpus[1];
-            std::thread::scope(|s| {
-                s.spawn(|| {
-                    let _ = pin_current_thread(partner_cpu);
-                    loop {
-                        ping.p();
-                        if stop.load(Ordering::Acquire) {
-                            break;
-                        }
-                        pong.v();
+            let m = with_partner(
+                spec.cpus[1],
+                || loop {
+                    ping.p();
+                    if stop.load(Ordering::Acquire) {
+                        break;
                     }
-                });
-                let m = h.measure(
-                    |n| {
-                        for _ in 0..n {
-                            ping.v();
-                            pong.p();
-                        }
-                    },
-                    empty_loop,
-                );
-                stop.store(true, Ordering::Release);
-                ping.v();
-                m.per(2.0)
-            })
+                    pong.v();
+                },
+                || {
+                    h.measure(
+                        |n| {
+                            for _ in 0..n {
+                                ping.v();
+                                pong.p();
+                            }
+                        },
+                        empty_loop,
+                    )
+                },
+                || {
+                    stop.store(true, Ordering::Release);
+                    ping.v();
+                },
+            );
+            m.per(2.0)
         }
     })
 }
