@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 pub use plan::{PlanContext, Planned};
 
 use crate::harness::{Harness, Measurement, TeamReport};
-use crate::record::{Metric, PointSpec};
+use crate::record::{Details, Metric, PointSpec};
 
 /// What an experiment hands back for one point.
 #[derive(Debug, Clone)]
@@ -25,6 +25,8 @@ pub struct Outcome {
     pub notes: Vec<String>,
     /// Side numbers, unit in the key (e.g. `resolution_ns`).
     pub extra: BTreeMap<String, f64>,
+    /// Matrices, a distribution or labelled tables (most experiments leave this empty).
+    pub details: Details,
 }
 
 impl From<TeamReport> for Outcome {
@@ -32,13 +34,13 @@ impl From<TeamReport> for Outcome {
     fn from(report: TeamReport) -> Outcome {
         let notes =
             report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();
-        Outcome { measurement: report.measurement, notes, extra: BTreeMap::new() }
+        Outcome { measurement: report.measurement, notes, extra: BTreeMap::new(), details: Details::default() }
     }
 }
 
 impl From<Measurement> for Outcome {
     fn from(measurement: Measurement) -> Outcome {
-        Outcome { measurement, notes: Vec::new(), extra: BTreeMap::new() }
+        Outcome { measurement, notes: Vec::new(), extra: BTreeMap::new(), details: Details::default() }
     }
 }
 

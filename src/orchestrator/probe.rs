@@ -58,6 +58,7 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         per_thread,
         notes,
         extra: outcome.extra.clone(),
+        details: outcome.details.clone(),
     };
     ProbeMessage::Result { v: VERSION, point: Box::new(point) }
 }

@@ -4,12 +4,14 @@
 //! [`RunRecord`] is the source of truth; the Google Benchmark `context` and `benchmarks` are derived from
 //! it when the file is written ([`gbench`]), so the two can never disagree.
 
+mod detail;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod gbench;
 mod io;
 mod point;
 
+pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use io::{load, write_atomic, RecordError};
 pub use point::{Metric, PointRecord, PointSpec, SkipKind, SkippedPoint, ThreadResult};
 

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::detail::Details;
 use crate::machine::Placement;
 use crate::stats::Summary;
 
@@ -94,6 +95,10 @@ pub struct PointRecord {
     /// Extra numbers an experiment reports beside the main one, with the unit in the key
     /// (e.g. `resolution_ns`).
     pub extra: BTreeMap<String, f64>,
+    /// Matrices, a latency distribution or labelled tables, for experiments whose result is more than
+    /// one time (absent from the JSON when empty).
+    #[serde(default, skip_serializing_if = "Details::is_empty")]
+    pub details: Details,
 }
 
 /// Why a point has no result. serde: `"skipped"`, `"failed"`, `"timed_out"`.

@@ -91,5 +91,5 @@ fn futex_handoff(spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         notes.extend(responder.join().expect("responder thread panicked"));
         m
     });
-    Ok(Outcome { measurement, notes, extra: Default::default() })
+    Ok(Outcome { measurement, notes, extra: Default::default(), details: Default::default() })
 }

@@ -76,6 +76,6 @@ impl Experiment for Barrier {
         };
         let notes =
             report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();
-        Ok(Outcome { measurement: report.measurement, notes, extra: Default::default() })
+        Ok(Outcome { measurement: report.measurement, notes, extra: Default::default(), details: Default::default() })
     }
 }

@@ -54,6 +54,6 @@ impl Experiment for Faa {
         );
         let notes =
             report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();
-        Ok(Outcome { measurement: report.measurement, notes, extra: Default::default() })
+        Ok(Outcome { measurement: report.measurement, notes, extra: Default::default(), details: Default::default() })
     }
 }
