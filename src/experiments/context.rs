@@ -39,7 +39,15 @@ pub fn in_context<R: 'static>(
             let rt = tokio_rt::current_thread().context("starting tokio's current-thread runtime")?;
             Ok(rt.block_on(async move { body(&h) }))
         }
+        // rayon has no single-thread context of its own; its experiments drive a pool directly.
+        Runtime::Rayon => anyhow::bail!("rayon has no single-thread context; this experiment drives it directly"),
     }
+}
+
+/// The error for a point whose runtime does not implement the experiment (the plan only asks for listed
+/// runtimes, so this means a hand-written job).
+pub fn unsupported(spec: &crate::record::PointSpec) -> anyhow::Error {
+    anyhow::anyhow!("runtime {:?} does not implement {}", spec.runtime, spec.experiment)
 }
 
 /// Measures an async operation on tokio's current-thread runtime: every batch is one `block_on` of a

@@ -4,6 +4,7 @@
 mod base;
 mod clock;
 pub mod context;
+pub mod fits;
 mod msg;
 mod plan;
 mod sched;
@@ -15,7 +16,7 @@ use std::collections::BTreeMap;
 pub use plan::{PlanContext, Planned};
 
 use crate::harness::{Harness, Measurement, TeamReport};
-use crate::record::{Details, Metric, PointSpec};
+use crate::record::{Details, FitRecord, Metric, PointRecord, PointSpec};
 
 /// What an experiment hands back for one point.
 #[derive(Debug, Clone)]
@@ -81,6 +82,12 @@ pub trait Experiment: Sync {
     ///
     /// Errors: the point's resources could not be set up (a pipe, a fork, a thread).
     fn run(&self, spec: &PointSpec, harness: &Harness) -> anyhow::Result<Outcome>;
+    /// Fits through this experiment's measured `points` (all of this experiment), e.g. seed 001's
+    /// `a + b·load`; see [`fits::fit_series`]. None by default.
+    fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
+        let _ = points;
+        Vec::new()
+    }
 }
 
 /// Every experiment, in the order a run takes them.

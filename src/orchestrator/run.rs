@@ -65,6 +65,7 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
         warnings,
         points: Vec::new(),
         skipped: Vec::new(),
+        fits: Vec::new(),
     };
     write_atomic(&path, &record)?;
     let exe = std::env::current_exe().context("locating this executable to start probes")?;
@@ -86,6 +87,7 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
             ProbeEnd::Result(point) => {
                 progress.finish(&format!("{}  {}", point.name, crate::report::format_ns(point.summary.median)));
                 record.points.push(*point);
+                record.fits = crate::experiments::fits::derive_fits(&record.points);
             }
             ProbeEnd::Interrupted => break,
             ProbeEnd::Failed(kind, reason) => {

@@ -53,6 +53,7 @@ pub fn sample_record() -> RunRecord {
         machine: MachineInfo::detect(),
         warnings: vec!["a warning".into()],
         skipped: vec![SkippedPoint::new(faa.spec.clone(), SkipKind::TimedOut, "timed out after 1 s")],
+        fits: Vec::new(),
         points: vec![faa],
     }
 }

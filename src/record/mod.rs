@@ -5,6 +5,7 @@
 //! it when the file is written ([`gbench`]), so the two can never disagree.
 
 mod detail;
+mod fit;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod gbench;
@@ -12,6 +13,7 @@ mod io;
 mod point;
 
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
+pub use fit::FitRecord;
 pub use io::{load, write_atomic, RecordError};
 pub use point::{Metric, PointRecord, PointSpec, SkipKind, SkippedPoint, ThreadResult};
 
@@ -66,4 +68,7 @@ pub struct RunRecord {
     pub points: Vec<PointRecord>,
     /// Points that could not run here, or failed, with the reason.
     pub skipped: Vec<SkippedPoint>,
+    /// Fits through series of points (seed 001's `a + b·load`), derived from `points` after each point.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fits: Vec<FitRecord>,
 }

@@ -60,11 +60,13 @@ pub fn render(record: &RunRecord, format: Format) -> String {
     out += "\n";
     out += &results_table(&record.points, format);
     out += "\n";
-    let primitives = super::primitives_table(record, format);
-    if !primitives.is_empty() {
-        out += "\n";
-        out += &h("Seed 004 timing table: primitives by runtime");
-        out += &primitives;
+    for (title, section) in super::SECTIONS {
+        let body = section(record, format);
+        if !body.is_empty() {
+            out += "\n";
+            out += &h(title);
+            out += &body;
+        }
     }
     if !record.skipped.is_empty() {
         out += "\n";

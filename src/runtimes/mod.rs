@@ -3,6 +3,7 @@
 
 pub mod fiber;
 pub mod os;
+pub mod rayon_rt;
 pub mod tokio_rt;
 
 /// Every runtime name DESIGN.md defines; a name outside this list is refused at the command line.
@@ -10,7 +11,7 @@ pub const KNOWN: [&str; 9] =
     ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon", "openmp", "go", "java"];
 
 /// The runtimes this build implements; `overhead run` measures these by default.
-pub const IMPLEMENTED: [&str; 5] = ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio"];
+pub const IMPLEMENTED: [&str; 6] = ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon"];
 
 /// The runtimes of seed 004's timing table, in its column order (ours first, the peers after).
 pub const TABLE_004: [&str; 5] = ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio"];
@@ -22,8 +23,10 @@ pub enum Runtime {
     Os,
     /// The project's fibers with one of the switch back-ends.
     Fiber(fiber::Backend),
-    /// tokio's current-thread scheduler.
+    /// tokio: the current-thread scheduler in seed 004's table, the multi-thread one in seed 001's.
     Tokio,
+    /// rayon's work-stealing pool.
+    Rayon,
 }
 
 impl Runtime {
@@ -32,6 +35,7 @@ impl Runtime {
         match name {
             "os" => Some(Runtime::Os),
             "tokio" => Some(Runtime::Tokio),
+            "rayon" => Some(Runtime::Rayon),
             _ => fiber::Backend::ALL
                 .into_iter()
                 .find(|b| name.strip_prefix("fiber-") == Some(b.name()))

@@ -5,8 +5,10 @@
 
 mod fit;
 mod order;
+mod polyfit;
 mod summary;
 
 pub use fit::{least_squares, LinearFit};
 pub use order::{median_ci_ranks, percentile};
+pub use polyfit::{quadratic_least_squares, QuadraticFit};
 pub use summary::Summary;

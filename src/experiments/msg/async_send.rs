@@ -52,6 +52,7 @@ impl Experiment for AsyncSend {
                     empty_loop,
                 )
             })?,
+            Runtime::Rayon => return Err(crate::experiments::context::unsupported(spec)),
             Runtime::Tokio => {
                 let rt = tokio_rt::current_thread()?;
                 let (tx, rx) = ::tokio::sync::mpsc::unbounded_channel::<u64>();

@@ -54,6 +54,7 @@ impl Experiment for Call {
         };
         let runtime = runtime_of(&spec.runtime)?;
         let m = match (runtime, new_task) {
+            (Runtime::Rayon, _) => return Err(crate::experiments::context::unsupported(spec)),
             (Runtime::Os | Runtime::Fiber(_), false) => in_context(runtime, h, |h| {
                 let op: &dyn Fn(u64) -> u64 = black_box(&operation);
                 h.measure(

@@ -81,6 +81,7 @@ impl Experiment for Rendezvous {
                 let _ = server.join();
                 m
             })?,
+            Runtime::Rayon => return Err(crate::experiments::context::unsupported(spec)),
             Runtime::Tokio => {
                 type Request = (u64, ::tokio::sync::oneshot::Sender<u64>);
                 let rt = tokio_rt::current_thread()?;

@@ -86,6 +86,7 @@ impl Experiment for Switch {
                 let _ = partner.join();
                 m
             })?,
+            Runtime::Rayon => return Err(crate::experiments::context::unsupported(spec)),
             Runtime::Tokio => {
                 let rt = tokio_rt::current_thread()?;
                 let (to_partner, mut partner_rx) = ::tokio::sync::mpsc::unbounded_channel::<u64>();

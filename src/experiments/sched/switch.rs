@@ -41,6 +41,7 @@ impl Experiment for Switch {
                 let mut pair = fiber::SwitchPair::new(backend)?;
                 Ok(h.measure(|n| pair.round_trips(n), empty_loop).into())
             }
+            Runtime::Rayon => Err(crate::experiments::context::unsupported(spec)),
             Runtime::Tokio => tokio_yield(h),
         }
     }

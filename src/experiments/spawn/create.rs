@@ -49,6 +49,7 @@ impl Experiment for Create {
                 })?;
                 return Ok(m.into());
             }
+            Runtime::Rayon => return Err(crate::experiments::context::unsupported(spec)),
             Runtime::Tokio => {
                 let rt = tokio_rt::current_thread()?;
                 let m = tokio_measure(h, &rt, |n| async move {

@@ -50,6 +50,7 @@ impl Experiment for Sem {
         let m = match runtime_of(&spec.runtime)? {
             Runtime::Os => os(op, spec, h)?,
             Runtime::Fiber(backend) => in_context(Runtime::Fiber(backend), h, move |h| fiber_sem(op, h))?,
+            Runtime::Rayon => return Err(crate::experiments::context::unsupported(spec)),
             Runtime::Tokio => tokio_sem(op, h)?,
         };
         Ok(m.into())

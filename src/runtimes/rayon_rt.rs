@@ -1,0 +1,45 @@
+//! The `rayon` runtime: rayon's work-stealing thread pool, with its workers pinned, for seed 001's
+//! spawning, granularity and synchronisation experiments.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// A rayon pool with one worker per CPU of `cpus`; worker `i` is pinned to `cpus[i]` (rayon tells each
+/// worker its index). Refused pinning leaves the worker unpinned and is counted in the returned counter.
+///
+/// Errors: rayon could not start its threads; `cpus` is empty.
+pub fn pool(cpus: &[usize]) -> anyhow::Result<(rayon::ThreadPool, Arc<AtomicUsize>)> {
+    anyhow::ensure!(!cpus.is_empty(), "a rayon pool needs at least one CPU");
+    let cpus: Arc<[usize]> = cpus.into();
+    let refused = Arc::new(AtomicUsize::new(0));
+    let (start_cpus, start_refused) = (cpus.clone(), refused.clone());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cpus.len())
+        .thread_name(|i| format!("rayon-{i}"))
+        .start_handler(move |i| {
+            if crate::machine::pin_current_thread(start_cpus[i % start_cpus.len()]).is_err() {
+                start_refused.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+        .build()?;
+    Ok((pool, refused))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_has_one_worker_per_cpu_and_runs_work() {
+        let cpus = crate::machine::allowed_cpus();
+        let cpus = &cpus[..cpus.len().min(2)];
+        let (pool, _refused) = pool(cpus).unwrap();
+        assert_eq!(pool.current_num_threads(), cpus.len());
+        let sum: u64 = pool.install(|| {
+            use rayon::prelude::*;
+            (0..1000u64).into_par_iter().sum()
+        });
+        assert_eq!(sum, 499_500);
+        assert!(super::pool(&[]).is_err());
+    }
+}
