@@ -292,7 +292,9 @@ unsafe extern "C" fn switched_entry(arg: *mut u8) -> ! {
     (*s).zombie = f;
     (*s).current = ptr::null_mut();
     match (*s).backend {
-        Backend::Asm => arch::switch_fp(&raw mut (*f).sp, (*s).root_sp, (*f).fp, (*s).root_fp),
+        Backend::Asm => {
+            arch::switch_fp(&raw mut (*f).sp, (*s).root_sp, (*f).fp, (*s).root_fp);
+        }
         Backend::Ucontext => uctx::switch(&raw mut (*f).uc, &raw const (*s).root_uc),
         Backend::Corosensei => unreachable!(),
     }
@@ -308,7 +310,9 @@ unsafe fn root_loop(s: *mut Sched) {
     while let Some(f) = (*s).ready.pop_front() {
         (*s).current = f;
         match (*s).backend {
-            Backend::Asm => arch::switch_fp(&raw mut (*s).root_sp, (*f).sp, (*s).root_fp, (*f).fp),
+            Backend::Asm => {
+                arch::switch_fp(&raw mut (*s).root_sp, (*f).sp, (*s).root_fp, (*f).fp);
+            }
             Backend::Ucontext => uctx::switch(&raw mut (*s).root_uc, &raw const (*f).uc),
             Backend::Corosensei => {
                 // Resumed in place: the `&mut` spans the switch but covers only the `coro` field, which the fiber

@@ -45,16 +45,19 @@ struct UcState {
 // the other stack lands exactly where the return-stack buffer predicts (the symmetric-switch analogue of a
 // matched call/return). With different call sites each `ret` would be a guaranteed misprediction.
 
-/// `n` switches from `*from` to `*to` (the fields are re-read each time: the other side updates them).
+/// `n` switches from this context (saved in `*from`) to the partner whose saved sp is `to`; returns the partner's
+/// sp at its last suspension. The partner's sp travels in a register (the value `switch` returns), not through
+/// memory, so no switch waits on a store-to-load forward of the other side's sp (corosensei does the same).
 ///
 /// # Safety
-/// Both pointers must point into a live pair state whose other context is suspended in this same loop (or not
-/// yet started).
+/// `from` must point into a live pair state; `to` must be the partner's current saved sp, the partner suspended in
+/// this same loop (or not yet started).
 #[inline(never)]
-unsafe fn asm_loop(from: *mut usize, to: *const usize, n: u64) {
+unsafe fn asm_loop(from: *mut usize, mut to: usize, n: u64) -> usize {
     for _ in 0..n {
-        arch::switch(from, *to);
+        to = arch::switch(from, to);
     }
+    to
 }
 
 /// # Safety
@@ -68,8 +71,10 @@ unsafe fn uc_loop(from: *mut uctx::Context, to: *const uctx::Context, n: u64) {
 
 unsafe extern "C" fn asm_partner(arg: *mut u8) -> ! {
     let st = arg.cast::<AsmState>();
+    // Started by main's first switch, which saved main's sp just before; afterwards every switch hands it over.
+    let mut main_sp = (*st).main_sp;
     loop {
-        asm_loop(&raw mut (*st).partner_sp, &raw const (*st).main_sp, u64::MAX);
+        main_sp = asm_loop(&raw mut (*st).partner_sp, main_sp, u64::MAX);
     }
 }
 
@@ -115,7 +120,7 @@ impl SwitchPair {
             Imp::Asm { state, .. } => {
                 let st = *state;
                 // SAFETY: the partner is suspended in `asm_loop` (or not yet started) on its own live stack.
-                unsafe { asm_loop(&raw mut (*st).main_sp, &raw const (*st).partner_sp, n) };
+                unsafe { (*st).partner_sp = asm_loop(&raw mut (*st).main_sp, (*st).partner_sp, n) };
             }
             Imp::Ucontext { state, .. } => {
                 let st = *state;

@@ -661,5 +661,18 @@ fn switch_pair_round_trips() {
         drop(pair);
         let mut again = SwitchPair::new(b).unwrap();
         again.round_trips(3);
+        // Resumed from a deeper stack than last time: the partner must switch back to the sp handed over by the
+        // latest switch, not one it remembered (a stale sp would return into a dead frame and crash or corrupt).
+        fn deeper(pair: &mut SwitchPair, depth: u32) -> u64 {
+            let pad = std::hint::black_box([depth as u8; 512]);
+            if depth == 0 {
+                pair.round_trips(5);
+                u64::from(pad[0])
+            } else {
+                deeper(pair, depth - 1) + u64::from(pad[511])
+            }
+        }
+        assert_eq!(deeper(&mut again, 8), (1..=8).sum::<u64>());
+        again.round_trips(2);
     });
 }
