@@ -245,11 +245,13 @@ unsafe fn suspend(s: *mut Sched) {
             Some(next) => {
                 (*s).current = next;
                 arch::switch_fp(&raw mut (*cur).sp, (*next).sp, (*cur).fp, (*next).fp);
+                reap(s);
             }
             None => {
                 // Nothing runnable: the scheduler loop finds the queue empty and reports the deadlock.
                 (*s).current = ptr::null_mut();
                 arch::switch_fp(&raw mut (*cur).sp, (*s).root_sp, (*cur).fp, (*s).root_fp);
+                reap(s);
             }
         },
         Backend::Ucontext => match (*s).ready.pop_front() {
@@ -283,19 +285,46 @@ unsafe fn fiber_body(f: *mut Fiber) {
     (*sched("exit")).live -= 1;
 }
 
+/// Returns the fiber that finished and switched away (if any) to the pool: its stack is idle now that another
+/// context runs. Called by every `asm` context right after a switch returns to it (and by a fiber's first
+/// activation), so a finishing fiber can switch straight to the next ready one instead of through the scheduler
+/// loop: one switch fewer per fiber life (spawn + join is three switches otherwise).
+///
+/// # Safety
+/// `s` must be the live scheduler, and the caller must not be running on the zombie's stack.
+#[inline]
+unsafe fn reap(s: *mut Sched) {
+    let z = std::mem::replace(&mut (*s).zombie, ptr::null_mut());
+    if !z.is_null() {
+        (*s).pool.push(Box::from_raw(z));
+    }
+}
+
 /// First activation of a fiber under `asm` and `ucontext`; `arg` is the `*mut Fiber`.
 unsafe extern "C" fn switched_entry(arg: *mut u8) -> ! {
     let f = arg.cast::<Fiber>();
+    let s = sched("start");
+    if (*s).backend == Backend::Asm {
+        reap(s);
+    }
     fiber_body(f);
-    let s = sched("exit");
-    // Leave through the scheduler: our stack can only be reused once nothing runs on it.
+    // Our stack can only be reused once nothing runs on it: whoever runs next recycles it (`reap`).
     (*s).zombie = f;
-    (*s).current = ptr::null_mut();
     match (*s).backend {
-        Backend::Asm => {
-            arch::switch_fp(&raw mut (*f).sp, (*s).root_sp, (*f).fp, (*s).root_fp);
+        Backend::Asm => match (*s).ready.pop_front() {
+            Some(next) => {
+                (*s).current = next;
+                arch::switch_fp(&raw mut (*f).sp, (*next).sp, (*f).fp, (*next).fp);
+            }
+            None => {
+                (*s).current = ptr::null_mut();
+                arch::switch_fp(&raw mut (*f).sp, (*s).root_sp, (*f).fp, (*s).root_fp);
+            }
+        },
+        Backend::Ucontext => {
+            (*s).current = ptr::null_mut();
+            uctx::switch(&raw mut (*f).uc, &raw const (*s).root_uc);
         }
-        Backend::Ucontext => uctx::switch(&raw mut (*f).uc, &raw const (*s).root_uc),
         Backend::Corosensei => unreachable!(),
     }
     // A finished fiber is never switched to again.
