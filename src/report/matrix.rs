@@ -51,6 +51,10 @@ pub fn render_matrix(point: &str, key: &str, m: &Matrix, format: Format) -> Stri
         );
     } else {
         out += &format!("{}\n", grid(m, format));
+        if format == Format::Md {
+            // A line right after a Markdown table would be read as one more row.
+            out += "\n";
+        }
     }
     if let Some(line) = extremes(m) {
         out += &format!("{line}\n");
@@ -114,7 +118,8 @@ pub fn format_number(v: f64, signed: bool) -> String {
     }
 }
 
-/// "min -80 (row 3, column 6); max +80 (row 6, column 3)" over the filled cells; `None` when none is.
+/// "min -80 ppm (row 3, column 6); max +80 ppm (row 6, column 3)" over the filled cells, or "every
+/// filled cell: 0 count" when they are all equal; `None` when no cell is filled.
 fn extremes(m: &Matrix) -> Option<String> {
     let filled = m
         .values
@@ -135,7 +140,11 @@ fn extremes(m: &Matrix) -> Option<String> {
     let describe = |(v, i, j): (f64, usize, usize)| {
         format!("{} {} (row {}, column {})", format_number(v, signed), m.unit, m.row_labels[i], m.col_labels[j])
     };
-    Some(format!("min {}; max {}", describe(min?), describe(max?)))
+    let (min, max) = (min?, max?);
+    if min.0 == max.0 {
+        return Some(format!("every filled cell: {} {}", format_number(min.0, signed), m.unit));
+    }
+    Some(format!("min {}; max {}", describe(min), describe(max)))
 }
 
 #[cfg(test)]
@@ -160,7 +169,7 @@ mod tests {
         assert!(text.contains("-12.5 ±41.0"), "{text}");
         assert!(text.contains("+0.250 ±40.0"), "{text}");
         assert!(text.contains('—'), "the diagonal is shown empty: {text}");
-        assert!(text.contains("min -12.5 ns (row 1, column 0); max +12.5 ns (row 0, column 1)"), "{text}");
+        assert!(text.contains("\n\nmin -12.5 ns (row 1, column 0); max +12.5 ns (row 0, column 1)"), "{text}");
         // One header line, one separator, three rows, all with four cells.
         let grid: Vec<&str> = text.lines().filter(|l| l.starts_with('|')).collect();
         assert_eq!(grid.len(), 5, "{text}");
@@ -178,6 +187,9 @@ mod tests {
         assert!(terminal.contains("max 2.00 count (row 3, column 4)"), "{terminal}");
         let md = render_matrix("p", "warps", &m, Format::Md);
         assert!(!md.contains("too wide") && md.contains("| 2.00"), "{md}");
+        m.values[3][4] = Some(0.0);
+        let zeros = render_matrix("p", "warps", &m, Format::Table);
+        assert!(zeros.contains("every filled cell: 0 count"), "{zeros}");
     }
 
     #[test]
