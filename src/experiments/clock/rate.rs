@@ -214,8 +214,12 @@ mod tests {
         let effort = effort_ns(&default);
         assert_eq!(window_ns(&default, 1), effort / 2.0);
         assert_eq!(window_ns(&default, 256 * 255 / 2), MIN_WINDOW_NS);
-        // 256 CPUs: every race at the floor fits the deadline.
+        // 256 CPUs: every race at the floor fits the deadline, in every mode.
         let total_s = (256 * 255 / 2) as f64 * REPETITIONS as f64 * MIN_WINDOW_NS * 1.125 / 1e9;
-        assert!(total_s < deadline(&default).as_secs_f64(), "{total_s} s");
+        for mode in [Mode::Quick, Mode::Default, Mode::Full] {
+            let config = HarnessConfig::for_mode(mode);
+            assert_eq!(window_ns(&config, 256 * 255 / 2), MIN_WINDOW_NS);
+            assert!(total_s < deadline(&config).as_secs_f64(), "{mode:?}: {total_s} s");
+        }
     }
 }

@@ -33,7 +33,9 @@ const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 /// (one point for the whole machine). Results are in `details.matrices`: `offset` (ns, column CPU's
 /// counter minus row CPU's at the same instant, with `uncertainty`) and `warps` (count). The point's
 /// summary is the fastest exchange round trip of each ordered pair (metric `rtt`, ns): the time the
-/// uncertainty is half of, and what a cache-line round trip costs between those CPUs.
+/// uncertainty is half of, and what a cache-line round trip costs between those CPUs. Exchanges are
+/// timed one by one, not in harness batches: the method keeps the fastest single exchange, which a
+/// batch would average away; there is no control to subtract (`ovr` is 0).
 ///
 /// Work per pair: `10 × effort / 200 ns / pairs` readings (see [`effort_ns`]), within 1 000 …
 /// 100 000, so on 2 CPUs quick takes ~20 ms and a 256-CPU machine in default mode about 1 000 readings
