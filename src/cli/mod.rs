@@ -97,7 +97,8 @@ pub struct ReportArgs {
     pub record: PathBuf,
     #[arg(long, value_enum, default_value_t = crate::report::Format::Table)]
     pub format: crate::report::Format,
-    /// Which table: the full report (every point), or only seed 004's primitives-by-runtime table.
+    /// Which table: the full report (every point), only seed 004's primitives-by-runtime table, or only
+    /// the points' matrices.
     #[arg(long, value_enum, default_value_t = ReportTable::All)]
     pub table: ReportTable,
 }
@@ -109,6 +110,8 @@ pub enum ReportTable {
     All,
     /// Seed 004's timing table: rows of primitives, one column per runtime.
     Primitives,
+    /// Every point's matrices (clock offsets, seed 001 Table 1's relative rates), with ± uncertainty.
+    Matrices,
 }
 
 impl RunArgs {

@@ -44,8 +44,9 @@ fn pair(clock: &Clock) -> Pairing {
 }
 
 /// Rate of `clock` in Hz and its uncertainty in ppm over one span (busy-waits for the span so the CPU
-/// stays awake and on the same core).
-fn measure_span(clock: &Clock, span: Duration) -> (f64, f64) {
+/// stays awake and on the same core). The rate is measured on the calling thread's CPU, so `clock.rate`
+/// uses it per CPU.
+pub(crate) fn measure_span(clock: &Clock, span: Duration) -> (f64, f64) {
     let a = pair(clock);
     let until = a.ns + span.as_nanos() as u64;
     while clock_gettime_ns(libc::CLOCK_MONOTONIC_RAW) < until {

@@ -7,6 +7,7 @@ mod calibrate;
 mod counter;
 mod source;
 
+pub(crate) use calibrate::measure_span;
 pub use calibrate::{calibrate, Calibration};
 pub use counter::{clock_gettime_ns, Counter};
 pub use source::{Clock, TimeSourceInfo, TimeSourceKind};

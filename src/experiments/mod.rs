@@ -97,6 +97,8 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &base::Call,
         &base::Syscall,
         &clock::Read,
+        &clock::Skew,
+        &clock::Rate,
         &sched::Switch,
         &spawn::Create,
         &sync::Faa,

@@ -15,8 +15,8 @@ pub enum Format {
     Md,
 }
 
-/// The whole report for `record`: header (machine, time source, warnings), the results table, and the
-/// skipped points with their reasons.
+/// The whole report for `record`: header (machine, time source, warnings), the results table, the
+/// primitives table, every point's matrices, and the skipped points with their reasons.
 pub fn render(record: &RunRecord, format: Format) -> String {
     let mut out = String::new();
     let h = |text: &str| match format {

@@ -1,5 +1,15 @@
-//! The `clock` family: reading time (seed 002's first concern; DESIGN.md "Method" 1).
+//! The `clock` family: reading time (seed 002's first concern; DESIGN.md "Method" 1), and how the CPUs'
+//! counters and processing rates agree (seed 001 §2).
 
+mod counter_rate;
+mod hardware;
+mod offset;
+mod pairs;
+mod race;
+mod rate;
 mod read;
+mod skew;
 
+pub use rate::Rate;
 pub use read::Read;
+pub use skew::Skew;
