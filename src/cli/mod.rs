@@ -97,7 +97,7 @@ pub struct ReportArgs {
     pub record: PathBuf,
     #[arg(long, value_enum, default_value_t = crate::report::Format::Table)]
     pub format: crate::report::Format,
-    /// Which table: the full report (every point), or only seed 004's primitives-by-runtime table.
+    /// Which table: the full report (every point), seed 004's primitives-by-runtime table, or latencies.
     #[arg(long, value_enum, default_value_t = ReportTable::All)]
     pub table: ReportTable,
 }
@@ -109,6 +109,8 @@ pub enum ReportTable {
     All,
     /// Seed 004's timing table: rows of primitives, one column per runtime.
     Primitives,
+    /// Latency percentiles of the points that recorded a distribution (`timer.wakeup`).
+    Latency,
 }
 
 impl RunArgs {

@@ -9,6 +9,7 @@ mod plan;
 mod sched;
 mod spawn;
 mod sync;
+mod timer;
 
 use std::collections::BTreeMap;
 
@@ -100,6 +101,8 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &msg::Switch,
         &msg::Rendezvous,
         &msg::Ipc,
+        &timer::Wakeup,
+        &timer::Stolen,
     ]
 }
 

@@ -66,6 +66,12 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         out += &h("Seed 004 timing table: primitives by runtime");
         out += &primitives;
     }
+    let latency = super::latency_table(record, format);
+    if !latency.is_empty() {
+        out += "\n";
+        out += &h("Latency distributions");
+        out += &latency;
+    }
     if !record.skipped.is_empty() {
         out += "\n";
         out += &h("Points without a result");
