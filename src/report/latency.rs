@@ -27,9 +27,11 @@ pub fn latency_table(record: &RunRecord, format: Format) -> String {
         }
         table.add_row(row);
     }
+    // Markdown needs a blank line, or the note would be read as one more table row.
+    let gap = if format == Format::Md { "\n" } else { "" };
     format!(
-        "{table}\nlatency: actual − intended wake time of each event (CLOCK_MONOTONIC); percentiles within 0.1% \
-         (HdrHistogram, 3 significant digits)\n"
+        "{table}\n{gap}latency: actual − intended wake time of each event (CLOCK_MONOTONIC); percentiles within \
+         0.1% (HdrHistogram, 3 significant digits)\n"
     )
 }
 
@@ -68,7 +70,9 @@ mod tests {
             }
             assert!(!text.contains("sync.faa"), "a point without a distribution got a row: {text}");
         }
-        assert!(latency_table(&record, Format::Md).lines().next().unwrap().starts_with("| point"));
+        let md = latency_table(&record, Format::Md);
+        assert!(md.lines().next().unwrap().starts_with("| point"));
+        assert!(md.contains("|\n\nlatency:"), "the note must not join the Markdown table: {md}");
     }
 
     #[test]
