@@ -33,10 +33,11 @@ pub const RATES_HZ: [u64; 3] = [0, 1_000, 10_000];
 /// sides are undisturbed and the result is per work unit: the method's noise floor, ≈ 0.
 ///
 /// Batches are 5× the mode's target, at least 20 ms, so a 1 kHz batch holds ≥ 20 events.
-/// `extra`: `stolen_ns_per_event` (from the medians), `work_unit_ns` (undisturbed), `stolen_ns_per_unit`, `events`, `events_per_s` (arrived),
-/// `stolen_ppm` (share of the CPU taken), `throughput_per_s` and `throughput_with_timers_per_s` (work
-/// units per second), and the same pairs in the thread's CPU time, which other tasks on a loaded
-/// machine cannot inflate: `stolen_cpu_ns_per_event` and `cpu_share` (CPU time / wall time).
+/// `extra`: `stolen_ns_per_event` (from the medians), `work_unit_ns` (undisturbed), `stolen_ns_per_unit`,
+/// `events`, `events_per_s` (arrived), `stolen_ppm` (share of the CPU taken), `throughput_per_s` and
+/// `throughput_with_timers_per_s` (work units per second), and the same pairs in the thread's CPU time,
+/// which other tasks on a loaded machine cannot inflate: `stolen_cpu_ns_per_event` and `cpu_share`
+/// (CPU time / wall time).
 pub struct Stolen;
 
 impl Experiment for Stolen {
@@ -131,7 +132,8 @@ fn measure_stolen(h: &Harness, rate_hz: u64) -> anyhow::Result<Outcome> {
         },
     );
     drop(timer);
-    let account = Account { units: account.0.get(), events: account.1.get() };
+    let wall_ns = clocks.0.borrow().iter().map(|b| b.wall_ns).sum();
+    let account = Account { units: account.0.get(), events: account.1.get(), wall_ns };
     if rate_hz > 0 && account.events == 0 {
         bail!("no timer signal arrived in {} work units at {rate_hz} Hz", account.units);
     }
@@ -204,6 +206,8 @@ impl CpuView {
 pub struct Account {
     pub units: u64,
     pub events: u64,
+    /// Wall time of those batches, ns.
+    pub wall_ns: f64,
 }
 
 impl Account {
@@ -231,7 +235,6 @@ fn outcome(m: Measurement, account: Account, cpu: CpuView) -> Outcome {
     let work_unit_ns = median(&m.control_ns);
     let stolen_ns_per_unit = median(&m.samples_ns);
     let with_timers_unit_ns = work_unit_ns + stolen_ns_per_unit;
-    let test_time_s = account.units as f64 * with_timers_unit_ns * 1e-9;
     let units = account.units as f64;
     let per_event = stolen_per_event_ns(units * with_timers_unit_ns, units * work_unit_ns, account.events);
     let extra = [
@@ -239,7 +242,7 @@ fn outcome(m: Measurement, account: Account, cpu: CpuView) -> Outcome {
         ("work_unit_ns".to_string(), work_unit_ns),
         ("stolen_ns_per_unit".to_string(), stolen_ns_per_unit),
         ("events".to_string(), account.events as f64),
-        ("events_per_s".to_string(), account.events as f64 / test_time_s),
+        ("events_per_s".to_string(), account.events as f64 / account.wall_ns * 1e9),
         ("stolen_ppm".to_string(), stolen_ns_per_unit / work_unit_ns * 1e6),
         ("throughput_per_s".to_string(), 1e9 / work_unit_ns),
         ("throughput_with_timers_per_s".to_string(), 1e9 / with_timers_unit_ns),
@@ -274,7 +277,7 @@ mod tests {
         assert_eq!(stolen_per_event_ns(510_000.0, 500_000.0, 5), Some(2_000.0));
         assert_eq!(stolen_per_event_ns(510_000.0, 500_000.0, 0), None);
         // The per-repetition form used for the samples agrees: 10 ns per unit, 5/1000 events per unit.
-        let account = Account { units: 1_000, events: 5 };
+        let account = Account { units: 1_000, events: 5, wall_ns: 511_000.0 };
         let m = Measurement {
             batch_ops: 1_000,
             samples_ns: vec![10.0, 12.0],
@@ -290,10 +293,9 @@ mod tests {
         assert_eq!(o.measurement.control_ns, vec![100_000.0, 100_000.0], "ovr: undisturbed work per event");
         assert_eq!(o.extra["work_unit_ns"], 500.0);
         assert_eq!(o.extra["stolen_ns_per_unit"], 11.0);
-        assert!((o.extra["stolen_ns_per_event"] - 2_200.0).abs() < 1e-6, "median 11 ns per unit × 200 units per event");
+        assert!((o.extra["stolen_ns_per_event"] - 2_200.0).abs() < 1e-6, "11 ns per unit × 200 units per event");
         assert!((o.extra["stolen_ppm"] - 22_000.0).abs() < 1e-6);
-        // 5 events over 1000 units × 511 ns
-        assert!((o.extra["events_per_s"] - 5.0 / 511e-6).abs() < 1e-6);
+        assert!((o.extra["events_per_s"] - 5.0 / 511e-6).abs() < 1e-6, "5 events in 511 µs");
     }
 
     #[test]
@@ -306,7 +308,7 @@ mod tests {
             resolution_ns: 0.01,
         };
         let cpu = CpuView { stolen_ns_per_unit: 0.0, share: 0.5 };
-        let o = outcome(m.clone(), Account { units: 8, events: 0 }, cpu);
+        let o = outcome(m.clone(), Account { units: 8, events: 0, wall_ns: 800.0 }, cpu);
         assert_eq!(o.measurement, m);
         assert!(o.notes[0].contains("50% of its CPU"), "{:?}", o.notes);
         assert!(!o.extra.contains_key("stolen_ns_per_event"), "undefined without events, and JSON has no NaN");
