@@ -97,8 +97,7 @@ pub struct ReportArgs {
     pub record: PathBuf,
     #[arg(long, value_enum, default_value_t = crate::report::Format::Table)]
     pub format: crate::report::Format,
-    /// Which table: the full report (every point), only seed 004's primitives-by-runtime table, or only
-    /// the points' matrices.
+    /// Which table: the full report (every point), or one of its sections alone.
     #[arg(long, value_enum, default_value_t = ReportTable::All)]
     pub table: ReportTable,
 }
@@ -112,6 +111,8 @@ pub enum ReportTable {
     Primitives,
     /// Every point's matrices (clock offsets, seed 001 Table 1's relative rates), with ± uncertainty.
     Matrices,
+    /// Latency percentiles of the points that recorded a distribution (`timer.wakeup`).
+    Latency,
 }
 
 impl RunArgs {

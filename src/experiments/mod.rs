@@ -10,6 +10,7 @@ mod plan;
 mod sched;
 mod spawn;
 mod sync;
+mod timer;
 
 use std::collections::BTreeMap;
 
@@ -109,6 +110,8 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &msg::Switch,
         &msg::Rendezvous,
         &msg::Ipc,
+        &timer::Wakeup,
+        &timer::Stolen,
     ]
 }
 

@@ -3,11 +3,13 @@
 
 mod fits;
 mod matrix;
+mod latency;
 mod primitives;
 mod table;
 mod units;
 
 pub use matrix::{matrices_section, render_matrix};
+pub use latency::latency_table;
 pub use primitives::primitives_table;
 pub use table::{render, Format};
 pub use units::format_ns;
@@ -21,4 +23,5 @@ pub const SECTIONS: &[Section] = &[
     ("Seed 004 timing table: primitives by runtime", primitives_table),
     ("Fits (seed 001 style)", fits::fits_section),
     ("Matrices", matrices_section),
+    ("Latency distributions", latency_table),
 ];

@@ -4,11 +4,13 @@
 //! the same arithmetic on samples read back from a run record.
 
 mod fit;
+mod histogram;
 mod order;
 mod polyfit;
 mod summary;
 
 pub use fit::{least_squares, LinearFit};
+pub use histogram::{distribution, latency_histogram};
 pub use order::{median_ci_ranks, percentile};
 pub use polyfit::{quadratic_least_squares, QuadraticFit};
 pub use summary::Summary;
