@@ -2,6 +2,7 @@
 //! experiments time side by side.
 
 pub mod fiber;
+pub mod openmp;
 pub mod os;
 pub mod tokio_rt;
 
@@ -10,7 +11,7 @@ pub const KNOWN: [&str; 9] =
     ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon", "openmp", "go", "java"];
 
 /// The runtimes this build implements; `overhead run` measures these by default.
-pub const IMPLEMENTED: [&str; 5] = ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio"];
+pub const IMPLEMENTED: [&str; 6] = ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "openmp"];
 
 /// The runtimes of seed 004's timing table, in its column order (ours first, the peers after).
 pub const TABLE_004: [&str; 5] = ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio"];
@@ -24,6 +25,8 @@ pub enum Runtime {
     Fiber(fiber::Backend),
     /// tokio's current-thread scheduler.
     Tokio,
+    /// C kernels run by libgomp (see [`openmp::available`]).
+    OpenMp,
 }
 
 impl Runtime {
@@ -32,6 +35,7 @@ impl Runtime {
         match name {
             "os" => Some(Runtime::Os),
             "tokio" => Some(Runtime::Tokio),
+            "openmp" => Some(Runtime::OpenMp),
             _ => fiber::Backend::ALL
                 .into_iter()
                 .find(|b| name.strip_prefix("fiber-") == Some(b.name()))

@@ -2,7 +2,7 @@
 
 use std::hint::black_box;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, TABLE_RUNTIMES};
+use crate::experiments::context::{in_context, runtime_of, tokio_measure, unimplemented_runtime, TABLE_RUNTIMES};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
@@ -28,6 +28,7 @@ impl Experiment for AsyncSend {
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let m = match runtime_of(&spec.runtime)? {
+            Runtime::OpenMp => return Err(unimplemented_runtime(spec)),
             Runtime::Os => {
                 let (tx, rx) = std::sync::mpsc::channel::<u64>();
                 h.measure(

@@ -2,7 +2,9 @@
 
 use std::hint::black_box;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, with_partner, TABLE_RUNTIMES};
+use crate::experiments::context::{
+    in_context, runtime_of, tokio_measure, unimplemented_runtime, with_partner, TABLE_RUNTIMES,
+};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
@@ -33,6 +35,7 @@ impl Experiment for Switch {
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let m = match runtime_of(&spec.runtime)? {
+            Runtime::OpenMp => return Err(unimplemented_runtime(spec)),
             Runtime::Os => {
                 let (to_partner, partner_rx) = std::sync::mpsc::channel::<u64>();
                 let (partner_tx, from_partner) = std::sync::mpsc::channel::<u64>();
