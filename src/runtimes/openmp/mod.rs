@@ -52,7 +52,12 @@ pub enum Error {
     BadInput(String),
     /// libgomp gave a team of another size than asked (`OMP_DYNAMIC` or `OMP_THREAD_LIMIT` set).
     #[error("libgomp gave {got} threads for num_threads({asked}); check OMP_DYNAMIC and OMP_THREAD_LIMIT")]
-    TeamSize { asked: usize, got: usize },
+    TeamSize {
+        /// Threads asked for (`num_threads`).
+        asked: usize,
+        /// Threads that ran the region.
+        got: usize,
+    },
 }
 
 /// `Ok` when this build has the OpenMP kernels; otherwise `Err("openmp not available: <reason>")` with

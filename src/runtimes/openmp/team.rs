@@ -5,13 +5,19 @@ use std::marker::PhantomData;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use super::ffi::{self, Slot};
 use super::{available, settings, Error};
 use crate::machine::pin_current_thread;
 
-/// How long a new team runs empty regions before it is handed out (see `Team::warm_up`).
-const WARM_UP: std::time::Duration = std::time::Duration::from_millis(5);
+/// A new team's warm-up (see `Team::warm_up`) ends after this many fast empty regions in a row…
+const WARM_UP_STREAK: u32 = 32;
+/// …a region being fast when it takes less than this (a fork-join costs microseconds, a wait for a time
+/// slice milliseconds)…
+const WARM_UP_FAST: Duration = Duration::from_micros(100);
+/// …or after this long in any case.
+const WARM_UP_LIMIT: Duration = Duration::from_millis(200);
 
 /// Which variable the threads of [`Team::faa`] increment (seed 001 §8.1's two cases).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,8 +51,8 @@ pub struct Team {
 
 impl Team {
     /// Starts (or reuses) the calling thread's libgomp pool with `cpus.len()` threads and pins thread `i` to
-    /// `cpus[i]` from inside a parallel region, then runs empty regions for 5 ms so the threads are awake and
-    /// on their CPUs when timing starts. A refused pinning is not an error: the thread runs unpinned and
+    /// `cpus[i]` from inside a parallel region, then runs empty regions until they are fast (at most 200 ms)
+    /// so the threads are awake and on their CPUs when timing starts. A refused pinning is not an error: the thread runs unpinned and
     /// [`Team::notes`] says so.
     ///
     /// Errors: [`Error::Unavailable`] in a build without OpenMP; [`Error::BadInput`] for an empty CPU list
@@ -87,14 +93,18 @@ impl Team {
         Ok(team)
     }
 
-    /// Empty regions for [`WARM_UP`], untimed, as EPCC runs one region before timing: a pool thread that
-    /// has just pinned itself must first be migrated to its CPU (on a busy machine that waits for a time
-    /// slice there, milliseconds), and would otherwise land in the harness's first batch and stop the
-    /// doubling of N at 1.
+    /// Empty regions, untimed, as EPCC runs one region before timing: a pool thread that has just pinned
+    /// itself must first be migrated to its CPU and get a time slice there (milliseconds on a busy machine),
+    /// and that wait would otherwise land in the harness's first batch and stop the doubling of N at 1. Runs
+    /// until [`WARM_UP_STREAK`] regions in a row each took under [`WARM_UP_FAST`], for at most
+    /// [`WARM_UP_LIMIT`] (on a machine that never settles the harness's numbers will say so).
     fn warm_up(&self) {
-        let start = std::time::Instant::now();
-        while start.elapsed() < WARM_UP {
+        let start = Instant::now();
+        let mut streak = 0;
+        while streak < WARM_UP_STREAK && start.elapsed() < WARM_UP_LIMIT {
+            let region = Instant::now();
             self.forkjoin(1);
+            streak = if region.elapsed() < WARM_UP_FAST { streak + 1 } else { 0 };
         }
     }
 
