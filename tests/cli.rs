@@ -196,3 +196,28 @@ fn list_names_every_experiment_with_its_source() {
         .success()
         .stdout(predicate::str::contains("sched.switch").and(predicate::str::contains("seed 001")));
 }
+
+#[test]
+fn openmp_cells_of_faa_and_barrier_are_measured_with_their_team_size() {
+    let dir = tempfile::tempdir().unwrap();
+    overhead()
+        .args(["run", "--quick", "--only", "sync.faa,sync.barrier", "--runtime", "openmp", "--out"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let record = read_json(&dir.path().join("results.json"));
+    let rec = &record["overhead"];
+    let failed: Vec<_> = rec["skipped"].as_array().unwrap().iter().filter(|s| s["kind"] != "skipped").collect();
+    assert!(failed.is_empty(), "openmp points failed: {failed:?}");
+    let points = rec["points"].as_array().unwrap();
+    for (id, implementation) in [("sync.faa", "omp_atomic"), ("sync.barrier", "omp_barrier")] {
+        let mine: Vec<_> = points.iter().filter(|p| p["spec"]["experiment"] == id).collect();
+        assert!(!mine.is_empty() || rec["skipped"].as_array().unwrap().iter().any(|s| s["spec"]["experiment"] == id));
+        for p in mine {
+            assert_eq!(p["spec"]["runtime"], "openmp");
+            assert!(p["name"].as_str().unwrap().contains(&format!("/impl:{implementation}/")), "{}", p["name"]);
+            let threads: u64 = p["name"].as_str().unwrap().rsplit("threads:").next().unwrap().parse().unwrap();
+            assert_eq!(p["threads"], threads, "{}", p["name"]);
+        }
+    }
+}

@@ -8,6 +8,7 @@ use anyhow::Context as _;
 
 use super::empty_loop;
 use crate::harness::{Harness, Measurement};
+use crate::record::PointSpec;
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
 /// The runtimes of seed 004's table that every per-runtime experiment implements.
@@ -19,7 +20,7 @@ pub fn runtime_of(name: &str) -> anyhow::Result<Runtime> {
 }
 
 /// Runs `body` with the harness inside `runtime`'s context and returns what it returns: on the calling
-/// thread for `os`, as the first fiber of a fiber run, or inside tokio's `block_on` (the harness loop
+/// thread for `os` and `openmp`, as the first fiber of a fiber run, or inside tokio's `block_on` (the harness loop
 /// then runs on the runtime's thread as a task would, without awaiting).
 ///
 /// Errors: tokio could not start its runtime, or the fiber back-end is not available on this target.
@@ -41,13 +42,15 @@ pub fn in_context<R: 'static>(
         }
         // rayon has no single-thread context of its own; its experiments drive a pool directly.
         Runtime::Rayon => anyhow::bail!("rayon has no single-thread context; this experiment drives it directly"),
+        // The calling thread is the OpenMP master; kernels fork their team from it.
+        Runtime::OpenMp => Ok(body(&h)),
     }
 }
 
-/// The error for a point whose runtime does not implement the experiment (the plan only asks for listed
-/// runtimes, so this means a hand-written job).
-pub fn unsupported(spec: &crate::record::PointSpec) -> anyhow::Error {
-    anyhow::anyhow!("runtime {:?} does not implement {}", spec.runtime, spec.experiment)
+/// The error for a point whose runtime the experiment does not implement (plans never make one; a
+/// hand-written probe job can).
+pub fn unimplemented_runtime(spec: &PointSpec) -> anyhow::Error {
+    anyhow::anyhow!("{} does not implement runtime {}", spec.experiment, spec.runtime)
 }
 
 /// Measures an async operation on tokio's current-thread runtime: every batch is one `block_on` of a

@@ -61,6 +61,7 @@ pub fn build_plan(
         for runtime in runtimes {
             let unavailable = match Runtime::parse(runtime) {
                 Some(Runtime::Fiber(backend)) => backend.available().err(),
+                Some(Runtime::OpenMp) => crate::runtimes::openmp::available().err(),
                 _ => None,
             };
             if let (true, Some(reason)) = (e.runtimes().contains(&runtime.as_str()), unavailable) {

@@ -46,7 +46,8 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         spec: spec.clone(),
         metric: experiment.info().metric,
         unit: "ns".into(),
-        threads: m.per_thread_ns.len().max(1),
+        // A team the runtime forms itself (OpenMP) has no per-thread samples; its size is the `threads` parameter.
+        threads: spec.param("threads").and_then(|t| t.parse().ok()).unwrap_or(m.per_thread_ns.len()).max(1),
         batch_ops: m.batch_ops,
         noisy: summary.is_noisy(job.harness.noisy_fraction),
         below_resolution: m.below_resolution(),

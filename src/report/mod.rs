@@ -2,14 +2,14 @@
 //! be made again later, on another machine.
 
 mod fits;
-mod matrix;
 mod latency;
+mod matrix;
 mod primitives;
 mod table;
 mod units;
 
-pub use matrix::{matrices_section, render_matrix};
 pub use latency::latency_table;
+pub use matrix::{matrices_section, render_matrix};
 pub use primitives::primitives_table;
 pub use table::{render, Format};
 pub use units::format_ns;

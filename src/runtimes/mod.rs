@@ -2,6 +2,7 @@
 //! experiments time side by side.
 
 pub mod fiber;
+pub mod openmp;
 pub mod os;
 pub mod rayon_rt;
 pub mod tokio_rt;
@@ -11,7 +12,8 @@ pub const KNOWN: [&str; 9] =
     ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon", "openmp", "go", "java"];
 
 /// The runtimes this build implements; `overhead run` measures these by default.
-pub const IMPLEMENTED: [&str; 6] = ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon"];
+pub const IMPLEMENTED: [&str; 7] =
+    ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon", "openmp"];
 
 /// The runtimes of seed 004's timing table, in its column order (ours first, the peers after).
 pub const TABLE_004: [&str; 5] = ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio"];
@@ -27,6 +29,8 @@ pub enum Runtime {
     Tokio,
     /// rayon's work-stealing pool.
     Rayon,
+    /// C kernels run by libgomp (see [`openmp::available`]).
+    OpenMp,
 }
 
 impl Runtime {
@@ -36,6 +40,7 @@ impl Runtime {
             "os" => Some(Runtime::Os),
             "tokio" => Some(Runtime::Tokio),
             "rayon" => Some(Runtime::Rayon),
+            "openmp" => Some(Runtime::OpenMp),
             _ => fiber::Backend::ALL
                 .into_iter()
                 .find(|b| name.strip_prefix("fiber-") == Some(b.name()))

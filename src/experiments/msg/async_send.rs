@@ -2,7 +2,7 @@
 
 use std::hint::black_box;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, TABLE_RUNTIMES};
+use crate::experiments::context::{in_context, runtime_of, tokio_measure, unimplemented_runtime, TABLE_RUNTIMES};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
@@ -28,6 +28,7 @@ impl Experiment for AsyncSend {
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let m = match runtime_of(&spec.runtime)? {
+            Runtime::Rayon | Runtime::OpenMp => return Err(unimplemented_runtime(spec)),
             Runtime::Os => {
                 let (tx, rx) = std::sync::mpsc::channel::<u64>();
                 h.measure(
@@ -52,7 +53,6 @@ impl Experiment for AsyncSend {
                     empty_loop,
                 )
             })?,
-            Runtime::Rayon => return Err(crate::experiments::context::unsupported(spec)),
             Runtime::Tokio => {
                 let rt = tokio_rt::current_thread()?;
                 let (tx, rx) = ::tokio::sync::mpsc::unbounded_channel::<u64>();

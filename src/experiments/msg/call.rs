@@ -4,7 +4,7 @@ use std::future::Future;
 use std::hint::black_box;
 use std::pin::Pin;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, TABLE_RUNTIMES};
+use crate::experiments::context::{in_context, runtime_of, tokio_measure, unimplemented_runtime, TABLE_RUNTIMES};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
@@ -54,7 +54,7 @@ impl Experiment for Call {
         };
         let runtime = runtime_of(&spec.runtime)?;
         let m = match (runtime, new_task) {
-            (Runtime::Rayon, _) => return Err(crate::experiments::context::unsupported(spec)),
+            (Runtime::Rayon | Runtime::OpenMp, _) => return Err(unimplemented_runtime(spec)),
             (Runtime::Os | Runtime::Fiber(_), false) => in_context(runtime, h, |h| {
                 let op: &dyn Fn(u64) -> u64 = black_box(&operation);
                 h.measure(

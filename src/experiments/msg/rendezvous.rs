@@ -2,7 +2,9 @@
 
 use std::hint::black_box;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, with_partner, TABLE_RUNTIMES};
+use crate::experiments::context::{
+    in_context, runtime_of, tokio_measure, unimplemented_runtime, with_partner, TABLE_RUNTIMES,
+};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
@@ -32,6 +34,7 @@ impl Experiment for Rendezvous {
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let m = match runtime_of(&spec.runtime)? {
+            Runtime::Rayon | Runtime::OpenMp => return Err(unimplemented_runtime(spec)),
             Runtime::Os => {
                 let (request_tx, request_rx) = std::sync::mpsc::sync_channel::<u64>(0);
                 let (reply_tx, reply_rx) = std::sync::mpsc::sync_channel::<u64>(0);
@@ -81,7 +84,6 @@ impl Experiment for Rendezvous {
                 let _ = server.join();
                 m
             })?,
-            Runtime::Rayon => return Err(crate::experiments::context::unsupported(spec)),
             Runtime::Tokio => {
                 type Request = (u64, ::tokio::sync::oneshot::Sender<u64>);
                 let rt = tokio_rt::current_thread()?;

@@ -2,7 +2,9 @@
 
 use std::hint::black_box;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, with_partner, TABLE_RUNTIMES};
+use crate::experiments::context::{
+    in_context, runtime_of, tokio_measure, unimplemented_runtime, with_partner, TABLE_RUNTIMES,
+};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
@@ -33,6 +35,7 @@ impl Experiment for Switch {
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let m = match runtime_of(&spec.runtime)? {
+            Runtime::Rayon | Runtime::OpenMp => return Err(unimplemented_runtime(spec)),
             Runtime::Os => {
                 let (to_partner, partner_rx) = std::sync::mpsc::channel::<u64>();
                 let (partner_tx, from_partner) = std::sync::mpsc::channel::<u64>();
@@ -86,7 +89,6 @@ impl Experiment for Switch {
                 let _ = partner.join();
                 m
             })?,
-            Runtime::Rayon => return Err(crate::experiments::context::unsupported(spec)),
             Runtime::Tokio => {
                 let rt = tokio_rt::current_thread()?;
                 let (to_partner, mut partner_rx) = ::tokio::sync::mpsc::unbounded_channel::<u64>();

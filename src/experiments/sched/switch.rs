@@ -1,6 +1,6 @@
 //! `sched.switch`: a futex handoff round trip between two kernel threads.
 
-use crate::experiments::context::{runtime_of, tokio_measure, TABLE_RUNTIMES};
+use crate::experiments::context::{runtime_of, tokio_measure, unimplemented_runtime, TABLE_RUNTIMES};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::machine::pin_current_thread;
@@ -41,8 +41,8 @@ impl Experiment for Switch {
                 let mut pair = fiber::SwitchPair::new(backend)?;
                 Ok(h.measure(|n| pair.round_trips(n), empty_loop).into())
             }
-            Runtime::Rayon => Err(crate::experiments::context::unsupported(spec)),
             Runtime::Tokio => tokio_yield(h),
+            Runtime::Rayon | Runtime::OpenMp => Err(unimplemented_runtime(spec)),
         }
     }
 }

@@ -4,7 +4,7 @@ use std::hint::black_box;
 
 use anyhow::Context as _;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, TABLE_RUNTIMES};
+use crate::experiments::context::{in_context, runtime_of, tokio_measure, unimplemented_runtime, TABLE_RUNTIMES};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
@@ -49,7 +49,6 @@ impl Experiment for Create {
                 })?;
                 return Ok(m.into());
             }
-            Runtime::Rayon => return Err(crate::experiments::context::unsupported(spec)),
             Runtime::Tokio => {
                 let rt = tokio_rt::current_thread()?;
                 let m = tokio_measure(h, &rt, |n| async move {
@@ -60,6 +59,7 @@ impl Experiment for Create {
                 return Ok(m.into());
             }
             Runtime::Os => {}
+            Runtime::Rayon | Runtime::OpenMp => return Err(unimplemented_runtime(spec)),
         }
         match spec.param("kind") {
             Some("thread") => {

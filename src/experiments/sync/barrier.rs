@@ -2,9 +2,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::{Harness, SpinBarrier};
 use crate::record::{Metric, PointSpec};
+use crate::runtimes::openmp;
 
 /// Each thread's barrier sense, alone on its line so the threads do not share it.
 #[repr(align(128))]
@@ -13,23 +14,26 @@ struct PaddedSense(AtomicBool);
 
 /// Seed 001 §8.2 experiment 1 (Fig. 9): T threads, one per CPU, pass a barrier over and over; the time
 /// per episode (slowest thread), against the empty loop. Implementations: std's `Barrier` (mutex and
-/// condition variable) and a sense-reversing spin barrier (the seed's counter-and-flag `sync`).
+/// condition variable) and a sense-reversing spin barrier (the seed's counter-and-flag `sync`) for `os`;
+/// `#pragma omp barrier` in one region of a pinned libgomp team for `openmp` (EPCC's BARRIER), against the
+/// same region with an empty loop.
 pub struct Barrier;
 
 impl Experiment for Barrier {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: "sync.barrier",
-            summary: "barrier episode, std Barrier vs. sense-reversing spin barrier, threads 2…CPUs",
+            summary: "barrier episode, std Barrier vs. spin barrier vs. omp barrier, threads 2…CPUs",
             source: "seed 001 §8.2 experiment 1, Fig. 9; EPCC syncbench BARRIER",
             metric: Metric::PerOp,
-            runtimes: OS_ONLY,
+            runtimes: &["os", "openmp"],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         let counts = ctx.thread_counts(2);
+        let implementations: &[&str] = if runtime == "openmp" { &["omp_barrier"] } else { &["std", "spin"] };
         let mut out = Vec::new();
-        for implementation in ["std", "spin"] {
+        for &implementation in implementations {
             if counts.is_empty() {
                 let params = [("impl", implementation.to_string()), ("threads", "2".into())];
                 let spec = ctx.spec(self.id(), runtime, &params, ctx.team_cpus(1));
@@ -72,7 +76,13 @@ impl Experiment for Barrier {
                     |_, n| empty_loop(n),
                 )
             }
-            other => anyhow::bail!("unknown sync.barrier impl {other:?}; expected std or spin"),
+            Some("omp_barrier") => {
+                let team = openmp::Team::pinned(&spec.cpus)?;
+                let mut outcome = Outcome::from(h.measure(|n| team.barrier(n), |n| team.team_loop(n)));
+                outcome.notes = team.notes();
+                return Ok(outcome);
+            }
+            other => anyhow::bail!("unknown sync.barrier impl {other:?}; expected std, spin or omp_barrier"),
         };
         let notes =
             report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();

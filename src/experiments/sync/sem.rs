@@ -6,7 +6,9 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, with_partner, TABLE_RUNTIMES};
+use crate::experiments::context::{
+    in_context, runtime_of, tokio_measure, unimplemented_runtime, with_partner, TABLE_RUNTIMES,
+};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::{Harness, Measurement};
 use crate::record::{Metric, PointSpec};
@@ -48,9 +50,9 @@ impl Experiment for Sem {
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let op = Op::parse(spec.param("op"))?;
         let m = match runtime_of(&spec.runtime)? {
+            Runtime::Rayon | Runtime::OpenMp => return Err(unimplemented_runtime(spec)),
             Runtime::Os => os(op, spec, h)?,
             Runtime::Fiber(backend) => in_context(Runtime::Fiber(backend), h, move |h| fiber_sem(op, h))?,
-            Runtime::Rayon => return Err(crate::experiments::context::unsupported(spec)),
             Runtime::Tokio => tokio_sem(op, h)?,
         };
         Ok(m.into())
