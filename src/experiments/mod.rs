@@ -90,6 +90,7 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &base::Call,
         &base::Syscall,
         &clock::Read,
+        &clock::Convert,
         &sched::Switch,
         &spawn::Create,
         &sync::Faa,

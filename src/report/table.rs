@@ -66,6 +66,12 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         out += &h("Seed 004 timing table: primitives by runtime");
         out += &primitives;
     }
+    let convert = super::convert_table(record, format);
+    if !convert.is_empty() {
+        out += "\n";
+        out += &h("Seed 002 conversion table: cost and worst error by routine");
+        out += &convert;
+    }
     if !record.skipped.is_empty() {
         out += "\n";
         out += &h("Points without a result");
