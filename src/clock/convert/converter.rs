@@ -4,31 +4,38 @@
 use super::{Direction, Ratio};
 
 /// A factor `num/den` as `integ + frac/2^64`: Xenomai's `xnarch_u32frac` with the integer part widened
-/// to 64 bits, plus the same factor as one 32.32 fixed-point number for the 32-bit path. Applying it
-/// is one or two multiplies and no division.
+/// to 64 bits and the fraction rounded *up*, plus the same factor as one 32.32 fixed-point number (also
+/// rounded up) for the 32-bit path. Applying it is one or two multiplies and no division.
 ///
-/// Results are never above the exact `⌊x·num/den⌋` and at most 1 below it (the fraction is truncated,
-/// so the product loses less than `x/2^64` of a unit on the full path and `x/2^32` on the 32-bit one).
-/// A result that would exceed `u64` saturates at `u64::MAX`.
+/// Rounding the fraction up rather than truncating it as Xenomai does makes every result the floor or
+/// the ceiling of the true quotient `x·num/den` (less than 1 unit from it, never 2): the product
+/// gains less than `x/2^64` of a unit on the full path and `x/2^32` on the 32-bit one, both below 1.
+/// So a result is never below the exact `⌊x·num/den⌋`, at most 1 above it, and exact whenever the
+/// quotient is a whole number (1 s of ticks is exactly 10^9 ns). A result that would exceed `u64`
+/// saturates at `u64::MAX`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fraction {
     integ: u64,
     frac: u64,
-    /// `integ·2^32 + ⌊frac/2^32⌋`: the factor in 32.32 fixed point (needs `integ < 2^32`).
+    /// `integ·2^32 + ⌈(num mod den)·2^32/den⌉`: the factor in 32.32 fixed point.
     fixed_32_32: u64,
 }
 
 impl Fraction {
-    /// `integ = ⌊num/den⌋`, `frac = ⌊(num mod den)·2^64/den⌋` (`xnarch_init_u32frac`).
+    /// `integ = ⌊num/den⌋`, `frac = ⌈(num mod den)·2^64/den⌉` (`xnarch_init_u32frac`, rounded up).
     ///
     /// # Panics
-    /// When `num/den ≥ 2^32`: the 32-bit path's factor would not fit in 64 bits (a counter slower than
-    /// 0.23 Hz, or faster than 4.29·10^18 Hz).
+    /// When `num/den` is 2^32 − 1 or more: the 32-bit path's factor would not fit in 64 bits (a counter
+    /// slower than 0.24 Hz, or faster than 4.29·10^18 Hz).
     pub fn new(ratio: Ratio) -> Fraction {
-        let integ = ratio.num / ratio.den;
-        assert!(integ <= u32::MAX as u64, "a factor of {}/{} is at or above 2^32", ratio.num, ratio.den);
-        let frac = ((((ratio.num % ratio.den) as u128) << 64) / ratio.den as u128) as u64;
-        Fraction { integ, frac, fixed_32_32: (integ << 32) | (frac >> 32) }
+        let (integ, rest, den) = (ratio.num / ratio.den, (ratio.num % ratio.den) as u128, ratio.den as u128);
+        // rest < den, so ⌈rest·2^k/den⌉ ≤ 2^k: at most 2^64 − 1 for k = 64 when rest ≤ den − 1 (shown by
+        // (den−1)·2^64 + den − 1 < den·2^64), exactly 2^32 at worst for k = 32.
+        let frac = (((rest << 64) + den - 1) / den) as u64;
+        let fixed = ((integ as u128) << 32) + ((rest << 32) + den - 1) / den;
+        let fixed_32_32 = u64::try_from(fixed)
+            .unwrap_or_else(|_| panic!("a factor of {}/{} is at or above 2^32 − 1", ratio.num, ratio.den));
+        Fraction { integ, frac, fixed_32_32 }
     }
 
     /// The integer part of the factor.
@@ -36,7 +43,7 @@ impl Fraction {
         self.integ
     }
 
-    /// The fractional part of the factor, in units of 2^−64.
+    /// The fractional part of the factor, in units of 2^−64, rounded up.
     pub fn frac(&self) -> u64 {
         self.frac
     }
@@ -52,16 +59,16 @@ impl Fraction {
     }
 
     /// `nodiv_imuldiv` with its two terms folded into one multiply: `(x × integ.frac32) >> 32` equals
-    /// `integ·x + (x × (frac >> 32)) >> 32` exactly, because `integ·x·2^32` has no fractional bits. The
-    /// result cannot overflow (`x < 2^32` and `integ < 2^32`), so no 32-bit wrap either: seed 002's
-    /// version keeps the result in 32 bits and would wrap for ns→tick above `u32::MAX / (hz / 1e9)` ns.
+    /// `integ·x + (x × frac32) >> 32` exactly, because `integ·x·2^32` has no fractional bits. The result
+    /// cannot overflow (`x < 2^32`, factor < 2^32), so no 32-bit wrap either: seed 002's version keeps
+    /// the result in 32 bits and would wrap for ns→tick above `u32::MAX / (hz / 1e9)` ns.
     #[inline]
     pub fn apply_u32(&self, x: u32) -> u64 {
         ((x as u128 * self.fixed_32_32 as u128) >> 32) as u64
     }
 
-    /// `nodiv_ullimd` without the rounding add: the high half of the 64×64 product `x × frac`, plus
-    /// `integ × x`.
+    /// `nodiv_ullimd` with the fraction rounded up instead of Xenomai's rounding add: the high half of
+    /// the 64×64 product `x × frac`, plus `integ × x`.
     #[inline]
     pub fn apply_u64(&self, x: u64) -> u64 {
         let high = ((x as u128 * self.frac as u128) >> 64) as u64;
@@ -70,8 +77,9 @@ impl Fraction {
 }
 
 /// Tick↔ns conversion for a counter of a given rate: the division-free fast path seed 002 recommends
-/// (one multiply for inputs up to `u32::MAX`, two above), at most 1 ns or 1 tick
-/// below the exact floor, never above it, and monotonic (a larger input never gives a smaller result).
+/// (one multiply for inputs up to `u32::MAX`, two above). Each result is the floor or the ceiling of the
+/// true value (at most 1 ns or 1 tick above the exact floor, never below it; exact on whole quotients),
+/// and the conversion is monotonic (a larger input never gives a smaller result).
 ///
 /// ```
 /// use overhead::clock::convert::Converter;
@@ -104,14 +112,14 @@ impl Converter {
         self.hz
     }
 
-    /// A tick count (or difference) in ns: `⌊ticks × 1e9 / hz⌋` or 1 ns less.
+    /// A tick count (or difference) in ns: `⌊ticks × 1e9 / hz⌋` or 1 ns more.
     #[inline]
     pub fn ticks_to_ns(&self, ticks: u64) -> u64 {
         self.to_ns.apply(ticks)
     }
 
-    /// An interval in ns in ticks: `⌊ns × hz / 1e9⌋` or 1 tick less (a timer armed with it fires at
-    /// most one tick early, never late).
+    /// An interval in ns in ticks: `⌊ns × hz / 1e9⌋` or 1 tick more (a timer armed with it never fires
+    /// before the tick the exact floor names; it may fire one tick later).
     #[inline]
     pub fn ns_to_ticks(&self, ns: u64) -> u64 {
         self.to_ticks.apply(ns)
@@ -122,9 +130,10 @@ impl Converter {
 mod tests {
     use super::*;
 
-    /// Within 1 below the exact floor, never above, at the edges of both paths and far beyond.
+    /// The floor or the ceiling of the true value (≥ exact floor, ≤ floor + 1, exact on whole quotients),
+    /// at the edges of both paths and far beyond.
     #[test]
-    fn within_one_below_exact_on_edges() {
+    fn floor_or_ceiling_on_edges() {
         for hz in [
             1,
             32_768,
@@ -146,7 +155,9 @@ mod tests {
                 for x in edges.into_iter().chain([ratio.exact_fit_max()]).filter(|&x| x <= ratio.exact_fit_max()) {
                     let exact = ratio.exact(x);
                     let got = f(x) as u128;
-                    assert!(got <= exact && exact - got <= 1, "{hz} Hz {direction:?} x={x}: {got} vs {exact}");
+                    let whole = (x as u128 * ratio.num as u128) % ratio.den as u128 == 0;
+                    let ok = if whole { got == exact } else { got >= exact && got - exact <= 1 };
+                    assert!(ok, "{hz} Hz {direction:?} x={x}: {got} vs exact {exact}");
                 }
             }
         }
@@ -169,14 +180,16 @@ mod tests {
         }
     }
 
-    /// The folded 32.32 factor gives exactly Xenomai's two-term `nodiv_imuldiv` (widened to 64 bits).
+    /// The folded 32.32 factor gives exactly the two-term `nodiv_imuldiv` form (widened to 64 bits).
     #[test]
     fn folded_factor_equals_the_two_term_form() {
         for hz in [32_768, 2_995_234_567, 4_000_000_000] {
             for direction in Direction::ALL {
-                let f = Fraction::new(Ratio::new(direction, hz));
+                let ratio = Ratio::new(direction, hz);
+                let f = Fraction::new(ratio);
+                let frac32 = (((ratio.num % ratio.den) << 32) + ratio.den - 1) / ratio.den;
                 for x in [0u32, 1, 12_345, 3_000_000_001, u32::MAX] {
-                    let two_term = ((x as u64 * (f.frac() >> 32)) >> 32) + f.integ() * x as u64;
+                    let two_term = ((x as u64 * frac32) >> 32) + ratio.num / ratio.den * x as u64;
                     assert_eq!(f.apply_u32(x), two_term, "{hz} Hz {direction:?} x={x}");
                 }
             }
@@ -184,7 +197,7 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "at or above 2^32")]
+    #[should_panic(expected = "at or above 2^32 − 1")]
     fn refuses_a_factor_the_32_bit_path_cannot_hold() {
         Converter::new(u64::MAX);
     }

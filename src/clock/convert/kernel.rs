@@ -123,7 +123,8 @@ mod tests {
     /// 19.2 MHz → (0x34155555, 24) is the pair the kernel logs for the common ARM arch timer.
     #[test]
     fn mult_shift_agrees_with_the_kernel_algorithm() {
-        let cases: [((u32, u32, u32), (u32, u32)); 9] = [
+        // ((from, to, maxsec), (mult, shift))
+        let cases = [
             ((1_000_000_000, 1_000_000_000, 600), (8_388_608, 23)),
             ((19_200_000, 1_000_000_000, 600), (0x3415_5555, 24)),
             ((3_000_000_000, 1_000_000_000, 600), (5_592_405, 24)),

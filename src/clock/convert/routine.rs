@@ -65,7 +65,7 @@ impl Routine {
             Routine::NodivLlimd => "Xenomai nodiv_llimd: high half of x × 32.64 fraction, no division",
             Routine::Imuldiv => "Xenomai imuldiv: 32-bit input and result, 64/32 divide",
             Routine::NodivImuldiv => "Xenomai nodiv_imuldiv: 32-bit input and result, no division",
-            Routine::FastPath => "seed 002's dispatch (Converter): 32-bit nodiv path if x ≤ u32::MAX, else 64-bit",
+            Routine::FastPath => "seed 002's dispatch (Converter): 1 multiply if x ≤ u32::MAX, else 2; no division",
             Routine::F64 => "one f64 multiply, truncated",
             Routine::Quanta => "quanta::Clock::delta_as_nanos at quanta's own calibrated rate",
         }
@@ -193,8 +193,9 @@ impl Prepared {
     /// An upper bound of the error (output units) over every input in `[0, x_max]`, from the routine's
     /// arithmetic; `None` when `x_max` is past [`Prepared::domain_max`] (overflow: no bound).
     ///
-    /// Truncating routines: 0 (`exact`, `naive`, `imuldiv`) or 1 (`nodiv_*`, `fast_path`: the truncated
-    /// fraction loses less than one unit). Scaled routines (`kernel`, `llmulshft`): `⌊x_max·|m/2^s −
+    /// Division routines: 0 (`exact`, `naive`, `imuldiv`). Fraction routines: 1 (`nodiv_*`: the truncated
+    /// fraction loses less than one unit, Xenomai's rounding add gains less than one; `fast_path`: the
+    /// rounded-up fraction gains less than one). Scaled routines (`kernel`, `llmulshft`): `⌊x_max·|m/2^s −
     /// num/den|⌋ + 1`. `f64`: see [`F64Scale::error_bound`].
     pub fn error_bound(&self, x_max: u64) -> Option<u128> {
         if x_max > self.domain_max() {
