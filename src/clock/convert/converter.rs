@@ -32,8 +32,8 @@ impl Fraction {
         assert!(integ <= u32::MAX as u64, "a factor of {}/{} is at or above 2^32", ratio.num, ratio.den);
         // rest ≤ den − 1, so ⌈rest·2^64/den⌉ ≤ 2^64 − 1 ((den−1)·2^64 + den − 1 < den·2^64), and
         // ⌈rest·2^32/den⌉ ≤ 2^32.
-        let frac = (((rest << 64) + den - 1) / den) as u64;
-        let frac32 = (((rest << 32) + den - 1) / den) as u64;
+        let frac = (rest << 64).div_ceil(den) as u64;
+        let frac32 = (rest << 32).div_ceil(den) as u64;
         Fraction { integ, frac, frac32 }
     }
 

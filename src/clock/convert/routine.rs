@@ -7,15 +7,25 @@ use super::{Converter, Direction, F64Scale, Imuldiv, KernelScale, Llmulshft, Nai
 /// A conversion routine, by its `routine` parameter value (see the module table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Routine {
+    /// `exact`: [`Ratio::exact`].
     Exact,
+    /// `naive`: [`Naive`].
     Naive,
+    /// `kernel`: [`KernelScale`].
     Kernel,
+    /// `llmulshft`: [`Llmulshft`].
     Llmulshft,
+    /// `nodiv_llimd`: [`U32Frac::nodiv_llimd`].
     NodivLlimd,
+    /// `imuldiv`: [`Imuldiv`].
     Imuldiv,
+    /// `nodiv_imuldiv`: [`U32Frac::nodiv_imuldiv`].
     NodivImuldiv,
+    /// `fast_path`: [`Converter`].
     FastPath,
+    /// `f64`: [`F64Scale`].
     F64,
+    /// `quanta`: [`super::QuantaPeer`] (no rate can be given to it, so it has no [`Prepared`] form).
     Quanta,
 }
 
@@ -87,16 +97,21 @@ impl Routine {
     }
 }
 
-/// A routine's constants for one direction and rate.
+/// A routine's constants for one direction and rate, one variant per [`Routine`] but `quanta`; a timed
+/// loop matches on it once and calls the routine's own inlined function.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Imp {
+    /// The ratio of the [`Prepared`] is all it needs.
     Exact,
     Naive(Naive),
     Kernel(KernelScale),
     Llmulshft(Llmulshft),
+    /// Applied with [`U32Frac::nodiv_llimd`].
     NodivLlimd(U32Frac),
     Imuldiv(Imuldiv),
+    /// Applied with [`U32Frac::nodiv_imuldiv`].
     NodivImuldiv(U32Frac),
+    /// Both directions; the [`Prepared`]'s direction picks the method.
     FastPath(Converter),
     F64(F64Scale),
 }

@@ -177,13 +177,18 @@ fn quanta_notes(peer: &QuantaPeer, h: &Harness, notes: &mut Vec<String>, extra: 
         return;
     }
     let implied = peer.implied_hz();
-    let ppm = (implied / h.clock.hz - 1.0) * 1e6;
     extra.insert("quanta_implied_hz".into(), implied);
-    extra.insert("quanta_vs_harness_ppm".into(), ppm);
+    // Both calibrate the same TSC only when the harness reads the TSC too.
+    let versus = if h.clock.kind == crate::clock::TimeSourceKind::Tsc {
+        let ppm = (implied / h.clock.hz - 1.0) * 1e6;
+        extra.insert("quanta_vs_harness_ppm".into(), ppm);
+        format!(", {ppm:+.1} ppm from the harness's")
+    } else {
+        String::new()
+    };
     notes.push(format!(
-        "quanta converts at its own calibrated rate ({:.0} Hz, {ppm:+.1} ppm from the harness's) and cannot be \
-         given one, so it is timed at that rate and has no accuracy table",
-        implied
+        "quanta converts at its own calibrated rate ({implied:.0} Hz{versus}) and cannot be given one, so it is \
+         timed at that rate and has no accuracy table"
     ));
 }
 
