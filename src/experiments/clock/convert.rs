@@ -19,9 +19,11 @@ const OTHER_RATES: [(&str, u64); 2] = [("1 GHz", 1_000_000_000), ("4 GHz", 4_000
 /// loop (throughput of independent conversions, each result kept with `black_box`), against the same
 /// loop returning its input unconverted, so the loop overhead is compensated as 002's numbers were.
 /// The inputs are log-uniform over `[1, 2^32)` — short intervals, the hot-path domain of seed 002's
-/// timer scenarios and the one every routine, 32-bit ones included, can take; the costs of the
-/// multiply-based routines do not depend on magnitude, while `exact`'s 128-bit division takes a faster
-/// path when the dividend's high half is zero, so its cost here is a lower bound.
+/// timer scenarios and the one every routine, 32-bit ones included, can take. The costs of the
+/// multiply-based routines do not depend on magnitude, with two exceptions: `exact`'s 128-bit division
+/// takes a faster path when the dividend's high half is zero, so its cost here is a lower bound; and
+/// `fast_path` ns→tick takes its two-multiply path for the few inputs above `2^64 / (hz/1e9 · 2^32)` ns
+/// (1.07 s at 4 GHz), as a timer queue would for its longer timeouts.
 ///
 /// Each point also searches the routine's worst error against `exact` (see
 /// `clock::convert::search`) for intervals up to 1 µs … 1 year at this machine's counter rate, 1 GHz
