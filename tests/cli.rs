@@ -33,6 +33,7 @@ fn quick_run_of_every_experiment_fills_the_record() {
         "base.call",
         "base.syscall",
         "clock.read",
+        "clock.convert",
         "sched.switch",
         "spawn.create",
         "sync.faa",
@@ -68,6 +69,12 @@ fn quick_run_of_every_experiment_fills_the_record() {
         .assert()
         .success()
         .stdout(predicate::str::contains("| point"));
+    overhead()
+        .args(["report", "--table", "convert"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("fast_path").and(predicate::str::contains("≤ 1 h")));
 }
 
 #[test]

@@ -105,7 +105,7 @@ pub struct ReportArgs {
 /// The tables `overhead report` can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportTable {
-    /// Header, every point, skipped points, and the primitives table.
+    /// Header, every point, skipped points, and the primitives and conversion tables.
     All,
     /// Seed 004's timing table: rows of primitives, one column per runtime.
     Primitives,
@@ -113,6 +113,8 @@ pub enum ReportTable {
     Matrices,
     /// Latency percentiles of the points that recorded a distribution (`timer.wakeup`).
     Latency,
+    /// Seed 002's conversion table: cost and worst error per range of each tick↔ns routine.
+    Convert,
 }
 
 impl RunArgs {

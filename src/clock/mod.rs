@@ -1,9 +1,11 @@
 //! Time sources: the counter the harness reads at batch edges, and its calibration.
 //!
 //! DESIGN.md "Method" 1: the TSC when it is invariant, calibrated against `CLOCK_MONOTONIC_RAW` with the
-//! calibration error recorded; the virtual counter on aarch64; `clock_gettime` otherwise.
+//! calibration error recorded; the virtual counter on aarch64; `clock_gettime` otherwise. [`convert`]:
+//! tick↔ns conversion routines (seed 002).
 
 mod calibrate;
+pub mod convert;
 mod counter;
 mod source;
 

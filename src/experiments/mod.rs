@@ -98,6 +98,7 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &base::Call,
         &base::Syscall,
         &clock::Read,
+        &clock::Convert,
         &clock::Skew,
         &clock::Rate,
         &sched::Switch,

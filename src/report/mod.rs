@@ -1,6 +1,7 @@
 //! Renderers: they read only the run record, never the probes (DESIGN.md "Renderers"), so a report can
 //! be made again later, on another machine.
 
+mod convert;
 mod fits;
 mod latency;
 mod matrix;
@@ -8,6 +9,7 @@ mod primitives;
 mod table;
 mod units;
 
+pub use convert::convert_table;
 pub use latency::latency_table;
 pub use matrix::{matrices_section, render_matrix};
 pub use primitives::primitives_table;
@@ -21,6 +23,7 @@ pub type Section = (&'static str, fn(&crate::record::RunRecord, Format) -> Strin
 /// has nothing for it, so a run of a few experiments prints only what applies.
 pub const SECTIONS: &[Section] = &[
     ("Seed 004 timing table: primitives by runtime", primitives_table),
+    ("Seed 002 conversion table: cost and worst error by routine", convert_table),
     ("Fits (seed 001 style)", fits::fits_section),
     ("Matrices", matrices_section),
     ("Latency distributions", latency_table),

@@ -1,6 +1,7 @@
-//! The `clock` family: reading time (seed 002's first concern; DESIGN.md "Method" 1), and how the CPUs'
-//! counters and processing rates agree (seed 001 §2).
+//! The `clock` family: reading time and converting it (seed 002's first concerns; DESIGN.md "Method" 1),
+//! and how the CPUs' counters and processing rates agree (seed 001 §2).
 
+mod convert;
 mod counter_rate;
 mod hardware;
 mod offset;
@@ -10,6 +11,7 @@ mod rate;
 mod read;
 mod skew;
 
+pub use convert::Convert;
 pub use rate::Rate;
 pub use read::Read;
 pub use skew::Skew;
