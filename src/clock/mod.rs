@@ -4,6 +4,7 @@
 //! calibration error recorded; the virtual counter on aarch64; `clock_gettime` otherwise.
 
 mod calibrate;
+pub mod convert;
 mod counter;
 mod source;
 
