@@ -3,6 +3,7 @@
 
 pub mod fiber;
 pub mod os;
+pub mod timerq;
 pub mod tokio_rt;
 
 /// Every runtime name DESIGN.md defines; a name outside this list is refused at the command line.
