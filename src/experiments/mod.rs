@@ -9,6 +9,7 @@ mod plan;
 mod sched;
 mod spawn;
 mod sync;
+mod timer;
 
 use std::collections::BTreeMap;
 
@@ -90,6 +91,7 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &base::Call,
         &base::Syscall,
         &clock::Read,
+        &timer::HotPath,
         &sched::Switch,
         &spawn::Create,
         &sync::Faa,

@@ -39,6 +39,20 @@ impl HotPathCounter for NoCount {
     fn programmed(&mut self) {}
 }
 
+/// Column labels of seed 002's summary tables, plus the `program_timer()` calls: the order of
+/// [`Counts::columns`].
+pub const COUNT_COLUMNS: [&str; 5] = ["total", "tsc->ns", "ns->tsc", "possible 32-bit ns->tsc", "program_timer"];
+
+/// Keys under which a `timer.hotpath` point records its counts per operation in `extra`, in the order of
+/// [`COUNT_COLUMNS`].
+pub const COUNT_EXTRA_KEYS: [&str; 5] = [
+    "conversions_per_op",
+    "ticks_to_ns_per_op",
+    "ns_to_ticks_per_op",
+    "ns_to_ticks_32bit_candidates_per_op",
+    "hw_programs_per_op",
+];
+
 /// Conversions and programmings counted, in the columns of seed 002's summary tables (plus
 /// `hw_programs`, which 002 shows in its pseudo-code but not in its tables).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -62,6 +76,21 @@ impl Counts {
     /// 002's "total conversions" column: both directions.
     pub fn total(&self) -> u64 {
         self.ticks_to_ns + self.ns_to_ticks
+    }
+
+    /// The counts in the order of [`COUNT_COLUMNS`]: total, tsc->ns, ns->tsc, 32-bit candidates, programs.
+    pub fn columns(&self) -> [u64; 5] {
+        [self.total(), self.ticks_to_ns, self.ns_to_ticks, self.ns_to_ticks_32bit_candidates, self.hw_programs]
+    }
+
+    /// Every count multiplied by `k`: what `k` operations of a per-operation row add up to.
+    pub fn times(&self, k: u64) -> Counts {
+        Counts::new(
+            self.ticks_to_ns * k,
+            self.ns_to_ticks * k,
+            self.ns_to_ticks_32bit_candidates * k,
+            self.hw_programs * k,
+        )
     }
 }
 
@@ -95,5 +124,6 @@ mod tests {
         c.programmed();
         assert_eq!(c, Counts::new(1, 2, 1, 1));
         assert_eq!(c.total(), 3);
+        assert_eq!(c.times(3), Counts::new(3, 6, 3, 3));
     }
 }

@@ -191,10 +191,6 @@ fn counted(base: TimeBaseKind, s: Scenario, m: StartMode, source: impl TickSourc
     .unwrap()
 }
 
-fn times(c: Counts, k: u64) -> Counts {
-    Counts::new(c.ticks_to_ns * k, c.ns_to_ticks * k, c.ns_to_ticks_32bit_candidates * k, c.hw_programs * k)
-}
-
 /// Every row of 002's five summary tables (§1.3–§5.3), and the `program_timer()` calls of its
 /// pseudo-code, counted on the queue: exactly equal, for every operation, and timers fire while
 /// timeouts are stopped in time.
@@ -207,7 +203,7 @@ fn every_scenario_counts_what_002_tables() {
                 let seed = s.seed_002(base, m).expect("002 has the row");
                 let (counts, fired) = counted(base, s, m, ManualClock::new(1 << 40, 7), 5);
                 let row = format!("{} {} {}", s.name(), base.name(), m.name());
-                assert_eq!(counts, times(seed, 5), "{row}");
+                assert_eq!(counts, seed.times(5), "{row}");
                 assert_eq!(fired, if s.fires() { 5 } else { 0 }, "{row}");
                 rows += 1;
             }
@@ -228,7 +224,7 @@ fn hardware_counter_workloads_fire_every_time() {
         for base in TimeBaseKind::ALL {
             for &m in s.starts() {
                 let (counts, fired) = counted(base, s, m, Rdtsc, 1000);
-                assert_eq!(counts, times(s.seed_002(base, m).unwrap(), 1000), "{} {}", s.name(), base.name());
+                assert_eq!(counts, s.seed_002(base, m).unwrap().times(1000), "{} {}", s.name(), base.name());
                 assert_eq!(fired, if s.fires() { 1000 } else { 0 }, "{} {}", s.name(), base.name());
             }
         }
