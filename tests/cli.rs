@@ -33,6 +33,7 @@ fn quick_run_of_every_experiment_fills_the_record() {
         "base.call",
         "base.syscall",
         "clock.read",
+        "timer.hotpath",
         "sched.switch",
         "spawn.create",
         "sync.faa",
@@ -68,6 +69,12 @@ fn quick_run_of_every_experiment_fills_the_record() {
         .assert()
         .success()
         .stdout(predicate::str::contains("| point"));
+    overhead()
+        .args(["report", "--table", "timers"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("§5.3 Absolute timeouts").and(predicate::str::contains("| point").not()));
 }
 
 #[test]

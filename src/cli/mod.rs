@@ -97,7 +97,7 @@ pub struct ReportArgs {
     pub record: PathBuf,
     #[arg(long, value_enum, default_value_t = crate::report::Format::Table)]
     pub format: crate::report::Format,
-    /// Which table: the full report (every point), or only seed 004's primitives-by-runtime table.
+    /// Which table: the full report (every point), or only one of its special tables.
     #[arg(long, value_enum, default_value_t = ReportTable::All)]
     pub table: ReportTable,
 }
@@ -105,10 +105,12 @@ pub struct ReportArgs {
 /// The tables `overhead report` can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportTable {
-    /// Header, every point, skipped points, and the primitives table.
+    /// Header, every point, skipped points, the primitives table and the timer tables.
     All,
     /// Seed 004's timing table: rows of primitives, one column per runtime.
     Primitives,
+    /// Seed 002's timer summary tables: conversions per hot-path operation and the time measured.
+    Timers,
 }
 
 impl RunArgs {

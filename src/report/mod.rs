@@ -3,8 +3,10 @@
 
 mod primitives;
 mod table;
+mod timers;
 mod units;
 
 pub use primitives::primitives_table;
 pub use table::{render, Format};
+pub use timers::timers_table;
 pub use units::format_ns;

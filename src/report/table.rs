@@ -66,6 +66,12 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         out += &h("Seed 004 timing table: primitives by runtime");
         out += &primitives;
     }
+    let timers = super::timers_table(record, format);
+    if !timers.is_empty() {
+        out += "\n";
+        out += &h("Seed 002 timer hot paths: conversions and time per operation");
+        out += &timers;
+    }
     if !record.skipped.is_empty() {
         out += "\n";
         out += &h("Points without a result");
