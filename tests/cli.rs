@@ -74,7 +74,7 @@ fn quick_run_of_every_experiment_fills_the_record() {
         .arg(&path)
         .assert()
         .success()
-        .stdout(predicate::str::contains("§5.3 Absolute timeouts").and(predicate::str::contains("| point").not()));
+        .stdout(predicate::str::contains("§5.3 Absolute timeouts").and(predicate::str::contains("N × R").not()));
 }
 
 #[test]

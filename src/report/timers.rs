@@ -80,7 +80,7 @@ pub fn timers_table(record: &RunRecord, format: Format) -> String {
                 let mut cells = vec![Cell::new(&label)];
                 match (point, skipped) {
                     (Some(p), _) => {
-                        cells.extend(count_cells(p, seed).into_iter().map(|c| right(c)));
+                        cells.extend(count_cells(p, seed).into_iter().map(right));
                         let s = &p.summary;
                         cells.push(right(format!("{} ±{}", format_ns(s.median), format_ns(s.ci_half_width()))));
                         if let Some(&total) = p.extra.get(COUNT_EXTRA_KEYS[0]) {

@@ -25,6 +25,7 @@ impl TimerId {
 /// A pending timer: its date and period in the queue's time base (ticks or ns).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pending {
+    /// When it fires, in the base's unit (ticks or ns).
     pub date: u64,
     /// 0 for a one-shot timer.
     pub interval: u64,

@@ -52,6 +52,7 @@ pub enum Scenario {
 /// How the timer is started: `timer_start(delay)` or 002's proposed `timer_start_abs(date)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StartMode {
+    /// `timer_start(delay)`, after computing the delay where the caller has a date.
     Relative,
     /// 002's "+ABS" rows.
     Absolute,
