@@ -319,9 +319,9 @@ impl<B: TimeBase, S: TickSource, C: HotPathCounter> Workload<B, S, C> {
 }
 
 /// Conversions and programmings per hot-path operation of `scenario` in base `B`, counted over `ops`
-/// operations on `source`, and the timers that fired. The counts are whole numbers per operation when
-/// every operation takes the same path (always, except a periodic timer on a counter too coarse to move
-/// between two interrupts).
+/// operations on `source`, and the timers that fired. Every operation takes the same path, so the
+/// counts are whole multiples of `ops` whatever the clock; `fired` may fall short of `ops` only for a
+/// periodic timer on a counter too coarse to move between two interrupts.
 ///
 /// Errors: as [`Workload::new`].
 pub fn count_per_op<B: TimeBase, S: TickSource>(
