@@ -22,11 +22,11 @@ const COUNTED_OPS: u64 = 64;
 const COUNTS_TABLE: &str = "conversions";
 
 /// For every scenario × time base × start mode 002 analyses (16 points): one untimed run of the
-/// workload with a counting hook gives the conversions per operation (`extra`: `conversions_per_op`,
-/// `ticks_to_ns_per_op`, `ns_to_ticks_per_op`, `ns_to_ticks_32bit_candidates_per_op`,
-/// `hw_programs_per_op`; and `details.tables["conversions"]` beside 002's row); then the same workload,
-/// with the hook compiled out, is timed per operation against the empty loop (so the time includes
-/// the counter reads, as 002's hot paths do). `fired_per_op` checks the timed run took the intended
+/// workload with a counting hook gives the conversions, programmings and counter reads per operation
+/// (`extra`, keys [`COUNT_EXTRA_KEYS`]: `conversions_per_op`, `ticks_to_ns_per_op`, …; and
+/// `details.tables["conversions"]` beside 002's row); then the same workload, with the hook compiled
+/// out, is timed per operation against the empty loop (so the time includes the counter reads, as
+/// 002's hot paths do). `fired_per_op` checks the timed run took the intended
 /// path (1 for timers, 0 for timeouts).
 ///
 /// The counter is the harness's: the TSC read with plain `rdtsc` on x86-64, the virtual counter on
@@ -128,7 +128,8 @@ impl Point {
         let mut outcome = Outcome::from(measurement);
         outcome.extra = self.extra(counts, fired as f64 / ops.max(1) as f64);
         outcome.details = self.details(counts);
-        if self.scenario.seed_002(self.base, self.start).map(|seed| seed.times(COUNTED_OPS)) != Some(counts) {
+        let seed = self.scenario.seed_002(self.base, self.start);
+        if !seed.is_some_and(|seed| seed.times(COUNTED_OPS).same_conversions(&counts)) {
             outcome.notes.push(format!(
                 "conversions per operation differ from seed 002's table: counted {counts:?} over {COUNTED_OPS} \
                  operations"
@@ -216,6 +217,7 @@ mod tests {
         assert_eq!(outcome.extra["fired_per_op"], 1.0);
         let table = &outcome.details.tables[COUNTS_TABLE];
         assert_eq!(table.rows[0].1, table.rows[1].1, "this queue's row equals 002's");
+        assert_eq!(outcome.extra["counter_reads_per_op"], 5.0);
         assert!(outcome.notes.iter().all(|n| !n.contains("differ")), "{:?}", outcome.notes);
         let mut bad = spec.clone();
         bad.params[1].1 = "jiffies".into();

@@ -22,17 +22,19 @@ impl<S: TickSource, C: HotPathCounter> TimeKeeper<S, C> {
         TimeKeeper { conv, source, counter }
     }
 
-    /// 002's `get_tsc()`: the counter, ticks. No conversion.
+    /// 002's `get_tsc()`: the counter, ticks (one counter read, no conversion).
     #[inline(always)]
-    pub fn ticks(&self) -> u64 {
+    pub fn ticks(&mut self) -> u64 {
+        self.counter.counter_read();
         self.source.now()
     }
 
-    /// 002's `get_time()`: the counter in ns (one ticks→ns conversion).
+    /// 002's `get_time()`: the counter in ns (one counter read, one ticks→ns conversion).
     #[inline(always)]
     pub fn now_ns(&mut self) -> u64 {
+        let ticks = self.ticks();
         self.counter.conversion(Conversion::TicksToNs);
-        self.conv.ticks_to_ns(self.source.now())
+        self.conv.ticks_to_ns(ticks)
     }
 
     /// An absolute date in ns as ticks (one 64-bit ns→ticks conversion), rounded up by one tick so that a
@@ -166,11 +168,11 @@ mod tests {
         assert_eq!(TickBase::now(&mut t), 3_000);
         assert_eq!(TickBase::delay_from_ns(&mut t, 10), 30);
         assert_eq!(TickBase::date_to_ticks(&mut t, 77), 77);
-        assert_eq!(*t.counter(), Counts::new(0, 1, 1, 0));
+        assert_eq!(*t.counter(), Counts::new(0, 1, 1, 0, 1));
         assert_eq!(NsBase::now(&mut t), 1_000);
         assert_eq!(NsBase::delay_from_ns(&mut t, 10), 10);
         assert_eq!(NsBase::date_from_ns(&mut t, 10), 10);
         assert_eq!(NsBase::date_to_ticks(&mut t, 1_000), 3_001);
-        assert_eq!(*t.counter(), Counts::new(1, 2, 1, 0));
+        assert_eq!(*t.counter(), Counts::new(1, 2, 1, 0, 2));
     }
 }

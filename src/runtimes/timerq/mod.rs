@@ -24,7 +24,7 @@ mod source;
 mod tests;
 
 pub use base::{NsBase, TickBase, TimeBase, TimeKeeper};
-pub use count::{Conversion, Counts, HotPathCounter, NoCount, COUNT_COLUMNS, COUNT_EXTRA_KEYS};
+pub use count::{Conversion, Counts, HotPathCounter, NoCount, COUNT_COLUMNS, COUNT_EXTRA_KEYS, SEED_TABLE_COLUMNS};
 pub use queue::{HwTimer, Pending, TimerId, TimerQueue};
 pub use scenario::{count_per_op, Scenario, StartMode, TimeBaseKind, Workload, PERIOD_NS, SLEEP_NS, TIMEOUT_NS};
 #[cfg(target_arch = "aarch64")]

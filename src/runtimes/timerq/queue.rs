@@ -53,7 +53,8 @@ impl HwTimer {
 /// The hardware timer is modelled as one-shot in ticks, as a local APIC timer or TSC deadline is: the
 /// queue programs it whenever its earliest date changes, and the tick handler re-programs it for the
 /// next pending timer. How this differs from 002's pseudo-code (none of it changes a count):
-/// - the tick handler reads the time once for all the expiries it handles, and programs the next
+/// - the tick handler reads the time once for all the expiries it handles (002's TSC-based handler
+///   reads it again to re-arm: one counter read more, no conversion), and programs the next
 ///   pending timer, which 002's relative-timer case leaves out "intentionally" (in the ns base that is
 ///   one more ns→tsc per interrupt whenever another timer is pending);
 /// - a periodic timer is re-armed drift-free at `date + interval`, skipping missed periods as

@@ -191,19 +191,30 @@ fn counted(base: TimeBaseKind, s: Scenario, m: StartMode, source: impl TickSourc
     .unwrap()
 }
 
-/// Every row of 002's five summary tables (§1.3–§5.3), and the `program_timer()` calls of its
-/// pseudo-code, counted on the queue: exactly equal, for every operation, and timers fire while
-/// timeouts are stopped in time.
+/// 002's row with the one count where the queue knowingly differs: §1's TSC-based interrupt reads the
+/// counter twice, not three times (it re-arms from its `now`).
+fn expected(s: Scenario, base: TimeBaseKind, m: StartMode) -> Counts {
+    let mut seed = s.seed_002(base, m).expect("002 has the row");
+    if (s, base) == (Scenario::PeriodicTimer, TimeBaseKind::Tsc) {
+        assert_eq!(seed.counter_reads, 3);
+        seed.counter_reads = 2;
+    }
+    seed
+}
+
+/// Every row of 002's five summary tables (§1.3–§5.3), and the `program_timer()` calls and counter
+/// reads of its pseudo-code, counted on the queue: equal for every operation (conversions exactly,
+/// reads but for the difference `expected` names), timers firing while timeouts are stopped in time.
 #[test]
 fn every_scenario_counts_what_002_tables() {
     let mut rows = 0;
     for s in Scenario::ALL {
         for base in TimeBaseKind::ALL {
             for &m in s.starts() {
-                let seed = s.seed_002(base, m).expect("002 has the row");
                 let (counts, fired) = counted(base, s, m, ManualClock::new(1 << 40, 7), 5);
                 let row = format!("{} {} {}", s.name(), base.name(), m.name());
-                assert_eq!(counts, seed.times(5), "{row}");
+                assert!(counts.same_conversions(&s.seed_002(base, m).unwrap().times(5)), "{row}: {counts:?}");
+                assert_eq!(counts, expected(s, base, m).times(5), "{row}");
                 assert_eq!(fired, if s.fires() { 5 } else { 0 }, "{row}");
                 rows += 1;
             }
@@ -224,7 +235,7 @@ fn hardware_counter_workloads_fire_every_time() {
         for base in TimeBaseKind::ALL {
             for &m in s.starts() {
                 let (counts, fired) = counted(base, s, m, Rdtsc, 1000);
-                assert_eq!(counts, s.seed_002(base, m).unwrap().times(1000), "{} {}", s.name(), base.name());
+                assert_eq!(counts, expected(s, base, m).times(1000), "{} {}", s.name(), base.name());
                 assert_eq!(fired, if s.fires() { 1000 } else { 0 }, "{} {}", s.name(), base.name());
             }
         }
