@@ -51,7 +51,8 @@ fn count_cells(point: &PointRecord, seed: Option<[u64; COUNT_COLUMNS.len()]>) ->
 }
 
 /// The tables, one per scenario with `timer.hotpath` points (measured or not), each followed by the
-/// row with the fewest conversions and the fastest row here. Empty when the record has none.
+/// rows with the fewest conversions and the fastest row here; then what the time follows, footnotes
+/// for rows without a result, and a legend. Empty when the record has no `timer.hotpath` point.
 pub fn timers_table(record: &RunRecord, format: Format) -> String {
     let has_any = |s: &PointSpec| s.experiment == EXPERIMENT;
     if !record.points.iter().any(|p| has_any(&p.spec)) && !record.skipped.iter().any(|s| has_any(&s.spec)) {
@@ -60,63 +61,7 @@ pub fn timers_table(record: &RunRecord, format: Format) -> String {
     let mut out = String::new();
     let mut footnotes: Vec<String> = Vec::new();
     for scenario in Scenario::ALL {
-        let mut table = Table::new();
-        table.load_preset(match format {
-            Format::Table => presets::UTF8_FULL_CONDENSED,
-            Format::Md => presets::ASCII_MARKDOWN,
-        });
-        let mut header = vec!["time base (seed 002)".to_string()];
-        header.extend(COUNT_COLUMNS.iter().map(|c| c.to_string()));
-        header.push("time per op".into());
-        table.set_header(header);
-        let mut fewest: Vec<(String, f64)> = Vec::new();
-        let mut fastest: Vec<(String, f64)> = Vec::new();
-        let mut rows = 0;
-        for base in TimeBaseKind::ALL {
-            for &start in scenario.starts() {
-                let label = row_label(base, start);
-                let seed = scenario.seed_002(base, start).map(|c| c.columns());
-                let point = record.points.iter().find(|p| is_row(&p.spec, scenario, base, start));
-                let skipped = record.skipped.iter().find(|s| is_row(&s.spec, scenario, base, start));
-                let mut cells = vec![Cell::new(&label)];
-                match (point, skipped) {
-                    (Some(p), _) => {
-                        cells.extend(count_cells(p, seed).into_iter().map(right));
-                        let s = &p.summary;
-                        cells.push(right(format!("{} ±{}", format_ns(s.median), format_ns(s.ci_half_width()))));
-                        if let Some(&total) = p.extra.get(COUNT_EXTRA_KEYS[0]) {
-                            fewest.push((label.clone(), total));
-                        }
-                        fastest.push((label, s.median));
-                    }
-                    (None, Some(s)) => {
-                        footnotes.push(format!("§{} {label}: {}", scenario.section(), s.reason));
-                        let mark = format!("— [{}]", footnotes.len());
-                        cells.extend(std::iter::repeat_n(right(mark), COUNT_COLUMNS.len() + 1));
-                    }
-                    (None, None) => continue,
-                }
-                table.add_row(cells);
-                rows += 1;
-            }
-        }
-        if rows == 0 {
-            continue;
-        }
-        let heading = format!("§{}.3 {} — hot path: {}", scenario.section(), scenario.title(), scenario.hot_path());
-        out += &match format {
-            Format::Table => format!("{heading}\n"),
-            Format::Md => format!("### {heading}\n\n"),
-        };
-        // A blank line ends a Markdown table; without it the next line would read as a row.
-        out += &format!("{table}\n");
-        if format == Format::Md {
-            out += "\n";
-        }
-        if let (Some(few), Some(fast)) = (least(&fewest, count_text), least(&fastest, format_ns)) {
-            out += &format!("fewest conversions: {few}; fastest here: {fast}\n");
-        }
-        out += "\n";
+        out += &scenario_table(record, scenario, format, &mut footnotes);
     }
     if let Some(line) = what_the_time_follows(record) {
         out += &format!("{line}\n");
@@ -129,6 +74,57 @@ pub fn timers_table(record: &RunRecord, format: Format) -> String {
             reads (002's from its pseudo-code); time: median per operation ± half-width of its 95% CI, empty \
             loop subtracted\n";
     out
+}
+
+/// One scenario's heading, table and "fewest conversions; fastest here" line; empty when the record
+/// has no row of it. Rows without a result get a footnote in `footnotes`.
+fn scenario_table(record: &RunRecord, scenario: Scenario, format: Format, footnotes: &mut Vec<String>) -> String {
+    let mut table = Table::new();
+    table.load_preset(match format {
+        Format::Table => presets::UTF8_FULL_CONDENSED,
+        Format::Md => presets::ASCII_MARKDOWN,
+    });
+    let mut header = vec!["time base (seed 002)".to_string()];
+    header.extend(COUNT_COLUMNS.iter().map(|c| c.to_string()));
+    header.push("time per op".into());
+    table.set_header(header);
+    let (mut fewest, mut fastest) = (Vec::new(), Vec::new());
+    for base in TimeBaseKind::ALL {
+        for &start in scenario.starts() {
+            let label = row_label(base, start);
+            let mut cells = vec![Cell::new(&label)];
+            if let Some(p) = record.points.iter().find(|p| is_row(&p.spec, scenario, base, start)) {
+                let seed = scenario.seed_002(base, start).map(|c| c.columns());
+                cells.extend(count_cells(p, seed).into_iter().map(right));
+                let s = &p.summary;
+                cells.push(right(format!("{} ±{}", format_ns(s.median), format_ns(s.ci_half_width()))));
+                if let Some(&total) = p.extra.get(COUNT_EXTRA_KEYS[0]) {
+                    fewest.push((label.clone(), total));
+                }
+                fastest.push((label, s.median));
+            } else if let Some(s) = record.skipped.iter().find(|s| is_row(&s.spec, scenario, base, start)) {
+                footnotes.push(format!("§{} {label}: {}", scenario.section(), s.reason));
+                let mark = format!("— [{}]", footnotes.len());
+                cells.extend(std::iter::repeat_n(right(mark), COUNT_COLUMNS.len() + 1));
+            } else {
+                continue;
+            }
+            table.add_row(cells);
+        }
+    }
+    if table.row_count() == 0 {
+        return String::new();
+    }
+    let heading = format!("§{}.3 {} — hot path: {}", scenario.section(), scenario.title(), scenario.hot_path());
+    let mut out = match format {
+        Format::Table => format!("{heading}\n{table}\n"),
+        // A blank line ends a Markdown table; without it the next line would read as a row.
+        Format::Md => format!("### {heading}\n\n{table}\n\n"),
+    };
+    if let (Some(few), Some(fast)) = (least(&fewest, count_text), least(&fastest, format_ns)) {
+        out += &format!("fewest conversions: {few}; fastest here: {fast}\n");
+    }
+    out + "\n"
 }
 
 /// 002 ranks time bases by conversions; on today's CPUs a conversion may cost less than a counter read.

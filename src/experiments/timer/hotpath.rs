@@ -26,8 +26,8 @@ const COUNTS_TABLE: &str = "conversions";
 /// (`extra`, keys [`COUNT_EXTRA_KEYS`]: `conversions_per_op`, `ticks_to_ns_per_op`, …; and
 /// `details.tables["conversions"]` beside 002's row); then the same workload, with the hook compiled
 /// out, is timed per operation against the empty loop (so the time includes the counter reads, as
-/// 002's hot paths do). `fired_per_op` checks the timed run took the intended
-/// path (1 for timers, 0 for timeouts).
+/// 002's hot paths do). `fired_per_op` checks the timed run took the intended path (1 for timers, 0 for
+/// timeouts).
 ///
 /// The counter is the harness's: the TSC read with plain `rdtsc` on x86-64, the virtual counter on
 /// aarch64, and `CLOCK_MONOTONIC_RAW` as a 1 GHz counter otherwise (noted on the point).
