@@ -34,6 +34,7 @@ fn quick_run_of_every_experiment_fills_the_record() {
         "base.syscall",
         "clock.read",
         "clock.convert",
+        "timer.hotpath",
         "sched.switch",
         "spawn.create",
         "sync.faa",
@@ -75,6 +76,12 @@ fn quick_run_of_every_experiment_fills_the_record() {
         .assert()
         .success()
         .stdout(predicate::str::contains("fast_path").and(predicate::str::contains("≤ 1 h")));
+    overhead()
+        .args(["report", "--table", "timers"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("§5.3 Absolute timeouts").and(predicate::str::contains("N × R").not()));
 }
 
 #[test]

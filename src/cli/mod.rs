@@ -105,7 +105,8 @@ pub struct ReportArgs {
 /// The tables `overhead report` can print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportTable {
-    /// Header, every point, skipped points, and the primitives and conversion tables.
+    /// Header, every point, skipped points and every section (primitives, conversion, timer, matrices,
+    /// latency, granularity tables).
     All,
     /// Seed 004's timing table: rows of primitives, one column per runtime.
     Primitives,
@@ -115,6 +116,8 @@ pub enum ReportTable {
     Latency,
     /// Seed 002's conversion table: cost and worst error per range of each tick↔ns routine.
     Convert,
+    /// Seed 002's timer summary tables: conversions per hot-path operation and the time measured.
+    Timers,
 }
 
 impl RunArgs {

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use super::{ReportArgs, ReportTable, UsageError};
 use crate::record::load;
-use crate::report::{convert_table, latency_table, matrices_section, primitives_table, render};
+use crate::report::{convert_table, latency_table, matrices_section, primitives_table, render, timers_table};
 
 /// Prints the report of a record. A file that is not a record is the user's input error (exit 2).
 pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
@@ -15,6 +15,7 @@ pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
         ReportTable::Convert => print!("{}", convert_table(&record, args.format)),
         ReportTable::Matrices => print!("{}", matrices_section(&record, args.format)),
         ReportTable::Latency => print!("{}", latency_table(&record, args.format)),
+        ReportTable::Timers => print!("{}", timers_table(&record, args.format)),
     }
     Ok(ExitCode::SUCCESS)
 }

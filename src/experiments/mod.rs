@@ -111,6 +111,7 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &msg::Switch,
         &msg::Rendezvous,
         &msg::Ipc,
+        &timer::HotPath,
         &timer::Wakeup,
         &timer::Stolen,
     ]

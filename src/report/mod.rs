@@ -7,6 +7,7 @@ mod latency;
 mod matrix;
 mod primitives;
 mod table;
+mod timers;
 mod units;
 
 pub use convert::convert_table;
@@ -14,6 +15,7 @@ pub use latency::latency_table;
 pub use matrix::{matrices_section, render_matrix};
 pub use primitives::primitives_table;
 pub use table::{render, Format};
+pub use timers::timers_table;
 pub use units::format_ns;
 
 /// A section of the full report: its title and what renders it from the record (empty: not shown).
@@ -24,6 +26,7 @@ pub type Section = (&'static str, fn(&crate::record::RunRecord, Format) -> Strin
 pub const SECTIONS: &[Section] = &[
     ("Seed 004 timing table: primitives by runtime", primitives_table),
     ("Seed 002 conversion table: cost and worst error by routine", convert_table),
+    ("Seed 002 timer tables: conversions and time per hot-path operation", timers_table),
     ("Fits (seed 001 style)", fits::fits_section),
     ("Matrices", matrices_section),
     ("Latency distributions", latency_table),

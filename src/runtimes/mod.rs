@@ -5,6 +5,7 @@ pub mod fiber;
 pub mod openmp;
 pub mod os;
 pub mod rayon_rt;
+pub mod timerq;
 pub mod tokio_rt;
 
 /// Every runtime name DESIGN.md defines; a name outside this list is refused at the command line.

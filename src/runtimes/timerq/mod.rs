@@ -1,0 +1,34 @@
+//! Our own timer queue, generic over the time base, for seed 002's question: should a real-time timer
+//! subsystem keep its dates in counter ticks or in ns? 002 (Kiszka, Xenomai-core, July 2006) counts the
+//! tick↔ns conversions each of five timer scenarios needs on its hot path in either base; `timer.hotpath`
+//! counts them on a working queue and times the same paths.
+//!
+//! It lives under `runtimes/` because it is an implementation under test, like the fibers: the
+//! experiment drives it, the report reads what the experiment recorded.
+//!
+//! - [`TimerQueue`]: relative and absolute start, stop, and the tick handler of a one-shot hardware
+//!   timer in ticks (fires due timers in date order, re-arms periodic ones, programs the next event).
+//! - [`TickBase`] / [`NsBase`]: the two time bases ([`TimeBase`]).
+//! - [`HotPathCounter`]: the counting hook; [`NoCount`] (zero-sized, timed runs) or [`Counts`].
+//! - [`TickSource`]: the counter read on the hot path ([`MonotonicRaw`], the x86-64 TSC, the aarch64
+//!   virtual counter) or a [`ManualClock`] for tests.
+//! - [`Scenario`], [`Workload`], [`count_per_op`]: 002's five scenarios and its summary tables.
+
+mod base;
+mod count;
+mod heap;
+mod queue;
+mod scenario;
+mod source;
+#[cfg(test)]
+mod tests;
+
+pub use base::{NsBase, TickBase, TimeBase, TimeKeeper};
+pub use count::{Conversion, Counts, HotPathCounter, NoCount, COUNT_COLUMNS, COUNT_EXTRA_KEYS, SEED_TABLE_COLUMNS};
+pub use queue::{HwTimer, Pending, TimerId, TimerQueue};
+pub use scenario::{count_per_op, Scenario, StartMode, TimeBaseKind, Workload, PERIOD_NS, SLEEP_NS, TIMEOUT_NS};
+#[cfg(target_arch = "aarch64")]
+pub use source::Cntvct;
+#[cfg(target_arch = "x86_64")]
+pub use source::Rdtsc;
+pub use source::{ManualClock, MonotonicRaw, TickSource};
