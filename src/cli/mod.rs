@@ -97,7 +97,8 @@ pub struct ReportArgs {
     pub record: PathBuf,
     #[arg(long, value_enum, default_value_t = crate::report::Format::Table)]
     pub format: crate::report::Format,
-    /// Which table: the full report (every point), or only seed 004's primitives-by-runtime table.
+    /// Which table: the full report (every point), or only seed 004's primitives table or seed 001's
+    /// granularity table.
     #[arg(long, value_enum, default_value_t = ReportTable::All)]
     pub table: ReportTable,
 }
@@ -109,6 +110,8 @@ pub enum ReportTable {
     All,
     /// Seed 004's timing table: rows of primitives, one column per runtime.
     Primitives,
+    /// Seed 001's granularity table (grain.sweep): elapsed and speed-up per task count and runtime.
+    Grain,
 }
 
 impl RunArgs {

@@ -2,10 +2,12 @@
 //! be made again later, on another machine.
 
 mod fits;
+mod grain;
 mod primitives;
 mod table;
 mod units;
 
+pub use grain::grain_table;
 pub use primitives::primitives_table;
 pub use table::{render, Format};
 pub use units::format_ns;
@@ -18,4 +20,5 @@ pub type Section = (&'static str, fn(&crate::record::RunRecord, Format) -> Strin
 pub const SECTIONS: &[Section] = &[
     ("Seed 004 timing table: primitives by runtime", primitives_table),
     ("Fits (seed 001 style)", fits::fits_section),
+    ("Seed 001 Table 4: granularity (grain.sweep)", grain_table),
 ];
