@@ -104,7 +104,16 @@ fn elapsed_table(points: &[&PointRecord], format: Format) -> String {
         }
         table.add_row(row);
     }
-    format!("{table}\n")
+    format!("{table}\n{}", blank_after_table(format))
+}
+
+/// Markdown needs an empty line to end a table before the next paragraph.
+fn blank_after_table(format: Format) -> &'static str {
+    if format == Format::Md {
+        "\n"
+    } else {
+        ""
+    }
 }
 
 /// "os: best 1900 tasks (refined: 13 counts tried) — 85.0 ms, 4.52× over one task (384 ms)".
@@ -138,7 +147,7 @@ fn share_table(share: &LabelledTable, format: Format) -> String {
         }
         table.add_row(row);
     }
-    format!("{table}\n")
+    format!("{table}\n{}", blank_after_table(format))
 }
 
 #[cfg(test)]

@@ -287,6 +287,14 @@ impl SweepResult {
                 ));
             }
         }
+        let top_speedup = self.decades.iter().map(|&(_, c)| serial / c).fold(f64::NAN, f64::max);
+        if top_speedup > 1.1 * cpus.len() as f64 {
+            notes.push(format!(
+                "a speed-up of {top_speedup:.1}× exceeds the {} CPUs used: the one-task runs were slowed (other \
+                 load, or idle members spinning on shared hardware); compare with care",
+                cpus.len()
+            ));
+        }
         if self.out_of_time {
             notes.push("the sweep ran out of its time budget; later counts were not tried".into());
         }

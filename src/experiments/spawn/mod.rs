@@ -40,10 +40,10 @@ pub(crate) fn pool_notes(refused: &AtomicUsize) -> Option<String> {
     (refused > 0).then(|| format!("{refused} worker thread(s) could not be pinned and ran unpinned"))
 }
 
-/// Operations run untimed before [`measure_warm`] measures.
-const WARM_OPS: u64 = 2;
+/// Operations run untimed before [`measure_warm`] and [`measure_team_warm`] measure.
+const WARM_OPS: u64 = 1;
 
-/// [`Harness::measure`] after running `test` untimed for a couple of operations: the first episodes
+/// [`Harness::measure`] after running `test` untimed for one operation: the first episodes
 /// start or wake a pool's threads and fault in their stacks, and a first sizing batch slowed by that
 /// would stop the batch size at one operation.
 pub(crate) fn measure_warm(h: &Harness, mut test: impl FnMut(u64), control: impl FnMut(u64)) -> Measurement {
@@ -52,7 +52,7 @@ pub(crate) fn measure_warm(h: &Harness, mut test: impl FnMut(u64), control: impl
 }
 
 /// [`Harness::measure_team`] of `test` against the empty loop, after the calling thread has run
-/// `test(0, …)` untimed for a couple of operations, for the same reason as [`measure_warm`].
+/// `test(0, …)` untimed for one operation, for the same reason as [`measure_warm`].
 pub(crate) fn measure_team_warm<T: Fn(usize, u64) + Sync>(h: &Harness, cpus: &[usize], test: T) -> TeamReport {
     test(0, WARM_OPS);
     h.measure_team(cpus, test, |_, n| super::empty_loop(n))
