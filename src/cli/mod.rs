@@ -118,6 +118,8 @@ pub enum ReportTable {
     Convert,
     /// Seed 002's timer summary tables: conversions per hot-path operation and the time measured.
     Timers,
+    /// Seed 001's granularity table (grain.sweep): elapsed and speed-up per task count and runtime.
+    Grain,
 }
 
 impl RunArgs {

@@ -4,7 +4,9 @@ use std::process::ExitCode;
 
 use super::{ReportArgs, ReportTable, UsageError};
 use crate::record::load;
-use crate::report::{convert_table, latency_table, matrices_section, primitives_table, render, timers_table};
+use crate::report::{
+    convert_table, grain_table, latency_table, matrices_section, primitives_table, render, timers_table,
+};
 
 /// Prints the report of a record. A file that is not a record is the user's input error (exit 2).
 pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
@@ -16,6 +18,7 @@ pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
         ReportTable::Matrices => print!("{}", matrices_section(&record, args.format)),
         ReportTable::Latency => print!("{}", latency_table(&record, args.format)),
         ReportTable::Timers => print!("{}", timers_table(&record, args.format)),
+        ReportTable::Grain => print!("{}", grain_table(&record, args.format)),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -5,10 +5,11 @@ mod base;
 mod clock;
 pub mod context;
 pub mod fits;
+pub mod grain;
 mod msg;
 mod plan;
 mod sched;
-mod spawn;
+pub(crate) mod spawn;
 mod sync;
 mod timer;
 
@@ -103,6 +104,10 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &clock::Rate,
         &sched::Switch,
         &spawn::Create,
+        &spawn::ForkJoin,
+        &spawn::Remote,
+        &spawn::Bulk,
+        &grain::Sweep,
         &sync::Faa,
         &sync::Barrier,
         &sync::Sem,

@@ -6,6 +6,7 @@
 
 mod config;
 mod measurement;
+mod runs;
 mod single;
 mod spin_barrier;
 mod team;

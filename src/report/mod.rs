@@ -3,6 +3,7 @@
 
 mod convert;
 mod fits;
+mod grain;
 mod latency;
 mod matrix;
 mod primitives;
@@ -11,6 +12,7 @@ mod timers;
 mod units;
 
 pub use convert::convert_table;
+pub use grain::grain_table;
 pub use latency::latency_table;
 pub use matrix::{matrices_section, render_matrix};
 pub use primitives::primitives_table;
@@ -30,4 +32,5 @@ pub const SECTIONS: &[Section] = &[
     ("Fits (seed 001 style)", fits::fits_section),
     ("Matrices", matrices_section),
     ("Latency distributions", latency_table),
+    ("Seed 001 Table 4: granularity (grain.sweep)", grain_table),
 ];

@@ -1,0 +1,396 @@
+//! `grain.sweep`: a fixed amount of work split into 1, 10, 100, … tasks.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use crate::experiments::context::runtime_of;
+use crate::experiments::spawn::{pool_notes, SEED_001_RUNTIMES};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::harness::{Harness, HarnessConfig, Measurement, Mode};
+use crate::record::{Details, LabelledTable, Metric, PointSpec};
+use crate::runtimes::os::hot_team::with_hot_team;
+use crate::runtimes::{rayon_rt, tokio_rt, Runtime};
+use crate::stats::Summary;
+
+use super::runner::{os_run, rayon_run, tokio_run, Descriptor};
+use super::search::{best, bracket, refine, sweep_decades, Eval};
+use super::work::{shares_percent, Work};
+
+/// The most tasks the sweep tries (seed 001 went to 10^7).
+pub const MAX_TASKS: u64 = 10_000_000;
+/// The decade sweep stops after a count whose elapsed time exceeds this many times the best so far.
+pub const STOP_FACTOR: f64 = 4.0;
+/// The refinement stops when its bracket is narrower than this ratio − 1.
+const REFINE_TOLERANCE: f64 = 0.02;
+/// The refinement's most evaluations (golden section: ~13 narrow 100× to 1.02×).
+const REFINE_EVALS: usize = 16;
+
+/// Names of the detail tables a `grain.sweep` point carries (read by the report).
+pub mod tables {
+    /// Elapsed ns per decade of tasks: columns median, min, p90; rows labelled by the task count.
+    pub const SWEEP: &str = "sweep";
+    /// Speed-up over one task per decade: one column.
+    pub const SPEEDUP: &str = "speedup";
+    /// Elapsed ns of the counts the refinement tried, as `SWEEP`.
+    pub const REFINE: &str = "refine";
+    /// Each CPU's share of the tasks (%) per decade and for the best count: one column per CPU.
+    pub const SHARE: &str = "share";
+}
+
+/// Seed 001 §7 (Table 4, Fig. 7): `work` reads of one shared variable, split equally into 10^0, 10^1,
+/// … tasks run by all the point's CPUs, each run's elapsed time measured whole. The decades stop after
+/// the first count whose elapsed time exceeds 4× the best (the overhead dominates), or at 10^7 tasks
+/// (or `work`). Then a golden-section search on log(tasks) between the neighbours of the best decade
+/// finds the best count (the seed found 1900), which is measured again for the point's samples
+/// (elapsed ns per run of the whole work). Decisions (stop, best, speed-up) use each count's fastest
+/// run, since other processes only ever add time. Per decade the record keeps the elapsed time (`sweep`), the
+/// speed-up over one task (`speedup`) and each CPU's share of the tasks (`share`, counted with
+/// `sched_getcpu` in every task, as the seed's `res[exp][get_pid()]++`); `extra` has `best_tasks`,
+/// `serial_ns`, `best_ns` and `speedup` (one task's fastest run over the best count's).
+///
+/// Per runtime: `os` is a pinned hot team claiming tasks from a shared descriptor by fetch-and-add
+/// (ParC's own mechanism; a kernel thread per task would stop the sweep at 10^4); `rayon` a scope
+/// spawning every task from worker 0; `tokio` a parent task spawning every task and awaiting all.
+/// Work: 10^6 reads in `--quick`, 10^7 by default, 10^8 (the seed's) in `--full`. Fibers, on one CPU,
+/// are skipped: the question is how work spreads over CPUs.
+pub struct Sweep;
+
+impl Experiment for Sweep {
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: "grain.sweep",
+            summary: "fixed work split into 1, 10, … tasks: elapsed, speed-up, best task count, per-CPU share",
+            source: "seed 001 §7, Table 4, Fig. 7",
+            metric: Metric::PerOp,
+            runtimes: SEED_001_RUNTIMES,
+        }
+    }
+    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+        let work: u64 = match ctx.mode {
+            Mode::Quick => 1_000_000,
+            Mode::Default => 10_000_000,
+            Mode::Full => 100_000_000,
+        };
+        let threads = ctx.cpus.len();
+        let params = [("threads", threads.to_string()), ("work", work.to_string())];
+        let spec = ctx.spec(self.id(), runtime, &params, ctx.team_cpus(threads));
+        if matches!(Runtime::parse(runtime), Some(Runtime::Fiber(_))) {
+            let reason = format!(
+                "{runtime} runs its fibers on one kernel thread; the sweep asks how work spreads over CPUs \
+                 (one CPU's cost per task is spawn.bulk's)"
+            );
+            return vec![Planned::Skip(spec, reason)];
+        }
+        vec![Planned::Run(spec)]
+    }
+    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+        let work_reads: u64 = match spec.param("work") {
+            None => anyhow::bail!("grain.sweep needs the parameter work (reads of the shared variable)"),
+            Some(v) => v
+                .parse()
+                .ok()
+                .filter(|&w| w > 0)
+                .ok_or_else(|| anyhow::anyhow!("grain.sweep: parameter work {v:?} is not a positive integer"))?,
+        };
+        let budget = Budget::for_config(&h.config, work_reads);
+        let cpus = &spec.cpus;
+        let work = Work::new(cpus.iter().copied().max().unwrap_or(0)).leak();
+        let mut notes = Vec::new();
+        let result = match runtime_of(&spec.runtime)? {
+            Runtime::Os => {
+                let desc = Descriptor::default();
+                let (result, refused) = with_hot_team(
+                    cpus,
+                    |_| desc.claim_and_run(work),
+                    |team| drive(h, &budget, work, &mut |tasks| os_run(team, &desc, work_reads, tasks)),
+                );
+                notes.extend(refused.iter().map(|(cpu, e)| format!("team thread for CPU {cpu} not pinned: {e}")));
+                result
+            }
+            Runtime::Rayon => {
+                let (pool, refused) = rayon_rt::pool(cpus)?;
+                notes.extend(pool_notes(&refused));
+                drive(h, &budget, work, &mut |tasks| rayon_run(&pool, work, work_reads, tasks))
+            }
+            Runtime::Tokio => {
+                let (rt, refused) = tokio_rt::multi_thread(cpus)?;
+                notes.extend(pool_notes(&refused));
+                let mut handles = Vec::new();
+                drive(h, &budget, work, &mut |tasks| tokio_run(&rt, &mut handles, work, work_reads, tasks))
+            }
+            Runtime::Fiber(_) | Runtime::OpenMp => {
+                return Err(crate::experiments::context::unimplemented_runtime(spec))
+            }
+        };
+        Ok(result.into_outcome(cpus, work_reads, notes))
+    }
+}
+
+/// How long the sweep may spend, from the harness settings of the mode.
+#[derive(Debug, Clone)]
+struct Budget {
+    /// Tasks tried at most.
+    max_tasks: u64,
+    /// Time to spend on one task count (its runs stop at `max_reps`).
+    count_ns: f64,
+    min_reps: usize,
+    max_reps: usize,
+    /// Wall time for the whole sweep: past it, no new count is started.
+    wall: Duration,
+}
+
+impl Budget {
+    /// `count_ns` = batch target × repetitions (quick 11 ms, default 310 ms, full 1 s); runs per count
+    /// at least a sixth of the mode's repetitions and 3 (quick 3, default 5, full 16), at most the
+    /// repetitions; the whole sweep within 60 counts' budget (at least 5 s), well inside the probe's
+    /// time limit.
+    fn for_config(config: &HarnessConfig, work_reads: u64) -> Budget {
+        let count_ns = config.target_batch_ns * config.repetitions as f64;
+        Budget {
+            max_tasks: MAX_TASKS.min(work_reads),
+            count_ns,
+            min_reps: (config.repetitions / 6).max(3).min(config.repetitions.max(1)),
+            max_reps: config.repetitions.max(1),
+            wall: Duration::from_secs_f64((60.0 * count_ns / 1e9).max(5.0)),
+        }
+    }
+}
+
+/// The runs of one task count: their elapsed times and the tasks each CPU ran over all of them.
+#[derive(Debug, Clone)]
+struct CountRuns {
+    measurement: Measurement,
+    /// Index: CPU; last entry: other CPUs. Sums to `tasks` × runs (warm-up included).
+    counts: Vec<u64>,
+}
+
+impl CountRuns {
+    /// The count's cost for every decision: its fastest run. Interference from other processes only
+    /// adds time, so the minimum is the undisturbed estimate (as lmbench reports it); the median and
+    /// p90 are kept beside it.
+    fn cost(&self) -> f64 {
+        self.measurement.summary().map_or(f64::INFINITY, |s| s.min)
+    }
+}
+
+/// Measures `run(tasks)`: one warm-up run, one pilot run that sizes the rest to the count's budget,
+/// then the rest (`min_reps` ≤ runs ≤ `max_reps`, fewer when `max_reps` says so).
+fn measure_count(
+    h: &Harness,
+    budget: &Budget,
+    max_reps: usize,
+    work: &Work,
+    run: &mut dyn FnMut(u64),
+    tasks: u64,
+) -> CountRuns {
+    work.take_counts();
+    let nothing = |_: u64| {};
+    let mut m = h.measure_runs(|_| run(tasks), nothing, 1, 1);
+    let pilot = m.samples_ns[0].max(1.0);
+    let reps = ((budget.count_ns / pilot) as usize).clamp(budget.min_reps.min(max_reps), max_reps);
+    if reps > 1 {
+        let rest = h.measure_runs(|_| run(tasks), nothing, 0, reps - 1);
+        m.samples_ns.extend(rest.samples_ns);
+        m.control_ns.extend(rest.control_ns);
+    }
+    CountRuns { measurement: m, counts: work.take_counts() }
+}
+
+/// What a sweep found.
+#[derive(Debug, Clone)]
+struct SweepResult {
+    decades: Vec<Eval>,
+    refined: Vec<Eval>,
+    runs: BTreeMap<u64, CountRuns>,
+    best_tasks: u64,
+    /// The best count measured again: the point's samples.
+    final_runs: CountRuns,
+    out_of_time: bool,
+}
+
+/// The decade sweep, the refinement and the final measurement, with `run(tasks)` doing one whole run.
+fn drive(h: &Harness, budget: &Budget, work: &Work, run: &mut dyn FnMut(u64)) -> SweepResult {
+    let deadline = Instant::now() + budget.wall;
+    let mut runs: BTreeMap<u64, CountRuns> = BTreeMap::new();
+    let mut out_of_time = false;
+    let mut measure = |tasks: u64, max_reps: usize, runs: &mut BTreeMap<u64, CountRuns>| -> Option<f64> {
+        if Instant::now() > deadline {
+            out_of_time = true;
+            return None;
+        }
+        let r = measure_count(h, budget, max_reps, work, run, tasks);
+        let cost = r.cost();
+        runs.insert(tasks, r);
+        Some(cost)
+    };
+    let decades = sweep_decades(budget.max_tasks, STOP_FACTOR, |t| measure(t, budget.max_reps, &mut runs));
+    let (best_decade, _) = best(&decades).unwrap_or((1, f64::INFINITY));
+    let last_decade = decades.last().map_or(1, |e| e.0);
+    let (lo, hi) = bracket(best_decade, last_decade);
+    let refined = refine(lo, hi, REFINE_TOLERANCE, REFINE_EVALS, &decades, |t| measure(t, budget.min_reps, &mut runs));
+    let all: Vec<Eval> = decades.iter().chain(&refined).copied().collect();
+    let best_tasks = best(&all).map_or(1, |e| e.0);
+    // Measured again: the minimum of noisy medians is biased low (the winner's curse).
+    let final_runs = measure_count(h, budget, budget.max_reps, work, run, best_tasks);
+    SweepResult { decades, refined, runs, best_tasks, final_runs, out_of_time }
+}
+
+impl SweepResult {
+    /// The point: the best count's runs as samples, the tables, and the headline numbers.
+    fn into_outcome(self, cpus: &[usize], work_reads: u64, mut notes: Vec<String>) -> Outcome {
+        let serial = self.runs.get(&1).map_or(f64::NAN, CountRuns::cost);
+        let best_elapsed = self.final_runs.cost();
+        let spread = |tasks: u64| -> Vec<Option<f64>> {
+            let s = self.runs.get(&tasks).and_then(|r| r.measurement.summary());
+            match s {
+                Some(Summary { median, min, p90, .. }) => vec![Some(median), Some(min), Some(p90)],
+                None => vec![None; 3],
+            }
+        };
+        let spread_columns = vec!["median".to_string(), "min".into(), "p90".into()];
+        let mut details = Details::default();
+        details.tables.insert(
+            tables::SWEEP.into(),
+            LabelledTable {
+                title: format!("elapsed time of {work_reads} reads split into tasks, per run"),
+                unit: "ns".into(),
+                columns: spread_columns.clone(),
+                rows: self.decades.iter().map(|&(t, _)| (t.to_string(), spread(t))).collect(),
+            },
+        );
+        details.tables.insert(
+            tables::SPEEDUP.into(),
+            LabelledTable {
+                title: "speed-up over one task (fastest run with 1 task / fastest run with n tasks)".into(),
+                unit: "×".into(),
+                columns: vec!["speedup".into()],
+                rows: self.decades.iter().map(|&(t, c)| (t.to_string(), vec![Some(serial / c)])).collect(),
+            },
+        );
+        let mut refined: Vec<u64> = self.refined.iter().map(|e| e.0).collect();
+        refined.sort_unstable();
+        details.tables.insert(
+            tables::REFINE.into(),
+            LabelledTable {
+                title: "elapsed time of the task counts tried around the best decade, per run".into(),
+                unit: "ns".into(),
+                columns: spread_columns,
+                rows: refined.iter().map(|&t| (t.to_string(), spread(t))).collect(),
+            },
+        );
+        details.tables.insert(tables::SHARE.into(), self.share_table(cpus));
+        if let Some(&(last, cost)) = self.decades.last() {
+            let best_so_far = best(&self.decades).map_or(f64::NAN, |e| e.1);
+            if cost > STOP_FACTOR * best_so_far {
+                notes.push(format!(
+                    "decades stopped after {last} tasks: fastest run {:.3} ms > {STOP_FACTOR}× the best {:.3} ms",
+                    cost / 1e6,
+                    best_so_far / 1e6
+                ));
+            }
+        }
+        let top_speedup = self.decades.iter().map(|&(_, c)| serial / c).fold(f64::NAN, f64::max);
+        if top_speedup > 1.1 * cpus.len() as f64 {
+            notes.push(format!(
+                "a speed-up of {top_speedup:.1}× exceeds the {} CPUs used: the one-task runs were slowed (other \
+                 load, or idle members spinning on shared hardware); compare with care",
+                cpus.len()
+            ));
+        }
+        if self.out_of_time {
+            notes.push("the sweep ran out of its time budget; later counts were not tried".into());
+        }
+        let mut outcome = Outcome::from(self.final_runs.measurement.clone());
+        outcome.notes = notes;
+        outcome.details = details;
+        let extra = [
+            ("work_reads", work_reads as f64),
+            ("best_tasks", self.best_tasks as f64),
+            ("best_decade_tasks", best(&self.decades).map_or(f64::NAN, |e| e.0 as f64)),
+            ("last_decade_tasks", self.decades.last().map_or(f64::NAN, |e| e.0 as f64)),
+            ("refine_evaluations", self.refined.len() as f64),
+            ("serial_ns", serial),
+            ("best_ns", best_elapsed),
+            ("speedup", serial / best_elapsed),
+        ];
+        outcome.extra.extend(extra.iter().map(|(k, v)| (k.to_string(), *v)));
+        outcome
+    }
+
+    /// Fig. 7: each CPU's share of the tasks, per decade and for the best count.
+    fn share_table(&self, cpus: &[usize]) -> LabelledTable {
+        let mut sorted = cpus.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let share_row = |runs: &CountRuns| -> Vec<Option<f64>> {
+            let other: u64 =
+                runs.counts.iter().enumerate().filter(|(cpu, _)| !sorted.contains(cpu)).map(|(_, &c)| c).sum();
+            let mut counts: Vec<u64> = sorted.iter().map(|&cpu| runs.counts.get(cpu).copied().unwrap_or(0)).collect();
+            counts.push(other);
+            shares_percent(&counts).into_iter().map(Some).collect()
+        };
+        let mut rows: Vec<(String, Vec<Option<f64>>)> = self
+            .decades
+            .iter()
+            .filter_map(|&(t, _)| self.runs.get(&t).map(|r| (t.to_string(), share_row(r))))
+            .collect();
+        if !self.decades.iter().any(|e| e.0 == self.best_tasks) {
+            rows.push((self.best_tasks.to_string(), share_row(&self.final_runs)));
+            rows.sort_by_key(|(label, _)| label.parse::<u64>().unwrap_or(u64::MAX));
+        }
+        let mut columns: Vec<String> = sorted.iter().map(|cpu| format!("cpu {cpu}")).collect();
+        columns.push("other".into());
+        LabelledTable { title: "share of the tasks run on each CPU".into(), unit: "%".into(), columns, rows }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{calibrate, Calibration};
+
+    /// The whole driver on a synthetic runtime whose run time has a planted best count: the decades stop
+    /// where the overhead dominates, the refinement lands near the planted count, and the record has
+    /// its tables, shares summing to 100%.
+    #[test]
+    fn driver_finds_the_planted_best_count_and_fills_the_tables() {
+        let time = calibrate(false, Calibration { span: Duration::from_millis(10), spans: 1 });
+        let h = Harness::new(&time, HarnessConfig::for_mode(Mode::Quick));
+        // Three runs per count, the fastest deciding: a preempted run does not move the answer.
+        let budget =
+            Budget { max_tasks: 1_000_000, count_ns: 1e12, min_reps: 3, max_reps: 3, wall: Duration::from_secs(60) };
+        let work = Work::new(crate::machine::allowed_cpus()[0]);
+        // A run "costs" a spin proportional to 1 + (ln tasks − ln 300)², minimal at 300 tasks; every
+        // task is counted so the shares are real.
+        let mut run = |tasks: u64| {
+            let cost = 1.0 + ((tasks as f64).ln() - 300f64.ln()).powi(2);
+            let until = Instant::now() + Duration::from_micros((cost * 100.0) as u64);
+            while Instant::now() < until {}
+            for _ in 0..tasks.min(1000) {
+                work.task(0);
+            }
+        };
+        let result = drive(&h, &budget, &work, &mut run);
+        let tried: Vec<u64> = result.decades.iter().map(|e| e.0).collect();
+        assert_eq!(tried.first(), Some(&1));
+        assert!(*tried.last().unwrap() <= 100_000, "the stop rule let the sweep run to {tried:?}");
+        assert!(
+            (100..=1000).contains(&result.best_tasks),
+            "best {} far from the planted 300; decades {:?} refined {:?}",
+            result.best_tasks,
+            result.decades,
+            result.refined
+        );
+        let cpu = crate::machine::allowed_cpus()[0];
+        let outcome = result.into_outcome(&[cpu], 1000, Vec::new());
+        for name in [tables::SWEEP, tables::SPEEDUP, tables::REFINE, tables::SHARE] {
+            assert!(outcome.details.tables.contains_key(name), "missing table {name}");
+        }
+        for (label, cells) in &outcome.details.tables[tables::SHARE].rows {
+            let total: f64 = cells.iter().flatten().sum();
+            assert!((total - 100.0).abs() < 1e-9, "shares of {label} add to {total}");
+        }
+        assert!(outcome.extra["speedup"] > 1.0, "{:?}", outcome.extra);
+        assert_eq!(outcome.extra["work_reads"], 1000.0);
+    }
+}

@@ -1,0 +1,184 @@
+//! `spawn.bulk`: one construct of many empty tasks, executed by all the CPUs.
+
+use std::hint::black_box;
+
+use crate::experiments::context::{in_context, runtime_of};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::harness::{Harness, Measurement};
+use crate::record::{Metric, PointSpec};
+use crate::runtimes::{rayon_rt, tokio_rt, Runtime};
+
+use super::fanout::{fiber_spawn_all, on_worker, os_pinning_notes, os_threads, rayon_scope, tokio_spawn_all};
+use super::{measure_warm, one_cpu_only, pool_notes, SEED_001_RUNTIMES};
+
+/// Empty tasks per construct (seed 001 §6.3 spawned `ITER × proc_no` at once).
+pub const TASKS: u64 = 1000;
+
+/// Seed 001 §6.3 (Fig. 6): `pparfor i; 1; lim` of `tasks` empty activities at once, run by the CPUs of
+/// the point (1…CPUs); the time per spawn is the construct's time over `tasks` (`construct_ns` is the
+/// whole construct). There is no contention from new descriptors, only from executing them. Per
+/// runtime: `os` creates `tasks` kernel threads in one scope, thread `i` pinned to CPU `i mod CPUs`;
+/// `rayon` one `scope` with `tasks` spawns from worker 0 of a pinned pool; `tokio` a parent task that
+/// spawns `tasks` tasks and awaits them all; `fiber-*` (one CPU) `tasks` fiber spawns, then the joins.
+/// The control is a batch without constructs (for `tokio`, the same parent task with nothing to spawn).
+pub struct Bulk;
+
+impl Experiment for Bulk {
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: "spawn.bulk",
+            summary: "one construct of 1000 empty tasks run by 1…CPUs CPUs; time per spawn",
+            source: "seed 001 §6.3, Fig. 6",
+            metric: Metric::PerOp,
+            runtimes: SEED_001_RUNTIMES,
+        }
+    }
+    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+        ctx.thread_counts(1)
+            .into_iter()
+            .map(|threads| {
+                let params = [("tasks", TASKS.to_string()), ("threads", threads.to_string())];
+                one_cpu_only(ctx.spec(self.id(), runtime, &params, ctx.team_cpus(threads)), runtime, threads)
+            })
+            .collect()
+    }
+    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+        let tasks: u64 = match spec.param("tasks") {
+            None => TASKS,
+            Some(v) => v
+                .parse()
+                .ok()
+                .filter(|&t| t > 0)
+                .ok_or_else(|| anyhow::anyhow!("spawn.bulk: parameter tasks {v:?} is not a positive integer"))?,
+        };
+        let empty = || {
+            black_box(());
+        };
+        let (m, notes) = construct(&runtime_of(&spec.runtime)?, &spec.cpus, tasks, h, empty)?;
+        let mut outcome = Outcome::from(m.per(tasks as f64));
+        outcome.notes = notes;
+        let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
+        outcome.extra.insert("tasks".into(), tasks as f64);
+        outcome.extra.insert("construct_ns".into(), median * tasks as f64);
+        Ok(outcome)
+    }
+}
+
+/// Measures constructs of `tasks` tasks of `task` on `runtime` over `cpus` (ns per construct), with the
+/// notes on refused pinning.
+///
+/// Errors: the runtime's threads could not be started.
+fn construct<F>(
+    runtime: &Runtime,
+    cpus: &[usize],
+    tasks: u64,
+    h: &Harness,
+    task: F,
+) -> anyhow::Result<(Measurement, Vec<String>)>
+where
+    F: Fn() + Send + Sync + Copy + 'static,
+{
+    let nothing = |_: u64| {};
+    let mut notes = Vec::new();
+    let m = match runtime {
+        Runtime::Os => {
+            notes = os_pinning_notes(cpus)?;
+            measure_warm(
+                h,
+                |n| {
+                    for _ in 0..n {
+                        os_threads(cpus, tasks, &task);
+                    }
+                },
+                nothing,
+            )
+        }
+        Runtime::Rayon => {
+            let (pool, refused) = rayon_rt::pool(cpus)?;
+            notes.extend(pool_notes(&refused));
+            pool.install(|| {
+                measure_warm(
+                    h,
+                    |n| {
+                        for _ in 0..n {
+                            rayon_scope(tasks, &task);
+                        }
+                    },
+                    nothing,
+                )
+            })
+        }
+        Runtime::Tokio => {
+            let (rt, refused) = tokio_rt::multi_thread(cpus)?;
+            notes.extend(pool_notes(&refused));
+            // Each batch is one parent task (in the control too); its handle vector, allocated once per
+            // batch, is reused by every construct of the batch.
+            measure_warm(
+                h,
+                |n| {
+                    on_worker(&rt, async move {
+                        let mut handles = Vec::with_capacity(tasks as usize);
+                        for _ in 0..n {
+                            tokio_spawn_all(tasks, task, &mut handles).await;
+                        }
+                    })
+                },
+                |_| on_worker(&rt, async {}),
+            )
+        }
+        Runtime::OpenMp => anyhow::bail!("spawn.bulk does not implement runtime openmp yet"),
+        Runtime::Fiber(backend) => in_context(Runtime::Fiber(*backend), h, move |h| {
+            let mut handles = Vec::with_capacity(tasks as usize);
+            measure_warm(
+                h,
+                |n| {
+                    for _ in 0..n {
+                        fiber_spawn_all(tasks, task, &mut handles);
+                    }
+                },
+                |_| {},
+            )
+        })?,
+    };
+    Ok((m, notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use super::*;
+    use crate::clock::{calibrate, Calibration};
+    use crate::harness::{HarnessConfig, Mode};
+
+    /// The measured construct runs exactly `tasks` tasks per construct on every runtime: the count of
+    /// task runs over a measurement is `tasks` times the constructs the harness ran.
+    #[test]
+    fn every_construct_runs_exactly_the_tasks_asked_for() {
+        let time = calibrate(false, Calibration { span: std::time::Duration::from_millis(10), spans: 1 });
+        let mut config = HarnessConfig::for_mode(Mode::Quick);
+        (config.target_batch_ns, config.warmup, config.repetitions) = (0.0, 1, 2);
+        let h = Harness::new(&time, config);
+        let allowed = crate::machine::allowed_cpus();
+        let cpus = &allowed[..allowed.len().min(2)];
+        const TASKS: u64 = 250;
+        for runtime in ["os", "rayon", "tokio", "fiber-asm"] {
+            let runs: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));
+            let count = move || {
+                runs.fetch_add(1, Ordering::Relaxed);
+            };
+            let rt = runtime_of(runtime).unwrap();
+            let cpus = if runtime == "fiber-asm" { &cpus[..1] } else { cpus };
+            if let Runtime::Fiber(b) = rt {
+                if b.available().is_err() {
+                    continue;
+                }
+            }
+            let (m, _) = construct(&rt, cpus, TASKS, &h, count).unwrap();
+            // 1 untimed construct, then with target 0 the sizing batch (N = 1) ends at once, then 1
+            // warm-up and 2 kept test batches.
+            assert_eq!(m.batch_ops, 1, "{runtime}");
+            assert_eq!(runs.load(Ordering::Relaxed), 5 * TASKS, "{runtime}");
+        }
+    }
+}
