@@ -32,11 +32,7 @@ pub struct FitRecord {
 impl FitRecord {
     /// The series' name in Google Benchmark style: `experiment/runtime:R/key:value/...`.
     pub fn name(&self) -> String {
-        let mut name = format!("{}/runtime:{}", self.experiment, self.runtime);
-        for (k, v) in &self.series {
-            name.push_str(&format!("/{k}:{v}"));
-        }
-        name
+        super::point::gbench_name(&self.experiment, &self.runtime, &self.series)
     }
 
     /// The fit as a formula in the seed's style, e.g. `140 ns + 72.0 ns·load (r² 0.998)`.

@@ -37,11 +37,7 @@ pub struct PointSpec {
 impl PointSpec {
     /// Google Benchmark-style name: `experiment/runtime:R/key:value/...`.
     pub fn name(&self) -> String {
-        let mut name = format!("{}/runtime:{}", self.experiment, self.runtime);
-        for (k, v) in &self.params {
-            name.push_str(&format!("/{k}:{v}"));
-        }
-        name
+        gbench_name(&self.experiment, &self.runtime, &self.params)
     }
 
     /// The value of parameter `key`, if the point has it.
@@ -53,6 +49,16 @@ impl PointSpec {
     pub fn family(&self) -> &str {
         self.experiment.split('.').next().unwrap_or(&self.experiment)
     }
+}
+
+/// A Google Benchmark-style name, `experiment/runtime:R/key:value/...` (DESIGN.md "Experiments"), for a
+/// point or a series of points.
+pub fn gbench_name(experiment: &str, runtime: &str, params: &[(String, String)]) -> String {
+    let mut name = format!("{experiment}/runtime:{runtime}");
+    for (k, v) in params {
+        name.push_str(&format!("/{k}:{v}"));
+    }
+    name
 }
 
 /// One thread's result in a team measurement.
