@@ -109,6 +109,8 @@ pub enum ReportTable {
     All,
     /// Seed 004's timing table: rows of primitives, one column per runtime.
     Primitives,
+    /// Seed 001's tables: yield round vs. load, and sync.oversub vs. activities, with their fits.
+    Seed001,
 }
 
 impl RunArgs {

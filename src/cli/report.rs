@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use super::{ReportArgs, ReportTable, UsageError};
 use crate::record::load;
-use crate::report::{primitives_table, render};
+use crate::report::{primitives_table, render, seed001_tables};
 
 /// Prints the report of a record. A file that is not a record is the user's input error (exit 2).
 pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
@@ -12,6 +12,7 @@ pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     match args.table {
         ReportTable::All => print!("{}", render(&record, args.format)),
         ReportTable::Primitives => print!("{}", primitives_table(&record, args.format)),
+        ReportTable::Seed001 => print!("{}", seed001_tables(&record, args.format)),
     }
     Ok(ExitCode::SUCCESS)
 }

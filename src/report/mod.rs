@@ -3,10 +3,12 @@
 
 mod fits;
 mod primitives;
+mod seed001;
 mod table;
 mod units;
 
 pub use primitives::primitives_table;
+pub use seed001::seed001_tables;
 pub use table::{render, Format};
 pub use units::format_ns;
 
@@ -17,5 +19,6 @@ pub type Section = (&'static str, fn(&crate::record::RunRecord, Format) -> Strin
 /// has nothing for it, so a run of a few experiments prints only what applies.
 pub const SECTIONS: &[Section] = &[
     ("Seed 004 timing table: primitives by runtime", primitives_table),
+    ("Seed 001 tables: yield round vs. load; barriers with activities ≫ CPUs", seed001_tables),
     ("Fits (seed 001 style)", fits::fits_section),
 ];

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
 use crate::harness::{Harness, SpinBarrier};
 use crate::record::{Metric, PointSpec};
+use crate::runtimes::os::pthread_barrier::PthreadBarrier;
 
 /// Each thread's barrier sense, alone on its line so the threads do not share it.
 #[repr(align(128))]
@@ -13,14 +14,16 @@ struct PaddedSense(AtomicBool);
 
 /// Seed 001 §8.2 experiment 1 (Fig. 9): T threads, one per CPU, pass a barrier over and over; the time
 /// per episode (slowest thread), against the empty loop. Implementations: std's `Barrier` (mutex and
-/// condition variable) and a sense-reversing spin barrier (the seed's counter-and-flag `sync`).
+/// condition variable), a sense-reversing spin barrier (the seed's counter-and-flag `sync`), and POSIX
+/// `pthread_barrier_wait` (glibc's futex barrier; `impl:pthread`).
 pub struct Barrier;
 
 impl Experiment for Barrier {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: "sync.barrier",
-            summary: "barrier episode, std Barrier vs. sense-reversing spin barrier, threads 2…CPUs",
+            summary:
+                "barrier episode, std Barrier vs. sense-reversing spin barrier vs. pthread_barrier_wait, threads 2…CPUs",
             source: "seed 001 §8.2 experiment 1, Fig. 9; EPCC syncbench BARRIER",
             metric: Metric::PerOp,
             runtimes: OS_ONLY,
@@ -29,7 +32,7 @@ impl Experiment for Barrier {
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         let counts = ctx.thread_counts(2);
         let mut out = Vec::new();
-        for implementation in ["std", "spin"] {
+        for implementation in ["std", "spin", "pthread"] {
             if counts.is_empty() {
                 let params = [("impl", implementation.to_string()), ("threads", "2".into())];
                 let spec = ctx.spec(self.id(), runtime, &params, ctx.team_cpus(1));
@@ -72,7 +75,19 @@ impl Experiment for Barrier {
                     |_, n| empty_loop(n),
                 )
             }
-            other => anyhow::bail!("unknown sync.barrier impl {other:?}; expected std or spin"),
+            Some("pthread") => {
+                let barrier = PthreadBarrier::new(threads)?;
+                h.measure_team(
+                    &spec.cpus,
+                    |_, n| {
+                        for _ in 0..n {
+                            barrier.wait();
+                        }
+                    },
+                    |_, n| empty_loop(n),
+                )
+            }
+            other => anyhow::bail!("unknown sync.barrier impl {other:?}; expected std, spin or pthread"),
         };
         let notes =
             report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();
