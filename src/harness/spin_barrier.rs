@@ -69,7 +69,9 @@ mod tests {
     /// No thread may pass episode k before every thread has finished episode k − 1's work.
     #[test]
     fn no_thread_runs_ahead() {
-        no_thread_runs_ahead_of(SpinBarrier::new(THREADS));
+        // Fewer episodes than the yielding barrier's: with more threads than CPUs each episode can cost a
+        // full spin phase per thread (the reason `yielding` exists), so 500 took seconds on 2 CPUs.
+        no_thread_runs_ahead_of(SpinBarrier::new(THREADS), 100);
     }
 
     /// The same for the barrier that yields at once (oversubscribed teams).
@@ -77,20 +79,19 @@ mod tests {
     fn yielding_barrier_keeps_episodes_apart() {
         let barrier = SpinBarrier::yielding(THREADS);
         assert_eq!(barrier.spins_before_yield, 0);
-        no_thread_runs_ahead_of(barrier);
+        no_thread_runs_ahead_of(barrier, 500);
     }
 
     const THREADS: usize = 4; // more than this machine's CPUs on purpose: exercises the yield path
 
-    fn no_thread_runs_ahead_of(barrier: SpinBarrier) {
-        const EPISODES: u64 = 500;
+    fn no_thread_runs_ahead_of(barrier: SpinBarrier, episodes: u64) {
         let arrived = AtomicU64::new(0);
         let leaders = AtomicU64::new(0);
         std::thread::scope(|s| {
             for _ in 0..THREADS {
                 s.spawn(|| {
                     let mut sense = false;
-                    for episode in 0..EPISODES {
+                    for episode in 0..episodes {
                         arrived.fetch_add(1, Ordering::SeqCst);
                         if barrier.wait(&mut sense) {
                             leaders.fetch_add(1, Ordering::SeqCst);
@@ -101,7 +102,7 @@ mod tests {
                 });
             }
         });
-        assert_eq!(arrived.load(Ordering::SeqCst), EPISODES * THREADS as u64);
-        assert_eq!(leaders.load(Ordering::SeqCst), EPISODES);
+        assert_eq!(arrived.load(Ordering::SeqCst), episodes * THREADS as u64);
+        assert_eq!(leaders.load(Ordering::SeqCst), episodes);
     }
 }

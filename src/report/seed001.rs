@@ -149,24 +149,29 @@ fn oversub(record: &RunRecord, runtime: &str, format: Format) -> String {
     out += &formulas(fits.iter().map(|f| (label(f), *f)), format);
     let bullet = if format == Format::Md { "- " } else { "  " };
     for f in fits.iter().filter(|f| f.c.is_some()) {
-        let Some(&top) = activities.last() else { continue };
-        let x = top as f64;
-        let total = f.a + f.b * x + f.c.unwrap_or(0.0) * x * x;
-        let mut quadratic = f.c.unwrap_or(0.0) * x * x;
-        if (quadratic / total).abs() < 0.005 {
-            quadratic = 0.0; // negligible either way; keeps "-0.000 ns" out of the line
-        }
-        if total > 0.0 {
-            out += &format!(
-                "{bullet}{}: at {top} activities the quadratic term is {} of {} ({:.0}%)\n",
-                label(f),
-                format_ns(quadratic),
-                format_ns(total),
-                100.0 * quadratic / total
-            );
-        }
+        out += &quadratic_share(f, &label(f), activities.last().copied(), bullet);
     }
     out
+}
+
+/// "L: at A activities the quadratic term is c·A² of the fitted total (p%)", or that there is no
+/// quadratic growth when `c ≤ 0` (a concave fit through noise says nothing about a quadratic term).
+fn quadratic_share(f: &FitRecord, label: &str, top: Option<u64>, bullet: &str) -> String {
+    let (Some(c), Some(top)) = (f.c, top) else { return String::new() };
+    if c <= 0.0 {
+        return format!("{bullet}{label}: no quadratic growth (c ≤ 0)\n");
+    }
+    let x = top as f64;
+    let total = f.a + f.b * x + c * x * x;
+    if total <= 0.0 {
+        return String::new();
+    }
+    let share = 100.0 * c * x * x / total;
+    format!(
+        "{bullet}{label}: at {top} activities the quadratic term is {} of {} ({share:.0}%)\n",
+        format_ns(c * x * x),
+        format_ns(total)
+    )
 }
 
 #[cfg(test)]
@@ -202,7 +207,7 @@ mod tests {
         let record = with_fits(record);
         assert!(find("sched.yield").is_some());
         let text = seed001_tables(&record, Format::Md);
-        let header = text.lines().find(|l| l.contains("load")).unwrap();
+        let header = text.lines().find(|l| l.starts_with("| load")).unwrap();
         assert!(header.find("os (2 CPUs)").unwrap() < header.find("tokio (2 CPUs)").unwrap(), "{text}");
         let row4 = text.lines().find(|l| l.starts_with("| 4 ")).unwrap();
         assert!(row4.contains("3.80 µs") && row4.contains("300 ns"), "{row4}");

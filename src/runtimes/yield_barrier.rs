@@ -90,6 +90,6 @@ mod tests {
                 });
             }
         });
-        assert_eq!(last.load(Ordering::SeqCst), 2 * EPISODES);
+        assert_eq!(last.load(Ordering::SeqCst), EPISODES);
     }
 }

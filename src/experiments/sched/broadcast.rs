@@ -116,15 +116,16 @@ impl Experiment for Broadcast {
     }
 }
 
-/// Waiter counts: 1 up to four times the CPU count by doubling, and CPUs − 1 (one waiter per other
-/// CPU); in `--full` every count below the CPU count and up to eight times it.
+/// Waiter counts: one per other CPU and fewer (1, 2, 4, … up to CPUs − 1, and CPUs − 1 itself), then
+/// two and four times the CPU count (more waiters than CPUs); in `--full` every count below the CPU
+/// count, the CPU count, and two, four and eight times it.
 fn waiter_counts(cpus: usize, mode: Mode) -> Vec<usize> {
-    let top = if mode == Mode::Full { 8 * cpus } else { 4 * cpus };
-    let mut counts: Vec<usize> = (0..usize::BITS).map(|s| 1usize << s).take_while(|&n| n <= top).collect();
+    let mut counts: Vec<usize> = (0..usize::BITS).map(|s| 1usize << s).take_while(|&n| n < cpus).collect();
+    counts.push(cpus.saturating_sub(1).max(1));
+    counts.extend([2 * cpus, 4 * cpus]);
     if mode == Mode::Full {
-        counts.extend(1..cpus);
-    } else if cpus > 1 {
-        counts.push(cpus - 1);
+        counts.extend(1..=cpus);
+        counts.push(8 * cpus);
     }
     counts.sort_unstable();
     counts.dedup();
@@ -427,8 +428,9 @@ mod tests {
 
     #[test]
     fn waiter_counts_include_more_waiters_than_cpus() {
-        assert_eq!(waiter_counts(2, Mode::Default), vec![1, 2, 4, 8]);
+        assert_eq!(waiter_counts(2, Mode::Default), vec![1, 4, 8]);
         assert_eq!(waiter_counts(1, Mode::Quick), vec![1, 2, 4]);
-        assert_eq!(waiter_counts(8, Mode::Default), vec![1, 2, 4, 7, 8, 16, 32]);
+        assert_eq!(waiter_counts(8, Mode::Default), vec![1, 2, 4, 7, 16, 32]);
+        assert_eq!(waiter_counts(2, Mode::Full), vec![1, 2, 4, 8, 16]);
     }
 }

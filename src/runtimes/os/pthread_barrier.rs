@@ -81,7 +81,7 @@ mod tests {
                 });
             }
         });
-        assert_eq!(serial.load(Ordering::SeqCst), 2 * EPISODES);
+        assert_eq!(serial.load(Ordering::SeqCst), EPISODES);
     }
 
     #[test]
