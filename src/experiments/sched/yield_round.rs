@@ -27,7 +27,8 @@ pub const FIT: FitSpec = FitSpec { x: "load", x_unit: "extra yielding activities
 /// seed's 140 µs for the library's `get_work` task) from the cost of one more switch per activity
 /// time-shared (`b`, the seed's 72 µs per RMK context switch).
 ///
-/// Parameters: `cpus` (measuring activities, one per CPU) and `load` (0…8). Runtimes:
+/// Parameters: `cpus` (measuring activities, one per CPU) and `load` (0, 1, 2, 4, 8; every load 0…8 in
+/// `--full`, 0, 2, 8 in `--quick`). Runtimes:
 /// * `os`: kernel threads pinned to their CPU, each yield a `sched_yield`; the loading threads are
 ///   pinned there too and started (and seen running) before the measurement, as the seed's `ready`
 ///   semaphore did.
@@ -58,7 +59,8 @@ impl Experiment for Yield {
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         let loads: Vec<usize> = match ctx.mode {
             Mode::Full => (0..=8).collect(),
-            _ => vec![0, 1, 2, 4, 8],
+            Mode::Default => vec![0, 1, 2, 4, 8],
+            Mode::Quick => vec![0, 2, 8],
         };
         let all = ctx.cpus.len();
         let point = |cpus: usize, load: usize| {

@@ -86,14 +86,18 @@ impl BarrierKind {
 }
 
 /// Seed 001 §8.2 experiment 2 (Fig. 10): A activities (k per CPU, round-robin over the usable CPUs, far
-/// more than CPUs) and a barrier, three ways, against the empty loop:
+/// more than CPUs; parameter `activities` = A, `cpus` the CPU count) and a barrier, three ways, against
+/// the empty loop. k = 1, 2, 4, 8, 16 for `spawn_sync` and 1, 4, 16 for the others (1, 16 for tokio and
+/// rayon); 1…64 by doubling in `--full`; fewer in `--quick`.
 /// * `variant:just_spawn`: per operation, spawn A activities that do nothing and wait until all have
 ///   ended (the seed's "just spawn", its calibration line).
 /// * `variant:spawn_sync`: per operation, spawn A activities that pass one barrier together, and wait
 ///   until all have ended ("spawn & sync"). With the seed's spin-with-yield barrier the activities that
-///   arrived early keep yielding while the spawner is still creating the rest, so the i-th spawn
-///   competes with i/CPUs spinners for its CPU: a quadratic term in A, fitted as `a + b·A + c·A²`. With
-///   a blocking barrier the early ones sleep and the term goes away.
+///   arrived early keep yielding while the spawner is still creating the rest; under a round-robin
+///   scheduler (the seed's RMK) the i-th spawn waits for i/CPUs spinners to yield: a quadratic term in
+///   A, fitted as `a + b·A + c·A²`. With a blocking barrier the early ones sleep and the term should go
+///   away. How big it is depends on the kernel's yield: Linux's EEVDF moves a yielding thread's
+///   deadline a whole slice back, so spinners delay the spawner much less than round robin did.
 /// * `variant:just_sync`: per operation, one barrier episode of A activities that exist already ("just
 ///   sync"). Threads: the harness's team of A threads, started once for the point, passing the barrier
 ///   `n` times per batch (the slowest thread's time, as `sync.barrier`). Tasks: each batch spawns the A
@@ -180,7 +184,7 @@ impl Experiment for Oversub {
             }
             Runtime::Rayon => {
                 anyhow::ensure!(
-                    variant != Variant::JustSync && barrier == BarrierKind::Yield || variant == Variant::JustSpawn,
+                    matches!((variant, barrier), (Variant::JustSpawn, _) | (Variant::SpawnSync, BarrierKind::Yield)),
                     "rayon implements only just_spawn and spawn_sync with the yield barrier"
                 );
                 let (pool, workers_refused) = rayon_rt::pool(&spec.cpus)?;
@@ -391,6 +395,7 @@ mod tasks {
                     as_task(rt, async move {
                         let mut handles = Vec::with_capacity(a);
                         for _ in 0..n {
+                            // A fresh barrier per spawn, as the seed's lived in the spawn descriptor.
                             let b = Arc::new(YieldBarrier::new(a));
                             handles.extend((0..a).map(|_| {
                                 let b = b.clone();
