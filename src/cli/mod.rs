@@ -120,6 +120,8 @@ pub enum ReportTable {
     Timers,
     /// Seed 001's granularity table (grain.sweep): elapsed and speed-up per task count and runtime.
     Grain,
+    /// Seed 001's tables: yield round vs. load, and sync.oversub vs. activities, with their fits.
+    Seed001,
 }
 
 impl RunArgs {

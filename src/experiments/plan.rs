@@ -115,3 +115,23 @@ impl PlanContext {
 pub fn serde_plain(placement: Placement) -> String {
     serde_json::to_value(placement).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A context with CPUs 0 and 1 on this machine's topology (a CPU missing here is "other core"),
+    /// for tests of experiments' plans that must not depend on the machine's CPU count.
+    pub(crate) fn two_cpu_context(mode: Mode) -> PlanContext {
+        PlanContext { cpus: vec![0, 1], topology: Topology::detect(), mode }
+    }
+
+    #[test]
+    fn two_cpu_context_plans_teams_of_both_cpus() {
+        let ctx = two_cpu_context(Mode::Default);
+        assert_eq!(ctx.thread_counts(1), vec![1, 2]);
+        let mut team = ctx.team_cpus(2);
+        team.sort_unstable();
+        assert_eq!(team, vec![0, 1]);
+    }
+}

@@ -12,6 +12,8 @@ const SPINS_BEFORE_YIELD: u32 = 1 << 14;
 #[derive(Debug)]
 pub struct SpinBarrier {
     parties: usize,
+    /// Spins before a waiter starts yielding: [`SPINS_BEFORE_YIELD`], or 0 for [`SpinBarrier::yielding`].
+    spins_before_yield: u32,
     remaining: AtomicUsize,
     sense: AtomicBool,
 }
@@ -20,7 +22,19 @@ impl SpinBarrier {
     /// A barrier for `parties` threads (at least 1).
     pub fn new(parties: usize) -> SpinBarrier {
         let parties = parties.max(1);
-        SpinBarrier { parties, remaining: AtomicUsize::new(parties), sense: AtomicBool::new(false) }
+        SpinBarrier {
+            parties,
+            spins_before_yield: SPINS_BEFORE_YIELD,
+            remaining: AtomicUsize::new(parties),
+            sense: AtomicBool::new(false),
+        }
+    }
+
+    /// A barrier whose waiters yield at every look that finds the episode not over, for teams with more
+    /// threads than CPUs: a spinning waiter would otherwise keep the threads it waits for (on its CPU)
+    /// from running, for the length of its spin.
+    pub fn yielding(parties: usize) -> SpinBarrier {
+        SpinBarrier { spins_before_yield: 0, ..SpinBarrier::new(parties) }
     }
 
     /// Waits until all parties have arrived. `local_sense` is the caller's own flag, initially `false`,
@@ -36,7 +50,7 @@ impl SpinBarrier {
         }
         let mut spins = 0u32;
         while self.sense.load(Ordering::Acquire) != *local_sense {
-            if spins < SPINS_BEFORE_YIELD {
+            if spins < self.spins_before_yield {
                 spins += 1;
                 std::hint::spin_loop();
             } else {
@@ -55,16 +69,29 @@ mod tests {
     /// No thread may pass episode k before every thread has finished episode k − 1's work.
     #[test]
     fn no_thread_runs_ahead() {
-        const THREADS: usize = 4; // more than this machine's CPUs on purpose: exercises the yield path
-        const EPISODES: u64 = 500;
-        let barrier = SpinBarrier::new(THREADS);
+        // Fewer episodes than the yielding barrier's: with more threads than CPUs each episode can cost a
+        // full spin phase per thread (the reason `yielding` exists), so 500 took seconds on 2 CPUs.
+        no_thread_runs_ahead_of(SpinBarrier::new(THREADS), 100);
+    }
+
+    /// The same for the barrier that yields at once (oversubscribed teams).
+    #[test]
+    fn yielding_barrier_keeps_episodes_apart() {
+        let barrier = SpinBarrier::yielding(THREADS);
+        assert_eq!(barrier.spins_before_yield, 0);
+        no_thread_runs_ahead_of(barrier, 500);
+    }
+
+    const THREADS: usize = 4; // more than this machine's CPUs on purpose: exercises the yield path
+
+    fn no_thread_runs_ahead_of(barrier: SpinBarrier, episodes: u64) {
         let arrived = AtomicU64::new(0);
         let leaders = AtomicU64::new(0);
         std::thread::scope(|s| {
             for _ in 0..THREADS {
                 s.spawn(|| {
                     let mut sense = false;
-                    for episode in 0..EPISODES {
+                    for episode in 0..episodes {
                         arrived.fetch_add(1, Ordering::SeqCst);
                         if barrier.wait(&mut sense) {
                             leaders.fetch_add(1, Ordering::SeqCst);
@@ -75,7 +102,7 @@ mod tests {
                 });
             }
         });
-        assert_eq!(arrived.load(Ordering::SeqCst), EPISODES * THREADS as u64);
-        assert_eq!(leaders.load(Ordering::SeqCst), EPISODES);
+        assert_eq!(arrived.load(Ordering::SeqCst), episodes * THREADS as u64);
+        assert_eq!(leaders.load(Ordering::SeqCst), episodes);
     }
 }

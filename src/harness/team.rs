@@ -19,6 +19,8 @@ pub struct TeamReport {
 
 impl Harness {
     /// Measures `test` against `control` run by one thread per entry of `cpus`, each pinned to its CPU.
+    /// A CPU may appear more than once (more threads than CPUs); the threads then yield to each other
+    /// between batches instead of spinning.
     ///
     /// Both bodies get `(thread_index, n)`. Thread 0 leads: it posts each batch's size and kind, all
     /// threads start it together after a spin barrier, and a second barrier ends it; the leader sizes N
@@ -31,7 +33,10 @@ impl Harness {
         C: Fn(usize, u64) + Sync,
     {
         assert!(!cpus.is_empty(), "a team needs at least one CPU");
-        let barrier = SpinBarrier::new(cpus.len());
+        // Threads sharing a CPU (an oversubscribed team) must not spin for one another between batches:
+        // the thread spinning would delay the others' clock stops by its whole spin.
+        let shares_cpus = cpus.iter().enumerate().any(|(i, c)| cpus[..i].contains(c));
+        let barrier = if shares_cpus { SpinBarrier::yielding(cpus.len()) } else { SpinBarrier::new(cpus.len()) };
         let command = AtomicU64::new(0);
         let capacity = 64 + 2 * (self.config.warmup + self.config.repetitions);
         let logs: Vec<(Vec<u64>, Option<String>)> = std::thread::scope(|s| {

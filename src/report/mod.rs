@@ -7,6 +7,7 @@ mod grain;
 mod latency;
 mod matrix;
 mod primitives;
+mod seed001;
 mod table;
 mod timers;
 mod units;
@@ -16,6 +17,7 @@ pub use grain::grain_table;
 pub use latency::latency_table;
 pub use matrix::{matrices_section, render_matrix};
 pub use primitives::primitives_table;
+pub use seed001::seed001_tables;
 pub use table::{render, Format};
 pub use timers::timers_table;
 pub use units::format_ns;
@@ -27,6 +29,7 @@ pub type Section = (&'static str, fn(&crate::record::RunRecord, Format) -> Strin
 /// has nothing for it, so a run of a few experiments prints only what applies.
 pub const SECTIONS: &[Section] = &[
     ("Seed 004 timing table: primitives by runtime", primitives_table),
+    ("Seed 001 tables: yield round vs. load; barriers with activities ≫ CPUs", seed001_tables),
     ("Seed 002 conversion table: cost and worst error by routine", convert_table),
     ("Seed 002 timer tables: conversions and time per hot-path operation", timers_table),
     ("Fits (seed 001 style)", fits::fits_section),

@@ -7,6 +7,7 @@ pub mod os;
 pub mod rayon_rt;
 pub mod timerq;
 pub mod tokio_rt;
+pub mod yield_barrier;
 
 /// Every runtime name DESIGN.md defines; a name outside this list is refused at the command line.
 pub const KNOWN: [&str; 9] =

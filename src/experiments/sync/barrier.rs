@@ -6,6 +6,7 @@ use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanCo
 use crate::harness::{Harness, SpinBarrier};
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::openmp;
+use crate::runtimes::os::pthread_barrier::PthreadBarrier;
 
 /// Each thread's barrier sense, alone on its line so the threads do not share it.
 #[repr(align(128))]
@@ -14,16 +15,17 @@ struct PaddedSense(AtomicBool);
 
 /// Seed 001 §8.2 experiment 1 (Fig. 9): T threads, one per CPU, pass a barrier over and over; the time
 /// per episode (slowest thread), against the empty loop. Implementations: std's `Barrier` (mutex and
-/// condition variable) and a sense-reversing spin barrier (the seed's counter-and-flag `sync`) for `os`;
-/// `#pragma omp barrier` in one region of a pinned libgomp team for `openmp` (EPCC's BARRIER), against the
-/// same region with an empty loop.
+/// condition variable), a sense-reversing spin barrier (the seed's counter-and-flag `sync`) and POSIX
+/// `pthread_barrier_wait` (glibc's futex barrier; `impl:pthread`) for `os`; `#pragma omp barrier` in one
+/// region of a pinned libgomp team for `openmp` (EPCC's BARRIER), against the same region with an empty loop.
 pub struct Barrier;
 
 impl Experiment for Barrier {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: "sync.barrier",
-            summary: "barrier episode, std Barrier vs. spin barrier vs. omp barrier, threads 2…CPUs",
+            summary: "barrier episode, std Barrier vs. spin barrier vs. pthread_barrier_wait vs. omp barrier, \
+                      threads 2…CPUs",
             source: "seed 001 §8.2 experiment 1, Fig. 9; EPCC syncbench BARRIER",
             metric: Metric::PerOp,
             runtimes: &["os", "openmp"],
@@ -31,7 +33,7 @@ impl Experiment for Barrier {
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         let counts = ctx.thread_counts(2);
-        let implementations: &[&str] = if runtime == "openmp" { &["omp_barrier"] } else { &["std", "spin"] };
+        let implementations: &[&str] = if runtime == "openmp" { &["omp_barrier"] } else { &["std", "spin", "pthread"] };
         let mut out = Vec::new();
         for &implementation in implementations {
             if counts.is_empty() {
@@ -76,13 +78,25 @@ impl Experiment for Barrier {
                     |_, n| empty_loop(n),
                 )
             }
+            Some("pthread") => {
+                let barrier = PthreadBarrier::new(threads)?;
+                h.measure_team(
+                    &spec.cpus,
+                    |_, n| {
+                        for _ in 0..n {
+                            barrier.wait();
+                        }
+                    },
+                    |_, n| empty_loop(n),
+                )
+            }
             Some("omp_barrier") => {
                 let team = openmp::Team::pinned(&spec.cpus)?;
                 let mut outcome = Outcome::from(h.measure(|n| team.barrier(n), |n| team.team_loop(n)));
                 outcome.notes = team.notes();
                 return Ok(outcome);
             }
-            other => anyhow::bail!("unknown sync.barrier impl {other:?}; expected std, spin or omp_barrier"),
+            other => anyhow::bail!("unknown sync.barrier impl {other:?}; expected std, spin, pthread or omp_barrier"),
         };
         let notes =
             report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();

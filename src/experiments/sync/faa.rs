@@ -1,4 +1,5 @@
-//! `sync.faa`: fetch-and-add on one shared variable vs. one variable per thread.
+//! `sync.faa`: fetch-and-add on one shared variable vs. one variable per thread, with the hardware's
+//! atomic add and with seed 001's own lock-based `faa`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -6,6 +7,7 @@ use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanCo
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::openmp;
+use crate::runtimes::os::hashed_faa::HashedFaa;
 
 /// One counter alone on a 128-byte block: two 64-byte lines, so the adjacent-line prefetcher cannot
 /// make neighbours share.
@@ -18,32 +20,42 @@ struct PaddedCounter(AtomicU64);
 /// threads 1…CPUs, started together. The time is per operation of one thread while the others run
 /// theirs (the slowest thread's time), against the empty loop.
 ///
-/// `os` (`impl:hw`): Rust atomics on a harness thread team. `openmp` (`impl:omp_atomic`): `#pragma omp
-/// atomic` in one parallel region of a pinned libgomp team, against the same region with an empty loop;
-/// the region ends when its slowest thread does, so the time is again the slowest thread's.
+/// `impl:hw` is the CPU's atomic add (`lock xadd` on x86-64); `impl:hashed_lock` is the seed's own
+/// implementation ([`HashedFaa`]): the address hashed to one of 256 test-and-set spin locks, the add
+/// done under the lock, so adds to one variable serialise on its lock and adds to distinct variables
+/// take distinct locks (each thread's padded counter has its own). Both run on a harness thread team (`os`).
+/// `openmp` (`impl:omp_atomic`): `#pragma omp atomic` in one parallel region of a pinned libgomp team,
+/// against the same region with an empty loop; the region ends when its slowest thread does, so the time
+/// is again the slowest thread's.
 pub struct Faa;
+
+/// The `impl` values, in plan order.
+const IMPLS: [&str; 2] = ["hw", "hashed_lock"];
 
 impl Experiment for Faa {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: "sync.faa",
-            summary: "fetch-and-add (hw atomic, omp atomic), one shared line vs. one line per thread, threads 1…CPUs",
+            summary: "fetch-and-add, hardware atomic vs. seed 001's hashed spin locks vs. omp atomic, one shared \
+                      line vs. one line per thread, threads 1…CPUs",
             source: "seed 001 §8.1, Fig. 8",
             metric: Metric::PerOp,
             runtimes: &["os", "openmp"],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        let implementation = if runtime == "openmp" { "omp_atomic" } else { "hw" };
+        let implementations: &[&str] = if runtime == "openmp" { &["omp_atomic"] } else { &IMPLS };
         let mut out = Vec::new();
-        for variable in ["shared", "distinct"] {
-            for threads in ctx.thread_counts(1) {
-                let params = [
-                    ("impl", implementation.to_string()),
-                    ("variable", variable.into()),
-                    ("threads", threads.to_string()),
-                ];
-                out.push(Planned::Run(ctx.spec(self.id(), runtime, &params, ctx.team_cpus(threads))));
+        for &implementation in implementations {
+            for variable in ["shared", "distinct"] {
+                for threads in ctx.thread_counts(1) {
+                    let params = [
+                        ("impl", implementation.to_string()),
+                        ("variable", variable.into()),
+                        ("threads", threads.to_string()),
+                    ];
+                    out.push(Planned::Run(ctx.spec(self.id(), runtime, &params, ctx.team_cpus(threads))));
+                }
             }
         }
         out
@@ -54,19 +66,34 @@ impl Experiment for Faa {
             return omp_atomic(spec, h, if shared { openmp::Variable::Shared } else { openmp::Variable::Distinct });
         }
         let counters: Vec<PaddedCounter> = (0..spec.cpus.len()).map(|_| PaddedCounter::default()).collect();
-        let report = h.measure_team(
-            &spec.cpus,
-            |thread, n| {
-                let counter = &counters[if shared { 0 } else { thread }].0;
-                for _ in 0..n {
-                    counter.fetch_add(1, Ordering::Relaxed);
-                }
-            },
-            |_, n| empty_loop(n),
-        );
-        let notes =
-            report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();
-        Ok(Outcome { measurement: report.measurement, notes, extra: Default::default(), details: Default::default() })
+        let counter = |thread: usize| &counters[if shared { 0 } else { thread }].0;
+        let report = match spec.param("impl") {
+            Some("hw") => h.measure_team(
+                &spec.cpus,
+                |thread, n| {
+                    let counter = counter(thread);
+                    for _ in 0..n {
+                        counter.fetch_add(1, Ordering::Relaxed);
+                    }
+                },
+                |_, n| empty_loop(n),
+            ),
+            Some("hashed_lock") => {
+                let faa = HashedFaa::new();
+                h.measure_team(
+                    &spec.cpus,
+                    |thread, n| {
+                        let counter = counter(thread);
+                        for _ in 0..n {
+                            std::hint::black_box(faa.fetch_add(counter, 1));
+                        }
+                    },
+                    |_, n| empty_loop(n),
+                )
+            }
+            other => anyhow::bail!("unknown sync.faa impl {other:?}; expected one of {}", IMPLS.join(", ")),
+        };
+        Ok(report.into())
     }
 }
 

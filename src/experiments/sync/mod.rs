@@ -1,9 +1,14 @@
-//! The `sync` family: fetch-and-add and barriers (seed 001 §8; seed 004's semaphores later).
+//! The `sync` family: fetch-and-add, barriers, oversubscribed barriers, locks (seed 001 §8) and
+//! semaphores (seed 004).
 
 mod barrier;
 mod faa;
+mod mutex;
+mod oversub;
 mod sem;
 
 pub use barrier::Barrier;
 pub use faa::Faa;
+pub use mutex::Mutex;
+pub use oversub::Oversub;
 pub use sem::Sem;

@@ -1,6 +1,11 @@
-//! The `os` runtime: kernel threads and processes, futexes and pipes.
+//! The `os` runtime: kernel threads and processes, futexes and pipes, and the locks and barriers built
+//! on them.
 
 pub mod futex;
+pub mod futex_lock;
+pub mod hashed_faa;
 pub mod hot_team;
 pub mod pipe;
+pub mod pthread_barrier;
 pub mod sem;
+pub mod spin_lock;

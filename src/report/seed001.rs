@@ -1,0 +1,245 @@
+//! Seed 001's scheduling and synchronisation figures as tables: the yield round against the load
+//! (Fig. 3, one column per runtime) and barriers with many more activities than CPUs (Fig. 10, one
+//! table per runtime, one column per variant), each with its fitted formulas below, as the seed gives
+//! "0.140 + 0.072·load".
+
+use std::collections::BTreeSet;
+
+use comfy_table::{presets, Cell, CellAlignment, Table};
+
+use super::{format_ns, Format};
+use crate::record::{FitRecord, PointRecord, RunRecord};
+
+/// Column order of runtimes: kernel threads, our fibers, then the peers.
+const RUNTIME_ORDER: [&str; 6] = ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon"];
+
+/// `sync.oversub`'s columns: (variant, barrier, label).
+const OVERSUB_COLUMNS: [(&str, Option<&str>, &str); 5] = [
+    ("just_spawn", None, "just spawn"),
+    ("spawn_sync", Some("yield"), "spawn & sync, yield"),
+    ("spawn_sync", Some("blocking"), "spawn & sync, blocking"),
+    ("just_sync", Some("yield"), "just sync, yield"),
+    ("just_sync", Some("blocking"), "just sync, blocking"),
+];
+
+/// Both tables with their formulas; empty when the record has neither `sched.yield` nor
+/// `sync.oversub` points.
+pub fn seed001_tables(record: &RunRecord, format: Format) -> String {
+    let mut out = String::new();
+    let yield_table = yield_rounds(record, format);
+    if !yield_table.is_empty() {
+        out += &subheading("sched.yield: time per yield round vs. load (seed 001 Fig. 3)", format);
+        out += &yield_table;
+    }
+    for runtime in RUNTIME_ORDER {
+        let table = oversub(record, runtime, format);
+        if !table.is_empty() {
+            if !out.is_empty() {
+                out += "\n";
+            }
+            let title = format!("sync.oversub, {runtime}: time per operation vs. activities (seed 001 Fig. 10)");
+            out += &subheading(&title, format);
+            out += &table;
+        }
+    }
+    out
+}
+
+fn subheading(title: &str, format: Format) -> String {
+    match format {
+        Format::Table => format!("{title}\n"),
+        Format::Md => format!("### {title}\n\n"),
+    }
+}
+
+fn new_table(format: Format) -> Table {
+    let mut table = Table::new();
+    table.load_preset(match format {
+        Format::Table => presets::UTF8_FULL_CONDENSED,
+        Format::Md => presets::ASCII_MARKDOWN,
+    });
+    table
+}
+
+fn numeric(p: &PointRecord, key: &str) -> Option<u64> {
+    p.spec.param(key).and_then(|v| v.parse().ok())
+}
+
+fn cell(p: Option<&PointRecord>) -> Cell {
+    let text = p.map_or_else(|| "—".to_string(), |p| format_ns(p.summary.median));
+    Cell::new(text).set_alignment(CellAlignment::Right)
+}
+
+/// "a + b·x (r² …)" lines for `fits`, each after its label; Markdown gets list items.
+fn formulas<'a>(fits: impl Iterator<Item = (String, &'a FitRecord)>, format: Format) -> String {
+    let bullet = if format == Format::Md { "- " } else { "  " };
+    fits.map(|(label, f)| format!("{bullet}{label}: {}\n", f.formula(format_ns))).collect()
+}
+
+/// Rows = load, columns = (runtime, CPUs), cells = median per round; then the `a + b·load` fits.
+fn yield_rounds(record: &RunRecord, format: Format) -> String {
+    let points: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == "sched.yield").collect();
+    if points.is_empty() {
+        return String::new();
+    }
+    let loads: BTreeSet<u64> = points.iter().filter_map(|p| numeric(p, "load")).collect();
+    let mut columns: Vec<(&str, u64)> = Vec::new();
+    for runtime in RUNTIME_ORDER {
+        let cpus: BTreeSet<u64> =
+            points.iter().filter(|p| p.spec.runtime == runtime).filter_map(|p| numeric(p, "cpus")).collect();
+        columns.extend(cpus.into_iter().map(|c| (runtime, c)));
+    }
+    let mut table = new_table(format);
+    let mut header = vec!["load".to_string()];
+    header.extend(columns.iter().map(|(r, c)| format!("{r} ({c} CPU{})", if *c == 1 { "" } else { "s" })));
+    table.set_header(header);
+    for load in &loads {
+        let mut row = vec![Cell::new(load)];
+        for (runtime, cpus) in &columns {
+            let p = points.iter().copied().find(|p| {
+                p.spec.runtime == *runtime && numeric(p, "cpus") == Some(*cpus) && numeric(p, "load") == Some(*load)
+            });
+            row.push(cell(p));
+        }
+        table.add_row(row);
+    }
+    let mut out = format!("{table}\n");
+    out += "load: extra yielding activities per CPU; a round: the measuring activity's yield and one turn of \
+            every other activity on its CPU\n";
+    let fits = record.fits.iter().filter(|f| f.experiment == "sched.yield").map(|f| {
+        let cpus = f.series.iter().find(|(k, _)| k == "cpus").map_or(String::new(), |(_, v)| format!(", {v} CPUs"));
+        (format!("{}{cpus}", f.runtime), f)
+    });
+    out += &formulas(fits, format);
+    out
+}
+
+/// One runtime's `sync.oversub`: rows = activities, columns = variant and barrier; then the fits and,
+/// for each `spawn & sync` quadratic, how much of the largest point the quadratic term accounts for.
+fn oversub(record: &RunRecord, runtime: &str, format: Format) -> String {
+    let points: Vec<&PointRecord> =
+        record.points.iter().filter(|p| p.spec.experiment == "sync.oversub" && p.spec.runtime == runtime).collect();
+    if points.is_empty() {
+        return String::new();
+    }
+    let is = |p: &PointRecord, (variant, barrier, _): (&str, Option<&str>, &str)| {
+        p.spec.param("variant") == Some(variant) && p.spec.param("barrier") == barrier
+    };
+    let columns: Vec<_> = OVERSUB_COLUMNS.iter().copied().filter(|&c| points.iter().any(|p| is(p, c))).collect();
+    let activities: BTreeSet<u64> = points.iter().filter_map(|p| numeric(p, "activities")).collect();
+    let mut table = new_table(format);
+    let mut header = vec!["activities".to_string()];
+    header.extend(columns.iter().map(|c| c.2.to_string()));
+    table.set_header(header);
+    for a in &activities {
+        let mut row = vec![Cell::new(a)];
+        for &c in &columns {
+            row.push(cell(points.iter().copied().find(|p| is(p, c) && numeric(p, "activities") == Some(*a))));
+        }
+        table.add_row(row);
+    }
+    let mut out = format!("{table}\n");
+    let fits: Vec<&FitRecord> =
+        record.fits.iter().filter(|f| f.experiment == "sync.oversub" && f.runtime == runtime).collect();
+    let label = |f: &FitRecord| {
+        let get = |k: &str| f.series.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+        let column = OVERSUB_COLUMNS.iter().find(|c| get("variant") == Some(c.0) && get("barrier") == c.1);
+        column.map_or_else(|| f.name(), |c| c.2.to_string())
+    };
+    out += &formulas(fits.iter().map(|f| (label(f), *f)), format);
+    let bullet = if format == Format::Md { "- " } else { "  " };
+    for f in fits.iter().filter(|f| f.c.is_some()) {
+        out += &quadratic_share(f, &label(f), activities.last().copied(), bullet);
+    }
+    out
+}
+
+/// "L: at A activities the quadratic term is c·A² of the fitted total (p%)", or that there is no
+/// quadratic growth when `c ≤ 0` (a concave fit through noise says nothing about a quadratic term).
+fn quadratic_share(f: &FitRecord, label: &str, top: Option<u64>, bullet: &str) -> String {
+    let (Some(c), Some(top)) = (f.c, top) else { return String::new() };
+    if c <= 0.0 {
+        return format!("{bullet}{label}: no quadratic growth (c ≤ 0)\n");
+    }
+    let x = top as f64;
+    let total = f.a + f.b * x + c * x * x;
+    if total <= 0.0 {
+        return String::new();
+    }
+    let share = 100.0 * c * x * x / total;
+    format!(
+        "{bullet}{label}: at {top} activities the quadratic term is {} of {} ({share:.0}%)\n",
+        format_ns(c * x * x),
+        format_ns(total)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::find;
+    use crate::record::fixture::{point, sample_record};
+
+    fn with_fits(mut record: RunRecord) -> RunRecord {
+        record.fits = crate::experiments::fits::derive_fits(&record.points);
+        record
+    }
+
+    #[test]
+    fn yield_rows_are_loads_columns_runtimes_with_fits_below() {
+        let mut record = sample_record();
+        record.points.clear();
+        for load in [0u32, 1, 2, 4] {
+            let l = load.to_string();
+            record.points.push(point(
+                "sched.yield",
+                "tokio",
+                &[("cpus", "2"), ("load", &l)],
+                100.0 + 50.0 * f64::from(load),
+            ));
+            record.points.push(point(
+                "sched.yield",
+                "os",
+                &[("cpus", "2"), ("load", &l)],
+                1000.0 + 700.0 * f64::from(load),
+            ));
+        }
+        let record = with_fits(record);
+        assert!(find("sched.yield").is_some());
+        let text = seed001_tables(&record, Format::Md);
+        let header = text.lines().find(|l| l.starts_with("| load")).unwrap();
+        assert!(header.find("os (2 CPUs)").unwrap() < header.find("tokio (2 CPUs)").unwrap(), "{text}");
+        let row4 = text.lines().find(|l| l.starts_with("| 4 ")).unwrap();
+        assert!(row4.contains("3.80 µs") && row4.contains("300 ns"), "{row4}");
+        assert!(text.contains("- os, 2 CPUs: 1.00 µs + 700 ns·load (r² 1.000, 4 points)"), "{text}");
+        assert!(!text.contains("sync.oversub"));
+    }
+
+    #[test]
+    fn oversub_table_per_runtime_shows_the_quadratic_share() {
+        let mut record = sample_record();
+        record.points.clear();
+        for a in [2u32, 4, 8, 16] {
+            let (s, x) = (a.to_string(), f64::from(a));
+            let ss = |b| [("variant", "spawn_sync"), ("barrier", b), ("cpus", "2"), ("activities", &s)];
+            record.points.push(point("sync.oversub", "os", &ss("yield"), 10.0 * x + x * x));
+            record.points.push(point("sync.oversub", "os", &ss("blocking"), 10.0 * x));
+        }
+        let record = with_fits(record);
+        let text = seed001_tables(&record, Format::Table);
+        assert!(text.contains("sync.oversub, os"), "{text}");
+        assert!(text.contains("spawn & sync, yield") && !text.contains("just spawn"), "{text}");
+        // At 16 activities: 256 of 416 ns is the quadratic term (62%); the blocking barrier has none.
+        assert!(
+            text.contains("spawn & sync, yield: at 16 activities the quadratic term is 256 ns of 416 ns (62%)"),
+            "{text}"
+        );
+        let blocking = text.lines().find(|l| l.contains("spawn & sync, blocking: ") && !l.contains('·')).unwrap();
+        assert!(blocking.contains("(0%)") || blocking.contains("no quadratic growth"), "{blocking}");
+    }
+
+    #[test]
+    fn empty_without_these_experiments() {
+        assert!(seed001_tables(&sample_record(), Format::Table).is_empty());
+    }
+}
