@@ -16,8 +16,8 @@ use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
 use crate::runtimes::os::futex;
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
-/// Runtimes with a wake-all construct, and rayon (listed to say why it has none).
-const RUNTIMES: &[&str] = &["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon"];
+/// Runtimes with a wake-all construct, and rayon and openmp (listed to say why they have none).
+const RUNTIMES: &[&str] = &["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon", "openmp"];
 
 /// How long the waker waits, after every waiter has said it is about to block, before it broadcasts
 /// (ns): time for the last one to get from its announcement into the kernel (or tokio's scheduler).
@@ -83,6 +83,12 @@ impl Experiment for Broadcast {
             }
             Some(Runtime::Fiber(_)) => {
                 counts.iter().map(|&n| Planned::Run(point("semaphore", n, vec![home]))).collect()
+            }
+            Some(Runtime::OpenMp) => {
+                let reason =
+                    "OpenMP has no wait/notify between threads: a thread waits only at a barrier (sync.barrier) \
+                              or a lock (sync.mutex), and both release every waiter as part of the construct";
+                vec![Planned::Skip(ctx.spec(self.id(), runtime, &[], vec![home]), reason.into())]
             }
             _ => {
                 let reason = "rayon has no wait/notify for jobs: a job can only wait by blocking its worker thread \

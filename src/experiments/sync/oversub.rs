@@ -13,8 +13,9 @@ use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
 use crate::runtimes::yield_barrier::YieldBarrier;
 use crate::runtimes::{rayon_rt, tokio_rt, Runtime};
 
-/// The runtimes whose activities can be oversubscribed: threads, tokio tasks, rayon jobs.
-const RUNTIMES: &[&str] = &["os", "tokio", "rayon"];
+/// The runtimes whose activities can be oversubscribed: threads, tokio tasks, rayon jobs (and openmp,
+/// listed to say why it cannot be).
+const RUNTIMES: &[&str] = &["os", "tokio", "rayon", "openmp"];
 
 /// `spawn & sync` against the number of activities: quadratic, to show the spin-with-yield barrier's
 /// quadratic term (and its absence with a blocking barrier).
@@ -127,6 +128,12 @@ impl Experiment for Oversub {
     }
 
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+        if runtime == "openmp" {
+            let reason = "an OpenMP team is sized and pinned to the CPUs (one thread each); oversubscribing it \
+                          (OMP_NUM_THREADS ≫ CPUs) makes libgomp's spinning barrier the seed's spin-with-yield case, \
+                          which the os runtime measures directly";
+            return vec![Planned::Skip(ctx.spec(self.id(), runtime, &[], vec![ctx.home_cpu()]), reason.into())];
+        }
         let cpus = ctx.cpus.len();
         let rayon = Runtime::parse(runtime) == Some(Runtime::Rayon);
         let mut out = Vec::new();
