@@ -40,14 +40,20 @@ impl Harness {
         self.per_op(n, &test_ticks, &control_ticks, Vec::new())
     }
 
-    /// Doubles N from 1 until one test batch reaches the target duration or the op cap.
+    /// Doubles N from 1 until a test batch reaches the target duration, confirmed by a second batch of the
+    /// same N (the faster of the two counts), or the op cap. Without the confirmation one preempted or cold
+    /// batch early on (a page fault, a descheduled vCPU) stops the doubling at a tiny N, and every kept batch
+    /// is then too short to time well.
     fn size_batch<T: FnMut(u64), R: FnMut(u64)>(&self, test: &mut T, reset: &mut R) -> u64 {
         let target_ticks = self.config.target_batch_ns * self.clock.hz / 1e9;
         let mut n = 1u64;
-        loop {
+        let mut timed = |n: u64| {
             let ticks = self.time_batch(test, n);
             reset(n);
-            if n >= self.config.max_batch_ops || ticks as f64 >= target_ticks {
+            ticks as f64
+        };
+        loop {
+            if n >= self.config.max_batch_ops || (timed(n) >= target_ticks && timed(n) >= target_ticks) {
                 return n;
             }
             n *= 2;

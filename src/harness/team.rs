@@ -39,7 +39,7 @@ impl Harness {
         let barrier = if shares_cpus { SpinBarrier::yielding(cpus.len()) } else { SpinBarrier::new(cpus.len()) };
         let command = AtomicU64::new(0);
         let capacity = 64 + 2 * (self.config.warmup + self.config.repetitions);
-        let logs: Vec<(Vec<u64>, Option<String>)> = std::thread::scope(|s| {
+        let logs: Vec<TeamLog> = std::thread::scope(|s| {
             let handles: Vec<_> = cpus
                 .iter()
                 .enumerate()
@@ -68,7 +68,7 @@ impl Harness {
                             log.push(ticks);
                             barrier.wait(&mut sense);
                         }
-                        (log, pin_error)
+                        (log, pin_error, plan.map(|p| p.n))
                     })
                 })
                 .collect();
@@ -78,18 +78,18 @@ impl Harness {
     }
 
     /// Splits every thread's batch log into kept control/test pairs and builds the measurement.
-    fn assemble_team(&self, cpus: &[usize], logs: Vec<(Vec<u64>, Option<String>)>) -> TeamReport {
+    fn assemble_team(&self, cpus: &[usize], logs: Vec<TeamLog>) -> TeamReport {
         let reps = self.config.repetitions;
         let kept = |log: &[u64]| -> (Vec<u64>, Vec<u64>) {
             let tail = &log[log.len() - 2 * reps..];
             (tail.iter().step_by(2).copied().collect(), tail.iter().skip(1).step_by(2).copied().collect())
         };
-        let sizing = logs[0].0.len() - 2 * (self.config.warmup + reps);
-        let n = 1u64 << (sizing - 1);
+        // The leader's plan knows the N it settled on (sizing may have re-run an N to confirm it).
+        let n = logs[0].2.expect("thread 0 leads and reports its N");
         let mut team_control = vec![0u64; reps];
         let mut team_test = vec![0u64; reps];
         let mut per_thread_ns = Vec::with_capacity(logs.len());
-        for (log, _) in &logs {
+        for (log, _, _) in &logs {
             let (control, test) = kept(log);
             for r in 0..reps {
                 team_control[r] = team_control[r].max(control[r]);
@@ -98,10 +98,13 @@ impl Harness {
             per_thread_ns.push(self.per_op(n, &test, &control, Vec::new()).samples_ns);
         }
         let pin_failures =
-            cpus.iter().zip(&logs).filter_map(|(&cpu, (_, e))| e.as_ref().map(|e| (cpu, e.clone()))).collect();
+            cpus.iter().zip(&logs).filter_map(|(&cpu, (_, e, _))| e.as_ref().map(|e| (cpu, e.clone()))).collect();
         TeamReport { measurement: self.per_op(n, &team_test, &team_control, per_thread_ns), pin_failures }
     }
 }
+
+/// One team thread's batch times in ticks, its refused pinning, and (leader only) the N it settled on.
+type TeamLog = (Vec<u64>, Option<String>, Option<u64>);
 
 /// The leader's schedule: doubling test batches until the target, then warm-up and kept pairs
 /// (control, test), then stop.
@@ -110,6 +113,8 @@ struct LeaderPlan {
     max_ops: u64,
     n: u64,
     sizing: bool,
+    /// The last sizing batch reached the target; the next one (same N) must too.
+    confirming: bool,
     pairs_left: usize,
     next_is_control: bool,
 }
@@ -121,6 +126,7 @@ impl LeaderPlan {
             max_ops: h.config.max_batch_ops,
             n: 1,
             sizing: true,
+            confirming: false,
             pairs_left: h.config.warmup + h.config.repetitions,
             next_is_control: true,
         }
@@ -132,7 +138,14 @@ impl LeaderPlan {
             match last_ticks {
                 None => return self.n,
                 Some(t) if (t as f64) < self.target_ticks && self.n < self.max_ops => {
+                    // Below the target (or an unconfirmed hit whose second batch fell short): double.
+                    self.confirming = false;
                     self.n *= 2;
+                    return self.n;
+                }
+                // A first hit is confirmed by a second batch of the same N, as in `Harness::measure`.
+                Some(_) if !self.confirming && self.n < self.max_ops => {
+                    self.confirming = true;
                     return self.n;
                 }
                 Some(_) => self.sizing = false,
@@ -167,14 +180,14 @@ mod tests {
         let h = Harness::new(&time, HarnessConfig::for_mode(Mode::Quick));
         let cpus = allowed_cpus();
         let team: Vec<usize> = (0..2).map(|i| cpus[i % cpus.len()]).collect();
-        let ops = AtomicU64::new(0);
+        let ops = [AtomicU64::new(0), AtomicU64::new(0)];
         let report = h.measure_team(
             &team,
-            |_, n| {
+            |thread, n| {
                 for i in 0..n {
                     black_box(i);
                 }
-                ops.fetch_add(n, Ordering::Relaxed);
+                ops[thread].fetch_add(n, Ordering::Relaxed);
             },
             |_, _| {},
         );
@@ -182,9 +195,13 @@ mod tests {
         assert_eq!(m.samples_ns.len(), h.config.repetitions);
         assert_eq!(m.per_thread_ns.len(), 2);
         assert!(m.per_thread_ns.iter().all(|t| t.len() == h.config.repetitions));
-        // Every thread ran the same batches: sizing (1 + 2 + … + N = 2N − 1) then (warm-up + kept) × N.
+        // Every thread ran the same batches: sizing (1 + 2 + … + N = 2N − 1, plus a confirming batch of N
+        // unless N is the op cap, more when a confirmation falls short under load), then (warm-up + kept) × N.
         let n = m.batch_ops;
-        let expected = 2 * ((2 * n - 1) + (h.config.warmup + h.config.repetitions) as u64 * n);
-        assert_eq!(ops.load(Ordering::Relaxed), expected);
+        let (a, b) = (ops[0].load(Ordering::Relaxed), ops[1].load(Ordering::Relaxed));
+        assert_eq!(a, b, "both threads run every batch");
+        let kept = (h.config.warmup + h.config.repetitions) as u64 * n;
+        let confirmation = if n < h.config.max_batch_ops { n } else { 0 };
+        assert!(a >= (2 * n - 1) + confirmation + kept, "thread ops {a} < sizing + confirmation + kept for N = {n}");
     }
 }
