@@ -157,6 +157,13 @@ where
                 },
             );
             notes = team.notes();
+            if cpus.len() == 1 {
+                notes.push(
+                    "a team of one thread runs each task at once in its creator (libgomp: undeferred), so per \
+                     spawn is one task run inline through the task machinery, never queued"
+                        .into(),
+                );
+            }
             m
         }
         Runtime::Fiber(backend) => in_context(Runtime::Fiber(*backend), h, move |h| {
