@@ -4,6 +4,7 @@
 mod runner;
 pub(crate) mod search;
 mod sweep;
+mod tally;
 mod work;
 
 pub use sweep::{tables, Sweep, MAX_TASKS, STOP_FACTOR};

@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::experiments::spawn::fanout::{on_worker, rayon_scope, tokio_spawn_all};
+use crate::runtimes::openmp::Team;
 use crate::runtimes::os::hot_team::HotTeam;
 
 use super::work::{reads_per_task, Work};
@@ -69,6 +70,14 @@ pub fn tokio_run(
         tokio_spawn_all(tasks, move || work.task(reads), &mut lent).await;
         lent
     });
+}
+
+/// `openmp`: one run is one call of the C kernel [`Team::grain`]: `work_reads` reads of a shared
+/// `volatile int` split into `tasks` `omp task`s (the remainder spread one read each over the first
+/// tasks, where the Rust runtimes drop it: at most `tasks − 1` reads), created by thread 0 inside
+/// `single` and run by the team. Each thread counts its tasks; `super::tally::OmpTally` collects them.
+pub fn omp_run(team: &Team, work_reads: u64, tasks: u64) {
+    team.grain(work_reads, tasks);
 }
 
 #[cfg(test)]

@@ -9,11 +9,12 @@ use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Plann
 use crate::harness::{Harness, HarnessConfig, Measurement, Mode};
 use crate::record::{Details, LabelledTable, Metric, PointSpec};
 use crate::runtimes::os::hot_team::with_hot_team;
-use crate::runtimes::{rayon_rt, tokio_rt, Runtime};
+use crate::runtimes::{openmp, rayon_rt, tokio_rt, Runtime};
 use crate::stats::Summary;
 
-use super::runner::{os_run, rayon_run, tokio_run, Descriptor};
+use super::runner::{omp_run, os_run, rayon_run, tokio_run, Descriptor};
 use super::search::{best, bracket, refine, sweep_decades, Eval};
+use super::tally::{OmpTally, Tally};
 use super::work::{shares_percent, Work};
 
 /// The most tasks the sweep tries (seed 001 went to 10^7).
@@ -50,7 +51,11 @@ pub mod tables {
 ///
 /// Per runtime: `os` is a pinned hot team claiming tasks from a shared descriptor by fetch-and-add
 /// (ParC's own mechanism; a kernel thread per task would stop the sweep at 10^4); `rayon` a scope
-/// spawning every task from worker 0; `tokio` a parent task spawning every task and awaiting all.
+/// spawning every task from worker 0; `tokio` a parent task spawning every task and awaiting all;
+/// `openmp` one region of a pinned libgomp team in which one thread (`single`) creates every task as an
+/// `omp task` (C kernel [`openmp::Team::grain`], reading a shared `volatile int`; tasks count themselves
+/// per thread, mapped to the thread's CPU for the share table), with `extra.serial_reads_ns`, the same
+/// reads in a plain C loop without OpenMP, beside the one-task baseline.
 /// Work: 10^6 reads in `--quick`, 10^7 by default, 10^8 (the seed's) in `--full`. Fibers, on one CPU,
 /// are skipped: the question is how work spreads over CPUs.
 pub struct Sweep;
@@ -118,12 +123,32 @@ impl Experiment for Sweep {
                 let mut handles = Vec::new();
                 drive(h, &budget, work, &mut |tasks| tokio_run(&rt, &mut handles, work, work_reads, tasks))
             }
-            Runtime::Fiber(_) | Runtime::OpenMp => {
-                return Err(crate::experiments::context::unimplemented_runtime(spec))
-            }
+            Runtime::OpenMp => return omp_sweep(h, &budget, cpus, work_reads),
+            Runtime::Fiber(_) => return Err(crate::experiments::context::unimplemented_runtime(spec)),
         };
         Ok(result.into_outcome(cpus, work_reads, notes))
     }
+}
+
+/// The `openmp` sweep (see [`Sweep`]), with the plain loop's time as `extra.serial_reads_ns`.
+///
+/// Errors: no OpenMP in this build, or libgomp gave another team size.
+fn omp_sweep(h: &Harness, budget: &Budget, cpus: &[usize], work_reads: u64) -> anyhow::Result<Outcome> {
+    // Made on the probe thread, pinned to cpus[0]: it is the team's master, thread 0, which spawns.
+    let team = openmp::Team::pinned(cpus)?;
+    let tally = OmpTally::new(&team);
+    let result = drive(h, budget, &tally, &mut |tasks| omp_run(&team, work_reads, tasks));
+    let serial = h.measure_runs(|_| team.serial_reads(work_reads), |_| {}, 1, budget.min_reps);
+    let serial_reads_ns = serial.summary().map_or(f64::NAN, |s| s.min);
+    let mut notes = team.notes();
+    notes.push(format!(
+        "the reads are C's (one volatile int load each; the whole work in a plain C loop: {:.3} ms), not the Rust \
+         runtimes' reads: compare speed-ups and best counts across runtimes, not elapsed times",
+        serial_reads_ns / 1e6
+    ));
+    let mut outcome = result.into_outcome(cpus, work_reads, notes);
+    outcome.extra.insert("serial_reads_ns".into(), serial_reads_ns);
+    Ok(outcome)
 }
 
 /// How long the sweep may spend, from the harness settings of the mode.
@@ -174,26 +199,32 @@ impl CountRuns {
 }
 
 /// Measures `run(tasks)`: one warm-up run, one pilot run that sizes the rest to the count's budget,
-/// then the rest (`min_reps` ≤ runs ≤ `max_reps`, fewer when `max_reps` says so).
+/// then the rest (`min_reps` ≤ runs ≤ `max_reps`, fewer when `max_reps` says so). Each run is timed
+/// alone (against the empty control) so that `tally.after_run` is called between runs, untimed.
 fn measure_count(
     h: &Harness,
     budget: &Budget,
     max_reps: usize,
-    work: &Work,
+    tally: &dyn Tally,
     run: &mut dyn FnMut(u64),
     tasks: u64,
 ) -> CountRuns {
-    work.take_counts();
-    let nothing = |_: u64| {};
-    let mut m = h.measure_runs(|_| run(tasks), nothing, 1, 1);
+    tally.take_counts();
+    let mut timed_run = || {
+        let m = h.measure_runs(|_| run(tasks), |_| {}, 0, 1);
+        tally.after_run();
+        m
+    };
+    timed_run();
+    let mut m = timed_run();
     let pilot = m.samples_ns[0].max(1.0);
     let reps = ((budget.count_ns / pilot) as usize).clamp(budget.min_reps.min(max_reps), max_reps);
-    if reps > 1 {
-        let rest = h.measure_runs(|_| run(tasks), nothing, 0, reps - 1);
-        m.samples_ns.extend(rest.samples_ns);
-        m.control_ns.extend(rest.control_ns);
+    for _ in 1..reps {
+        let next = timed_run();
+        m.samples_ns.extend(next.samples_ns);
+        m.control_ns.extend(next.control_ns);
     }
-    CountRuns { measurement: m, counts: work.take_counts() }
+    CountRuns { measurement: m, counts: tally.take_counts() }
 }
 
 /// What a sweep found.
@@ -209,7 +240,7 @@ struct SweepResult {
 }
 
 /// The decade sweep, the refinement and the final measurement, with `run(tasks)` doing one whole run.
-fn drive(h: &Harness, budget: &Budget, work: &Work, run: &mut dyn FnMut(u64)) -> SweepResult {
+fn drive(h: &Harness, budget: &Budget, tally: &dyn Tally, run: &mut dyn FnMut(u64)) -> SweepResult {
     let deadline = Instant::now() + budget.wall;
     let mut runs: BTreeMap<u64, CountRuns> = BTreeMap::new();
     let mut out_of_time = false;
@@ -218,7 +249,7 @@ fn drive(h: &Harness, budget: &Budget, work: &Work, run: &mut dyn FnMut(u64)) ->
             out_of_time = true;
             return None;
         }
-        let r = measure_count(h, budget, max_reps, work, run, tasks);
+        let r = measure_count(h, budget, max_reps, tally, run, tasks);
         let cost = r.cost();
         runs.insert(tasks, r);
         Some(cost)
@@ -231,7 +262,7 @@ fn drive(h: &Harness, budget: &Budget, work: &Work, run: &mut dyn FnMut(u64)) ->
     let all: Vec<Eval> = decades.iter().chain(&refined).copied().collect();
     let best_tasks = best(&all).map_or(1, |e| e.0);
     // Measured again: the minimum of noisy medians is biased low (the winner's curse).
-    let final_runs = measure_count(h, budget, budget.max_reps, work, run, best_tasks);
+    let final_runs = measure_count(h, budget, budget.max_reps, tally, run, best_tasks);
     SweepResult { decades, refined, runs, best_tasks, final_runs, out_of_time }
 }
 
@@ -392,5 +423,25 @@ mod tests {
         }
         assert!(outcome.extra["speedup"] > 1.0, "{:?}", outcome.extra);
         assert_eq!(outcome.extra["work_reads"], 1000.0);
+    }
+
+    /// OpenMP's per-thread counts, collected after every run and mapped to CPUs, add up to the task count
+    /// times the runs of that count (the timed ones and the warm-up).
+    #[cfg(overhead_openmp)]
+    #[test]
+    fn omp_counts_of_a_task_count_add_up_to_its_runs() {
+        let time = calibrate(false, Calibration { span: Duration::from_millis(5), spans: 1 });
+        let h = Harness::new(&time, HarnessConfig::for_mode(Mode::Quick));
+        let budget =
+            Budget { max_tasks: 1000, count_ns: 1e12, min_reps: 3, max_reps: 3, wall: Duration::from_secs(60) };
+        let allowed = crate::machine::allowed_cpus();
+        let cpus: Vec<usize> = (0..2).map(|i| allowed[i % allowed.len()]).collect();
+        let team = openmp::Team::pinned(&cpus).unwrap();
+        let tally = OmpTally::new(&team);
+        for tasks in [1u64, 100, 1000] {
+            let r = measure_count(&h, &budget, 3, &tally, &mut |t| omp_run(&team, 20_000, t), tasks);
+            assert_eq!(r.measurement.samples_ns.len(), 3, "{tasks} tasks");
+            assert_eq!(r.counts.iter().sum::<u64>(), 4 * tasks, "{tasks} tasks: {:?}", r.counts);
+        }
     }
 }

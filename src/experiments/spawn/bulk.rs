@@ -6,7 +6,7 @@ use crate::experiments::context::{in_context, runtime_of};
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::{Harness, Measurement};
 use crate::record::{Metric, PointSpec};
-use crate::runtimes::{rayon_rt, tokio_rt, Runtime};
+use crate::runtimes::{openmp, rayon_rt, tokio_rt, Runtime};
 
 use super::fanout::{fiber_spawn_all, on_worker, os_pinning_notes, os_threads, rayon_scope, tokio_spawn_all};
 use super::{measure_warm, one_cpu_only, pool_notes, SEED_001_RUNTIMES};
@@ -21,6 +21,14 @@ pub const TASKS: u64 = 1000;
 /// `rayon` one `scope` with `tasks` spawns from worker 0 of a pinned pool; `tokio` a parent task that
 /// spawns `tasks` tasks and awaits them all; `fiber-*` (one CPU) `tasks` fiber spawns, then the joins.
 /// The control is a batch without constructs (for `tokio`, the same parent task with nothing to spawn).
+///
+/// `openmp`: one `#pragma omp parallel` region of a pinned libgomp team in which one thread (`single`)
+/// creates `tasks` empty `#pragma omp task`s, joined at the end of `single` ([`openmp::Team::bulk`]). Its
+/// control is the same region and `single` looping `tasks` times without creating a task
+/// ([`openmp::Team::single_loop`]), so the region's fork-join and the `single` cancel; what remains per
+/// spawn is creating and queueing one task, running it (by any thread, at the barrier, or by its creator
+/// once libgomp's queue is full), and the barrier's wait for the last task, less one empty iteration. The
+/// control per construct is in `extra` as `control_construct_ns` (the other runtimes' control is empty).
 pub struct Bulk;
 
 impl Experiment for Bulk {
@@ -55,19 +63,25 @@ impl Experiment for Bulk {
             black_box(());
         };
         let (m, notes) = construct(&runtime_of(&spec.runtime)?, &spec.cpus, tasks, h, empty)?;
+        let control_construct_ns = m.control_summary().map_or(f64::NAN, |s| s.median);
         let mut outcome = Outcome::from(m.per(tasks as f64));
         outcome.notes = notes;
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
         outcome.extra.insert("tasks".into(), tasks as f64);
         outcome.extra.insert("construct_ns".into(), median * tasks as f64);
+        if spec.runtime == "openmp" {
+            outcome.extra.insert("control_construct_ns".into(), control_construct_ns);
+        }
         Ok(outcome)
     }
 }
 
 /// Measures constructs of `tasks` tasks of `task` on `runtime` over `cpus` (ns per construct), with the
-/// notes on refused pinning.
+/// notes on refused pinning. `openmp` runs C's empty task instead of `task` (a Rust closure cannot be an
+/// `omp task` body of the kernel).
 ///
-/// Errors: the runtime's threads could not be started.
+/// Errors: the runtime's threads could not be started (for `openmp`: no OpenMP in this build, or libgomp
+/// gave another team size).
 fn construct<F>(
     runtime: &Runtime,
     cpus: &[usize],
@@ -126,7 +140,32 @@ where
                 |_| on_worker(&rt, async {}),
             )
         }
-        Runtime::OpenMp => anyhow::bail!("spawn.bulk does not implement runtime openmp yet"),
+        Runtime::OpenMp => {
+            // The task body is C's empty task: `task` cannot cross into the C kernel.
+            let team = openmp::Team::pinned(cpus)?;
+            let m = measure_warm(
+                h,
+                |n| {
+                    for _ in 0..n {
+                        team.bulk(tasks);
+                    }
+                },
+                |n| {
+                    for _ in 0..n {
+                        team.single_loop(tasks);
+                    }
+                },
+            );
+            notes = team.notes();
+            if cpus.len() == 1 {
+                notes.push(
+                    "a team of one thread runs each task at once in its creator (libgomp: undeferred), so per \
+                     spawn is one task run inline through the task machinery, never queued"
+                        .into(),
+                );
+            }
+            m
+        }
         Runtime::Fiber(backend) => in_context(Runtime::Fiber(*backend), h, move |h| {
             let mut handles = Vec::with_capacity(tasks as usize);
             measure_warm(

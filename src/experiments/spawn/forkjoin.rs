@@ -8,7 +8,7 @@ use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanCo
 use crate::harness::{Harness, Measurement};
 use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
 use crate::runtimes::os::hot_team::with_hot_team;
-use crate::runtimes::{rayon_rt, tokio_rt, Runtime};
+use crate::runtimes::{openmp, rayon_rt, tokio_rt, Runtime};
 
 use super::fanout::{fiber_spawn_all, on_worker, os_pinning_notes, os_threads, tokio_spawn_all};
 use super::{measure_warm, one_cpu_only, pool_notes, SEED_001_RUNTIMES};
@@ -25,6 +25,9 @@ use super::{measure_warm, one_cpu_only, pool_notes, SEED_001_RUNTIMES};
 ///   `rayon`/`scope`: a `rayon::scope` spawning one job per CPU (idle workers steal them, or not).
 /// - `tokio`/`spawn`: a parent task on the multi-thread runtime spawns one task per worker and awaits
 ///   every `JoinHandle`.
+/// - `openmp`/`parallel`: an empty `#pragma omp parallel` region of a pinned libgomp team
+///   ([`openmp::Team::forkjoin`]), against the same C loop without the region ([`openmp::Team::empty_loop`]):
+///   EPCC syncbench PARALLEL, the region's fork (waking the pool) and join (its end barrier).
 /// - `fiber-*`/`spawn`: spawn + join of one fiber; fibers run on one CPU, so only `threads:1` runs.
 pub struct ForkJoin;
 
@@ -32,7 +35,8 @@ impl Experiment for ForkJoin {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: "spawn.forkjoin",
-            summary: "fork-join episode of one empty task per CPU, CPUs 1…N: threads (spawn, hot team), rayon, tokio",
+            summary: "fork-join episode of one empty task per CPU, CPUs 1…N: threads (spawn, hot team), rayon, tokio, \
+                      omp parallel",
             source: "seed 001 §6.1, Fig. 4; EPCC syncbench PARALLEL",
             metric: Metric::PerOp,
             runtimes: SEED_001_RUNTIMES,
@@ -42,6 +46,7 @@ impl Experiment for ForkJoin {
         let mechanisms: &[&str] = match runtime {
             "os" => &["spawn", "hot_team"],
             "rayon" => &["broadcast", "scope"],
+            "openmp" => &["parallel"],
             _ => &["spawn"],
         };
         let mut out = Vec::new();
@@ -131,6 +136,13 @@ impl Experiment for ForkJoin {
                     |n| on_worker(&rt, async move { empty_loop(n) }),
                 );
                 notes.extend(pool_notes(&refused));
+                m
+            }
+            (Runtime::OpenMp, "parallel") => {
+                // Made here, on the probe thread pinned to cpus[0]: it is the team's master (thread 0).
+                let team = openmp::Team::pinned(&cpus)?;
+                let m = measure_warm(h, |n| team.forkjoin(n), |n| team.empty_loop(n));
+                notes = team.notes();
                 m
             }
             (Runtime::Fiber(backend), "spawn") => in_context(Runtime::Fiber(backend), h, move |h| {

@@ -4,6 +4,8 @@ mod bulk;
 mod create;
 pub(crate) mod fanout;
 mod forkjoin;
+#[cfg(all(test, overhead_openmp))]
+mod omp_tests;
 mod remote;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,8 +21,9 @@ use crate::record::PointSpec;
 use crate::runtimes::Runtime;
 
 /// The runtimes of seed 001's spawning and granularity experiments: kernel threads, the work-stealing
-/// pools, and the one-CPU fibers where a construct fits on one CPU.
-pub const SEED_001_RUNTIMES: &[&str] = &["os", "rayon", "tokio", "fiber-asm", "fiber-ucontext", "fiber-corosensei"];
+/// pools, OpenMP (libgomp through FFI), and the one-CPU fibers where a construct fits on one CPU.
+pub const SEED_001_RUNTIMES: &[&str] =
+    &["os", "rayon", "tokio", "openmp", "fiber-asm", "fiber-ucontext", "fiber-corosensei"];
 
 /// `spec` as a point to run, unless it needs more than one CPU from a fiber runtime: fibers are green
 /// threads of one kernel thread, so that cell is skipped with the reason.

@@ -9,7 +9,7 @@ use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Plann
 use crate::harness::{Harness, Mode};
 use crate::machine::pin_current_thread;
 use crate::record::{Metric, PointSpec};
-use crate::runtimes::{rayon_rt, tokio_rt, Runtime};
+use crate::runtimes::{openmp, rayon_rt, tokio_rt, Runtime};
 
 use super::{measure_team_warm, pool_notes, SEED_001_RUNTIMES};
 
@@ -27,6 +27,13 @@ use super::{measure_team_warm, pool_notes, SEED_001_RUNTIMES};
 ///   creates a kernel thread that moves itself to the executor CPU (`sched_setaffinity`) and ends, and
 ///   joins it: creation runs on the generator's CPU, so kernel threads need not bottleneck on the
 ///   executor the way a shared descriptor list does.
+/// - `openmp`: the closest form ([`openmp::Team::remote`]): one region of a pinned team of
+///   `generators + 1` threads, thread 0 (the executor, on `cpus[0]`, the timing thread) creating no task
+///   and waiting at a barrier, where it runs queued tasks, while threads 1… create the batch's empty tasks
+///   between them without waiting for each (OpenMP has no per-task join from another thread). OpenMP
+///   cannot direct a task at one thread, so generators run tasks too; `extra.executor_share_pct` says
+///   which share of all the test batches' tasks thread 0 ran. Per op: one task, against the same region
+///   with the generators' loops empty ([`openmp::Team::remote_control`]); no `round_trip_ns`.
 ///
 /// Needs two CPUs; fibers (one CPU) do not run it.
 pub struct Remote;
@@ -101,9 +108,8 @@ impl Experiment for Remote {
                     }
                 })
             }
-            Runtime::Fiber(_) | Runtime::OpenMp => {
-                return Err(crate::experiments::context::unimplemented_runtime(spec))
-            }
+            Runtime::OpenMp => return omp_remote(spec, h),
+            Runtime::Fiber(_) => return Err(crate::experiments::context::unimplemented_runtime(spec)),
         };
         let g = generators.len() as f64;
         let mut outcome = Outcome::from(report);
@@ -114,6 +120,42 @@ impl Experiment for Remote {
         outcome.extra.insert("generators".into(), g);
         outcome.extra.insert("round_trip_ns".into(), median * g);
         Ok(outcome)
+    }
+}
+
+/// The `openmp` point (see [`Remote`]): ns per task, with thread 0's share of the tasks.
+///
+/// Errors: no OpenMP in this build, or libgomp gave another team size.
+fn omp_remote(spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+    // Made on the probe thread, pinned to the executor CPU: it is the team's master, thread 0.
+    let team = openmp::Team::pinned(&spec.cpus)?;
+    // Tasks run per thread over every test batch (sizing and warm-up included), summed untimed after each.
+    let mut ran = vec![0u64; team.threads()];
+    team.remote(1);
+    let m = h.measure_with_reset(
+        |n| team.remote(n),
+        |n| team.remote_control(n),
+        |_| ran.iter_mut().zip(team.tasks_per_thread()).for_each(|(sum, c)| *sum += c),
+    );
+    let share = executor_share_pct(&ran);
+    let mut outcome = Outcome::from(m);
+    outcome.notes = team.notes();
+    outcome.notes.push(format!(
+        "OpenMP cannot direct a task at one thread: the executor (thread 0, CPU {}) ran {share:.1}% of the tasks, \
+         the generators the rest (at the barrier, or at once when libgomp's queue was full)",
+        spec.cpus[0]
+    ));
+    outcome.extra.insert("generators".into(), (spec.cpus.len() - 1) as f64);
+    outcome.extra.insert("executor_share_pct".into(), share);
+    Ok(outcome)
+}
+
+/// Thread 0's share of the tasks counted per thread (thread 0 first), in percent; NaN when none ran.
+fn executor_share_pct(per_thread: &[u64]) -> f64 {
+    let total: u64 = per_thread.iter().sum();
+    match (per_thread.first(), total) {
+        (Some(&first), 1..) => 100.0 * first as f64 / total as f64,
+        _ => f64::NAN,
     }
 }
 
