@@ -214,10 +214,10 @@ mod tests {
                 }
             }
             let (m, _) = construct(&rt, cpus, TASKS, &h, count).unwrap();
-            // 1 untimed construct, then with target 0 the sizing batch (N = 1) ends at once, then 1
-            // warm-up and 2 kept test batches.
+            // 1 untimed construct, then with target 0 the sizing batch (N = 1) and its confirming batch end at
+            // once, then 1 warm-up and 2 kept test batches.
             assert_eq!(m.batch_ops, 1, "{runtime}");
-            assert_eq!(runs.load(Ordering::Relaxed), 5 * TASKS, "{runtime}");
+            assert_eq!(runs.load(Ordering::Relaxed), 6 * TASKS, "{runtime}");
         }
     }
 }

@@ -339,10 +339,13 @@ mod tests {
         let per_s = o.extra["events_per_s"];
         // A timer cannot fire more often than its rate; a loaded VM may merge expiries, not add any.
         assert!(o.extra["events"] > 0.0 && per_s <= 11_000.0, "{:?}", o.extra);
-        // ovr is the undisturbed work between two events: 100 µs at 10 kHz, if every expiry arrived.
+        // ovr is the undisturbed work between two events and the sample the time each event stole: together
+        // one period (100 µs at 10 kHz) if every expiry arrived, more when a busy VM merges expiries. (The
+        // stolen time alone can be 20 µs per event in a VM, so ovr alone may be well under the period.)
         let share = o.extra["cpu_share"];
         assert!(share > 0.0 && share <= 1.01, "CPU time cannot outrun wall time: share {share}");
         let ovr = crate::stats::Summary::of(&o.measurement.control_ns).unwrap().median;
-        assert!(ovr >= 80_000.0, "undisturbed work per event {ovr} ns");
+        let stolen = o.measurement.summary().unwrap().median;
+        assert!(ovr + stolen >= 80_000.0, "undisturbed work {ovr} ns + stolen {stolen} ns per event");
     }
 }
