@@ -202,7 +202,7 @@ impl Prepared {
     /// and within the inputs it takes (`naive`'s product, the 32-bit routines' result).
     pub fn overflow_input(&self) -> Option<u64> {
         let d = self.domain_max();
-        (d < self.max_input() && d < self.ratio.exact_fit_max()).then_some(d + 1)
+        (d < self.max_input() && d < self.ratio.exact_fit_max()).then(|| d + 1)
     }
 
     /// An upper bound of the error (output units) over every input in `[0, x_max]`, from the routine's
