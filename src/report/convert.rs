@@ -3,7 +3,8 @@
 //! exact routine over intervals up to 1 µs … 1 year at this machine's counter rate, then the goals of
 //! the recommended fast path.
 
-use comfy_table::{presets, Cell, CellAlignment, Table};
+use super::table::new_table;
+use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
 use crate::clock::convert::{Direction, Routine, RANGES};
@@ -46,11 +47,7 @@ pub fn convert_table(record: &RunRecord, format: Format) -> String {
         return String::new();
     }
     let hz = record.points.iter().find(|p| p.spec.experiment == EXPERIMENT).and_then(|p| p.extra.get("hz"));
-    let mut table = Table::new();
-    table.load_preset(match format {
-        Format::Table => presets::UTF8_FULL_CONDENSED,
-        Format::Md => presets::ASCII_MARKDOWN,
-    });
+    let mut table = new_table(format);
     let mut header = vec!["routine".to_string(), "direction (error unit)".into(), "per conversion".into()];
     header.extend(RANGES.iter().map(|r| format!("≤ {}", r.label)));
     table.set_header(header);

@@ -2,7 +2,8 @@
 //! into 1, 10, … tasks, one column pair per runtime, the best decade marked; the refined best count;
 //! and Fig. 7, each CPU's share of the tasks.
 
-use comfy_table::{presets, Cell, CellAlignment, Table};
+use super::table::new_table;
+use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
 use crate::experiments::grain::tables;
@@ -13,15 +14,6 @@ const EXPERIMENT: &str = "grain.sweep";
 
 /// Runtimes in the order of DESIGN.md's table; others after, by name.
 const ORDER: [&str; 4] = ["os", "openmp", "rayon", "tokio"];
-
-fn new_table(format: Format) -> Table {
-    let mut table = Table::new();
-    table.load_preset(match format {
-        Format::Table => presets::UTF8_FULL_CONDENSED,
-        Format::Md => presets::ASCII_MARKDOWN,
-    });
-    table
-}
 
 /// The value of `column` in the row labelled `label` of `table`.
 fn cell(table: &LabelledTable, label: &str, column: &str) -> Option<f64> {

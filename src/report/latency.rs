@@ -1,7 +1,8 @@
 //! The latency table: one row per point that recorded a latency distribution (`timer.wakeup`), with
 //! the percentiles cyclictest and HdrHistogram users read — p50, p99, p99.9, max — and the count.
 
-use comfy_table::{presets, Cell, CellAlignment, Table};
+use super::table::new_table;
+use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
 use crate::record::RunRecord;
@@ -13,11 +14,7 @@ pub fn latency_table(record: &RunRecord, format: Format) -> String {
     if points.is_empty() {
         return String::new();
     }
-    let mut table = Table::new();
-    table.load_preset(match format {
-        Format::Table => presets::UTF8_FULL_CONDENSED,
-        Format::Md => presets::ASCII_MARKDOWN,
-    });
+    let mut table = new_table(format);
     table.set_header(["point", "count", "min", "p50", "p90", "p99", "p99.9", "max", "mean"]);
     for (p, d) in points {
         let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);

@@ -2,7 +2,8 @@
 //! offsets, …) as labelled grids, with `±` where the method gives an uncertainty and `—` for empty
 //! cells, as Table 1 prints its diagonal. Generic: it knows nothing of the experiments.
 
-use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
+use super::table::new_table;
+use comfy_table::{Cell, CellAlignment, ContentArrangement};
 
 use super::Format;
 use crate::record::{Matrix, RunRecord};
@@ -64,11 +65,7 @@ pub fn render_matrix(point: &str, key: &str, m: &Matrix, format: Format) -> Stri
 
 /// The grid: a header of column labels, one row per row label.
 fn grid(m: &Matrix, format: Format) -> String {
-    let mut table = Table::new();
-    table.load_preset(match format {
-        Format::Table => presets::UTF8_FULL_CONDENSED,
-        Format::Md => presets::ASCII_MARKDOWN,
-    });
+    let mut table = new_table(format);
     table.set_content_arrangement(ContentArrangement::Disabled);
     let mut header = vec![String::new()];
     header.extend(m.col_labels.iter().cloned());

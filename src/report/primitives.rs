@@ -2,7 +2,8 @@
 //! medians with the half-width of their 95% CI, and how each runtime compares with `fiber-asm` on the
 //! rows whose cost is dominated by switching.
 
-use comfy_table::{presets, Cell, CellAlignment, Table};
+use super::table::new_table;
+use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
 use crate::record::{PointSpec, RunRecord};
@@ -95,11 +96,7 @@ pub fn primitives_table(record: &RunRecord, format: Format) -> String {
     if runtimes.is_empty() {
         return String::new();
     }
-    let mut table = Table::new();
-    table.load_preset(match format {
-        Format::Table => presets::UTF8_FULL_CONDENSED,
-        Format::Md => presets::ASCII_MARKDOWN,
-    });
+    let mut table = new_table(format);
     let mut header = vec!["primitive (seed 004)".to_string()];
     header.extend(runtimes.iter().cloned());
     table.set_header(header);

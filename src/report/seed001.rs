@@ -3,9 +3,10 @@
 //! table per runtime, one column per variant), each with its fitted formulas below, as the seed gives
 //! "0.140 + 0.072·load".
 
+use super::table::new_table;
 use std::collections::BTreeSet;
 
-use comfy_table::{presets, Cell, CellAlignment, Table};
+use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
 use crate::record::{FitRecord, PointRecord, RunRecord};
@@ -50,15 +51,6 @@ fn subheading(title: &str, format: Format) -> String {
         Format::Table => format!("{title}\n"),
         Format::Md => format!("### {title}\n\n"),
     }
-}
-
-fn new_table(format: Format) -> Table {
-    let mut table = Table::new();
-    table.load_preset(match format {
-        Format::Table => presets::UTF8_FULL_CONDENSED,
-        Format::Md => presets::ASCII_MARKDOWN,
-    });
-    table
 }
 
 fn numeric(p: &PointRecord, key: &str) -> Option<u64> {

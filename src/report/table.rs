@@ -6,6 +6,17 @@ use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 use super::format_ns;
 use crate::record::{Metric, PointRecord, RunRecord, SkipKind};
 
+/// An empty comfy-table in the style of every report table: condensed box drawing for a terminal, or
+/// GitHub Markdown.
+pub fn new_table(format: Format) -> Table {
+    let mut table = Table::new();
+    table.load_preset(match format {
+        Format::Table => presets::UTF8_FULL_CONDENSED,
+        Format::Md => presets::ASCII_MARKDOWN,
+    });
+    table
+}
+
 /// Output format of [`render`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -89,11 +100,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
 }
 
 fn results_table(points: &[PointRecord], format: Format) -> String {
-    let mut table = Table::new();
-    table.load_preset(match format {
-        Format::Table => presets::UTF8_FULL_CONDENSED,
-        Format::Md => presets::ASCII_MARKDOWN,
-    });
+    let mut table = new_table(format);
     if format == Format::Table {
         table.set_content_arrangement(ContentArrangement::Disabled);
     }

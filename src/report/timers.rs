@@ -2,7 +2,8 @@
 //! base and start mode with the tick↔ns conversions its hot path needs and, beside them, the time that
 //! hot path took here. Read from `timer.hotpath` points only.
 
-use comfy_table::{presets, Cell, CellAlignment, Table};
+use super::table::new_table;
+use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
 use crate::record::{PointRecord, PointSpec, RunRecord};
@@ -79,11 +80,7 @@ pub fn timers_table(record: &RunRecord, format: Format) -> String {
 /// One scenario's heading, table and "fewest conversions; fastest here" line; empty when the record
 /// has no row of it. Rows without a result get a footnote in `footnotes`.
 fn scenario_table(record: &RunRecord, scenario: Scenario, format: Format, footnotes: &mut Vec<String>) -> String {
-    let mut table = Table::new();
-    table.load_preset(match format {
-        Format::Table => presets::UTF8_FULL_CONDENSED,
-        Format::Md => presets::ASCII_MARKDOWN,
-    });
+    let mut table = new_table(format);
     let mut header = vec!["time base (seed 002)".to_string()];
     header.extend(COUNT_COLUMNS.iter().map(|c| c.to_string()));
     header.push("time per op".into());

@@ -53,15 +53,9 @@ impl Experiment for Barrier {
         let report = match spec.param("impl") {
             Some("std") => {
                 let barrier = std::sync::Barrier::new(threads);
-                h.measure_team(
-                    &spec.cpus,
-                    |_, n| {
-                        for _ in 0..n {
-                            barrier.wait();
-                        }
-                    },
-                    |_, n| empty_loop(n),
-                )
+                episodes(h, &spec.cpus, || {
+                    barrier.wait();
+                })
             }
             Some("spin") => {
                 let barrier = SpinBarrier::new(threads);
@@ -80,15 +74,9 @@ impl Experiment for Barrier {
             }
             Some("pthread") => {
                 let barrier = PthreadBarrier::new(threads)?;
-                h.measure_team(
-                    &spec.cpus,
-                    |_, n| {
-                        for _ in 0..n {
-                            barrier.wait();
-                        }
-                    },
-                    |_, n| empty_loop(n),
-                )
+                episodes(h, &spec.cpus, || {
+                    barrier.wait();
+                })
             }
             Some("omp_barrier") => {
                 let team = openmp::Team::pinned(&spec.cpus)?;
@@ -102,4 +90,18 @@ impl Experiment for Barrier {
             report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();
         Ok(Outcome { measurement: report.measurement, notes, extra: Default::default(), details: Default::default() })
     }
+}
+
+/// `n` barrier episodes per thread of a team on `cpus`, each one call of a barrier that needs no per-thread
+/// state (`wait`), against the empty loop.
+fn episodes(h: &Harness, cpus: &[usize], wait: impl Fn() + Sync) -> crate::harness::TeamReport {
+    h.measure_team(
+        cpus,
+        |_, n| {
+            for _ in 0..n {
+                wait();
+            }
+        },
+        |_, n| empty_loop(n),
+    )
 }
