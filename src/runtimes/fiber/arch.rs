@@ -1,17 +1,21 @@
 //! The `asm` back-end: a hand-written context switch, the analogue of SR's per-architecture assembler routines.
 //!
-//! A suspended context is just a stack pointer.
+//! A suspended context is just a stack pointer, and the switch never stores it: `switch(to) -> prev` suspends the
+//! running context on its own stack, resumes `to`, and hands the suspended context's sp to the resumed one in a
+//! register, as its `switch` call's return value (Boost.Context's `jump_fcontext` convention; corosensei works the
+//! same way). The resumed side records it wherever it belongs: the fiber scheduler in the block of the fiber that
+//! just suspended (`fiber::asm_switch`), the `SwitchPair` ping-pong in a register and nowhere else. A fresh context
+//! receives it as its entry function's second argument.
 //!
 //! # x86-64: inline switch
-//! `switch(from, to)` is an `asm!` block inlined at every switch site. It pushes rbp and rbx (the two callee-saved
+//! `switch(to)` is an `asm!` block inlined at every switch site. It pushes rbp and rbx (the two callee-saved
 //! registers that cannot be named as clobbers: LLVM reserves them) and the address where this context resumes (a
-//! label at the end of the block), stores rsp in `*from`, loads `to` into rsp, pops the incoming context's resume
-//! address and jumps there; the incoming context pops its rbx and rbp and leaves *its* block. Every other
-//! callee-saved GPR (r12-r15) and all caller-saved state (`clobber_abi("C")`: the other GPRs, all vector, mask,
-//! MMX and x87 registers, flags) is declared clobbered, so the compiler spills only what is live at that site,
-//! usually much less than a full callee-saved frame. Memory is not `nomem`, so values in memory that another
-//! fiber may change are reloaded after the switch. The outgoing sp is also handed to the incoming context in rax
-//! (`switch`'s return value), so a ping-pong keeps its partner's sp in a register.
+//! label at the end of the block), copies rsp to rax (the hand-off), loads `to` into rsp, pops the incoming
+//! context's resume address and jumps there; the incoming context pops its rbx and rbp and leaves *its* block with
+//! our sp in rax. Every other callee-saved GPR (r12-r15) and all caller-saved state (`clobber_abi("C")`: the other
+//! GPRs, all vector, mask, MMX and x87 registers, flags) is declared clobbered, so the compiler spills only what is
+//! live at that site, usually much less than a full callee-saved frame. Memory is not `nomem`, so values in memory
+//! that another fiber may change are reloaded after the switch. Eleven instructions, three stores (the pushes).
 //!
 //! Branch prediction: the switch executes no `call` and no `ret`, so it leaves the return-stack buffer exactly as
 //! the program's own calls and returns left it: every return the program executes stays paired with its call in
@@ -19,13 +23,19 @@
 //! predictor (at a given switch site the target is usually the same resume label, as in `SwitchPair` or fibers
 //! yielding in a loop). This replaced a `call`/`ret` pair per switch (a `call` into a 3-instruction routine whose
 //! `ret` landed on the other stack): same prediction in the common case, but two taken branches per switch
-//! instead of one, and the raw round trip fell from 2.4 ns to 1.4 ns on the AMD EPYC it was measured on
-//! (corosensei's asymmetric resume/suspend, one `call` plus one `ret` per round trip: 1.9 ns). A bare
-//! `push label; ret` switch was never an option: it pops RSB entries it never pushed and mispredicts every time.
+//! instead of one. A bare `push label; ret` switch was never an option: it pops RSB entries it never pushed and
+//! mispredicts every time.
+//!
+//! Why hand sp and word over in registers: a round trip is only about seven core cycles, and anything a loop
+//! carries through memory across a switch (a saved sp read back by the other side, a counter spilled and reloaded)
+//! adds a store-to-load forward to that loop-carried path. On the AMD EPYC (Zen 4, KVM) of the note for issue 3
+//! the raw round trip (`SwitchPair`, control loop subtracted) was 1.5-2.7 ns with the sp stored into `*from`
+//! (depending on build layout), 1.83 ns with the hand-off and the loop count kept on the stack, and 1.62-1.79 ns
+//! with the count handed over as the word; corosensei, whose values always travel through memory, 1.9-2.6 ns.
 //!
 //! A fresh context (`init_stack`) holds the address of `overhead_fiber_start` where a suspended one holds its
-//! resume address, followed by the entry function and its argument; `start` clears rbp, aligns the stack and calls
-//! the entry, which never returns.
+//! resume address, followed by the entry function and its argument; `start` passes the handed-over sp as the
+//! entry's second argument, clears rbp, aligns the stack and calls the entry, which never returns.
 //!
 //! # Floating-point control state (MXCSR and x87 control word; FPCR on aarch64)
 //! Rust and LLVM assume the default floating-point environment (round-to-nearest, all exceptions masked), so code
@@ -38,13 +48,30 @@
 //! `ldmxcsr`, `fesetround` through FFI) is not recorded and therefore not preserved: it stays in the register for
 //! whichever context runs next until a switch between contexts with different recorded values reloads it.
 
+/// A context's entry function: `entry(arg, prev_sp, word)`, where `prev_sp` and `word` are what the `switch` that
+/// started this context handed over (what it would have returned to a suspended context). Never returns.
+pub(crate) type Entry = unsafe extern "C" fn(*mut u8, usize, usize) -> !;
+
+/// What a `switch` hands to the context it resumes: the sp the switching context suspended at, and one word of
+/// payload (Boost.Context's `transfer_t`). `repr(C)` so the aarch64 routine returns it in x0/x1.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Transfer {
+    /// The suspended context's stack pointer, to be recorded by whoever will resume it.
+    pub(crate) sp: usize,
+    /// The payload word (0 where the switching side has nothing to say).
+    pub(crate) word: usize,
+}
+
 #[cfg(target_arch = "x86_64")]
 mod imp {
+    use super::{Entry, Transfer};
     // SAFETY (whole block): `overhead_fiber_start` only reads the frame `init_stack` built; it is reached solely
     // through `switch` below, whose contract guarantees that `to` is a context built by `init_stack` or saved by a
     // previous `switch`.
     core::arch::global_asm!(
-        // First activation of a context: `swap` "returns" here with rsp pointing at [entry, arg].
+        // First activation of a context: `switch` jumps here with rsp pointing at [entry, arg], the suspended
+        // context's sp in rax and the handed-over word in rdi: entry(arg, sp, word).
         ".pushsection .text.overhead_fiber_start,\"ax\",@progbits",
         ".globl overhead_fiber_start",
         ".hidden overhead_fiber_start",
@@ -54,6 +81,8 @@ mod imp {
         ".cfi_startproc",
         // Backtraces and unwinders stop here instead of walking into the zeroed stack top.
         ".cfi_undefined rip",
+        "mov rdx, rdi",
+        "mov rsi, rax",
         "mov rax, qword ptr [rsp]",
         "mov rdi, qword ptr [rsp + 8]",
         "xor ebp, ebp",
@@ -69,28 +98,30 @@ mod imp {
         fn overhead_fiber_start();
     }
 
-    /// Switches from the running context (saved into `*from`) to `to`. Returns, when some other context switches
-    /// back to the one saved in `*from`, that other context's saved stack pointer (what it stored in its own
-    /// `from`), the Boost.Context `jump_fcontext` convention.
+    /// Suspends the running context on its own stack and resumes `to`, handing it `word`. Returns, when some other
+    /// context switches back to this one, the stack pointer that other context suspended at and the word it handed
+    /// over, so the caller can record the sp where it belongs: Boost.Context's `jump_fcontext` convention, a pure
+    /// register hand-off. The switch never stores the suspended context's sp: it travels to the resumed context in
+    /// rax, the word in rdi.
     ///
     /// # Safety
-    /// `from` must be writable; `to` must come from `init_stack` or a previous `switch` and its context must not
-    /// be running.
+    /// `to` must come from `init_stack` or be an sp some `switch` returned, and that context must not be running.
     #[inline(always)]
-    pub(crate) unsafe fn switch(from: *mut usize, to: usize) -> usize {
-        let prev: usize;
+    pub(crate) unsafe fn switch(to: usize, word: usize) -> Transfer {
+        let sp: usize;
+        let got: usize;
         // SAFETY: see the module comment. rbp, rbx and the resume address are pushed by the block; the incoming
         // context pops its own three words (a fresh one enters `overhead_fiber_start` instead). rcx (scratch for the
         // jump), r12-r15 and, through clobber_abi("C"), every caller-saved register are declared clobbered, because
-        // whatever runs until we are resumed may change them. The stack is used (no `nostack`), so no red-zone data
-        // is live below rsp. Memory may be read and written by other contexts meanwhile (no `nomem`/`readonly`).
+        // whatever runs until we are resumed may change them; rax and rdi are outputs (what the resumer handed
+        // over). The stack is used (no `nostack`), so no red-zone data is live below rsp. Memory may be read and
+        // written by other contexts meanwhile (no `nomem`/`readonly`).
         unsafe {
             core::arch::asm!(
                 "push rbp",
                 "push rbx",
                 "lea rax, [rip + 2f]",
                 "push rax",
-                "mov qword ptr [rdi], rsp",
                 "mov rax, rsp",
                 "mov rsp, rsi",
                 "pop rcx",
@@ -98,9 +129,9 @@ mod imp {
                 "2:",
                 "pop rbx",
                 "pop rbp",
-                in("rdi") from,
                 in("rsi") to,
-                lateout("rax") prev,
+                inlateout("rdi") word => got,
+                lateout("rax") sp,
                 out("r12") _,
                 out("r13") _,
                 out("r14") _,
@@ -108,14 +139,14 @@ mod imp {
                 clobber_abi("C"),
             )
         };
-        prev
+        Transfer { sp, word: got }
     }
 
     /// Builds the initial frame of a context whose first activation calls `entry(arg)` on the stack below `top`.
     ///
     /// # Safety
     /// `[top - 48, top)` must be writable memory owned by the caller, `top` 16-byte aligned.
-    pub(crate) unsafe fn init_stack(top: usize, entry: unsafe extern "C" fn(*mut u8) -> !, arg: *mut u8) -> usize {
+    pub(crate) unsafe fn init_stack(top: usize, entry: Entry, arg: *mut u8) -> usize {
         // 16 zero bytes at the very top act as a null frame record for frame-pointer walkers; below them the
         // "return address" `swap` pops, then entry and argument for `overhead_fiber_start`.
         let sp = top - 48;
@@ -178,6 +209,7 @@ mod imp {
 
 #[cfg(target_arch = "aarch64")]
 mod imp {
+    use super::{Entry, Transfer};
     // SAFETY (whole block): as for x86-64; the routines touch only the given stacks and the AAPCS64 callee-saved
     // state (x19-x29, lr, sp, d8-d15). FPCR is not touched: it is handled by the scheduler like MXCSR on x86-64.
     // (This is still the out-of-line routine that saves every callee-saved register; only x86-64 was rewritten.)
@@ -188,7 +220,8 @@ mod imp {
         ".type overhead_fiber_switch,%function",
         ".p2align 4",
         "overhead_fiber_switch:",
-        // x0 = &mut from_sp, x1 = to_sp, x30 = return address (entered by `bl`, left by `ret`: paired for the RSB).
+        // x0 = to_sp, x1 = word, x30 = return address (entered by `bl`, left by `ret`: paired for the RSB). The
+        // resumed context returns {x0: our sp, x1: the word}, x1 untouched on the way.
         "sub sp, sp, #176",
         "stp x19, x20, [sp, #0]",
         "stp x21, x22, [sp, #16]",
@@ -200,10 +233,9 @@ mod imp {
         "stp d10, d11, [sp, #112]",
         "stp d12, d13, [sp, #128]",
         "stp d14, d15, [sp, #144]",
+        // x9 keeps the suspended context's sp; the resumed context returns it below (the hand-off).
         "mov x9, sp",
-        "str x9, [x0]",
-        // x9 still holds the suspended context's sp when the resumed one returns below: its return value.
-        "mov sp, x1",
+        "mov sp, x0",
         "ldp x19, x20, [sp, #0]",
         "ldp x21, x22, [sp, #16]",
         "ldp x23, x24, [sp, #32]",
@@ -227,6 +259,9 @@ mod imp {
         "overhead_fiber_start:",
         ".cfi_startproc",
         ".cfi_undefined x30",
+        // x0 holds the suspended context's sp and x1 the handed-over word: entry(arg, sp, word).
+        "mov x2, x1",
+        "mov x1, x0",
         "mov x0, x19",
         "blr x20",
         "brk #1",
@@ -236,23 +271,24 @@ mod imp {
     );
 
     extern "C" {
-        fn overhead_fiber_switch(from: *mut usize, to: usize) -> usize;
+        fn overhead_fiber_switch(to: usize, word: usize) -> super::Transfer;
         fn overhead_fiber_start();
     }
 
     const FRAME: usize = 176;
 
     /// # Safety
-    /// As for x86-64: `to` must be a suspended context from `init_stack` or `switch`. Returns the sp of the context
-    /// that switched back to this one.
+    /// As for x86-64: `to` must be a suspended context from `init_stack` or an sp some `switch` returned.
+    /// Returns the sp of the context that switched back to this one and the word it handed over (the switch stores
+    /// nothing).
     #[inline(always)]
-    pub(crate) unsafe fn switch(from: *mut usize, to: usize) -> usize {
-        overhead_fiber_switch(from, to)
+    pub(crate) unsafe fn switch(to: usize, word: usize) -> super::Transfer {
+        overhead_fiber_switch(to, word)
     }
 
     /// # Safety
     /// `[top - 192, top)` must be writable memory owned by the caller, `top` 16-byte aligned.
-    pub(crate) unsafe fn init_stack(top: usize, entry: unsafe extern "C" fn(*mut u8) -> !, arg: *mut u8) -> usize {
+    pub(crate) unsafe fn init_stack(top: usize, entry: Entry, arg: *mut u8) -> usize {
         let sp = top - 16 - FRAME;
         let words = sp as *mut usize;
         for i in 0..(FRAME + 16) / 8 {
@@ -289,15 +325,16 @@ mod imp {
 
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 mod imp {
+    use super::{Entry, Transfer};
     /// # Safety
     /// Never called: `Backend::Asm.available()` is `Err` on this architecture and `run` checks it first.
-    pub(crate) unsafe fn switch(_from: *mut usize, _to: usize) -> usize {
+    pub(crate) unsafe fn switch(_to: usize, _word: usize) -> super::Transfer {
         unreachable!("asm back-end is not available on this architecture")
     }
 
     /// # Safety
     /// Never called, see `switch`.
-    pub(crate) unsafe fn init_stack(_top: usize, _entry: unsafe extern "C" fn(*mut u8) -> !, _arg: *mut u8) -> usize {
+    pub(crate) unsafe fn init_stack(_top: usize, _entry: Entry, _arg: *mut u8) -> usize {
         unreachable!("asm back-end is not available on this architecture")
     }
 
@@ -325,11 +362,11 @@ pub(crate) use imp::{fp_load, fp_read, init_stack, switch, FpControl};
 /// As for `switch`; `from_fp` must be the state currently in the registers (as recorded) and `to_fp` the incoming
 /// context's recorded state.
 #[inline(always)]
-pub(crate) unsafe fn switch_fp(from: *mut usize, to: usize, from_fp: FpControl, to_fp: FpControl) -> usize {
+pub(crate) unsafe fn switch_fp(to: usize, from_fp: FpControl, to_fp: FpControl) -> usize {
     if from_fp != to_fp {
         fp_load(to_fp);
     }
-    switch(from, to)
+    switch(to, 0).sp
 }
 
 /// Whether this architecture has a hand-written switch.

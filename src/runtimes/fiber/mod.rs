@@ -173,6 +173,9 @@ struct Sched {
     current: *mut Fiber,
     /// The scheduler loop's own context (on the thread's stack): `asm` and `ucontext` representations.
     root_sp: usize,
+    /// `asm`: where the context that is switching away wants its sp recorded (its fiber's `sp` or `root_sp`). The
+    /// switch hands that sp to the resumed context, which stores it here (see `asm_switch`).
+    suspended: *mut usize,
     root_uc: uctx::Context,
     /// The thread's FP control state when `run` started: every fiber's initial state and the scheduler loop's own.
     root_fp: arch::FpControl,
@@ -244,14 +247,12 @@ unsafe fn suspend(s: *mut Sched) {
             Some(next) if next == cur => {}
             Some(next) => {
                 (*s).current = next;
-                arch::switch_fp(&raw mut (*cur).sp, (*next).sp, (*cur).fp, (*next).fp);
-                reap(s);
+                asm_switch(s, &raw mut (*cur).sp, (*next).sp, (*cur).fp, (*next).fp);
             }
             None => {
                 // Nothing runnable: the scheduler loop finds the queue empty and reports the deadlock.
                 (*s).current = ptr::null_mut();
-                arch::switch_fp(&raw mut (*cur).sp, (*s).root_sp, (*cur).fp, (*s).root_fp);
-                reap(s);
+                asm_switch(s, &raw mut (*cur).sp, (*s).root_sp, (*cur).fp, (*s).root_fp);
             }
         },
         Backend::Ucontext => match (*s).ready.pop_front() {
@@ -285,10 +286,37 @@ unsafe fn fiber_body(f: *mut Fiber) {
     (*sched("exit")).live -= 1;
 }
 
-/// Returns the fiber that finished and switched away (if any) to the pool: its stack is idle now that another
-/// context runs. Called by every `asm` context right after a switch returns to it (and by a fiber's first
-/// activation), so a finishing fiber can switch straight to the next ready one instead of through the scheduler
-/// loop: one switch fewer per fiber life (spawn + join is three switches otherwise).
+/// The `asm` switch as the scheduler uses it: suspends the running context, whose sp belongs in `*slot`, and
+/// resumes `to` (loading `to_fp` first if it differs from `from_fp`). The switch hands sps over in a register
+/// instead of storing them, so the suspending side records `slot` in the scheduler and the resumed side stores the
+/// handed-over sp there (`arrive`). Returns when this context is resumed.
+///
+/// # Safety
+/// `s` must be the live scheduler; `to` a suspended `asm` context (fresh or recorded by `arrive`); `from_fp` the
+/// running context's recorded FP state and `to_fp` the incoming one's.
+#[inline(always)]
+unsafe fn asm_switch(s: *mut Sched, slot: *mut usize, to: usize, from_fp: arch::FpControl, to_fp: arch::FpControl) {
+    (*s).suspended = slot;
+    let prev = arch::switch_fp(to, from_fp, to_fp);
+    arrive(s, prev);
+}
+
+/// What every `asm` context does first when it is resumed (or started): records the sp handed over by the context
+/// that just suspended in the slot that context named (`asm_switch`), then returns the fiber that finished and
+/// switched away (if any) to the pool, its stack being idle now that another context runs. Reaping here lets a
+/// finishing fiber switch straight to the next ready one instead of through the scheduler loop: one switch fewer
+/// per fiber life (spawn + join is three switches otherwise).
+///
+/// # Safety
+/// `s` must be the live scheduler, `prev` the sp the switch handed over, and the caller must not be running on the
+/// zombie's stack.
+#[inline(always)]
+unsafe fn arrive(s: *mut Sched, prev: usize) {
+    *(*s).suspended = prev;
+    reap(s);
+}
+
+/// Returns the fiber that finished and switched away (if any) to the pool (see `arrive`).
 ///
 /// # Safety
 /// `s` must be the live scheduler, and the caller must not be running on the zombie's stack.
@@ -300,33 +328,37 @@ unsafe fn reap(s: *mut Sched) {
     }
 }
 
-/// First activation of a fiber under `asm` and `ucontext`; `arg` is the `*mut Fiber`.
-unsafe extern "C" fn switched_entry(arg: *mut u8) -> ! {
+/// First activation of a fiber under `asm`: `arg` is the `*mut Fiber`, `prev` the sp of the context that started
+/// it.
+unsafe extern "C" fn asm_entry(arg: *mut u8, prev: usize, _word: usize) -> ! {
     let f = arg.cast::<Fiber>();
     let s = sched("start");
-    if (*s).backend == Backend::Asm {
-        reap(s);
-    }
+    arrive(s, prev);
     fiber_body(f);
-    // Our stack can only be reused once nothing runs on it: whoever runs next recycles it (`reap`).
+    // Our stack can only be reused once nothing runs on it: whoever runs next recycles it (`arrive`).
     (*s).zombie = f;
-    match (*s).backend {
-        Backend::Asm => match (*s).ready.pop_front() {
-            Some(next) => {
-                (*s).current = next;
-                arch::switch_fp(&raw mut (*f).sp, (*next).sp, (*f).fp, (*next).fp);
-            }
-            None => {
-                (*s).current = ptr::null_mut();
-                arch::switch_fp(&raw mut (*f).sp, (*s).root_sp, (*f).fp, (*s).root_fp);
-            }
-        },
-        Backend::Ucontext => {
-            (*s).current = ptr::null_mut();
-            uctx::switch(&raw mut (*f).uc, &raw const (*s).root_uc);
+    match (*s).ready.pop_front() {
+        Some(next) => {
+            (*s).current = next;
+            asm_switch(s, &raw mut (*f).sp, (*next).sp, (*f).fp, (*next).fp);
         }
-        Backend::Corosensei => unreachable!(),
+        None => {
+            (*s).current = ptr::null_mut();
+            asm_switch(s, &raw mut (*f).sp, (*s).root_sp, (*f).fp, (*s).root_fp);
+        }
     }
+    // A finished fiber is never switched to again.
+    std::process::abort()
+}
+
+/// First activation of a fiber under `ucontext`; `arg` is the `*mut Fiber`.
+unsafe extern "C" fn uc_entry(arg: *mut u8) -> ! {
+    let f = arg.cast::<Fiber>();
+    let s = sched("start");
+    fiber_body(f);
+    (*s).zombie = f;
+    (*s).current = ptr::null_mut();
+    uctx::switch(&raw mut (*f).uc, &raw const (*s).root_uc);
     // A finished fiber is never switched to again.
     std::process::abort()
 }
@@ -339,9 +371,7 @@ unsafe fn root_loop(s: *mut Sched) {
     while let Some(f) = (*s).ready.pop_front() {
         (*s).current = f;
         match (*s).backend {
-            Backend::Asm => {
-                arch::switch_fp(&raw mut (*s).root_sp, (*f).sp, (*s).root_fp, (*f).fp);
-            }
+            Backend::Asm => asm_switch(s, &raw mut (*s).root_sp, (*f).sp, (*s).root_fp, (*f).fp),
             Backend::Ucontext => uctx::switch(&raw mut (*s).root_uc, &raw const (*f).uc),
             Backend::Corosensei => {
                 // Resumed in place: the `&mut` spans the switch but covers only the `coro` field, which the fiber
@@ -410,6 +440,7 @@ pub fn run<T: 'static>(backend: Backend, main: impl FnOnce() -> T + 'static) -> 
         ready: VecDeque::with_capacity(READY_CAPACITY),
         current: ptr::null_mut(),
         root_sp: 0,
+        suspended: ptr::null_mut(),
         root_uc: uctx::zeroed(),
         root_fp: arch::fp_read(),
         zombie: ptr::null_mut(),
@@ -511,11 +542,11 @@ pub fn spawn<T: 'static>(f: impl FnOnce() -> T + 'static) -> JoinHandle<T> {
         match (*s).backend {
             Backend::Asm => {
                 let top = (*fib).stack.as_ref().expect("pooled fiber has a stack").top();
-                (*fib).sp = arch::init_stack(top, switched_entry, fib.cast());
+                (*fib).sp = arch::init_stack(top, asm_entry, fib.cast());
             }
             Backend::Ucontext => {
                 let stack = (*fib).stack.as_ref().expect("pooled fiber has a stack");
-                uctx::make(&raw mut (*fib).uc, stack, switched_entry, fib.cast());
+                uctx::make(&raw mut (*fib).uc, stack, uc_entry, fib.cast());
                 // getcontext captured the spawning fiber's FP state; start from the run's, like the other back-ends.
                 uctx::set_fp(&raw mut (*fib).uc, (*s).root_fp);
             }

@@ -676,3 +676,38 @@ fn switch_pair_round_trips() {
         again.round_trips(2);
     });
 }
+
+/// The raw `asm` switch hands its payload word and the suspended context's sp to the resumed context, also to a
+/// fresh one (its entry's arguments): a lost word or a wrong sp would fail the checks or crash on the next switch.
+#[test]
+fn asm_switch_hands_over_sp_and_word() {
+    if !arch::AVAILABLE {
+        return;
+    }
+    /// Answers every word with `3 * word + 1`, on the partner's stack.
+    unsafe extern "C" fn answer(arg: *mut u8, mut main_sp: usize, mut word: usize) -> ! {
+        let first = arg.cast::<[usize; 2]>();
+        (*first)[0] = main_sp;
+        (*first)[1] = word;
+        loop {
+            let back = arch::switch(main_sp, 3 * word + 1);
+            main_sp = back.sp;
+            word = back.word;
+        }
+    }
+    let stack = stack::FiberStack::new().unwrap();
+    let mut first = [0usize; 2];
+    let here = &raw const first as usize;
+    // SAFETY: the stack is ours and idle; `first` outlives every switch below, and the abandoned partner owns nothing.
+    let mut partner = unsafe { arch::init_stack(stack.top(), answer, (&raw mut first).cast()) };
+    for word in [7usize, 0, usize::MAX / 4, 12345] {
+        // SAFETY: the partner is fresh or suspended in `answer`'s switch.
+        let back = unsafe { arch::switch(partner, word) };
+        assert_eq!(back.word, 3 * word + 1, "word handed back");
+        assert!(back.sp < stack.top() && back.sp > stack.top() - STACK_SIZE, "partner sp {:#x} off its stack", back.sp);
+        partner = back.sp;
+    }
+    assert_eq!(first[1], 7, "a fresh context receives the first word as its entry's third argument");
+    // Our sp at the first switch lies just below a local of this frame, on this thread's stack.
+    assert!(first[0] < here && here - first[0] < 4096, "handed-over sp {:#x} vs local at {here:#x}", first[0]);
+}
