@@ -8,6 +8,7 @@ use comfy_table::{Cell, CellAlignment};
 use super::{format_ns, Format};
 use crate::record::{PointSpec, RunRecord};
 use crate::runtimes::TABLE_004;
+use crate::stats::Summary;
 
 /// One row: its label in seed 004's words, the experiment, the parameter values that pick the point
 /// (a key may accept several values: `os` spawns a thread where the others spawn a task), and whether
@@ -85,7 +86,19 @@ fn columns(record: &RunRecord) -> Vec<String> {
 
 /// The median (ns) of the row's point for `runtime`, if measured.
 fn median(record: &RunRecord, row: &Row, runtime: &str) -> Option<f64> {
-    record.points.iter().find(|p| matches(row, &p.spec, runtime)).map(|p| p.summary.median)
+    summary(record, row, runtime).map(|s| s.median)
+}
+
+/// The summary of the row's point for `runtime`, if measured.
+fn summary<'r>(record: &'r RunRecord, row: &Row, runtime: &str) -> Option<&'r Summary> {
+    record.points.iter().find(|p| matches(row, &p.spec, runtime)).map(|p| &p.summary)
+}
+
+/// The ratio of two medians `a / b` with a conservative 95% interval built from their own 95% CIs
+/// (`a.ci_low / b.ci_high` to `a.ci_high / b.ci_low`): the ratio is "≤ 1 within its CI" when the low end is.
+/// `None` when either CI reaches zero.
+fn ratio_with_ci(a: &Summary, b: &Summary) -> Option<(f64, f64, f64)> {
+    (b.median > 0.0 && b.ci_low > 0.0).then(|| (a.median / b.median, a.ci_low / b.ci_high, a.ci_high / b.ci_low))
 }
 
 /// The table, its footnotes (why a cell is empty), and one line per runtime comparing it with
@@ -135,7 +148,9 @@ pub fn primitives_table(record: &RunRecord, format: Format) -> String {
     out
 }
 
-/// "R is 3.2× slower than fiber-asm on switch-bound rows (geometric mean of 6 rows)".
+/// "R is 3.2× slower than fiber-asm on switch-bound rows (geometric mean of 6 rows); raw switch round trip
+/// R / fiber-asm = 1.31 (95% CI 1.22–1.40)". The second part is the issue-3 criterion (asm no slower than
+/// corosensei), read off one ratio instead of two cells.
 fn comparison(record: &RunRecord, runtime: &str) -> Option<String> {
     let ratios: Vec<f64> = ROWS
         .iter()
@@ -148,10 +163,33 @@ fn comparison(record: &RunRecord, runtime: &str) -> Option<String> {
     }
     let geomean = (ratios.iter().map(|x| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
     let (factor, word) = if geomean >= 1.0 { (geomean, "slower") } else { (1.0 / geomean, "faster") };
-    Some(format!(
+    let mut line = format!(
         "{runtime} is {factor:.1}× {word} than {REFERENCE} on switch-bound rows (geometric mean of {} rows)",
         ratios.len()
-    ))
+    );
+    let csloop = ROWS.iter().find(|r| r.experiment == "sched.switch").expect("csloop row");
+    if let Some((ratio, low, high)) =
+        summary(record, csloop, runtime).zip(summary(record, csloop, REFERENCE)).and_then(|(a, b)| ratio_with_ci(a, b))
+    {
+        line += &format!(
+            "; raw switch round trip {runtime} / {REFERENCE} = {} (95% CI {}–{})",
+            ratio_digits(ratio),
+            ratio_digits(low),
+            ratio_digits(high)
+        );
+    }
+    Some(line)
+}
+
+/// Three significant digits for ratios from 0.001 to thousands.
+fn ratio_digits(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
 }
 
 #[cfg(test)]
@@ -194,6 +232,23 @@ mod tests {
             ),
             "{text}"
         );
+        // The raw switch ratio comes with an interval from the two medians' CIs, around the ratio itself.
+        let line = text.lines().find(|l| l.starts_with("fiber-ucontext is")).unwrap();
+        let tail = line.split("raw switch round trip fiber-ucontext / fiber-asm = 40.0 (95% CI ").nth(1).expect(line);
+        let bounds: Vec<f64> = tail.trim_end_matches(')').split('–').map(|x| x.parse().unwrap()).collect();
+        assert!(bounds[0] < 40.0 && 40.0 < bounds[1], "{line}");
+    }
+
+    #[test]
+    fn ratio_interval_is_built_from_both_cis() {
+        let mut a = Summary::of(&[2.0, 2.0, 2.0]).unwrap();
+        let mut b = a.clone();
+        (a.ci_low, a.ci_high) = (1.8, 2.4);
+        (b.ci_low, b.ci_high) = (1.6, 2.5);
+        let (ratio, low, high) = ratio_with_ci(&a, &b).unwrap();
+        assert_eq!((ratio, low, high), (1.0, 1.8 / 2.5, 2.4 / 1.6));
+        b.ci_low = 0.0;
+        assert!(ratio_with_ci(&a, &b).is_none(), "a CI reaching zero gives no bounded ratio");
     }
 
     #[test]
