@@ -271,7 +271,7 @@ mod imp {
     );
 
     extern "C" {
-        fn overhead_fiber_switch(to: usize, word: usize) -> super::Transfer;
+        fn overhead_fiber_switch(to: usize, word: usize) -> Transfer;
         fn overhead_fiber_start();
     }
 
@@ -282,7 +282,7 @@ mod imp {
     /// Returns the sp of the context that switched back to this one and the word it handed over (the switch stores
     /// nothing).
     #[inline(always)]
-    pub(crate) unsafe fn switch(to: usize, word: usize) -> super::Transfer {
+    pub(crate) unsafe fn switch(to: usize, word: usize) -> Transfer {
         overhead_fiber_switch(to, word)
     }
 
@@ -328,7 +328,7 @@ mod imp {
     use super::{Entry, Transfer};
     /// # Safety
     /// Never called: `Backend::Asm.available()` is `Err` on this architecture and `run` checks it first.
-    pub(crate) unsafe fn switch(_to: usize, _word: usize) -> super::Transfer {
+    pub(crate) unsafe fn switch(_to: usize, _word: usize) -> Transfer {
         unreachable!("asm back-end is not available on this architecture")
     }
 
