@@ -1,11 +1,13 @@
 //! The `asm` back-end: a hand-written context switch, the analogue of SR's per-architecture assembler routines.
 //!
-//! A suspended context is just a stack pointer, and the switch never stores it: `switch(to) -> prev` suspends the
-//! running context on its own stack, resumes `to`, and hands the suspended context's sp to the resumed one in a
-//! register, as its `switch` call's return value (Boost.Context's `jump_fcontext` convention; corosensei works the
-//! same way). The resumed side records it wherever it belongs: the fiber scheduler in the block of the fiber that
-//! just suspended (`fiber::asm_switch`), the `SwitchPair` ping-pong in a register and nowhere else. A fresh context
-//! receives it as its entry function's second argument.
+//! A suspended context is just a stack pointer, and the switch never stores it: `switch(to, word)` suspends the
+//! running context on its own stack, resumes `to`, and hands the suspended context's sp and one payload word to
+//! the resumed one in registers, as the [`Transfer`] its own `switch` call returns (Boost.Context's `jump_fcontext`
+//! and `transfer_t`; corosensei also hands the sp over, but its values travel through memory). The resumed side
+//! records the sp wherever it belongs: the fiber scheduler hands the address of the suspending fiber's sp slot
+//! over as the word and the resumed side stores into it (`fiber::asm_switch`); the `SwitchPair` ping-pong keeps
+//! it in a register and hands its loop count over as the word. A fresh context receives both as its entry
+//! function's second and third arguments.
 //!
 //! # x86-64: inline switch
 //! `switch(to)` is an `asm!` block inlined at every switch site. It pushes rbp and rbx (the two callee-saved
@@ -362,11 +364,11 @@ pub(crate) use imp::{fp_load, fp_read, init_stack, switch, FpControl};
 /// As for `switch`; `from_fp` must be the state currently in the registers (as recorded) and `to_fp` the incoming
 /// context's recorded state.
 #[inline(always)]
-pub(crate) unsafe fn switch_fp(to: usize, from_fp: FpControl, to_fp: FpControl) -> usize {
+pub(crate) unsafe fn switch_fp(to: usize, word: usize, from_fp: FpControl, to_fp: FpControl) -> Transfer {
     if from_fp != to_fp {
         fp_load(to_fp);
     }
-    switch(to, 0).sp
+    switch(to, word)
 }
 
 /// Whether this architecture has a hand-written switch.

@@ -173,9 +173,6 @@ struct Sched {
     current: *mut Fiber,
     /// The scheduler loop's own context (on the thread's stack): `asm` and `ucontext` representations.
     root_sp: usize,
-    /// `asm`: where the context that is switching away wants its sp recorded (its fiber's `sp` or `root_sp`). The
-    /// switch hands that sp to the resumed context, which stores it here (see `asm_switch`).
-    suspended: *mut usize,
     root_uc: uctx::Context,
     /// The thread's FP control state when `run` started: every fiber's initial state and the scheduler loop's own.
     root_fp: arch::FpControl,
@@ -286,33 +283,34 @@ unsafe fn fiber_body(f: *mut Fiber) {
     (*sched("exit")).live -= 1;
 }
 
-/// The `asm` switch as the scheduler uses it: suspends the running context, whose sp belongs in `*slot`, and
-/// resumes `to` (loading `to_fp` first if it differs from `from_fp`). The switch hands sps over in a register
-/// instead of storing them, so the suspending side records `slot` in the scheduler and the resumed side stores the
-/// handed-over sp there (`arrive`). Returns when this context is resumed.
+/// The `asm` switch as the scheduler uses it: suspends the running context, whose sp belongs in `*slot` (its
+/// fiber's `sp` or the scheduler's `root_sp`), and resumes `to` (loading `to_fp` first if it differs from
+/// `from_fp`). The switch stores nothing: it hands the suspended sp to the resumed context in a register, and
+/// `slot` travels with it as the payload word, so the resumed side stores the one into the other (`arrive`), as
+/// Boost.Context's users do with `transfer_t`. Returns when this context is resumed.
 ///
 /// # Safety
-/// `s` must be the live scheduler; `to` a suspended `asm` context (fresh or recorded by `arrive`); `from_fp` the
-/// running context's recorded FP state and `to_fp` the incoming one's.
+/// `s` must be the live scheduler; `slot` must stay valid until the resumed side has stored into it; `to` a
+/// suspended `asm` context (fresh, or whose sp `arrive` stored); `from_fp` the running context's recorded FP
+/// state and `to_fp` the incoming one's.
 #[inline(always)]
 unsafe fn asm_switch(s: *mut Sched, slot: *mut usize, to: usize, from_fp: arch::FpControl, to_fp: arch::FpControl) {
-    (*s).suspended = slot;
-    let prev = arch::switch_fp(to, from_fp, to_fp);
-    arrive(s, prev);
+    let back = arch::switch_fp(to, slot as usize, from_fp, to_fp);
+    arrive(s, back);
 }
 
-/// What every `asm` context does first when it is resumed (or started): records the sp handed over by the context
-/// that just suspended in the slot that context named (`asm_switch`), then returns the fiber that finished and
-/// switched away (if any) to the pool, its stack being idle now that another context runs. Reaping here lets a
-/// finishing fiber switch straight to the next ready one instead of through the scheduler loop: one switch fewer
-/// per fiber life (spawn + join is three switches otherwise).
+/// What every `asm` context does first when it is resumed (or started): stores the sp handed over by the context
+/// that just suspended into the slot that context handed over with it (`asm_switch`), then returns the fiber that
+/// finished and switched away (if any) to the pool, its stack being idle now that another context runs. Reaping
+/// here lets a finishing fiber switch straight to the next ready one instead of through the scheduler loop: one
+/// switch fewer per fiber life (spawn + join is three switches otherwise).
 ///
 /// # Safety
-/// `s` must be the live scheduler, `prev` the sp the switch handed over, and the caller must not be running on the
-/// zombie's stack.
+/// `s` must be the live scheduler, `back` what the switch handed over (from `asm_switch`, so its word is a valid
+/// slot), and the caller must not be running on the zombie's stack.
 #[inline(always)]
-unsafe fn arrive(s: *mut Sched, prev: usize) {
-    *(*s).suspended = prev;
+unsafe fn arrive(s: *mut Sched, back: arch::Transfer) {
+    *(back.word as *mut usize) = back.sp;
     reap(s);
 }
 
@@ -328,12 +326,12 @@ unsafe fn reap(s: *mut Sched) {
     }
 }
 
-/// First activation of a fiber under `asm`: `arg` is the `*mut Fiber`, `prev` the sp of the context that started
-/// it.
-unsafe extern "C" fn asm_entry(arg: *mut u8, prev: usize, _word: usize) -> ! {
+/// First activation of a fiber under `asm`: `arg` is the `*mut Fiber`; `sp` and `slot` are what the `asm_switch`
+/// that started it handed over.
+unsafe extern "C" fn asm_entry(arg: *mut u8, sp: usize, slot: usize) -> ! {
     let f = arg.cast::<Fiber>();
     let s = sched("start");
-    arrive(s, prev);
+    arrive(s, arch::Transfer { sp, word: slot });
     fiber_body(f);
     // Our stack can only be reused once nothing runs on it: whoever runs next recycles it (`arrive`).
     (*s).zombie = f;
@@ -440,7 +438,6 @@ pub fn run<T: 'static>(backend: Backend, main: impl FnOnce() -> T + 'static) -> 
         ready: VecDeque::with_capacity(READY_CAPACITY),
         current: ptr::null_mut(),
         root_sp: 0,
-        suspended: ptr::null_mut(),
         root_uc: uctx::zeroed(),
         root_fp: arch::fp_read(),
         zombie: ptr::null_mut(),
