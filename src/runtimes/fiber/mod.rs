@@ -295,7 +295,8 @@ unsafe fn fiber_body(f: *mut Fiber) {
 /// state and `to_fp` the incoming one's.
 #[inline(always)]
 unsafe fn asm_switch(s: *mut Sched, slot: *mut usize, to: usize, from_fp: arch::FpControl, to_fp: arch::FpControl) {
-    let back = arch::switch_fp(to, slot as usize, from_fp, to_fp);
+    // The slot's provenance is exposed here and picked up again in `arrive`: it crosses the switch as an integer.
+    let back = arch::switch_fp(to, slot.expose_provenance(), from_fp, to_fp);
     arrive(s, back);
 }
 
@@ -310,7 +311,9 @@ unsafe fn asm_switch(s: *mut Sched, slot: *mut usize, to: usize, from_fp: arch::
 /// slot), and the caller must not be running on the zombie's stack.
 #[inline(always)]
 unsafe fn arrive(s: *mut Sched, back: arch::Transfer) {
-    *(back.word as *mut usize) = back.sp;
+    // SAFETY: the word is the slot the suspending side exposed in `asm_switch` (a live `Fiber.sp` or
+    // `Sched.root_sp`), and only the context resumed by that switch, which is us, writes it.
+    *ptr::with_exposed_provenance_mut::<usize>(back.word) = back.sp;
     reap(s);
 }
 
