@@ -90,7 +90,8 @@ pub fn stack_mmap_count() -> u64 {
 /// A context-switch primitive, the seed's three implementations of the SR run time's switch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
-    /// Hand-written switch (`global_asm!`) saving callee-saved registers and FP control state; x86-64 and aarch64.
+    /// Hand-written switch (inline `asm!` on x86-64, a `global_asm!` routine on aarch64) that hands the suspended
+    /// sp and one word over in registers; FP control state is kept per fiber by the scheduler (see `arch`).
     Asm,
     /// glibc `getcontext`/`makecontext`/`swapcontext` (a signal-mask system call per switch); Linux/glibc only.
     Ucontext,
