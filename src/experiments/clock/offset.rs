@@ -56,6 +56,22 @@ pub fn estimate_offset(exchanges: impl IntoIterator<Item = Exchange>) -> Option<
     })
 }
 
+/// The offset of B's counter against A's that both directions of a ping-pong allow: `ab` from the
+/// exchanges A started (B minus A), `ba` from those B started (A minus B). Each bounds the true offset
+/// whatever the one-way trips took (`ab`: `offset ± uncertainty`; `ba`: `−offset ± uncertainty`), so
+/// the truth lies in the intersection of the two intervals; its centre is the estimate and its half
+/// width the uncertainty (ticks), never wider than either bound alone. The midpoint of one direction
+/// alone is biased by half the difference of its two trips, which the intersection cancels when the
+/// fast exchanges of the two directions are asymmetric in opposite ways.
+///
+/// `None` when the intervals do not meet: no single constant offset fits both directions (the counters
+/// moved against each other during the exchange, or one stepped backwards).
+pub fn combine_directions(ab: &OffsetEstimate, ba: &OffsetEstimate) -> Option<(f64, f64)> {
+    let low = (ab.offset_ticks - ab.uncertainty_ticks).max(-ba.offset_ticks - ba.uncertainty_ticks);
+    let high = (ab.offset_ticks + ab.uncertainty_ticks).min(-ba.offset_ticks + ba.uncertainty_ticks);
+    (low <= high).then(|| ((low + high) / 2.0, (high - low) / 2.0))
+}
+
 /// The exchanges in a sequence of readings taken in turn by two CPUs, A at even and B at odd indices:
 /// with `initiator` 0 those A starts (`r[k], r[k+1], r[k+2]` for even `k`: B's offset against A), with
 /// `initiator` 1 those B starts (odd `k`: A's offset against B).
@@ -147,6 +163,47 @@ mod tests {
         let b: Vec<Exchange> = exchanges(&r, 1).collect();
         assert_eq!(a, [Exchange { start: 10, reply: 20, end: 30 }, Exchange { start: 30, reply: 40, end: 50 }]);
         assert_eq!(b, [Exchange { start: 20, reply: 30, end: 40 }]);
+    }
+
+    #[test]
+    fn both_directions_together_bound_the_offset_tighter_and_antisymmetrically() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for offset in [-5_000i64, -3, 0, 40, 77_777] {
+            let trips: Vec<u64> = (0..61)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    40 + seed % 300
+                })
+                .collect();
+            let readings = simulate(offset, &trips);
+            let ab = estimate_offset(exchanges(&readings, 0)).unwrap();
+            let ba = estimate_offset(exchanges(&readings, 1)).unwrap();
+            let (both, uncertainty) = combine_directions(&ab, &ba).unwrap();
+            assert!((both - offset as f64).abs() <= uncertainty, "{both} ± {uncertainty} vs {offset}");
+            assert!(uncertainty <= ab.uncertainty_ticks.min(ba.uncertainty_ticks));
+            let (reverse, reverse_uncertainty) = combine_directions(&ba, &ab).unwrap();
+            assert_eq!((reverse, reverse_uncertainty), (-both, uncertainty));
+        }
+    }
+
+    #[test]
+    fn opposite_biases_cancel_and_disjoint_bounds_give_none() {
+        // True offset 0. A's fastest exchange went 20 ticks out and 60 back: B − A = −20 ± 40. If B's
+        // fastest also went 20 out and 60 back, A − B = −20 ± 40, so B − A lies in [−20, 60] and the
+        // intersection [−20, 20] is centred on the truth. If B's went 60 out and 20 back, both
+        // directions give [−60, 20] and nothing is gained.
+        let est = |offset_ticks: f64, uncertainty_ticks: f64| OffsetEstimate {
+            offset_ticks,
+            uncertainty_ticks,
+            min_rtt_ticks: (2.0 * uncertainty_ticks) as u64,
+            exchanges: 1,
+        };
+        assert_eq!(combine_directions(&est(-20.0, 40.0), &est(-20.0, 40.0)), Some((0.0, 20.0)));
+        assert_eq!(combine_directions(&est(-20.0, 40.0), &est(20.0, 40.0)), Some((-20.0, 40.0)));
+        // B − A within 1000 ± 10 one way and A − B within 1000 ± 10 the other: no constant offset fits.
+        assert_eq!(combine_directions(&est(1_000.0, 10.0), &est(1_000.0, 10.0)), None);
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! pinned to them take turns reading the counter, passing the turn through one cache line (the
 //! ping-pong of the kernel's `check_tsc_warp` and of core-to-core latency tools). Each three
 //! consecutive readings are an exchange ([`super::offset`]); the fastest exchange bounds the offset of
-//! one counter against the other to ± half its round trip, and any reading below the one seen just
-//! before it is a warp.
+//! one counter against the other to ± half its round trip, the fastest exchange started from the other
+//! side bounds it again, and the offset reported is the centre of the two bounds' intersection. Any
+//! reading below the one seen just before it is a warp.
 
 use std::collections::BTreeMap;
 use std::hint::spin_loop;
@@ -11,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::hardware;
-use super::offset::{count_warps, estimate_offset, exchanges};
+use super::offset::{combine_directions, count_warps, estimate_offset, exchanges};
 use super::pairs::{cpu_labels, deadline, effort_ns, index_pairs, on_pair, per_pair, whole_machine};
 use crate::clock::Clock;
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
@@ -31,7 +32,8 @@ const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 
 /// Cross-CPU counter offsets with their uncertainty, and warps, for every ordered pair of usable CPUs
 /// (one point for the whole machine). Results are in `details.matrices`: `offset` (ns, column CPU's
-/// counter minus row CPU's at the same instant, with `uncertainty`) and `warps` (count). The point's
+/// counter minus row CPU's at the same instant, with `uncertainty`; from both directions' bounds
+/// together, so the matrix is antisymmetric, see [`combine_directions`]) and `warps` (count). The point's
 /// summary is the fastest exchange round trip of each ordered pair (metric `rtt`, ns): the time the
 /// uncertainty is half of, and what a cache-line round trip costs between those CPUs. Exchanges are
 /// timed one by one, not in harness batches: the method keeps the fastest single exchange, which a
@@ -122,7 +124,7 @@ pub fn measure_skew(clock: Clock, cpus: &[usize], readings: usize, deadline: Ins
     let n = cpus.len();
     let mut offset = Matrix::square(
         "counter offset of the column CPU relative to the row CPU (column − row at the same instant), \
-         ± half the fastest exchange's round trip",
+         ± half the width of what the fastest exchanges started from either side both allow",
         "ns",
         labels.clone(),
     );
@@ -149,11 +151,28 @@ pub fn measure_skew(clock: Clock, cpus: &[usize], readings: usize, deadline: Ins
             }
         };
         pairs_measured += 1;
-        for (row, col, initiator) in [(i, j, 0), (j, i, 1)] {
-            if let Some(e) = estimate_offset(exchanges(&r, initiator)) {
+        let from_i = estimate_offset(exchanges(&r, 0));
+        let from_j = estimate_offset(exchanges(&r, 1));
+        for (row, col, e) in [(i, j, &from_i), (j, i, &from_j)] {
+            if let Some(e) = e {
                 offset.values[row][col] = Some(clock.ticks_to_ns(e.offset_ticks));
                 uncertainty[row][col] = Some(clock.ticks_to_ns(e.uncertainty_ticks));
                 min_rtt_ns.values[row][col] = Some(clock.ticks_to_ns(e.min_rtt_ticks as f64));
+            }
+        }
+        if let (Some(ij), Some(ji)) = (&from_i, &from_j) {
+            match combine_directions(ij, ji) {
+                Some((both, half_width)) => {
+                    offset.values[i][j] = Some(clock.ticks_to_ns(both));
+                    offset.values[j][i] = Some(-clock.ticks_to_ns(both));
+                    uncertainty[i][j] = Some(clock.ticks_to_ns(half_width));
+                    uncertainty[j][i] = Some(clock.ticks_to_ns(half_width));
+                }
+                None => notes.push(format!(
+                    "CPUs {} and {}: the bounds from the two directions do not overlap (the counters moved \
+                     against each other during the exchange); each cell shows its own direction",
+                    cpus[i], cpus[j]
+                )),
             }
         }
         let (i_to_j, j_to_i) = count_warps(&r);
@@ -257,9 +276,13 @@ mod tests {
         let o = &skew.offset.values;
         let u = skew.offset.uncertainty.as_ref().unwrap();
         let (o01, o10, u01, u10) = (o[0][1].unwrap(), o[1][0].unwrap(), u[0][1].unwrap(), u[1][0].unwrap());
-        assert!(u01 > 0.0 && u10 > 0.0);
+        assert!(u01 >= 0.0 && u10 >= 0.0);
         // The same true offset lies within both bounds, seen from either side: o01 ≈ −o10.
         assert!((o01 + o10).abs() <= u01 + u10 + 1e-9, "{o01} ± {u01} vs {o10} ± {u10}");
+        if skew.notes.is_empty() {
+            // Both directions were combined: one offset, seen with opposite signs from the two sides.
+            assert_eq!((o01, u01), (-o10, u10));
+        }
         assert_eq!(skew.min_rtts_ns().len(), 2);
     }
 
