@@ -119,6 +119,18 @@ mod tests {
         readings
     }
 
+    /// `n` one-way trip times drawn from `range` (ticks) by a xorshift generator advancing `seed`.
+    fn random_trips(seed: &mut u64, n: usize, range: std::ops::Range<u64>) -> Vec<u64> {
+        (0..n)
+            .map(|_| {
+                *seed ^= *seed << 13;
+                *seed ^= *seed >> 7;
+                *seed ^= *seed << 17;
+                range.start + *seed % (range.end - range.start)
+            })
+            .collect()
+    }
+
     #[test]
     fn recovers_a_known_offset_and_its_uncertainty_from_the_fastest_exchange() {
         // Trips of 100–400 ticks, one symmetric fast exchange of 60 + 60 in the middle.
@@ -140,15 +152,7 @@ mod tests {
     fn the_truth_is_always_within_the_bound() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for offset in [-100_000i64, -37, 0, 1, 999_999] {
-            let trips: Vec<u64> = (0..41)
-                .map(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    30 + seed % 500
-                })
-                .collect();
-            let readings = simulate(offset, &trips);
+            let readings = simulate(offset, &random_trips(&mut seed, 41, 30..530));
             for (initiator, truth) in [(0, offset as f64), (1, -offset as f64)] {
                 let e = estimate_offset(exchanges(&readings, initiator)).unwrap();
                 assert!((e.offset_ticks - truth).abs() <= e.uncertainty_ticks, "{e:?} vs {truth}");
@@ -169,15 +173,7 @@ mod tests {
     fn both_directions_together_bound_the_offset_tighter_and_antisymmetrically() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         for offset in [-5_000i64, -3, 0, 40, 77_777] {
-            let trips: Vec<u64> = (0..61)
-                .map(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    40 + seed % 300
-                })
-                .collect();
-            let readings = simulate(offset, &trips);
+            let readings = simulate(offset, &random_trips(&mut seed, 61, 40..340));
             let ab = estimate_offset(exchanges(&readings, 0)).unwrap();
             let ba = estimate_offset(exchanges(&readings, 1)).unwrap();
             let (both, uncertainty) = combine_directions(&ab, &ba).unwrap();
