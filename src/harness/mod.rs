@@ -8,6 +8,7 @@ mod config;
 mod measurement;
 mod runs;
 mod single;
+pub mod speed;
 mod spin_barrier;
 mod team;
 

@@ -1,12 +1,13 @@
 //! The probe side: measure one point in this process and describe it as a record.
 
 use crate::experiments::find;
-use crate::harness::Harness;
+use crate::harness::{speed, Harness};
 use crate::machine::pin_current_thread;
 use crate::record::{PointRecord, ThreadResult};
 use crate::stats::Summary;
 
 use super::protocol::{ProbeJob, ProbeMessage, VERSION};
+use std::collections::BTreeMap;
 
 /// Runs `job` and returns the message to print: a result, or an error saying what went wrong.
 pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
@@ -26,10 +27,12 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         notes.push(format!("pinning to CPU {home} refused ({e}); ran unpinned"));
     }
     let harness = Harness::new(&job.time_source, job.harness);
+    let speed_before = speed::reference_loop_ns(&harness);
     let outcome = match experiment.run(spec, &harness) {
         Ok(o) => o,
         Err(e) => return error(format!("{e:#}")),
     };
+    let speed_after = speed::reference_loop_ns(&harness);
     let m = &outcome.measurement;
     let (Some(summary), Some(control)) = (m.summary(), m.control_summary()) else {
         return error("the measurement produced no finite samples".into());
@@ -58,8 +61,17 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         control_ns: m.control_ns.clone(),
         per_thread,
         notes,
-        extra: outcome.extra.clone(),
+        extra: with_speed(&outcome.extra, speed_before, speed_after),
         details: outcome.details.clone(),
     };
     ProbeMessage::Result { v: VERSION, point: Box::new(point) }
+}
+
+/// The experiment's extra values plus the reference loop's ns per iteration timed on the home CPU just
+/// before and just after the measurement ([`speed::BEFORE`], [`speed::AFTER`]).
+fn with_speed(extra: &BTreeMap<String, f64>, before: f64, after: f64) -> BTreeMap<String, f64> {
+    let mut extra = extra.clone();
+    extra.insert(speed::BEFORE.into(), before);
+    extra.insert(speed::AFTER.into(), after);
+    extra
 }

@@ -8,6 +8,7 @@ mod latency;
 mod matrix;
 mod primitives;
 mod seed001;
+mod speed;
 mod table;
 mod timers;
 mod units;

@@ -4,6 +4,8 @@
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
 use super::format_ns;
+use super::speed::{slow_points, speed_warning};
+use crate::harness::speed::SLOW_FACTOR;
 use crate::record::{Metric, PointRecord, RunRecord, SkipKind};
 
 /// An empty comfy-table in the style of every report table: condensed box drawing for a terminal, or
@@ -65,7 +67,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         record.started_utc,
         if record.interrupted { " — INTERRUPTED, partial record" } else { "" }
     );
-    for w in &record.warnings {
+    for w in record.warnings.iter().cloned().chain(speed_warning(&record.points)) {
         out += &format!("{bullet}warning: {w}\n");
     }
     out += "\n";
@@ -93,8 +95,10 @@ pub fn render(record: &RunRecord, format: Format) -> String {
     }
     out += &format!(
         "\nmedian: per operation, control subtracted; CI: 95% CI of the median; ovr: the control's own cost; \
-         flags: noisy = CI half-width > {:.0}% of the median, <res = not distinguishable from zero.\n",
-        record.harness.noisy_fraction * 100.0
+         flags: noisy = CI half-width > {:.0}% of the median, <res = not distinguishable from zero, slow = a \
+         reference loop timed around the point ran ≥ {:.0}% slower than usual in this run.\n",
+        record.harness.noisy_fraction * 100.0,
+        (SLOW_FACTOR - 1.0) * 100.0
     );
     out
 }
@@ -105,7 +109,7 @@ fn results_table(points: &[PointRecord], format: Format) -> String {
         table.set_content_arrangement(ContentArrangement::Disabled);
     }
     table.set_header(["point", "metric", "median", "95% CI", "p10 – p90", "ovr", "N × R", "flags"]);
-    for p in points {
+    for (p, slow) in points.iter().zip(slow_points(points)) {
         let s = &p.summary;
         let metric = match p.metric {
             Metric::PerOp => "per op",
@@ -118,6 +122,9 @@ fn results_table(points: &[PointRecord], format: Format) -> String {
         }
         if p.below_resolution {
             flags.push("<res");
+        }
+        if slow {
+            flags.push("slow");
         }
         if !p.notes.is_empty() {
             flags.push("notes");
