@@ -21,6 +21,15 @@ pub struct ProbeJob {
     pub spec: PointSpec,
     pub time_source: TimeSourceInfo,
     pub harness: HarnessConfig,
+    /// The run's usual reference-loop speed so far (ns per iteration, see `harness::speed`), once a few points
+    /// have measured it: the probe waits for the machine to run near it before measuring. Absent in jobs from
+    /// older orchestrators, and for the first points of a run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usual_reference_ns: Option<f64>,
+    /// Whether the probe may measure a second time when the first attempt ran while the machine was slow
+    /// (`harness::speed::RETRY_WITHIN`); the orchestrator withholds it once the run's retry budget is spent.
+    #[serde(default)]
+    pub retry_slow: bool,
 }
 
 /// One line of probe output.

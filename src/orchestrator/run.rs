@@ -13,7 +13,7 @@ use wait_timeout::ChildExt;
 use super::protocol::{ProbeJob, ProbeMessage, VERSION};
 use crate::clock::TimeSourceInfo;
 use crate::experiments::Planned;
-use crate::harness::{HarnessConfig, Mode};
+use crate::harness::{speed, HarnessConfig, Mode};
 use crate::machine::MachineInfo;
 use crate::record::{write_atomic, RunRecord, SkipKind, SkippedPoint, ToolInfo, SCHEMA_VERSION};
 
@@ -69,6 +69,7 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
     };
     write_atomic(&path, &record)?;
     let exe = std::env::current_exe().context("locating this executable to start probes")?;
+    let run_started = Instant::now();
     let progress = Progress::new(opts.plan.iter().filter(|p| matches!(p, Planned::Run(_))).count());
     for planned in opts.plan {
         if interrupted.load(Ordering::SeqCst) {
@@ -82,7 +83,17 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
             Planned::Run(spec) => spec,
         };
         progress.start(&spec.name());
-        let job = ProbeJob { v: VERSION, spec: spec.clone(), time_source: opts.time_source.clone(), harness };
+        let job = ProbeJob {
+            v: VERSION,
+            spec: spec.clone(),
+            time_source: opts.time_source.clone(),
+            harness,
+            usual_reference_ns: usual_speed(&record.points),
+            retry_slow: speed::retry_allowed(
+                record.points.iter().filter_map(|p| p.extra.get(speed::RETRIED)).sum(),
+                run_started.elapsed(),
+            ),
+        };
         match run_one(&exe, &job, opts.point_timeout, interrupted) {
             ProbeEnd::Result(point) => {
                 progress.finish(&format!("{}  {}", point.name, crate::report::format_ns(point.summary.median)));
@@ -107,6 +118,16 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
     write_atomic(&path, &record)?;
     Ok(RunOutcome { path, record })
 }
+
+/// The run's usual reference-loop speed so far (ns per iteration), once at least [`USUAL_AFTER`] probes have
+/// timed it: what the next probe waits for before measuring (`harness::speed::wait_for_usual_speed`).
+fn usual_speed(points: &[crate::record::PointRecord]) -> Option<f64> {
+    let probes = speed::every_probe(points.iter().map(|p| &p.extra));
+    (probes.len() >= USUAL_AFTER).then(|| speed::usual_reference_ns(&probes)).flatten()
+}
+
+/// Reference timings needed before the run's usual speed is trusted: two points' worth, before and after each.
+const USUAL_AFTER: usize = 4;
 
 /// How one probe ended.
 enum ProbeEnd {

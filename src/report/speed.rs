@@ -2,29 +2,28 @@
 //! ([`crate::harness::speed`]): which points ran while the CPU was slower than usual, and by how much the
 //! run's speed varied.
 
-use crate::harness::speed::{point_reference_ns, usual_reference_ns, AFTER, BEFORE, SLOW_FACTOR};
+use crate::harness::speed::{every_probe, point_reference_ns, usual_reference_ns, SLOW_FACTOR};
 use crate::record::PointRecord;
 
 /// For each point, whether its reference loop ran at least [`SLOW_FACTOR`] times slower than the run's usual
 /// speed (the `slow` flag). All `false` for records without reference times.
 pub fn slow_points(points: &[PointRecord]) -> Vec<bool> {
-    let usual = usual_reference_ns(&every_probe(points));
+    let usual = usual_reference_ns(&every_probe_of(points));
     points
         .iter()
         .map(|p| matches!((point_reference_ns(&p.extra), usual), (Some(r), Some(u)) if r >= SLOW_FACTOR * u))
         .collect()
 }
 
-/// Every reference time in the record, before and after each point: the run's usual speed is taken from all of
-/// them, so that a point whose probe before or after caught a slow spell does not hide the fast state.
-fn every_probe(points: &[PointRecord]) -> Vec<f64> {
-    points.iter().flat_map(|p| [BEFORE, AFTER].into_iter().filter_map(|k| p.extra.get(k).copied())).collect()
+/// Every reference time in the record (see [`every_probe`]).
+fn every_probe_of(points: &[PointRecord]) -> Vec<f64> {
+    every_probe(points.iter().map(|p| &p.extra))
 }
 
 /// One line for the report's header when any point ran slow: the range of reference times, the usual one,
 /// and how many points are flagged. `None` when the run's speed held (or the record has no reference times).
 pub fn speed_warning(points: &[PointRecord]) -> Option<String> {
-    let references = every_probe(points);
+    let references = every_probe_of(points);
     let usual = usual_reference_ns(&references)?;
     let slowest = references.iter().copied().fold(f64::MIN, f64::max);
     let slow = slow_points(points).iter().filter(|&&s| s).count();
@@ -44,6 +43,7 @@ pub fn speed_warning(points: &[PointRecord]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::speed::{AFTER, BEFORE};
     use crate::record::fixture::point;
 
     fn with_reference(before: f64, after: f64) -> PointRecord {
