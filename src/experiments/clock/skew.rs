@@ -48,8 +48,8 @@ impl Experiment for Skew {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: "clock.skew",
-            summary: "counter offset of every CPU against every other (± half the fastest exchange's round trip) \
-                      and backward steps, from a cache-line ping-pong of counter readings",
+            summary: "counter offset of every CPU against every other (± what the fastest exchanges started from \
+                      either side both allow) and backward steps, from a cache-line ping-pong of counter readings",
             source: "Linux arch/x86/kernel/tsc_sync.c (check_tsc_warp); Cristian's exchange; DESIGN.md Method 1",
             metric: Metric::Rtt,
             runtimes: OS_ONLY,
