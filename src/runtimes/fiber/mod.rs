@@ -241,18 +241,7 @@ unsafe fn suspend(s: *mut Sched) {
     let cur = (*s).current;
     debug_assert!(!cur.is_null());
     match (*s).backend {
-        Backend::Asm => match (*s).ready.pop_front() {
-            Some(next) if next == cur => {}
-            Some(next) => {
-                (*s).current = next;
-                asm_switch(s, &raw mut (*cur).sp, (*next).sp, (*cur).fp, (*next).fp);
-            }
-            None => {
-                // Nothing runnable: the scheduler loop finds the queue empty and reports the deadlock.
-                (*s).current = ptr::null_mut();
-                asm_switch(s, &raw mut (*cur).sp, (*s).root_sp, (*cur).fp, (*s).root_fp);
-            }
-        },
+        Backend::Asm => asm_switch_to_next(s, cur),
         Backend::Ucontext => match (*s).ready.pop_front() {
             Some(next) if next == cur => {}
             Some(next) => {
@@ -301,6 +290,27 @@ unsafe fn asm_switch(s: *mut Sched, slot: *mut usize, to: usize, from_fp: arch::
     arrive(s, back);
 }
 
+/// `asm`: switches from the fiber `from` to the next ready fiber, or to the scheduler loop when none is ready (which
+/// then finds the queue empty: finished, or a deadlock it reports). Returns when `from` is resumed, at once if
+/// `from` is itself the next ready fiber.
+///
+/// # Safety
+/// `s` must be the live scheduler and `from` the running fiber.
+#[inline(always)]
+unsafe fn asm_switch_to_next(s: *mut Sched, from: *mut Fiber) {
+    match (*s).ready.pop_front() {
+        Some(next) if next == from => {}
+        Some(next) => {
+            (*s).current = next;
+            asm_switch(s, &raw mut (*from).sp, (*next).sp, (*from).fp, (*next).fp);
+        }
+        None => {
+            (*s).current = ptr::null_mut();
+            asm_switch(s, &raw mut (*from).sp, (*s).root_sp, (*from).fp, (*s).root_fp);
+        }
+    }
+}
+
 /// What every `asm` context does first when it is resumed (or started): stores the sp handed over by the context
 /// that just suspended into the slot that context handed over with it (`asm_switch`), then returns the fiber that
 /// finished and switched away (if any) to the pool, its stack being idle now that another context runs. Reaping
@@ -339,16 +349,7 @@ unsafe extern "C" fn asm_entry(arg: *mut u8, sp: usize, slot: usize) -> ! {
     fiber_body(f);
     // Our stack can only be reused once nothing runs on it: whoever runs next recycles it (`arrive`).
     (*s).zombie = f;
-    match (*s).ready.pop_front() {
-        Some(next) => {
-            (*s).current = next;
-            asm_switch(s, &raw mut (*f).sp, (*next).sp, (*f).fp, (*next).fp);
-        }
-        None => {
-            (*s).current = ptr::null_mut();
-            asm_switch(s, &raw mut (*f).sp, (*s).root_sp, (*f).fp, (*s).root_fp);
-        }
-    }
+    asm_switch_to_next(s, f);
     // A finished fiber is never switched to again.
     std::process::abort()
 }
