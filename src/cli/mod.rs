@@ -44,12 +44,16 @@ pub enum Command {
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// ~1 ms batches, 11 repetitions.
+    /// Fewer points, 3–5 processes per point, ~20 s budget for refining (about 30 s in all).
     #[arg(long, conflicts_with = "full")]
     pub quick: bool,
-    /// ~10 ms batches, 101 repetitions, every thread count.
+    /// The full parameter grids, 5–30 processes per point, a 20 min refining budget; prints its ETA first.
     #[arg(long)]
     pub full: bool,
+    /// Seconds the run may spend in all before it stops refining points past their minimum rounds
+    /// (default: 20 quick, 70 default, 1200 full).
+    #[arg(long, value_name = "SECONDS")]
+    pub budget: Option<f64>,
     /// Experiment IDs or families to run (repeat or separate by commas), e.g. `--only base,sync.faa`.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
@@ -59,7 +63,8 @@ pub struct RunArgs {
     /// CPUs the run may use, e.g. `0-3,8` (default: all this process may run on).
     #[arg(long)]
     pub cpus: Option<String>,
-    /// Directory for results.json (default: overhead-results/<host>-<UTC time>/).
+    /// Directory for results.json (default: overhead-results/<host>-<UTC time>/); refused if it already
+    /// holds a results.json.
     #[arg(long)]
     pub out: Option<PathBuf>,
     #[command(flatten)]

@@ -8,11 +8,13 @@ use std::time::Duration;
 
 use super::{RunArgs, TimeSourceChoice, UsageError};
 use crate::clock::{calibrate, Calibration};
-use crate::experiments::PlanContext;
+use crate::experiments::{PlanContext, Planned};
 use crate::harness::Mode;
 use crate::machine::{allowed_cpus, parse_cpu_list, MachineInfo};
-use crate::orchestrator::{build_plan, run as run_plan, select_experiments, validate_runtimes, RunOptions};
-use crate::report::{render, Format};
+use crate::orchestrator::{
+    build_plan, run as run_plan, select_experiments, validate_runtimes, RoundPolicy, RunOptions,
+};
+use crate::report::{render, time_spent, Format};
 use crate::runtimes::IMPLEMENTED;
 
 /// Runs the main job. Exit 0 when the run finished, 130 when interrupted (the record keeps what finished).
@@ -29,6 +31,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let machine = MachineInfo::detect();
     let out_dir = args.out.clone().unwrap_or_else(|| default_out_dir(&machine.host_name));
     ensure_writable(&out_dir)?;
+    let mut rounds = RoundPolicy::for_mode(mode);
+    if let Some(budget) = args.budget {
+        if !(budget.is_finite() && budget >= 0.0) {
+            return Err(UsageError(format!("--budget {budget}: expected a number of seconds ≥ 0")).into());
+        }
+        rounds.budget_s = budget;
+    }
 
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&interrupted);
@@ -36,6 +45,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
     let ctx = PlanContext { cpus, topology: machine.topology.clone(), mode };
     let plan = build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx);
+    if mode == Mode::Full {
+        eprintln!("{}", full_eta(&plan, &rounds));
+    }
     let time_source = calibrate(args.time.time_source == TimeSourceChoice::Clock, Calibration::DEFAULT);
     let options = RunOptions {
         mode,
@@ -44,10 +56,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         time_source,
         out_dir,
         point_timeout: Duration::from_secs(if mode == Mode::Full { 300 } else { 120 }),
+        rounds,
         command_line: std::env::args().collect(),
     };
     let outcome = run_plan(options, &interrupted)?;
     print!("{}", render(&outcome.record, Format::Table));
+    eprint!("{}", time_spent(&outcome.record));
     println!("{}", outcome.path.display());
     if outcome.record.interrupted {
         eprintln!("interrupted: the record keeps the {} finished points", outcome.record.points.len());
@@ -82,8 +96,33 @@ fn default_out_dir(host: &str) -> PathBuf {
     PathBuf::from("overhead-results").join(format!("{host}-{stamp}"))
 }
 
-/// Creates `dir` and proves a file can be written in it, before anything is measured.
+/// What a `--full` run will take, said before it starts: its probes at the minimum rounds, at a typical
+/// probe's time here (measured on a 2-CPU VM: ~0.1 s), and at most the refining budget on top.
+fn full_eta(plan: &[Planned], rounds: &RoundPolicy) -> String {
+    let points = plan.iter().filter(|p| matches!(p, Planned::Run(_))).count();
+    let minimum_s = (points * rounds.min_rounds) as f64 * TYPICAL_PROBE_S;
+    format!(
+        "full run: {points} points × at least {} processes; ETA about {:.0} min (up to {:.0} min while refining)",
+        rounds.min_rounds,
+        minimum_s / 60.0,
+        minimum_s.max(rounds.budget_s) / 60.0
+    )
+}
+
+/// A typical probe's wall time on a 2-CPU VM, start-up included (s): for the `--full` ETA only.
+const TYPICAL_PROBE_S: f64 = 0.1;
+
+/// Creates `dir` and proves a file can be written in it, before anything is measured. A directory that
+/// already holds a record is refused: a run never replaces an earlier one.
 fn ensure_writable(dir: &Path) -> Result<(), UsageError> {
+    let existing = dir.join("results.json");
+    if existing.exists() {
+        return Err(UsageError(format!(
+            "--out {}: it already holds a record ({}); choose a new directory, or move the old record away",
+            dir.display(),
+            existing.display()
+        )));
+    }
     let refuse = |e: std::io::Error| UsageError(format!("--out {}: cannot write there: {e}", dir.display()));
     std::fs::create_dir_all(dir).map_err(refuse)?;
     tempfile::NamedTempFile::new_in(dir).map_err(refuse)?;

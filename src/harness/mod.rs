@@ -17,6 +17,9 @@ pub use measurement::Measurement;
 pub use spin_barrier::SpinBarrier;
 pub use team::TeamReport;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
 use crate::clock::{Clock, TimeSourceInfo};
 
 /// A harness bound to one calibrated clock and one set of batch/repetition settings.
@@ -28,12 +31,68 @@ pub struct Harness {
     pub resolution_ns: f64,
     /// Cost of one clock read, ns; part of the resolution floor of a batch.
     pub read_cost_ns: f64,
+    /// The batch size this probe was asked to reuse, and the one its first sizing settled on; shared by
+    /// clones, so a harness handed into a runtime's context reports back to the probe.
+    sizing: Arc<BatchSizing>,
+}
+
+/// The batch size a probe reuses from the point's first process (docs/METHOD.md "Rounds"): every process of
+/// a point then times the same loop of N operations, so N is not one more thing that differs between them.
+/// 0 in either field means "none".
+#[derive(Debug, Default)]
+struct BatchSizing {
+    /// N to try first at the next sizing (taken once).
+    hint: AtomicU64,
+    /// N the probe's first sizing settled on.
+    first: AtomicU64,
 }
 
 impl Harness {
     /// A harness timing with the source described by `time` and the settings of `config`.
     pub fn new(time: &TimeSourceInfo, config: HarnessConfig) -> Harness {
-        Harness { clock: time.clock, config, resolution_ns: time.resolution_ns, read_cost_ns: time.read_cost_ns }
+        Harness {
+            clock: time.clock,
+            config,
+            resolution_ns: time.resolution_ns,
+            read_cost_ns: time.read_cost_ns,
+            sizing: Arc::default(),
+        }
+    }
+
+    /// The same harness with `batch_ops` as the batch size its first sizing tries: it is kept when one
+    /// batch of it lasts between a quarter of and four times the target (the point's first process found
+    /// it; the machine may run faster or slower now), else sizing doubles from 1 as usual. Only the first
+    /// sizing of the probe takes the hint: an experiment that measures several operations sizes the others
+    /// afresh.
+    pub fn with_batch_hint(self, batch_ops: Option<u64>) -> Harness {
+        self.sizing.hint.store(batch_ops.unwrap_or(0), Ordering::Relaxed);
+        self
+    }
+
+    /// The N the probe's first sizing settled on (from the hint or by doubling); `None` when nothing was
+    /// sized (an experiment of whole runs, or one that times itself).
+    pub fn first_sized_batch_ops(&self) -> Option<u64> {
+        Some(self.sizing.first.load(Ordering::Relaxed)).filter(|&n| n > 0)
+    }
+
+    /// The hint, once: later sizings in the same probe get `None`.
+    fn take_batch_hint(&self) -> Option<u64> {
+        Some(self.sizing.hint.swap(0, Ordering::Relaxed)).filter(|&n| n > 0)
+    }
+
+    /// Records the N of the probe's first sizing; later sizings leave it.
+    fn note_sized(&self, n: u64) {
+        let _ = self.sizing.first.compare_exchange(0, n, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// The target batch duration in ticks of this harness's clock.
+    fn target_ticks(&self) -> f64 {
+        self.config.target_batch_ns * self.clock.hz / 1e9
+    }
+
+    /// Whether a hinted batch that took `ticks` is close enough to the target to keep (¼× to 4×).
+    fn hint_fits(&self, ticks: f64) -> bool {
+        near_target(ticks, self.target_ticks())
     }
 
     /// Runs `body(n)` between the two batch-edge reads and returns the elapsed ticks (no control
@@ -56,4 +115,9 @@ impl Harness {
     pub fn resolution_per_op_ns(&self, n: u64) -> f64 {
         self.resolution_ns.max(self.read_cost_ns) / n.max(1) as f64
     }
+}
+
+/// Whether a batch of `ticks` is within a factor of 4 of `target_ticks`: close enough to keep a hinted N.
+fn near_target(ticks: f64, target_ticks: f64) -> bool {
+    ticks >= target_ticks / 4.0 && ticks <= target_ticks * 4.0
 }

@@ -43,17 +43,25 @@ impl Harness {
     /// Doubles N from 1 until a test batch reaches the target duration, confirmed by a second batch of the
     /// same N (the faster of the two counts), or the op cap. Without the confirmation one preempted or cold
     /// batch early on (a page fault, a descheduled vCPU) stops the doubling at a tiny N, and every kept batch
-    /// is then too short to time well.
+    /// is then too short to time well. A batch-size hint (the point's first process's N,
+    /// [`Harness::with_batch_hint`]) is tried first and kept when one batch of it is near the target.
     fn size_batch<T: FnMut(u64), R: FnMut(u64)>(&self, test: &mut T, reset: &mut R) -> u64 {
-        let target_ticks = self.config.target_batch_ns * self.clock.hz / 1e9;
-        let mut n = 1u64;
+        let target_ticks = self.target_ticks();
         let mut timed = |n: u64| {
             let ticks = self.time_batch(test, n);
             reset(n);
             ticks as f64
         };
+        if let Some(hint) = self.take_batch_hint() {
+            if self.hint_fits(timed(hint)) {
+                self.note_sized(hint);
+                return hint;
+            }
+        }
+        let mut n = 1u64;
         loop {
             if n >= self.config.max_batch_ops || (timed(n) >= target_ticks && timed(n) >= target_ticks) {
+                self.note_sized(n);
                 return n;
             }
             n *= 2;
@@ -138,6 +146,39 @@ mod tests {
         );
         assert_eq!(taken.get(), 0);
         assert_eq!(m.samples_ns.len(), h.config.repetitions);
+    }
+
+    /// A hint near the target is kept without doubling; a hint far from it is dropped and sizing doubles from
+    /// 1; only the first sizing of a probe takes the hint, and the first N is reported.
+    #[test]
+    fn batch_hint_is_kept_only_when_it_fits() {
+        let body = |n: u64| {
+            for i in 0..n {
+                black_box(i);
+            }
+        };
+        let sized = quick_harness().measure(body, |_| {}).batch_ops;
+        let h = quick_harness().with_batch_hint(Some(sized));
+        let calls = std::cell::Cell::new(0);
+        let m = h.measure(
+            |n| {
+                calls.set(calls.get() + 1);
+                body(n)
+            },
+            |_| {},
+        );
+        assert!(m.batch_ops >= sized / 4 && m.batch_ops <= sized * 4, "{sized} → {}", m.batch_ops);
+        assert_eq!(h.first_sized_batch_ops(), Some(m.batch_ops));
+        if m.batch_ops == sized {
+            assert_eq!(calls.get(), 1 + h.config.warmup + h.config.repetitions, "one hinted batch, no doubling");
+        }
+        // A hint of one operation is far below the target: dropped, and sizing doubles as usual.
+        let h = quick_harness().with_batch_hint(Some(1));
+        assert!(h.measure(body, |_| {}).batch_ops > 1000);
+        // The hint was taken by the first sizing; a second measurement sizes afresh and the first N stays.
+        let first = h.first_sized_batch_ops();
+        let _ = h.measure(|n| body(n / 2), |_| {});
+        assert_eq!(h.first_sized_batch_ops(), first);
     }
 
     #[test]

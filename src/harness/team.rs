@@ -86,6 +86,7 @@ impl Harness {
         };
         // The leader's plan knows the N it settled on (sizing may have re-run an N to confirm it).
         let n = logs[0].2.expect("thread 0 leads and reports its N");
+        self.note_sized(n);
         let mut team_control = vec![0u64; reps];
         let mut team_test = vec![0u64; reps];
         let mut per_thread_ns = Vec::with_capacity(logs.len());
@@ -113,6 +114,8 @@ struct LeaderPlan {
     max_ops: u64,
     n: u64,
     sizing: bool,
+    /// `n` is the batch-size hint; its first batch decides whether it is kept (see `Harness::with_batch_hint`).
+    trying_hint: bool,
     /// The last sizing batch reached the target; the next one (same N) must too.
     confirming: bool,
     pairs_left: usize,
@@ -121,11 +124,13 @@ struct LeaderPlan {
 
 impl LeaderPlan {
     fn new(h: &Harness) -> LeaderPlan {
+        let hint = h.take_batch_hint();
         LeaderPlan {
-            target_ticks: h.config.target_batch_ns * h.clock.hz / 1e9,
+            target_ticks: h.target_ticks(),
             max_ops: h.config.max_batch_ops,
-            n: 1,
+            n: hint.unwrap_or(1),
             sizing: true,
+            trying_hint: hint.is_some(),
             confirming: false,
             pairs_left: h.config.warmup + h.config.repetitions,
             next_is_control: true,
@@ -134,6 +139,17 @@ impl LeaderPlan {
 
     /// The next command given the leader's last batch time (None before the first batch).
     fn next(&mut self, last_ticks: Option<u64>) -> u64 {
+        if self.sizing && self.trying_hint {
+            if let Some(t) = last_ticks {
+                self.trying_hint = false;
+                if super::near_target(t as f64, self.target_ticks) {
+                    self.sizing = false;
+                } else {
+                    self.n = 1;
+                    return self.n;
+                }
+            }
+        }
         if self.sizing {
             match last_ticks {
                 None => return self.n,

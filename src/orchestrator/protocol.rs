@@ -1,8 +1,9 @@
 //! The probe protocol: one JSON job in (a command-line argument), JSON lines out on stdout.
 //!
 //! Kept small and versioned so that a probe written in Go or Java can speak it (DESIGN.md "Probe
-//! protocol"). Version 1 messages: `result` (a complete point record), `note` (free text for the log)
-//! and `error` (the point failed, with a message).
+//! protocol"). Version 2 messages: `result` (the point as this process measured it, and the batch size its
+//! first sizing settled on), `note` (free text for the log) and `error` (the point failed, with a message).
+//! Version 2 replaced version 1's wait-for-usual-speed fields by the batch-size hint.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +12,7 @@ use crate::harness::HarnessConfig;
 use crate::record::{PointRecord, PointSpec};
 
 /// Protocol version spoken by this build.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// What the orchestrator asks a probe to do: measure one point with this clock and these settings.
 /// The clock is calibrated once per run by the orchestrator so probes start measuring at once.
@@ -21,24 +22,32 @@ pub struct ProbeJob {
     pub spec: PointSpec,
     pub time_source: TimeSourceInfo,
     pub harness: HarnessConfig,
-    /// The run's usual reference-loop speed so far (ns per iteration, see `harness::speed`), once a few points
-    /// have measured it: the probe waits for the machine to run near it before measuring. Absent in jobs from
-    /// older orchestrators, and for the first points of a run.
+    /// The batch size (operations) the point's first process settled on: this process tries it first and
+    /// keeps it when a batch of it lasts near the target (`Harness::with_batch_hint`). Absent in round 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usual_reference_ns: Option<f64>,
-    /// Whether the probe may measure a second time when the first attempt ran while the machine was slow
-    /// (`harness::speed::RETRY_WITHIN`); the orchestrator withholds it once the run's retry budget is spent.
-    #[serde(default)]
-    pub retry_slow: bool,
+    pub batch_ops_hint: Option<u64>,
 }
 
 /// One line of probe output.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ProbeMessage {
-    Result { v: u32, point: Box<PointRecord> },
-    Note { v: u32, text: String },
-    Error { v: u32, message: String },
+    Result {
+        v: u32,
+        point: Box<PointRecord>,
+        /// The N of the probe's first batch sizing, for the point's later processes; absent when nothing
+        /// was sized.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sized_batch_ops: Option<u64>,
+    },
+    Note {
+        v: u32,
+        text: String,
+    },
+    Error {
+        v: u32,
+        message: String,
+    },
 }
 
 impl ProbeMessage {

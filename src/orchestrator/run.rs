@@ -1,5 +1,7 @@
-//! Running a plan: one probe process per point, a watchdog, the record rewritten after every point.
+//! Running a plan: rounds of probe processes (one per point per round) under a watchdog, each point merged
+//! from its processes, the record rewritten after every probe.
 
+use std::cell::Cell;
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -11,11 +13,15 @@ use indicatif::{ProgressBar, ProgressStyle};
 use wait_timeout::ChildExt;
 
 use super::protocol::{ProbeJob, ProbeMessage, VERSION};
+use super::rounds::RoundPolicy;
+use crate::analysis::{cycle_floor_ns, merge_processes, Flagging, Process};
 use crate::clock::TimeSourceInfo;
 use crate::experiments::Planned;
 use crate::harness::{speed, HarnessConfig, Mode};
 use crate::machine::MachineInfo;
-use crate::record::{write_atomic, RunRecord, SkipKind, SkippedPoint, ToolInfo, SCHEMA_VERSION};
+use crate::record::{
+    write_atomic, PointRecord, PointSpec, RunRecord, SkipKind, SkippedPoint, ToolInfo, SCHEMA_VERSION,
+};
 
 /// A validated run: what to measure, where to write, with which clock.
 pub struct RunOptions {
@@ -27,6 +33,8 @@ pub struct RunOptions {
     pub out_dir: PathBuf,
     /// Wall-clock limit for one probe.
     pub point_timeout: Duration,
+    /// How many processes each point gets, and the run's time budget.
+    pub rounds: RoundPolicy,
     pub command_line: Vec<String>,
 }
 
@@ -36,9 +44,10 @@ pub struct RunOutcome {
     pub record: RunRecord,
 }
 
-/// Runs every point of `opts.plan`, rewriting `results.json` atomically after each one. When
-/// `interrupted` becomes true (Ctrl-C) the running probe is killed, the record is marked interrupted
-/// and keeps every finished point.
+/// Runs `opts.plan` in rounds of probe processes ([`RoundPolicy`]), rewriting `results.json` atomically
+/// after every probe: after round 1 every point has a value, later rounds tighten it. When `interrupted`
+/// becomes true (Ctrl-C) the running probe is killed, the record is marked interrupted and keeps every
+/// finished process.
 ///
 /// Errors: the record could not be written, or this executable could not be started as a probe.
 pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutcome> {
@@ -61,54 +70,100 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
         interrupted: false,
         time_source: opts.time_source.clone(),
         harness,
+        rounds: Some(opts.rounds),
         machine: opts.machine.clone(),
         warnings,
         points: Vec::new(),
         skipped: Vec::new(),
         fits: Vec::new(),
     };
+    let mut points = Vec::new();
+    for planned in opts.plan {
+        match planned {
+            Planned::Skip(spec, reason) => record.skipped.push(SkippedPoint::new(spec, SkipKind::Skipped, reason)),
+            Planned::Run(spec) => points.push(PointState::new(spec)),
+        }
+    }
     write_atomic(&path, &record)?;
     let exe = std::env::current_exe().context("locating this executable to start probes")?;
     let run_started = Instant::now();
-    let progress = Progress::new(opts.plan.iter().filter(|p| matches!(p, Planned::Run(_))).count());
-    for planned in opts.plan {
-        if interrupted.load(Ordering::SeqCst) {
+    let policy = opts.rounds;
+    let progress = Progress::new(points.len() * policy.min_rounds);
+    'rounds: for round in 1..=policy.max_rounds {
+        let wanted: Vec<usize> = (0..points.len())
+            .filter(|&i| {
+                !points[i].failed && policy.wants_another(merged(&record, &points[i]), points[i].processes.len())
+            })
+            .collect();
+        if wanted.is_empty() {
             break;
         }
-        let spec = match planned {
-            Planned::Skip(spec, reason) => {
-                record.skipped.push(SkippedPoint::new(spec, SkipKind::Skipped, reason));
+        if round > policy.min_rounds {
+            progress.add(wanted.len());
+        }
+        for (done_in_round, &i) in wanted.iter().enumerate() {
+            if interrupted.load(Ordering::SeqCst) {
+                break 'rounds;
+            }
+            if !policy.affordable(round, run_started.elapsed(), points[i].expected_wall()) {
+                points[i].out_of_budget = true;
+                progress.skip();
                 continue;
             }
-            Planned::Run(spec) => spec,
-        };
-        progress.start(&spec.name());
-        let job = ProbeJob {
-            v: VERSION,
-            spec: spec.clone(),
-            time_source: opts.time_source.clone(),
-            harness,
-            usual_reference_ns: usual_speed(&record.points),
-            retry_slow: speed::retry_allowed(
-                record.points.iter().filter_map(|p| p.extra.get(speed::RETRIED)).sum(),
-                run_started.elapsed(),
-            ),
-        };
-        match run_one(&exe, &job, opts.point_timeout, interrupted) {
-            ProbeEnd::Result(point) => {
-                progress.finish(&format!("{}  {}", point.name, crate::report::format_ns(point.summary.median)));
-                record.points.push(*point);
-                record.fits = crate::experiments::fits::derive_fits(&record.points);
+            progress.start(round, wanted.len() - done_in_round, &points[i].spec.name());
+            let job = ProbeJob {
+                v: VERSION,
+                spec: points[i].spec.clone(),
+                time_source: opts.time_source.clone(),
+                harness,
+                batch_ops_hint: points[i].batch_ops_hint,
+            };
+            let started = Instant::now();
+            let end = run_one(&exe, &job, opts.point_timeout, interrupted);
+            let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+            match end {
+                ProbeEnd::Result(point, sized) => {
+                    let state = &mut points[i];
+                    state.batch_ops_hint = state.batch_ops_hint.or(sized);
+                    state.processes.push(Process { record: *point, round, wall_ms });
+                    let point = merge_processes(&points[i].processes, &flagging(&record, &points));
+                    progress.finish(&format!("{}  {}", point.name, crate::report::format_ns(point.summary.median)));
+                    place(&mut record.points, &mut points[i].slot, point);
+                    record.fits = crate::experiments::fits::derive_fits(&record.points);
+                }
+                ProbeEnd::Interrupted => break 'rounds,
+                ProbeEnd::Failed(kind, reason) => {
+                    let state = &mut points[i];
+                    progress.finish(&format!("{}  {reason}", state.spec.name()));
+                    state.failed = true;
+                    match state.slot {
+                        None => record.skipped.push(SkippedPoint::new(state.spec.clone(), kind, reason)),
+                        Some(slot) => {
+                            record.points[slot].notes.push(format!("round {round}: the probe failed: {reason}"))
+                        }
+                    }
+                }
             }
-            ProbeEnd::Interrupted => break,
-            ProbeEnd::Failed(kind, reason) => {
-                progress.finish(&format!("{}  {reason}", spec.name()));
-                record.skipped.push(SkippedPoint::new(spec, kind, reason));
-            }
+            write_atomic(&path, &record)?;
         }
-        write_atomic(&path, &record)?;
     }
     progress.done();
+    // The cycle floor is known best at the end; every point's flags are judged against it once more.
+    let rules = flagging(&record, &points);
+    for state in points.iter().filter(|s| !s.processes.is_empty()) {
+        let slot = state.slot.expect("a point with processes has a slot");
+        let notes = std::mem::take(&mut record.points[slot].notes);
+        record.points[slot] = merge_processes(&state.processes, &rules);
+        merge_notes(&mut record.points[slot].notes, notes);
+        if state.out_of_budget {
+            record.points[slot].notes.push(format!(
+                "the run's time budget ({} s) ran out before this point's CI reached {:.0}% of its median",
+                policy.budget_s,
+                policy.target_half_width * 100.0
+            ));
+        }
+    }
+    record.fits = crate::experiments::fits::derive_fits(&record.points);
     let pin_refusals = record.points.iter().filter(|p| p.notes.iter().any(|n| n.contains("pinn"))).count();
     if pin_refusals > 0 {
         record.warnings.push(format!("Pinning was refused for {pin_refusals} point(s); see their notes."));
@@ -119,19 +174,82 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
     Ok(RunOutcome { path, record })
 }
 
-/// The run's usual reference-loop speed so far (ns per iteration), once at least [`USUAL_AFTER`] probes have
-/// timed it: what the next probe waits for before measuring (`harness::speed::wait_for_usual_speed`).
-fn usual_speed(points: &[crate::record::PointRecord]) -> Option<f64> {
-    let probes = speed::every_probe(points.iter().map(|p| &p.extra));
-    (probes.len() >= USUAL_AFTER).then(|| speed::usual_reference_ns(&probes)).flatten()
+/// One planned point during the run: its processes so far and where its merged record sits.
+struct PointState {
+    spec: PointSpec,
+    processes: Vec<Process>,
+    /// The batch size of the point's first process, handed to the later ones.
+    batch_ops_hint: Option<u64>,
+    /// Index of the point in the record's `points`, once a process answered.
+    slot: Option<usize>,
+    /// A probe failed: no more rounds for this point.
+    failed: bool,
+    /// A round past the minimum skipped this point for want of time.
+    out_of_budget: bool,
 }
 
-/// Reference timings needed before the run's usual speed is trusted: two points' worth, before and after each.
-const USUAL_AFTER: usize = 4;
+impl PointState {
+    fn new(spec: PointSpec) -> PointState {
+        PointState {
+            spec,
+            processes: Vec::new(),
+            batch_ops_hint: None,
+            slot: None,
+            failed: false,
+            out_of_budget: false,
+        }
+    }
+
+    /// What the next process is expected to take: the mean of the point's processes so far.
+    fn expected_wall(&self) -> Duration {
+        let n = self.processes.len().max(1) as f64;
+        Duration::from_secs_f64(self.processes.iter().map(|p| p.wall_ms).sum::<f64>() / n / 1e3)
+    }
+}
+
+/// The point's merged record so far, if a process answered.
+fn merged<'a>(record: &'a RunRecord, state: &PointState) -> Option<&'a PointRecord> {
+    state.slot.map(|slot| &record.points[slot])
+}
+
+/// Puts `point` at its slot in the record's points, or appends it and remembers the slot.
+fn place(points: &mut Vec<PointRecord>, slot: &mut Option<usize>, point: PointRecord) {
+    match *slot {
+        Some(i) => points[i] = point,
+        None => {
+            *slot = Some(points.len());
+            points.push(point);
+        }
+    }
+}
+
+/// The flagging rules as the run knows them now: the record's noisy fraction, processes more than 1% apart
+/// for `unstable`, and one cycle from every reference-loop timing so far.
+fn flagging(record: &RunRecord, points: &[PointState]) -> Flagging {
+    let extras = points.iter().flat_map(|s| s.processes.iter().map(|p| &p.record.extra));
+    Flagging {
+        noisy_fraction: record.harness.noisy_fraction,
+        unstable_spread: UNSTABLE_SPREAD,
+        cycle_ns: cycle_floor_ns(speed::every_probe(extras)),
+    }
+}
+
+/// Process medians closer than this fraction of the estimate never make a point `unstable`.
+const UNSTABLE_SPREAD: f64 = 0.01;
+
+/// Adds the `kept` notes (added by the run, not by a process: a failed round) that `notes` lacks.
+fn merge_notes(notes: &mut Vec<String>, kept: Vec<String>) {
+    for note in kept {
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+}
 
 /// How one probe ended.
 enum ProbeEnd {
-    Result(Box<crate::record::PointRecord>),
+    /// The point as the process measured it, and the batch size its first sizing settled on.
+    Result(Box<PointRecord>, Option<u64>),
     Failed(SkipKind, String),
     Interrupted,
 }
@@ -183,7 +301,9 @@ fn interpret(out: &str, err: &str, status: std::process::ExitStatus) -> ProbeEnd
     let mut error = None;
     for line in out.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str::<ProbeMessage>(line) {
-            Ok(ProbeMessage::Result { point, .. }) if status.success() => return ProbeEnd::Result(point),
+            Ok(ProbeMessage::Result { point, sized_batch_ops, .. }) if status.success() => {
+                return ProbeEnd::Result(point, sized_batch_ops)
+            }
             Ok(ProbeMessage::Error { message, .. }) => error = Some(message),
             Ok(_) => {}
             Err(e) => error = Some(format!("unreadable probe output ({e}): {line:.200}")),
@@ -215,11 +335,13 @@ fn kill(child: &mut Child) {
     let _ = child.wait();
 }
 
-/// Progress on stderr: a bar with the point's name and ETA on a terminal, one line per point otherwise.
+/// Progress on stderr: a bar with the round, the points left in it, the point's name and the ETA on a
+/// terminal; one line per probe otherwise.
 struct Progress {
     bar: Option<ProgressBar>,
-    total: usize,
-    done: std::cell::Cell<usize>,
+    total: Cell<usize>,
+    done: Cell<usize>,
+    round: Cell<usize>,
 }
 
 impl Progress {
@@ -233,12 +355,29 @@ impl Progress {
             bar.enable_steady_tick(Duration::from_millis(200));
             bar
         });
-        Progress { bar, total, done: std::cell::Cell::new(0) }
+        Progress { bar, total: Cell::new(total), done: Cell::new(0), round: Cell::new(1) }
     }
 
-    fn start(&self, name: &str) {
+    /// A round past the minimum: `points` more probes to come.
+    fn add(&self, points: usize) {
+        self.total.set(self.total.get() + points);
         if let Some(bar) = &self.bar {
-            bar.set_message(name.to_owned());
+            bar.inc_length(points as u64);
+        }
+    }
+
+    /// A probe planned but not run (out of budget).
+    fn skip(&self) {
+        self.total.set(self.total.get().saturating_sub(1));
+        if let Some(bar) = &self.bar {
+            bar.dec_length(1);
+        }
+    }
+
+    fn start(&self, round: usize, left_in_round: usize, name: &str) {
+        self.round.set(round);
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("round {round}, {left_in_round} left: {name}"));
         }
     }
 
@@ -246,7 +385,7 @@ impl Progress {
         self.done.set(self.done.get() + 1);
         match &self.bar {
             Some(bar) => bar.inc(1),
-            None => eprintln!("[{}/{}] {line}", self.done.get(), self.total),
+            None => eprintln!("[round {} {}/{}] {line}", self.round.get(), self.done.get(), self.total.get()),
         }
     }
 

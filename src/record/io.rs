@@ -61,7 +61,8 @@ pub fn load(path: &Path) -> Result<RunRecord, RecordError> {
     };
     let version = overhead.get("schema_version").and_then(|v| v.as_u64());
     match version {
-        Some(v) if v == SCHEMA_VERSION as u64 => {}
+        // Version 1 records (one process per point) read as version 2 records without processes.
+        Some(v) if (1..=SCHEMA_VERSION as u64).contains(&v) => {}
         Some(found) => return Err(RecordError::Version { path: p(), found, expected: SCHEMA_VERSION }),
         None => return Err(RecordError::Foreign { path: p() }),
     }

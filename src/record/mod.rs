@@ -15,16 +15,18 @@ mod point;
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::FitRecord;
 pub use io::{load, write_atomic, RecordError};
-pub use point::{Metric, PointRecord, PointSpec, SkipKind, SkippedPoint, ThreadResult};
+pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult};
 
 use serde::{Deserialize, Serialize};
 
 use crate::clock::TimeSourceInfo;
 use crate::harness::{HarnessConfig, Mode};
 use crate::machine::MachineInfo;
+use crate::orchestrator::RoundPolicy;
 
 /// Version of the `"overhead"` section's layout. Bump on any change that an older reader would misread.
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: points are merged from several processes (`processes`, `two_level`, `unstable`, `wall_ms`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The tool that wrote a record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,6 +63,10 @@ pub struct RunRecord {
     pub interrupted: bool,
     pub time_source: TimeSourceInfo,
     pub harness: HarnessConfig,
+    /// How many processes each point got at least and at most, and the run's time budget; absent in
+    /// records older than rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<RoundPolicy>,
     pub machine: MachineInfo,
     /// Conditions that make numbers less trustworthy here (VM, frequency scaling, refused pinning).
     pub warnings: Vec<String>,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::detail::Details;
 use crate::machine::Placement;
-use crate::stats::Summary;
+use crate::stats::{Summary, TwoLevel};
 
 /// What a reported time means (DESIGN.md "Method" 7). serde: `"per_op"`, `"rtt"`, `"one_way"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,7 +69,10 @@ pub struct ThreadResult {
     pub summary: Summary,
 }
 
-/// A measured point.
+/// A measured point: every process that measured it, summarised over processes (docs/METHOD.md).
+///
+/// A probe process hands back one of these for its own batches alone (`processes` empty, `summary` over its
+/// batches); the orchestrator merges a point's processes into the record's (`analysis::merge_processes`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PointRecord {
     pub name: String,
@@ -79,21 +82,41 @@ pub struct PointRecord {
     pub unit: String,
     /// Threads that ran the operation (1 unless a team).
     pub threads: usize,
-    /// Operations per batch.
+    /// Operations per batch (of the representative process; see `processes` for each one's).
     pub batch_ops: u64,
-    /// Summary of the control-subtracted samples (ns per operation).
+    /// Summary of the control-subtracted samples (ns per operation). Once two or more processes measured the
+    /// point, `median`, `ci_low`, `ci_high` and `ci_level` are the two-level estimate and its interval
+    /// (`two_level`); the other fields describe every batch of every process together.
     pub summary: Summary,
-    /// Summary of the control alone (ns per operation), lmbench's "ovr".
+    /// Summary of the control alone (ns per operation), lmbench's "ovr", over every process's batches.
     pub control: Summary,
-    /// Raw samples, ns per operation, one per repetition, in the order taken.
+    /// Raw samples, ns per operation, one per kept batch, process after process in the order of `processes`.
     pub samples_ns: Vec<f64>,
     pub control_ns: Vec<f64>,
-    /// Per-thread results for teams; empty otherwise.
+    /// The processes that measured the point, one per round, in order; their batches are consecutive runs of
+    /// `samples_ns`. Empty in a probe's own answer and in records older than rounds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<ProcessRecord>,
+    /// The estimate over processes with the variance at each level; absent with fewer than two processes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub two_level: Option<TwoLevel>,
+    /// Per-thread results for teams (of the representative process); empty otherwise.
     pub per_thread: Vec<ThreadResult>,
     /// CI half-width above the harness's noisy fraction of the median.
     pub noisy: bool,
-    /// The CI reaches down to the resolution floor: the value is not distinguishable from zero.
+    /// The processes disagree more than their batches do: the between-process variance dominates
+    /// ([`TwoLevel::is_unstable`]).
+    #[serde(default)]
+    pub unstable: bool,
+    /// The value is not a cost the hardware can have, or cannot be told from zero: the CI reaches down to
+    /// the timing resolution, the estimate is below one cycle, or it lies inside the control's own scatter.
     pub below_resolution: bool,
+    /// Which of those, in words; absent when `below_resolution` is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub below_resolution_why: Option<String>,
+    /// Wall time of every probe process of the point together, start-up included (ms).
+    #[serde(default)]
+    pub wall_ms: f64,
     /// The resolution floor per operation at this batch size (ns).
     pub resolution_ns: f64,
     /// Free-form remarks from the experiment (e.g. a refused pinning).
@@ -105,6 +128,25 @@ pub struct PointRecord {
     /// one time (absent from the JSON when empty).
     #[serde(default, skip_serializing_if = "Details::is_empty")]
     pub details: Details,
+}
+
+/// One probe process of a point (docs/METHOD.md "Rounds").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessRecord {
+    /// The round it ran in, from 1.
+    pub round: usize,
+    /// Operations per batch in this process.
+    pub batch_ops: u64,
+    /// How many batches it kept: the next this many entries of the point's `samples_ns`.
+    pub batches: usize,
+    /// Median of its batches (ns per operation): what the two-level estimate averages.
+    pub median_ns: f64,
+    /// Wall time of the process, start-up included (ms).
+    pub wall_ms: f64,
+    /// The experiment's extra values as this process measured them (the point's `extra` holds their
+    /// medians over processes).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, f64>,
 }
 
 /// Why a point has no result. serde: `"skipped"`, `"failed"`, `"timed_out"`.

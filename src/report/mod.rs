@@ -10,6 +10,7 @@ mod primitives;
 mod seed001;
 mod speed;
 mod table;
+mod time;
 mod timers;
 mod units;
 
@@ -20,6 +21,7 @@ pub use matrix::{matrices_section, render_matrix};
 pub use primitives::primitives_table;
 pub use seed001::seed001_tables;
 pub use table::{render, Format};
+pub use time::time_spent;
 pub use timers::timers_table;
 pub use units::format_ns;
 

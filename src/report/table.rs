@@ -59,13 +59,18 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         format_ns(t.resolution_ns),
         t.reason
     );
+    let rounds = match record.rounds {
+        Some(r) => format!("{}–{} processes per point, each ", r.min_rounds, r.max_rounds),
+        None => String::new(),
+    };
     out += &format!(
-        "{bullet}mode: {:?}, {} repetitions of ~{} batches; started {}{}\n",
+        "{bullet}mode: {:?}, {rounds}{} batches of ~{} after {} warm-up; started {}{}\n",
         record.mode,
         record.harness.repetitions,
         format_ns(record.harness.target_batch_ns),
+        record.harness.warmup,
         record.started_utc,
-        if record.interrupted { " — INTERRUPTED, partial record" } else { "" }
+        completion(record)
     );
     for w in record.warnings.iter().cloned().chain(speed_warning(&record.points)) {
         out += &format!("{bullet}warning: {w}\n");
@@ -73,6 +78,16 @@ pub fn render(record: &RunRecord, format: Format) -> String {
     out += "\n";
     out += &results_table(&record.points, format);
     out += "\n";
+    let floors: Vec<String> = record
+        .points
+        .iter()
+        .filter_map(|p| p.below_resolution_why.as_ref().map(|why| format!("{bullet}{} — <res: {why}\n", p.name)))
+        .collect();
+    if !floors.is_empty() {
+        out += "\n";
+        out += &h("Points that are no cost the hardware can have (<res)");
+        out += &floors.concat();
+    }
     for (title, section) in super::SECTIONS {
         let body = section(record, format);
         if !body.is_empty() {
@@ -94,13 +109,29 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         }
     }
     out += &format!(
-        "\nmedian: per operation, control subtracted; CI: 95% CI of the median; ovr: the control's own cost; \
-         flags: noisy = CI half-width > {:.0}% of the median, <res = not distinguishable from zero, slow = a \
-         reference loop timed around the point ran ≥ {:.0}% slower than usual in this run.\n",
+        "\nmedian: per operation, control subtracted, the mean of each process's median batch; CI: 95% CI over \
+         processes (Student t); p10 – p90: every batch of every process; ovr: the control's own cost; \
+         N × R×P: operations per batch × batches per process × processes; flags: noisy = CI half-width > \
+         {:.0}% of the median, unstable = the processes disagree more than their batches do, <res = no cost \
+         the hardware can have (CI reaches the timing resolution, below one cycle, or inside the control's \
+         scatter; see the notes), slow = a reference loop timed around the point ran ≥ {:.0}% slower than \
+         usual in this run.\n",
         record.harness.noisy_fraction * 100.0,
         (SLOW_FACTOR - 1.0) * 100.0
     );
     out
+}
+
+/// How the run ended, as the header says it: interrupted, did not finish (no `finished_utc`: killed, or
+/// still running), or nothing when it finished.
+fn completion(record: &RunRecord) -> &'static str {
+    if record.interrupted {
+        " — INTERRUPTED, partial record"
+    } else if record.finished_utc.is_none() {
+        " — RUN DID NOT FINISH (killed, or still running): partial record"
+    } else {
+        ""
+    }
 }
 
 fn results_table(points: &[PointRecord], format: Format) -> String {
@@ -108,7 +139,7 @@ fn results_table(points: &[PointRecord], format: Format) -> String {
     if format == Format::Table {
         table.set_content_arrangement(ContentArrangement::Disabled);
     }
-    table.set_header(["point", "metric", "median", "95% CI", "p10 – p90", "ovr", "N × R", "flags"]);
+    table.set_header(["point", "metric", "median", "95% CI", "p10 – p90", "ovr", "N × R×P", "flags"]);
     for (p, slow) in points.iter().zip(slow_points(points)) {
         let s = &p.summary;
         let metric = match p.metric {
@@ -119,6 +150,9 @@ fn results_table(points: &[PointRecord], format: Format) -> String {
         let mut flags = Vec::new();
         if p.noisy {
             flags.push("noisy");
+        }
+        if p.unstable {
+            flags.push("unstable");
         }
         if p.below_resolution {
             flags.push("<res");
@@ -137,9 +171,17 @@ fn results_table(points: &[PointRecord], format: Format) -> String {
             right(format!("{} – {}", format_ns(s.ci_low), format_ns(s.ci_high))),
             right(format!("{} – {}", format_ns(s.p10), format_ns(s.p90))),
             right(format_ns(p.control.median)),
-            right(format!("{} × {}", p.batch_ops, s.n)),
+            right(format!("{} × {}", p.batch_ops, batches_by_process(p))),
             Cell::new(flags.join(",")),
         ]);
     }
     table.to_string()
+}
+
+/// Batches per process × processes, or the batch count alone for a point of one process.
+fn batches_by_process(p: &PointRecord) -> String {
+    match p.processes.len() {
+        0 | 1 => p.summary.n.to_string(),
+        k => format!("{}×{k}", p.summary.n / k),
+    }
 }

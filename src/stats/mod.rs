@@ -1,4 +1,5 @@
-//! Robust summaries, confidence intervals and least-squares fits.
+//! Robust summaries, confidence intervals (one process, and two levels: processes and batches) and
+//! least-squares fits.
 //!
 //! Kept apart from the harness, as criterion keeps its `stats` module, so that renderers and tests can use
 //! the same arithmetic on samples read back from a run record.
@@ -8,9 +9,13 @@ mod histogram;
 mod order;
 mod polyfit;
 mod summary;
+mod two_level;
 
 pub use fit::{least_squares, LinearFit};
 pub use histogram::{distribution, latency_histogram};
 pub use order::{median_ci_ranks, percentile};
 pub use polyfit::{quadratic_least_squares, QuadraticFit};
-pub use summary::Summary;
+pub use summary::{Summary, CI_LEVEL};
+#[cfg(test)]
+pub(crate) use two_level::tests as synthetic;
+pub use two_level::TwoLevel;

@@ -1,0 +1,6 @@
+//! What is derived from the probes' answers into the record (DESIGN.md "Layout"): a point from the
+//! processes that measured it, with its two-level estimate and flags.
+
+mod merge;
+
+pub use merge::{cycle_floor_ns, merge_processes, Flagging, Process};

@@ -1,0 +1,116 @@
+//! Rounds of probe processes and when a point stops getting more (docs/METHOD.md "Rounds").
+//!
+//! The orchestrator walks the whole plan once per round, one fresh probe process per point, so a slow
+//! minute of the machine lands on different points in different rounds. Every point gets `min_rounds`
+//! processes; after that, a point whose CI is still wider than the target gets another round while the
+//! run's time budget allows, up to `max_rounds` (Kalibera & Jones 2013: spend repetitions where the
+//! variance is; JMH forks).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::harness::Mode;
+use crate::record::PointRecord;
+
+/// How many processes a point gets and how long a run may refine.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RoundPolicy {
+    /// Processes every point gets, whatever the budget.
+    pub min_rounds: usize,
+    /// Processes no point gets more than.
+    pub max_rounds: usize,
+    /// A point is refined while its CI half-width exceeds this fraction of its estimate (0.03 = 3%).
+    pub target_half_width: f64,
+    /// Rounds past `min_rounds` start a probe only if the run, with that probe's expected time, stays
+    /// within this many seconds (measured from the first probe).
+    pub budget_s: f64,
+}
+
+impl RoundPolicy {
+    /// quick: 3–5 processes within 20 s; default: 3–10 within 70 s; full: 5–30 within 20 min. The budgets
+    /// leave room for calibration and the mandatory rounds of the default plan on a 2-CPU machine.
+    pub fn for_mode(mode: Mode) -> RoundPolicy {
+        let (min_rounds, max_rounds, budget_s) = match mode {
+            Mode::Quick => (3, 5, 20.0),
+            Mode::Default => (3, 10, 70.0),
+            Mode::Full => (5, 30, 1200.0),
+        };
+        RoundPolicy { min_rounds, max_rounds, target_half_width: 0.03, budget_s }
+    }
+
+    /// Whether a point measured by `processes` processes so far, merged into `point` (None before the
+    /// first), gets another: always below `min_rounds`, never at `max_rounds`, otherwise while its CI is
+    /// wider than the target. The budget is the caller's ([`RoundPolicy::affordable`]).
+    pub fn wants_another(&self, point: Option<&PointRecord>, processes: usize) -> bool {
+        if processes < self.min_rounds {
+            return true;
+        }
+        if processes >= self.max_rounds {
+            return false;
+        }
+        point.is_some_and(|p| p.summary.ci_half_width() > self.target_half_width * p.summary.median.abs())
+    }
+
+    /// Whether a probe of round `round`, expected to take `expected`, may start `elapsed` into the run:
+    /// always in the first `min_rounds`, else only within the budget.
+    pub fn affordable(&self, round: usize, elapsed: Duration, expected: Duration) -> bool {
+        round <= self.min_rounds || (elapsed + expected).as_secs_f64() <= self.budget_s
+    }
+
+    /// The budget as a duration.
+    pub fn budget(&self) -> Duration {
+        Duration::from_secs_f64(self.budget_s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{merge_processes, Flagging, Process};
+    use crate::record::fixture::point;
+    use crate::stats::synthetic::{two_level, Rng};
+    use crate::stats::Summary;
+
+    const RULES: Flagging = Flagging { noisy_fraction: 0.05, unstable_spread: 0.01, cycle_ns: None };
+
+    /// Runs the policy on a synthetic point whose processes have process effect sd `between` and batch sd
+    /// `within` around 100: returns how many processes it got.
+    fn processes_until_stop(policy: &RoundPolicy, rng: &mut Rng, between: f64, within: f64) -> usize {
+        let mut processes: Vec<Process> = Vec::new();
+        let mut merged = None;
+        while policy.wants_another(merged.as_ref(), processes.len()) {
+            let samples = two_level(rng, 1, 5, 100.0, between, within).remove(0);
+            let mut record = point("base.call", "os", &[], 100.0);
+            record.summary = Summary::of(&samples).unwrap();
+            record.samples_ns = samples;
+            processes.push(Process { record, round: processes.len() + 1, wall_ms: 1.0 });
+            merged = Some(merge_processes(&processes, &RULES));
+        }
+        processes.len()
+    }
+
+    #[test]
+    fn a_stable_point_stops_at_the_minimum_and_an_unstable_one_keeps_going() {
+        let policy = RoundPolicy::for_mode(Mode::Default);
+        let mut rng = Rng::new(42);
+        for _ in 0..20 {
+            assert_eq!(processes_until_stop(&policy, &mut rng, 0.1, 0.5), policy.min_rounds);
+        }
+        // Processes 10% apart: the CI cannot reach 3% in a few processes.
+        let rounds: Vec<usize> = (0..20).map(|_| processes_until_stop(&policy, &mut rng, 10.0, 0.5)).collect();
+        assert!(rounds.iter().all(|&r| r > policy.min_rounds), "{rounds:?}");
+        assert!(rounds.iter().all(|&r| r <= policy.max_rounds), "{rounds:?}");
+        assert!(rounds.iter().filter(|&&r| r == policy.max_rounds).count() >= 10, "{rounds:?}");
+    }
+
+    #[test]
+    fn the_budget_binds_only_after_the_minimum_rounds() {
+        let policy = RoundPolicy::for_mode(Mode::Quick);
+        let late = policy.budget() + Duration::from_secs(1);
+        assert!(policy.affordable(policy.min_rounds, late, Duration::ZERO));
+        assert!(!policy.affordable(policy.min_rounds + 1, late, Duration::ZERO));
+        assert!(policy.affordable(policy.min_rounds + 1, Duration::ZERO, Duration::from_secs(1)));
+        assert!(!policy.affordable(policy.min_rounds + 1, policy.budget(), Duration::from_millis(1)));
+    }
+}
