@@ -78,17 +78,15 @@ impl PlanContext {
         out
     }
 
-    /// Thread counts for team experiments, from `min` to the usable CPU count: powers of two and the
-    /// CPU count itself (every count in `--full`).
+    /// Thread counts for team experiments, from `min` to the usable CPU count: `min`, 2 and every usable
+    /// CPU (every count in `--full`), so a default run's size does not grow with the machine.
     pub fn thread_counts(&self, min: usize) -> Vec<usize> {
         let max = self.cpus.len();
         let mut counts: Vec<usize> = match self.mode {
             crate::harness::Mode::Full => (min..=max).collect(),
-            _ => (0..usize::BITS).map(|s| 1usize << s).take_while(|&t| t <= max).filter(|&t| t >= min).collect(),
+            _ => [min, 2, max].into_iter().filter(|&t| t >= min && t <= max).collect(),
         };
-        if max >= min && !counts.contains(&max) {
-            counts.push(max);
-        }
+        counts.dedup();
         counts
     }
 
@@ -124,6 +122,16 @@ pub(crate) mod tests {
     /// for tests of experiments' plans that must not depend on the machine's CPU count.
     pub(crate) fn two_cpu_context(mode: Mode) -> PlanContext {
         PlanContext { cpus: vec![0, 1], topology: Topology::detect(), mode }
+    }
+
+    #[test]
+    fn thread_counts_are_one_two_and_all_but_in_full() {
+        let ctx = |n: usize, mode| PlanContext { cpus: (0..n).collect(), topology: Topology::detect(), mode };
+        assert_eq!(ctx(16, Mode::Default).thread_counts(1), vec![1, 2, 16]);
+        assert_eq!(ctx(1, Mode::Quick).thread_counts(1), vec![1]);
+        assert_eq!(ctx(4, Mode::Default).thread_counts(2), vec![2, 4]);
+        assert_eq!(ctx(3, Mode::Full).thread_counts(1), vec![1, 2, 3]);
+        assert!(ctx(1, Mode::Default).thread_counts(2).is_empty());
     }
 
     #[test]

@@ -14,11 +14,11 @@ use std::collections::BTreeMap;
 
 use super::Harness;
 
-/// Iterations per timed batch of the reference loop: ~60 µs at 0.3 ns, far above the clock's resolution.
-const ITERATIONS: u64 = 200_000;
+/// Iterations per timed batch of the reference loop: ~30 µs at 0.3 ns, far above the clock's resolution.
+const ITERATIONS: u64 = 100_000;
 
 /// Timed batches per probe; the median is kept, so one preempted batch does not count.
-const BATCHES: usize = 9;
+const BATCHES: usize = 5;
 
 /// How much slower than the run's usual speed a point's reference loop must be to flag the point `slow`:
 /// 1.25 means 25% slower than the 10th percentile of the run's reference times.

@@ -185,3 +185,31 @@ fn batches_by_process(p: &PointRecord) -> String {
         k => format!("{}×{k}", p.summary.n / k),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::fixture::sample_record;
+
+    #[test]
+    fn the_header_says_how_the_run_ended() {
+        let mut record = sample_record();
+        assert!(render(&record, Format::Table).contains("INTERRUPTED"));
+        record.interrupted = false;
+        assert!(render(&record, Format::Table).contains("RUN DID NOT FINISH"));
+        record.finished_utc = Some("2026-11-21T10:05:00+00:00".into());
+        let text = render(&record, Format::Table);
+        assert!(!text.contains("RUN DID NOT FINISH") && !text.contains("INTERRUPTED"));
+    }
+
+    #[test]
+    fn flags_and_the_reason_for_res_are_shown() {
+        let mut record = sample_record();
+        record.points[0].unstable = true;
+        record.points[0].below_resolution = true;
+        record.points[0].below_resolution_why = Some("less than one cycle".into());
+        let text = render(&record, Format::Table);
+        assert!(text.contains("unstable,<res"), "{text}");
+        assert!(text.contains("<res: less than one cycle"), "{text}");
+    }
+}

@@ -72,9 +72,9 @@ impl Experiment for Sweep {
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         let work: u64 = match ctx.mode {
-            Mode::Quick => 1_000_000,
-            Mode::Default => 10_000_000,
-            Mode::Full => 100_000_000,
+            Mode::Quick => 100_000,
+            Mode::Default => 1_000_000,
+            Mode::Full => 10_000_000,
         };
         let threads = ctx.cpus.len();
         let params = [("threads", threads.to_string()), ("work", work.to_string())];

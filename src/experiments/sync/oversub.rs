@@ -52,17 +52,16 @@ impl Variant {
         })
     }
 
-    /// Activities per CPU for this variant: the fitted `spawn_sync` gets every doubling, the others
-    /// fewer (they are linear and only calibrate the picture), fewest for the peers of `os` (`peer`),
-    /// to keep a default run of the family within its time budget.
-    fn per_cpu(self, mode: Mode, peer: bool) -> &'static [usize] {
-        match (mode, self, peer) {
-            (Mode::Full, _, _) => &[1, 2, 4, 8, 16, 32, 64],
-            (Mode::Default, Variant::SpawnSync, _) => &[1, 2, 4, 8, 16],
-            (Mode::Default, _, false) => &[1, 4, 16],
-            (Mode::Default, _, true) => &[1, 16],
-            (Mode::Quick, Variant::SpawnSync, _) => &[1, 2, 4, 8],
-            (Mode::Quick, _, _) => &[1, 8],
+    /// Activities per CPU for this variant: the fitted `spawn_sync` gets three counts (enough for its
+    /// quadratic; every doubling in `--full`), the others two (they are linear and only calibrate the
+    /// picture), to keep a default run within its time budget.
+    fn per_cpu(self, mode: Mode) -> &'static [usize] {
+        match (mode, self) {
+            (Mode::Full, _) => &[1, 2, 4, 8, 16, 32, 64],
+            (Mode::Default, Variant::SpawnSync) => &[1, 4, 16],
+            (Mode::Default, _) => &[1, 16],
+            (Mode::Quick, Variant::SpawnSync) => &[1, 2, 8],
+            (Mode::Quick, _) => &[1, 8],
         }
     }
 }
@@ -88,8 +87,8 @@ impl BarrierKind {
 
 /// Seed 001 §8.2 experiment 2 (Fig. 10): A activities (k per CPU, round-robin over the usable CPUs, far
 /// more than CPUs; parameter `activities` = A, `cpus` the CPU count) and a barrier, three ways, against
-/// the empty loop. k = 1, 2, 4, 8, 16 for `spawn_sync` and 1, 4, 16 for the others (1, 16 for tokio and
-/// rayon); 1…64 by doubling in `--full`; fewer in `--quick`.
+/// the empty loop. k = 1, 4, 16 for `spawn_sync` and 1, 16 for the others; 1…64 by doubling in `--full`;
+/// fewer in `--quick`.
 /// * `variant:just_spawn`: per operation, spawn A activities that do nothing and wait until all have
 ///   ended (the seed's "just spawn", its calibration line).
 /// * `variant:spawn_sync`: per operation, spawn A activities that pass one barrier together, and wait
@@ -140,7 +139,7 @@ impl Experiment for Oversub {
         for variant in Variant::ALL {
             let barriers: &[&str] = if variant == Variant::JustSpawn { &[""] } else { &["yield", "blocking"] };
             for &barrier in barriers {
-                for &k in variant.per_cpu(ctx.mode, runtime != "os") {
+                for &k in variant.per_cpu(ctx.mode) {
                     let mut params = vec![("variant", variant.name().to_string())];
                     if !barrier.is_empty() {
                         params.push(("barrier", barrier.to_string()));

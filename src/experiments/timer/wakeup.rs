@@ -108,12 +108,13 @@ impl Experiment for Wakeup {
     }
 }
 
-/// Wake-ups per point: quick ~200, default ~1000, full ~10 000 (0.2 s, 1 s, 10 s at 1 ms).
+/// Wake-ups per process: quick ~100, default ~300, full ~3000 (0.1 s, 0.3 s, 3 s at 1 ms); a point gets
+/// at least three processes.
 pub fn wakeups_for(config: &HarnessConfig) -> usize {
     match mode_of(config) {
-        Mode::Quick => 200,
-        Mode::Default => 1_000,
-        Mode::Full => 10_000,
+        Mode::Quick => 100,
+        Mode::Default => 300,
+        Mode::Full => 3_000,
     }
 }
 
@@ -418,9 +419,9 @@ mod tests {
 
     #[test]
     fn samples_follow_the_mode() {
-        assert_eq!(wakeups_for(&HarnessConfig::for_mode(Mode::Quick)), 200);
-        assert_eq!(wakeups_for(&HarnessConfig::for_mode(Mode::Default)), 1_000);
-        assert_eq!(wakeups_for(&HarnessConfig::for_mode(Mode::Full)), 10_000);
+        assert_eq!(wakeups_for(&HarnessConfig::for_mode(Mode::Quick)), 100);
+        assert_eq!(wakeups_for(&HarnessConfig::for_mode(Mode::Default)), 300);
+        assert_eq!(wakeups_for(&HarnessConfig::for_mode(Mode::Full)), 3_000);
     }
 
     #[test]
