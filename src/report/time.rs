@@ -20,13 +20,15 @@ pub fn time_spent(record: &RunRecord) -> String {
     }
     let mut rows: Vec<(&str, (f64, usize))> = by_experiment.into_iter().collect();
     rows.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0));
-    let min_rounds = record.rounds.map_or(1, |r| r.min_rounds);
-    let refined = record.points.iter().filter(|p| p.processes.len() > min_rounds).count();
+    let target = record.rounds.map_or(0.03, |r| r.target_half_width);
+    let reached = record.points.iter().filter(|p| p.summary.ci_half_width() <= target * p.summary.median.abs()).count();
     let processes: usize = rows.iter().map(|(_, (_, n))| n).sum();
     let mut out = format!(
-        "time: {:.1} s in {processes} probe processes; {refined} of {} points got more than {min_rounds} rounds\n",
+        "time: {:.1} s in {processes} probe processes; {reached} of {} points reached a CI within ±{:.0}% of \
+         the median\n",
         total_ms / 1e3,
-        record.points.len()
+        record.points.len(),
+        target * 100.0
     );
     for (experiment, (ms, n)) in rows {
         out += &format!(
