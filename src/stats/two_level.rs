@@ -102,24 +102,18 @@ fn variance(xs: &[f64]) -> f64 {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::clock::convert::SplitMix64;
 
-    /// A small deterministic generator (SplitMix64) with normal draws (Box–Muller), so the simulations
-    /// below are the same on every run.
-    pub(crate) struct Rng(u64);
+    /// A small deterministic generator (the crate's SplitMix64) with normal draws (Box–Muller), so the
+    /// simulations below are the same on every run.
+    pub(crate) struct Rng(SplitMix64);
 
     impl Rng {
         pub(crate) fn new(seed: u64) -> Rng {
-            Rng(seed)
-        }
-        fn next_u64(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
+            Rng(SplitMix64(seed))
         }
         fn uniform(&mut self) -> f64 {
-            ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+            ((self.0.next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
         }
         pub(crate) fn normal(&mut self) -> f64 {
             (-2.0 * self.uniform().ln()).sqrt() * (std::f64::consts::TAU * self.uniform()).cos()

@@ -27,6 +27,8 @@ mod naive;
 mod peer;
 mod routine;
 mod search;
+#[cfg(test)]
+pub(crate) use search::SplitMix64;
 mod xenomai;
 
 pub use converter::{Converter, Fraction};

@@ -96,10 +96,11 @@ pub fn worst_error(f: impl Fn(u64) -> u64, ratio: Ratio, x_max: u64, breakpoints
 }
 
 /// SplitMix64 (Steele, Lea and Flood, 2014): a tiny, well-mixed, seedable generator.
-struct SplitMix64(u64);
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    fn next(&mut self) -> u64 {
+    /// The next 64 random bits.
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
