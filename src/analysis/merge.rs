@@ -47,6 +47,8 @@ pub fn merge_processes(processes: &[Process], rules: &Flagging) -> PointRecord {
     let mut point = processes[representative].record.clone();
     point.samples_ns = batches.concat();
     point.control_ns = processes.iter().flat_map(|p| p.record.control_ns.iter().copied()).collect();
+    // With one process the pooled samples are its own, so this is its summary; with more, the centre and
+    // the CI are the two-level ones.
     if let Some(pooled) = Summary::of(&point.samples_ns) {
         point.summary = pooled;
     }
@@ -58,8 +60,6 @@ pub fn merge_processes(processes: &[Process], rules: &Flagging) -> PointRecord {
         point.summary.ci_low = t.ci_low;
         point.summary.ci_high = t.ci_high;
         point.summary.ci_level = t.ci_level;
-    } else {
-        point.summary = processes[0].record.summary.clone();
     }
     point.unstable = two_level.as_ref().is_some_and(|t| t.is_unstable(rules.unstable_spread));
     point.two_level = two_level;
@@ -104,13 +104,18 @@ fn median_extras(processes: &[Process]) -> BTreeMap<String, f64> {
 
 /// Every process's notes, each once, in the order first seen.
 fn distinct_notes(processes: &[Process]) -> Vec<String> {
-    let mut notes: Vec<String> = Vec::new();
-    for note in processes.iter().flat_map(|p| &p.record.notes) {
-        if !notes.contains(note) {
-            notes.push(note.clone());
+    let mut notes = Vec::new();
+    add_distinct_notes(&mut notes, processes.iter().flat_map(|p| p.record.notes.iter().cloned()));
+    notes
+}
+
+/// Appends each of `more` that `notes` does not hold yet, in order.
+pub fn add_distinct_notes(notes: &mut Vec<String>, more: impl IntoIterator<Item = String>) {
+    for note in more {
+        if !notes.contains(&note) {
+            notes.push(note);
         }
     }
-    notes
 }
 
 /// Why the point's value is not a cost (DESIGN.md "Method" 3), or `None` when it is one: its CI reaches down

@@ -3,4 +3,4 @@
 
 mod merge;
 
-pub use merge::{cycle_floor_ns, merge_processes, Flagging, Process};
+pub use merge::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};

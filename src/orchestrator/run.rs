@@ -14,7 +14,7 @@ use wait_timeout::ChildExt;
 
 use super::protocol::{ProbeJob, ProbeMessage, VERSION};
 use super::rounds::RoundPolicy;
-use crate::analysis::{cycle_floor_ns, merge_processes, Flagging, Process};
+use crate::analysis::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
 use crate::clock::TimeSourceInfo;
 use crate::experiments::Planned;
 use crate::harness::{speed, HarnessConfig, Mode};
@@ -163,7 +163,8 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
         let slot = state.slot.expect("a point with processes has a slot");
         let notes = std::mem::take(&mut record.points[slot].notes);
         record.points[slot] = merge_processes(&state.processes, &rules);
-        merge_notes(&mut record.points[slot].notes, notes);
+        // Keep what the run added (a failed round) beside the processes' own notes.
+        add_distinct_notes(&mut record.points[slot].notes, notes);
         if state.out_of_budget {
             record.points[slot].notes.push(format!(
                 "the run's time budget ({} s) ran out before this point's CI reached {:.0}% of its median",
@@ -250,15 +251,6 @@ const WRITE_EVERY: Duration = Duration::from_millis(1000);
 
 /// Process medians closer than this fraction of the estimate never make a point `unstable`.
 const UNSTABLE_SPREAD: f64 = 0.01;
-
-/// Adds the `kept` notes (added by the run, not by a process: a failed round) that `notes` lacks.
-fn merge_notes(notes: &mut Vec<String>, kept: Vec<String>) {
-    for note in kept {
-        if !notes.contains(&note) {
-            notes.push(note);
-        }
-    }
-}
 
 /// How one probe ended.
 enum ProbeEnd {
