@@ -3,10 +3,11 @@
 use serde::{Deserialize, Serialize};
 
 /// How long and how often to measure. serde: `"quick"`, `"default"`, `"full"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     Quick,
+    #[default]
     Default,
     Full,
 }
@@ -25,18 +26,23 @@ pub struct HarnessConfig {
     pub max_batch_ops: u64,
     /// Fraction of the median that the CI half-width may reach before the point is flagged `noisy`.
     pub noisy_fraction: f64,
+    /// The mode these settings are for, so an experiment that sizes its own work (wake-ups per process,
+    /// readings per CPU pair) follows the mode, not a guess from the numbers above. Records written before
+    /// it existed read as `default`.
+    #[serde(default)]
+    pub mode: Mode,
 }
 
 impl HarnessConfig {
-    /// Per process — quick: ~0.5 ms batches, 1 warm-up, 3 kept; default: ~1 ms, 1, 5; full: ~1 ms, 2, 9.
+    /// Per process — quick: ~0.5 ms batches, 1 warm-up, 3 kept; default: ~0.5 ms, 1, 3; full: ~1 ms, 2, 9.
     /// Short, because what varies most is the process, not the batch: the time goes to more processes
     /// (Kalibera & Jones 2013, "repetitions spent where the variance is").
     pub fn for_mode(mode: Mode) -> HarnessConfig {
         let (target_batch_ns, warmup, repetitions) = match mode {
             Mode::Quick => (5e5, 1, 3),
-            Mode::Default => (1e6, 1, 5),
+            Mode::Default => (5e5, 1, 3),
             Mode::Full => (1e6, 2, 9),
         };
-        HarnessConfig { target_batch_ns, warmup, repetitions, max_batch_ops: 1 << 32, noisy_fraction: 0.05 }
+        HarnessConfig { target_batch_ns, warmup, repetitions, max_batch_ops: 1 << 32, noisy_fraction: 0.05, mode }
     }
 }

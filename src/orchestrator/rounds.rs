@@ -29,19 +29,30 @@ pub struct RoundPolicy {
     /// Rounds past `min_rounds` start a probe only if the run, with that probe's expected time, stays
     /// within this many seconds (measured from the first probe).
     pub budget_s: f64,
+    /// Past `min_rounds`, a point's processes may take at most this many times an even share of the budget
+    /// (`budget_s` / points) in all: a point whose process takes 300 ms (a timer wake-up sweep, 1000 thread
+    /// spawns) would otherwise buy its twelfth process with the time that gives thirty cheap points another.
+    pub max_share: f64,
 }
 
 impl RoundPolicy {
-    /// quick: 3–5 processes within 20 s; default: 3–10 within 70 s; full: 5–30 within 20 min; none stops
-    /// on its CI before 5. The budgets leave room for calibration and the mandatory rounds of the default
-    /// plan on a 2-CPU machine.
+    /// quick: 3–5 processes within 20 s; default: 3–24 within 80 s; full: 5–30 within 20 min; none stops
+    /// on its CI before 5; no point takes more than 4 even shares of the budget past the minimum. The
+    /// budgets leave room for calibration and the mandatory rounds of the default plan on a 2-CPU machine.
     pub fn for_mode(mode: Mode) -> RoundPolicy {
         let (min_rounds, max_rounds, budget_s) = match mode {
             Mode::Quick => (3, 5, 20.0),
-            Mode::Default => (3, 10, 70.0),
+            Mode::Default => (3, 24, 80.0),
             Mode::Full => (5, 30, 1200.0),
         };
-        RoundPolicy { min_rounds, stop_from: min_rounds.max(5), max_rounds, target_half_width: 0.03, budget_s }
+        RoundPolicy {
+            min_rounds,
+            stop_from: min_rounds.max(5),
+            max_rounds,
+            target_half_width: 0.03,
+            budget_s,
+            max_share: 4.0,
+        }
     }
 
     /// Whether a point measured by `processes` processes so far, merged into `point` (None before the
@@ -62,6 +73,14 @@ impl RoundPolicy {
     /// always in the first `min_rounds`, else only within the budget.
     pub fn affordable(&self, round: usize, elapsed: Duration, expected: Duration) -> bool {
         round <= self.min_rounds || (elapsed + expected).as_secs_f64() <= self.budget_s
+    }
+
+    /// Whether a point whose processes took `spent` so far may start one expected to take `expected`, out of
+    /// `points` points sharing the budget: always in the first `min_rounds`, else while the point stays within
+    /// `max_share` even shares.
+    pub fn within_share(&self, round: usize, spent: Duration, expected: Duration, points: usize) -> bool {
+        let share_s = self.max_share * self.budget_s / points.max(1) as f64;
+        round <= self.min_rounds || (spent + expected).as_secs_f64() <= share_s
     }
 
     /// The budget as a duration.
@@ -118,5 +137,17 @@ mod tests {
         assert!(!policy.affordable(policy.min_rounds + 1, late, Duration::ZERO));
         assert!(policy.affordable(policy.min_rounds + 1, Duration::ZERO, Duration::from_secs(1)));
         assert!(!policy.affordable(policy.min_rounds + 1, policy.budget(), Duration::from_millis(1)));
+    }
+
+    #[test]
+    fn an_expensive_point_stops_at_its_share_of_the_budget() {
+        let policy = RoundPolicy::for_mode(Mode::Default);
+        let points = 100;
+        let share = Duration::from_secs_f64(policy.max_share * policy.budget_s / points as f64);
+        let refining = policy.min_rounds + 1;
+        assert!(policy.within_share(refining, share / 2, share / 4, points));
+        assert!(!policy.within_share(refining, share, Duration::from_millis(1), points));
+        // The minimum rounds are owed whatever they cost.
+        assert!(policy.within_share(policy.min_rounds, share * 3, share, points));
     }
 }

@@ -111,7 +111,9 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
             if interrupted.load(Ordering::SeqCst) {
                 break 'rounds;
             }
-            if !policy.affordable(round, run_started.elapsed(), points[i].expected_wall()) {
+            let expected = points[i].expected_wall();
+            let within_share = policy.within_share(round, points[i].spent_wall(), expected, points.len());
+            if !within_share || !policy.affordable(round, run_started.elapsed(), expected) {
                 points[i].out_of_budget = true;
                 progress.skip();
                 continue;
@@ -208,6 +210,11 @@ impl PointState {
             failed: false,
             out_of_budget: false,
         }
+    }
+
+    /// What the point's processes took so far.
+    fn spent_wall(&self) -> Duration {
+        Duration::from_secs_f64(self.processes.iter().map(|p| p.wall_ms).sum::<f64>() / 1e3)
     }
 
     /// What the next process is expected to take: the mean of the point's processes so far.

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::experiments::{PlanContext, Planned};
-use crate::harness::{HarnessConfig, SpinBarrier};
+use crate::harness::{HarnessConfig, Mode, SpinBarrier};
 use crate::machine::pin_current_thread;
 
 /// The one point of a pairwise experiment: every usable CPU, no parameters, no placement (the pairs
@@ -33,11 +33,16 @@ pub fn index_pairs(n: usize) -> Vec<(usize, usize)> {
     (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect()
 }
 
-/// The measuring time of one ordinary single-thread point in this mode (ns): batch target ×
-/// repetitions (quick ≈ 11 ms, default ≈ 0.31 s, full ≈ 1 s). The pairwise budgets are multiples of it,
-/// so `--quick` and `--full` scale them as they scale everything else.
+/// The measuring effort of one pairwise point in this mode (ns): quick 1.5 ms, default 5 ms, full 9 ms.
+/// The pairwise budgets are multiples of it, so `--quick` and `--full` scale them. It follows the mode,
+/// not the per-process batch settings: a pairwise point runs in one process per round like any other, but
+/// its pairs, not its batches, are what more effort buys.
 pub fn effort_ns(config: &HarnessConfig) -> f64 {
-    config.target_batch_ns * config.repetitions as f64
+    match config.mode {
+        Mode::Quick => 1.5e6,
+        Mode::Default => 5e6,
+        Mode::Full => 9e6,
+    }
 }
 
 /// An amount per pair: `budget` shared among `pairs`, kept within `[min, max]`. Above `budget / min`

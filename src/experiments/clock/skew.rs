@@ -297,8 +297,8 @@ mod tests {
 
     #[test]
     fn fewer_readings_per_pair_as_pairs_grow() {
+        assert_eq!(readings_per_pair(&HarnessConfig::for_mode(Mode::Full), 1), MAX_READINGS);
         let default = HarnessConfig::for_mode(Mode::Default);
-        assert_eq!(readings_per_pair(&default, 1), MAX_READINGS);
         assert_eq!(readings_per_pair(&default, 256 * 255 / 2), MIN_READINGS);
         let mid = readings_per_pair(&default, 100);
         assert!(MIN_READINGS < mid && mid < MAX_READINGS, "{mid}");

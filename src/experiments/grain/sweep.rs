@@ -165,8 +165,8 @@ struct Budget {
 }
 
 impl Budget {
-    /// `count_ns` = batch target × repetitions (quick 11 ms, default 310 ms, full 1 s); runs per count
-    /// at least a sixth of the mode's repetitions and 3 (quick 3, default 5, full 16), at most the
+    /// `count_ns` = batch target × repetitions (quick and default 1.5 ms, full 9 ms); runs per count
+    /// at least a sixth of the mode's repetitions and 3 (3 in every mode today), at most the
     /// repetitions; the whole sweep within 60 counts' budget (at least 5 s), well inside the probe's
     /// time limit.
     fn for_config(config: &HarnessConfig, work_reads: u64) -> Budget {

@@ -111,22 +111,10 @@ impl Experiment for Wakeup {
 /// Wake-ups per process: quick ~100, default ~300, full ~3000 (0.1 s, 0.3 s, 3 s at 1 ms); a point gets
 /// at least three processes.
 pub fn wakeups_for(config: &HarnessConfig) -> usize {
-    match mode_of(config) {
+    match config.mode {
         Mode::Quick => 100,
         Mode::Default => 300,
         Mode::Full => 3_000,
-    }
-}
-
-/// The mode a probe's settings came from (the job carries the settings, not the mode): full's repetition
-/// count, quick's shorter batches, or else default.
-fn mode_of(config: &HarnessConfig) -> Mode {
-    if config.repetitions >= HarnessConfig::for_mode(Mode::Full).repetitions {
-        Mode::Full
-    } else if config.target_batch_ns < HarnessConfig::for_mode(Mode::Default).target_batch_ns {
-        Mode::Quick
-    } else {
-        Mode::Default
     }
 }
 
