@@ -1,0 +1,53 @@
+//! Golden tests of the renderers: a fixture record (a real `--quick` run on a 2-vCPU VM, its Google
+//! Benchmark entries dropped and numbers rounded to 6 digits to keep it small) rendered to every text
+//! format must match the committed output byte for byte. A change to a renderer that is meant to change
+//! the output regenerates the files with `OVERHEAD_BLESS=1 cargo test --test golden` and commits them with
+//! the change, so the diff shows what a reader will see differently.
+
+use std::path::{Path, PathBuf};
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+/// Renders the fixture with `overhead report … --format FORMAT` and compares it with `quick-run.FORMAT`.
+fn check(format: &str, extension: &str) {
+    let dir = golden_dir();
+    let out = assert_cmd::Command::cargo_bin("overhead")
+        .unwrap()
+        .args(["report", "--format", format])
+        .arg(dir.join("quick-run.json"))
+        .env_remove("COLUMNS")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "report failed: {}", String::from_utf8_lossy(&out.stderr));
+    let rendered = String::from_utf8(out.stdout).unwrap();
+    let expected_path = dir.join(format!("quick-run.{extension}"));
+    if std::env::var_os("OVERHEAD_BLESS").is_some() {
+        std::fs::write(&expected_path, &rendered).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&expected_path).unwrap();
+    if rendered != expected {
+        let first = rendered.lines().zip(expected.lines()).position(|(a, b)| a != b);
+        let line = first.unwrap_or(rendered.lines().count().min(expected.lines().count()));
+        panic!(
+            "{format} output differs from {} at line {}:\n  got:      {:?}\n  expected: {:?}\n\
+             (OVERHEAD_BLESS=1 cargo test --test golden regenerates it if the change is meant)",
+            expected_path.display(),
+            line + 1,
+            rendered.lines().nth(line),
+            expected.lines().nth(line)
+        );
+    }
+}
+
+#[test]
+fn terminal_table_matches_the_golden_output() {
+    check("table", "txt");
+}
+
+#[test]
+fn markdown_matches_the_golden_output() {
+    check("md", "md");
+}
