@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use crate::experiments::registry;
+use crate::runtimes;
 
 /// Prints one line per experiment: ID, what it measures, source, runtimes.
 pub fn list() -> anyhow::Result<ExitCode> {
@@ -11,7 +12,12 @@ pub fn list() -> anyhow::Result<ExitCode> {
     table.set_header(["ID", "what", "source", "runtimes"]);
     for e in registry() {
         let info = e.info();
-        table.add_row([info.id, info.summary, info.source, &e.runtimes().join(",")]);
+        let runs: Vec<&str> = runtimes::registry()
+            .iter()
+            .filter(|r| runtimes::missing(**r, e.requires()).is_none())
+            .map(|r| r.name())
+            .collect();
+        table.add_row([info.id, info.summary, info.source, &runs.join(",")]);
     }
     println!("{table}");
     Ok(ExitCode::SUCCESS)

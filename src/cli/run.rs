@@ -11,22 +11,14 @@ use crate::clock::{calibrate, Calibration};
 use crate::experiments::{PlanContext, Planned};
 use crate::harness::Mode;
 use crate::machine::{allowed_cpus, parse_cpu_list, MachineInfo};
-use crate::orchestrator::{
-    build_plan, run as run_plan, select_experiments, validate_runtimes, RoundPolicy, RunOptions,
-};
+use crate::orchestrator::{build_plan, run as run_plan, select_experiments, select_runtimes, RoundPolicy, RunOptions};
 use crate::report::{render, time_spent, Format};
-use crate::runtimes::IMPLEMENTED;
 
 /// Runs the main job. Exit 0 when the run finished, 130 when interrupted (the record keeps what finished).
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mode = args.mode();
     let experiments = select_experiments(&args.only).map_err(UsageError)?;
-    let runtimes: Vec<String> = if args.runtime.is_empty() {
-        IMPLEMENTED.iter().map(|r| r.to_string()).collect()
-    } else {
-        args.runtime.clone()
-    };
-    validate_runtimes(&runtimes).map_err(UsageError)?;
+    let runtimes = select_runtimes(&args.runtime).map_err(UsageError)?;
     let cpus = usable_cpus(args.cpus.as_deref())?;
     let machine = MachineInfo::detect();
     let out_dir = args.out.clone().unwrap_or_else(|| default_out_dir(&machine.host_name));

@@ -11,9 +11,6 @@ use crate::harness::{Harness, Measurement};
 use crate::record::PointSpec;
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
-/// The runtimes of seed 004's table that every per-runtime experiment implements.
-pub const TABLE_RUNTIMES: &[&str] = &crate::runtimes::TABLE_004;
-
 /// Resolves `spec.runtime` or fails with the name.
 pub fn runtime_of(name: &str) -> anyhow::Result<Runtime> {
     Runtime::parse(name).with_context(|| format!("runtime {name:?} is not implemented in this build"))

@@ -19,6 +19,7 @@ pub use plan::{PlanContext, Planned};
 
 use crate::harness::{Harness, Measurement, TeamReport};
 use crate::record::{Details, FitRecord, Metric, PointRecord, PointSpec};
+use crate::runtimes::Capability;
 
 /// What an experiment hands back for one point.
 #[derive(Debug, Clone)]
@@ -58,12 +59,14 @@ pub struct ExperimentInfo {
     pub source: &'static str,
     /// What the reported time means.
     pub metric: Metric,
-    /// Runtimes the experiment implements.
-    pub runtimes: &'static [&'static str],
+    /// What a runtime needs to have for a cell of this experiment; each runtime says whether it has it
+    /// ([`crate::runtimes::RuntimeUnderTest::lacks`]).
+    pub requires: &'static [Capability],
 }
 
-/// The `runtimes` of an experiment only kernel threads and processes can run.
-pub const OS_ONLY: &[&str] = &["os"];
+/// The `requires` of an experiment of the kernel's own facilities (system calls, clocks, timers, IPC):
+/// measured once, under `os`.
+pub const KERNEL: &[Capability] = &[Capability::Kernel];
 
 /// One public experiment.
 pub trait Experiment: Sync {
@@ -74,11 +77,12 @@ pub trait Experiment: Sync {
         self.info().id
     }
     /// The points to run for `runtime` on this machine; points that cannot run here come back as
-    /// [`Planned::Skip`] with the reason. Called only for runtimes the experiment implements.
+    /// [`Planned::Skip`] with the reason. Called only for runtimes that have every capability in
+    /// [`Experiment::requires`].
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned>;
-    /// Runtimes this experiment implements.
-    fn runtimes(&self) -> &'static [&'static str] {
-        self.info().runtimes
+    /// What a runtime must have for a cell of this experiment.
+    fn requires(&self) -> &'static [Capability] {
+        self.info().requires
     }
     /// Measures one point. The calling thread is already pinned to `spec.cpus[0]`.
     ///

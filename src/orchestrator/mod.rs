@@ -7,7 +7,7 @@ pub mod protocol;
 mod rounds;
 mod run;
 
-pub use plan::{build_plan, select_experiments, validate_runtimes};
+pub use plan::{build_plan, select_experiments, select_runtimes};
 pub use probe::run_probe;
 pub use rounds::RoundPolicy;
 pub use run::{run, RunOptions, RunOutcome};

@@ -1,7 +1,7 @@
 //! Choosing experiments and runtimes from the command line, and expanding them into points.
 
 use crate::experiments::{families, registry, Experiment, PlanContext, Planned};
-use crate::runtimes::{Runtime, KNOWN};
+use crate::runtimes::{self, missing, RuntimeUnderTest};
 
 /// The experiments selected by `--only` (IDs or families); all when `only` is empty.
 ///
@@ -34,45 +34,44 @@ fn closest(name: &str) -> String {
     format!("closest valid IDs: {} (see `overhead list`)", candidates[..3.min(candidates.len())].join(", "))
 }
 
-/// Checks `--runtime` names against DESIGN.md's list.
+/// The runtimes `--runtime` names, in the order given; the registry's default ones when it names none.
 ///
-/// Errors: an unknown runtime name, with the known ones.
-pub fn validate_runtimes(runtimes: &[String]) -> Result<(), String> {
-    for r in runtimes {
-        if !KNOWN.contains(&r.as_str()) {
-            return Err(format!("unknown runtime {r:?}; known runtimes: {}", KNOWN.join(", ")));
-        }
+/// Errors: a name no runtime in the registry has, with the known names.
+pub fn select_runtimes(names: &[String]) -> Result<Vec<&'static dyn RuntimeUnderTest>, String> {
+    if names.is_empty() {
+        return Ok(runtimes::default_run());
     }
-    Ok(())
+    names
+        .iter()
+        .map(|name| {
+            runtimes::find(name)
+                .ok_or_else(|| format!("unknown runtime {name:?}; known runtimes: {}", runtimes::names().join(", ")))
+        })
+        .collect()
 }
 
-/// Every point of every selected experiment for every selected runtime, in run order. When the user
-/// named the runtimes (`explicit`), a runtime that an experiment does not implement gives one skipped
-/// point saying so, never a silent gap; with the default runtimes, each experiment runs on those it
-/// implements and nothing else is listed.
+/// Every point of every selected experiment for every selected runtime, in run order. A runtime that has
+/// every capability the experiment requires gets its points, or one skipped point when it is not available
+/// here. When the user named the runtimes (`explicit`), a runtime lacking a capability gives one skipped
+/// point with the runtime's reason, never a silent gap; with the default runtimes, nothing is listed.
 pub fn build_plan(
     experiments: &[&dyn Experiment],
-    runtimes: &[String],
+    runtimes: &[&dyn RuntimeUnderTest],
     explicit: bool,
     ctx: &PlanContext,
 ) -> Vec<Planned> {
     let mut plan = Vec::new();
     for e in experiments {
         for runtime in runtimes {
-            let unavailable = match Runtime::parse(runtime) {
-                Some(Runtime::Fiber(backend)) => backend.available().err(),
-                Some(Runtime::OpenMp) => crate::runtimes::openmp::available().err(),
-                _ => None,
-            };
-            if let (true, Some(reason)) = (e.runtimes().contains(&runtime.as_str()), unavailable) {
-                let spec = ctx.spec(e.id(), runtime, &[], vec![ctx.home_cpu()]);
-                plan.push(Planned::Skip(spec, format!("runtime {runtime} is not available here: {reason}")));
-            } else if e.runtimes().contains(&runtime.as_str()) {
-                plan.extend(e.points(ctx, runtime));
-            } else if explicit {
-                let spec = ctx.spec(e.id(), runtime, &[], vec![ctx.home_cpu()]);
-                let reason = format!("runtime {runtime} does not implement {} in this build", e.id());
-                plan.push(Planned::Skip(spec, reason));
+            let skip =
+                |reason: String| Planned::Skip(ctx.spec(e.id(), runtime.name(), &[], vec![ctx.home_cpu()]), reason);
+            match (missing(*runtime, e.requires()), runtime.available()) {
+                (None, Ok(())) => plan.extend(e.points(ctx, runtime.name())),
+                (None, Err(reason)) => {
+                    plan.push(skip(format!("runtime {} is not available here: {reason}", runtime.name())))
+                }
+                (Some(reason), _) if explicit => plan.push(skip(reason)),
+                (Some(_), _) => {}
             }
         }
     }
@@ -82,6 +81,9 @@ pub fn build_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::Mode;
+    use crate::machine::Topology;
+    use crate::runtimes::Capability;
 
     #[test]
     fn unknown_id_gets_closest_names() {
@@ -98,7 +100,77 @@ mod tests {
 
     #[test]
     fn unknown_runtime_is_refused() {
-        assert!(validate_runtimes(&["os".into(), "tokio".into()]).is_ok());
-        assert!(validate_runtimes(&["pthreads".into()]).unwrap_err().contains("known runtimes"));
+        let picked = select_runtimes(&["tokio".into(), "os".into()]).unwrap();
+        assert_eq!(picked.iter().map(|r| r.name()).collect::<Vec<_>>(), ["tokio", "os"]);
+        assert!(select_runtimes(&["pthreads".into()]).err().unwrap().contains("known runtimes"));
+    }
+
+    #[test]
+    fn the_default_runtimes_are_the_built_ones() {
+        let names: Vec<&str> = select_runtimes(&[]).unwrap().iter().map(|r| r.name()).collect();
+        assert!(names.contains(&"os") && names.contains(&"fiber-asm"), "{names:?}");
+        assert!(!names.contains(&"go"), "{names:?}");
+    }
+
+    /// A runtime made up for the test: it has only `yield`, and says why it lacks everything else.
+    struct YieldOnly;
+
+    const YIELD_ONLY_REASON: &str = "the test runtime implements yield and nothing else";
+
+    impl RuntimeUnderTest for YieldOnly {
+        fn name(&self) -> &'static str {
+            "yield-only"
+        }
+        fn about(&self) -> &'static str {
+            "a test runtime"
+        }
+        fn lacks(&self, capability: Capability) -> Option<&'static str> {
+            (capability != Capability::Yield).then_some(YIELD_ONLY_REASON)
+        }
+    }
+
+    fn context() -> PlanContext {
+        PlanContext { cpus: vec![0, 1], topology: Topology::detect(), mode: Mode::Quick }
+    }
+
+    #[test]
+    fn a_new_runtime_gets_cells_where_it_has_the_capability_and_its_reason_elsewhere() {
+        let plan = build_plan(registry(), &[&YieldOnly], true, &context());
+        for e in registry() {
+            let cells: Vec<&Planned> = plan
+                .iter()
+                .filter(|p| matches!(p, Planned::Run(s) | Planned::Skip(s, _) if s.experiment == e.id()))
+                .collect();
+            assert!(!cells.is_empty(), "{} has no cell for the new runtime", e.id());
+            if e.requires() == [Capability::Yield] {
+                assert!(cells.iter().all(|p| matches!(p, Planned::Run(s) if s.runtime == "yield-only")), "{cells:?}");
+            } else {
+                let [Planned::Skip(spec, reason)] = cells.as_slice() else { panic!("{}: {cells:?}", e.id()) };
+                assert_eq!(spec.runtime, "yield-only");
+                assert!(reason.contains(YIELD_ONLY_REASON) && reason.contains("yield-only"), "{reason}");
+            }
+        }
+        assert!(plan.iter().any(|p| matches!(p, Planned::Run(s) if s.experiment == "sched.yield")));
+    }
+
+    #[test]
+    fn without_naming_it_a_runtime_lacking_a_capability_leaves_no_cell() {
+        let plan = build_plan(registry(), &[&YieldOnly], false, &context());
+        assert!(plan.iter().all(|p| matches!(p, Planned::Run(s) if s.experiment == "sched.yield")), "{plan:?}");
+    }
+
+    #[test]
+    fn every_built_in_experiment_has_a_runtime_and_every_runtime_a_reason_for_what_it_lacks() {
+        for e in registry() {
+            let runs = runtimes::registry().iter().filter(|r| missing(**r, e.requires()).is_none()).count();
+            assert!(runs > 0, "no runtime has what {} requires", e.id());
+        }
+        for r in runtimes::registry() {
+            for e in registry() {
+                if let Some(reason) = missing(*r, e.requires()) {
+                    assert!(reason.len() > r.name().len() + 20, "{}: {reason}", r.name());
+                }
+            }
+        }
     }
 }

@@ -7,7 +7,7 @@ use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
 use crate::record::{PointSpec, RunRecord};
-use crate::runtimes::TABLE_004;
+use crate::runtimes::column_rank;
 use crate::stats::Summary;
 
 /// One row: its label in seed 004's words, the experiment, the parameter values that pick the point
@@ -79,8 +79,7 @@ fn columns(record: &RunRecord) -> Vec<String> {
             seen.push(spec.runtime.clone());
         }
     }
-    let rank = |r: &String| TABLE_004.iter().position(|t| t == r).unwrap_or(TABLE_004.len());
-    seen.sort_by_key(rank);
+    seen.sort_by_key(|r| column_rank(r));
     seen
 }
 

@@ -1,26 +1,24 @@
 //! Runtimes under test (DESIGN.md "Runtimes under test"): implementations of the primitives that the
 //! experiments time side by side.
 
+mod capability;
+pub mod external;
 pub mod fiber;
 pub mod openmp;
 pub mod os;
+mod plugin;
 pub mod rayon_rt;
+mod registry;
 pub mod timerq;
 pub mod tokio_rt;
 pub mod yield_barrier;
 
-/// Every runtime name DESIGN.md defines; a name outside this list is refused at the command line.
-pub const KNOWN: [&str; 9] =
-    ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon", "openmp", "go", "java"];
+pub use capability::Capability;
+pub use plugin::{missing, RuntimeUnderTest};
+pub use registry::{column_rank, default_run, find, names, registry};
 
-/// The runtimes this build implements; `overhead run` measures these by default.
-pub const IMPLEMENTED: [&str; 7] =
-    ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon", "openmp"];
-
-/// The runtimes of seed 004's timing table, in its column order (ours first, the peers after).
-pub const TABLE_004: [&str; 5] = ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio"];
-
-/// A runtime name resolved to what implements it.
+/// A built-in runtime's name resolved to the code that implements it, for the experiments' measuring code
+/// (the plan asks the plug-in, [`RuntimeUnderTest`], instead).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Runtime {
     /// Kernel threads and processes.

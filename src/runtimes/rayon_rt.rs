@@ -25,6 +25,32 @@ pub fn pool(cpus: &[usize]) -> anyhow::Result<(rayon::ThreadPool, Arc<AtomicUsiz
     Ok((pool, refused))
 }
 
+/// rayon's work-stealing pool as a runtime under test.
+pub struct Rayon;
+
+impl crate::runtimes::RuntimeUnderTest for Rayon {
+    fn name(&self) -> &'static str {
+        "rayon"
+    }
+    fn about(&self) -> &'static str {
+        "rayon's work-stealing thread pool, workers pinned"
+    }
+    fn lacks(&self, capability: crate::runtimes::Capability) -> Option<&'static str> {
+        use crate::runtimes::Capability as C;
+        match capability {
+            C::Context => Some("rayon has no single-thread context of its own: its work runs on a pool"),
+            C::Kernel => Some("rayon runs on kernel threads; the kernel's facilities are measured once, under os"),
+            C::Call | C::SpawnJoin | C::Semaphore | C::Channel | C::MessageSwitch | C::Rendezvous | C::RawSwitch => {
+                Some("rayon is a fork-join pool: its tasks have no blocking primitives between them")
+            }
+            C::Atomic | C::Barrier | C::Lock => {
+                Some("contention between CPUs is measured on pinned kernel threads (os) and OpenMP teams in this build")
+            }
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,6 +38,29 @@ pub fn multi_thread(cpus: &[usize]) -> std::io::Result<(::tokio::runtime::Runtim
     Ok((rt, refused))
 }
 
+/// tokio as a runtime under test: the current-thread scheduler in seed 004's table, the multi-thread one
+/// in seed 001's constructs.
+pub struct Tokio;
+
+impl crate::runtimes::RuntimeUnderTest for Tokio {
+    fn name(&self) -> &'static str {
+        "tokio"
+    }
+    fn about(&self) -> &'static str {
+        "tokio: current-thread scheduler (seed 004 table), multi-thread work stealing (seed 001)"
+    }
+    fn lacks(&self, capability: crate::runtimes::Capability) -> Option<&'static str> {
+        use crate::runtimes::Capability as C;
+        match capability {
+            C::Kernel => Some("tokio runs on kernel threads; the kernel's facilities are measured once, under os"),
+            C::Atomic | C::Barrier | C::Lock => {
+                Some("contention between CPUs is measured on pinned kernel threads (os) and OpenMP teams in this build")
+            }
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,10 +2,11 @@
 
 use std::hint::black_box;
 
-use crate::experiments::context::{in_context, runtime_of, TABLE_RUNTIMES};
+use crate::experiments::context::{in_context, runtime_of};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
+use crate::runtimes::Capability;
 
 /// The callee: one argument in, one result out, nothing else.
 #[inline(never)]
@@ -24,7 +25,7 @@ impl Experiment for Call {
             summary: "non-inlined function call and return, against the empty loop",
             source: "seed 004 timing table, \"local call\"",
             metric: Metric::PerOp,
-            runtimes: TABLE_RUNTIMES,
+            requires: &[Capability::Context],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

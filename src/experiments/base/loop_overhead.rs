@@ -1,9 +1,10 @@
 //! `base.loop`: the cost of one iteration of the harness's own control loop.
 
-use crate::experiments::context::{in_context, runtime_of, TABLE_RUNTIMES};
+use crate::experiments::context::{in_context, runtime_of};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
+use crate::runtimes::Capability;
 
 /// Seed 004's "loop control overhead" row: a counted loop whose body only keeps its index alive,
 /// against a control that runs no loop at all (so only the two clock reads cancel).
@@ -16,7 +17,7 @@ impl Experiment for LoopOverhead {
             summary: "one iteration of the control loop, against no loop",
             source: "seed 004 timing table, \"loop control overhead\"",
             metric: Metric::PerOp,
-            runtimes: TABLE_RUNTIMES,
+            requires: &[Capability::Context],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

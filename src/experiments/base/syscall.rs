@@ -2,7 +2,7 @@
 
 use std::hint::black_box;
 
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 
@@ -17,7 +17,7 @@ impl Experiment for Syscall {
             summary: "null system call (getppid), against the empty loop",
             source: "seed 004 table (kernel entry cost behind SVR4 getcontext); lmbench lat_syscall null",
             metric: Metric::PerOp,
-            runtimes: OS_ONLY,
+            requires: KERNEL,
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 
 use crate::clock::convert::{input_max, worst_error, Direction, Imp, Prepared, QuantaPeer, Routine, NS_PER_S, RANGES};
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::{Harness, Measurement};
 use crate::record::{Details, LabelledTable, Metric, PointSpec};
 
@@ -39,7 +39,7 @@ impl Experiment for Convert {
             source:
                 "seed 002 (conversion routines benchmarked with loop overhead compensated; accuracy for long intervals)",
             metric: Metric::PerOp,
-            runtimes: OS_ONLY,
+            requires: KERNEL,
         }
     }
 

@@ -12,7 +12,7 @@ use super::hardware;
 use super::pairs::{cpu_labels, deadline, effort_ns, index_pairs, on_pair, per_pair, whole_machine};
 use super::race::{count, mean_and_standard_error, race, relative_rate_ppm, Lane, Line, Marks, Snapshot};
 use crate::clock::TimeSourceKind;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::{Harness, HarnessConfig, SpinBarrier};
 use crate::record::{Details, Matrix, Metric, PointSpec};
 
@@ -42,7 +42,7 @@ impl Experiment for Rate {
                       CPU's counter rate against CLOCK_MONOTONIC_RAW (ppm)",
             source: "seed 001 §2, Table 1; DESIGN.md Method 6 (reference activity)",
             metric: Metric::PerOp,
-            runtimes: OS_ONLY,
+            requires: KERNEL,
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

@@ -4,7 +4,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use crate::clock::clock_gettime_ns;
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 
@@ -32,7 +32,7 @@ impl Experiment for Read {
             summary: "one read of each time source (TSC variants, clock_gettime clocks, Instant::now)",
             source: "seed 002 (time base reads on the timer hot path); DESIGN.md Method 1",
             metric: Metric::PerOp,
-            runtimes: OS_ONLY,
+            requires: KERNEL,
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

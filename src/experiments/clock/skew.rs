@@ -15,7 +15,7 @@ use super::hardware;
 use super::offset::{combine_directions, count_warps, estimate_offset, exchanges};
 use super::pairs::{cpu_labels, deadline, effort_ns, index_pairs, on_pair, per_pair, whole_machine};
 use crate::clock::Clock;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::{Harness, HarnessConfig, Measurement};
 use crate::record::{Details, Matrix, Metric, PointSpec};
 
@@ -52,7 +52,7 @@ impl Experiment for Skew {
                       either side both allow) and backward steps, from a cache-line ping-pong of counter readings",
             source: "Linux arch/x86/kernel/tsc_sync.c (check_tsc_warp); Cristian's exchange; DESIGN.md Method 1",
             metric: Metric::Rtt,
-            runtimes: OS_ONLY,
+            requires: KERNEL,
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use crate::experiments::context::runtime_of;
-use crate::experiments::spawn::{pool_notes, SEED_001_RUNTIMES};
+use crate::experiments::spawn::pool_notes;
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::{Harness, HarnessConfig, Measurement, Mode};
 use crate::record::{Details, LabelledTable, Metric, PointSpec};
@@ -16,6 +16,7 @@ use super::runner::{omp_run, os_run, rayon_run, tokio_run, Descriptor};
 use super::search::{best, bracket, refine, sweep_decades, Eval};
 use super::tally::{OmpTally, Tally};
 use super::work::{shares_percent, Work};
+use crate::runtimes::Capability;
 
 /// The most tasks the sweep tries (seed 001 went to 10^7).
 pub const MAX_TASKS: u64 = 10_000_000;
@@ -67,7 +68,7 @@ impl Experiment for Sweep {
             summary: "fixed work split into 1, 10, … tasks: elapsed, speed-up, best task count, per-CPU share",
             source: "seed 001 §7, Table 4, Fig. 7",
             metric: Metric::PerOp,
-            runtimes: SEED_001_RUNTIMES,
+            requires: &[Capability::ForkJoin],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

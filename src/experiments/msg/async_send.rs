@@ -2,10 +2,11 @@
 
 use std::hint::black_box;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, unimplemented_runtime, TABLE_RUNTIMES};
+use crate::experiments::context::{in_context, runtime_of, tokio_measure, unimplemented_runtime};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
+use crate::runtimes::Capability;
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
 /// Seed 004's "asynchronous send/receive": one activity sends a message to a channel and receives it
@@ -20,7 +21,7 @@ impl Experiment for AsyncSend {
             summary: "asynchronous send + receive of a u64 on one activity, no switch",
             source: "seed 004 timing table, \"asynchronous send/receive\"",
             metric: Metric::PerOp,
-            runtimes: TABLE_RUNTIMES,
+            requires: &[Capability::Channel],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

@@ -4,10 +4,11 @@ use std::future::Future;
 use std::hint::black_box;
 use std::pin::Pin;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, unimplemented_runtime, TABLE_RUNTIMES};
+use crate::experiments::context::{in_context, runtime_of, tokio_measure, unimplemented_runtime};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
+use crate::runtimes::Capability;
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
 /// The operation being called: one argument in, one result out.
@@ -35,7 +36,7 @@ impl Experiment for Call {
             summary: "inter-task call answered in the caller's activity, or by a new activity",
             source: "seed 004 timing table, \"interresource call, no new process / new process\"",
             metric: Metric::Rtt,
-            runtimes: TABLE_RUNTIMES,
+            requires: &[Capability::Call],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

@@ -2,7 +2,7 @@
 
 use anyhow::Context as _;
 
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::os::pipe::EchoChild;
@@ -21,7 +21,7 @@ impl Experiment for Ipc {
             summary: "pipe ping-pong round trip between two processes, 8-byte payload",
             source: "seed 003 (IPC ping-pong vs. payload); lmbench lat_pipe",
             metric: Metric::Rtt,
-            runtimes: OS_ONLY,
+            requires: KERNEL,
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

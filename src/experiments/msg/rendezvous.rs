@@ -2,12 +2,11 @@
 
 use std::hint::black_box;
 
-use crate::experiments::context::{
-    in_context, runtime_of, tokio_measure, unimplemented_runtime, with_partner, TABLE_RUNTIMES,
-};
+use crate::experiments::context::{in_context, runtime_of, tokio_measure, unimplemented_runtime, with_partner};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
+use crate::runtimes::Capability;
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
 /// Request that ends the server.
@@ -26,7 +25,7 @@ impl Experiment for Rendezvous {
             summary: "synchronous call answered by a server activity (request, accept, reply)",
             source: "seed 004 timing table, \"rendezvous\"",
             metric: Metric::Rtt,
-            runtimes: TABLE_RUNTIMES,
+            requires: &[Capability::Rendezvous],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

@@ -2,12 +2,11 @@
 
 use std::hint::black_box;
 
-use crate::experiments::context::{
-    in_context, runtime_of, tokio_measure, unimplemented_runtime, with_partner, TABLE_RUNTIMES,
-};
+use crate::experiments::context::{in_context, runtime_of, tokio_measure, unimplemented_runtime, with_partner};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
+use crate::runtimes::Capability;
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
 /// Sentinel that ends the echo partner.
@@ -27,7 +26,7 @@ impl Experiment for Switch {
             summary: "message to a blocked receiver and its echo back, per message (half a round trip)",
             source: "seed 004 timing table, \"message passing requiring context switch\"",
             metric: Metric::OneWay,
-            runtimes: TABLE_RUNTIMES,
+            requires: &[Capability::MessageSwitch],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

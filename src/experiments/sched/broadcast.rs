@@ -14,10 +14,8 @@ use crate::harness::{Harness, Measurement, Mode};
 use crate::machine::pin_current_thread;
 use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
 use crate::runtimes::os::futex;
+use crate::runtimes::Capability;
 use crate::runtimes::{fiber, tokio_rt, Runtime};
-
-/// Runtimes with a wake-all construct, and rayon and openmp (listed to say why they have none).
-const RUNTIMES: &[&str] = &["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon", "openmp"];
 
 /// How long the waker waits, after every waiter has said it is about to block, before it broadcasts
 /// (ns): time for the last one to get from its announcement into the kernel (or tokio's scheduler).
@@ -56,7 +54,7 @@ impl Experiment for Broadcast {
                       tokio Notify, fiber semaphore)",
             source: "seed 001 §5 (scheduling), §8.2 (the barrier's release); perf bench futex wake",
             metric: Metric::PerOp,
-            runtimes: RUNTIMES,
+            requires: &[Capability::WakeAll],
         }
     }
 

@@ -1,11 +1,12 @@
 //! `sched.switch`: a futex handoff round trip between two kernel threads.
 
-use crate::experiments::context::{runtime_of, tokio_measure, unimplemented_runtime, TABLE_RUNTIMES};
+use crate::experiments::context::{runtime_of, tokio_measure, unimplemented_runtime};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::machine::pin_current_thread;
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::os::futex::Handoff;
+use crate::runtimes::Capability;
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
 /// Seed 004's `csloop`: a switch round trip, per runtime. `os`: two threads pass control back and forth
@@ -22,7 +23,7 @@ impl Experiment for Switch {
             summary: "switch round trip: futex handoff between threads (same/other CPU), raw fiber switch, tokio yield",
             source: "seed 001 §5 (context-switch overhead); seed 004 csloop; perf bench sched",
             metric: Metric::Rtt,
-            runtimes: TABLE_RUNTIMES,
+            requires: &[Capability::RawSwitch],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

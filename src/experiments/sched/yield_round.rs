@@ -11,10 +11,8 @@ use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanCo
 use crate::harness::{Harness, Mode};
 use crate::machine::pin_current_thread;
 use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
+use crate::runtimes::Capability;
 use crate::runtimes::{fiber, rayon_rt, tokio_rt, Runtime};
-
-/// Every runtime with a yield: kernel threads, the fibers, tokio, rayon.
-const RUNTIMES: &[&str] = &["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon", "openmp"];
 
 /// The fit through each runtime's rounds: seed 001 Fig. 3's `a + b·load`.
 pub const FIT: FitSpec = FitSpec { x: "load", x_unit: "extra yielding activities per CPU", model: Model::Linear };
@@ -52,7 +50,7 @@ impl Experiment for Yield {
                       fit a + b·load",
             source: "seed 001 §5.1, Fig. 3",
             metric: Metric::PerOp,
-            runtimes: RUNTIMES,
+            requires: &[Capability::Yield],
         }
     }
 

@@ -9,7 +9,8 @@ use crate::record::{Metric, PointSpec};
 use crate::runtimes::{openmp, rayon_rt, tokio_rt, Runtime};
 
 use super::fanout::{fiber_spawn_all, on_worker, os_pinning_notes, os_threads, rayon_scope, tokio_spawn_all};
-use super::{measure_warm, one_cpu_only, pool_notes, SEED_001_RUNTIMES};
+use super::{measure_warm, one_cpu_only, pool_notes};
+use crate::runtimes::Capability;
 
 /// Empty tasks per construct (seed 001 §6.3 spawned `ITER × proc_no` at once).
 pub const TASKS: u64 = 1000;
@@ -38,7 +39,7 @@ impl Experiment for Bulk {
             summary: "one construct of 1000 empty tasks run by 1…CPUs CPUs; time per spawn",
             source: "seed 001 §6.3, Fig. 6",
             metric: Metric::PerOp,
-            runtimes: SEED_001_RUNTIMES,
+            requires: &[Capability::ForkJoin],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

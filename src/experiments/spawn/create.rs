@@ -4,10 +4,11 @@ use std::hint::black_box;
 
 use anyhow::Context as _;
 
-use crate::experiments::context::{in_context, runtime_of, tokio_measure, unimplemented_runtime, TABLE_RUNTIMES};
+use crate::experiments::context::{in_context, runtime_of, tokio_measure, unimplemented_runtime};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
+use crate::runtimes::Capability;
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
 /// Seed 004's "process create/destroy" for kernel activities: `std::thread::spawn` of an empty closure
@@ -24,7 +25,7 @@ impl Experiment for Create {
             summary: "create + join an empty thread; fork + wait a process; spawn + join a fiber or tokio task",
             source: "seed 004 timing table, \"process create/destroy\"; lmbench lat_proc fork",
             metric: Metric::PerOp,
-            runtimes: TABLE_RUNTIMES,
+            requires: &[Capability::SpawnJoin],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

@@ -11,7 +11,8 @@ use crate::runtimes::os::hot_team::with_hot_team;
 use crate::runtimes::{openmp, rayon_rt, tokio_rt, Runtime};
 
 use super::fanout::{fiber_spawn_all, on_worker, os_pinning_notes, os_threads, tokio_spawn_all};
-use super::{measure_warm, one_cpu_only, pool_notes, SEED_001_RUNTIMES};
+use super::{measure_warm, one_cpu_only, pool_notes};
+use crate::runtimes::Capability;
 
 /// Seed 001 §6.1 (Fig. 4): `lparfor i; 1; proc_no` of empty activities, repeated, the empty loop
 /// subtracted; the time per episode (fork, one empty task per CPU, join) for 1…CPUs CPUs, and per
@@ -39,7 +40,7 @@ impl Experiment for ForkJoin {
                       omp parallel",
             source: "seed 001 §6.1, Fig. 4; EPCC syncbench PARALLEL",
             metric: Metric::PerOp,
-            runtimes: SEED_001_RUNTIMES,
+            requires: &[Capability::ForkJoin],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

@@ -20,11 +20,6 @@ use crate::harness::{Harness, Measurement, TeamReport};
 use crate::record::PointSpec;
 use crate::runtimes::Runtime;
 
-/// The runtimes of seed 001's spawning and granularity experiments: kernel threads, the work-stealing
-/// pools, OpenMP (libgomp through FFI), and the one-CPU fibers where a construct fits on one CPU.
-pub const SEED_001_RUNTIMES: &[&str] =
-    &["os", "rayon", "tokio", "openmp", "fiber-asm", "fiber-ucontext", "fiber-corosensei"];
-
 /// `spec` as a point to run, unless it needs more than one CPU from a fiber runtime: fibers are green
 /// threads of one kernel thread, so that cell is skipped with the reason.
 pub(crate) fn one_cpu_only(spec: PointSpec, runtime: &str, cpus: usize) -> Planned {

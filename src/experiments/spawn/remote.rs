@@ -11,7 +11,8 @@ use crate::machine::pin_current_thread;
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::{openmp, rayon_rt, tokio_rt, Runtime};
 
-use super::{measure_team_warm, pool_notes, SEED_001_RUNTIMES};
+use super::{measure_team_warm, pool_notes};
+use crate::runtimes::Capability;
 
 /// Seed 001 §6.2 (Fig. 5): the executor CPU (`cpus[0]`) runs nothing but the activities that
 /// `generators` threads, pinned one per other CPU, keep spawning onto it, each generator spawning one
@@ -45,7 +46,7 @@ impl Experiment for Remote {
             summary: "single-task spawns onto one executor CPU from 1…CPUs−1 generators; time per spawn",
             source: "seed 001 §6.2, Fig. 5",
             metric: Metric::PerOp,
-            runtimes: SEED_001_RUNTIMES,
+            requires: &[Capability::ForkJoin],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

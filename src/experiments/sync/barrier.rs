@@ -7,6 +7,7 @@ use crate::harness::{Harness, SpinBarrier};
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::openmp;
 use crate::runtimes::os::pthread_barrier::PthreadBarrier;
+use crate::runtimes::Capability;
 
 /// Each thread's barrier sense, alone on its line so the threads do not share it.
 #[repr(align(128))]
@@ -28,7 +29,7 @@ impl Experiment for Barrier {
                       threads 2…CPUs",
             source: "seed 001 §8.2 experiment 1, Fig. 9; EPCC syncbench BARRIER",
             metric: Metric::PerOp,
-            runtimes: &["os", "openmp"],
+            requires: &[Capability::Barrier],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

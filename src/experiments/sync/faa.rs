@@ -8,6 +8,7 @@ use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::openmp;
 use crate::runtimes::os::hashed_faa::HashedFaa;
+use crate::runtimes::Capability;
 
 /// One counter alone on a 128-byte block: two 64-byte lines, so the adjacent-line prefetcher cannot
 /// make neighbours share.
@@ -40,7 +41,7 @@ impl Experiment for Faa {
                       line vs. one line per thread, threads 1…CPUs",
             source: "seed 001 §8.1, Fig. 8",
             metric: Metric::PerOp,
-            runtimes: &["os", "openmp"],
+            requires: &[Capability::Atomic],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

@@ -8,6 +8,7 @@ use crate::record::{Metric, PointSpec};
 use crate::runtimes::openmp;
 use crate::runtimes::os::futex_lock::FutexLock;
 use crate::runtimes::os::spin_lock::SpinLock;
+use crate::runtimes::Capability;
 
 /// The `lock` values, in plan order.
 const LOCKS: [&str; 3] = ["std", "spin", "futex"];
@@ -31,7 +32,7 @@ impl Experiment for Mutex {
                       threads 1…CPUs",
             source: "seed 004 (semaphores as locks); Drepper, \"Futexes Are Tricky\" §6; Anderson 1990 (TTAS, backoff)",
             metric: Metric::PerOp,
-            runtimes: &["os", "openmp"],
+            requires: &[Capability::Lock],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

@@ -11,11 +11,8 @@ use crate::harness::{Harness, Measurement, Mode, TeamReport};
 use crate::machine::pin_current_thread;
 use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
 use crate::runtimes::yield_barrier::YieldBarrier;
+use crate::runtimes::Capability;
 use crate::runtimes::{rayon_rt, tokio_rt, Runtime};
-
-/// The runtimes whose activities can be oversubscribed: threads, tokio tasks, rayon jobs (and openmp,
-/// listed to say why it cannot be).
-const RUNTIMES: &[&str] = &["os", "tokio", "rayon", "openmp"];
 
 /// `spawn & sync` against the number of activities: quadratic, to show the spin-with-yield barrier's
 /// quadratic term (and its absence with a blocking barrier).
@@ -122,7 +119,7 @@ impl Experiment for Oversub {
                       barrier; quadratic fit of spawn & sync",
             source: "seed 001 §8.2 experiment 2, Fig. 10",
             metric: Metric::PerOp,
-            runtimes: RUNTIMES,
+            requires: &[Capability::ActivityBarrier],
         }
     }
 

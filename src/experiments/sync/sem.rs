@@ -6,13 +6,12 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::experiments::context::{
-    in_context, runtime_of, tokio_measure, unimplemented_runtime, with_partner, TABLE_RUNTIMES,
-};
+use crate::experiments::context::{in_context, runtime_of, tokio_measure, unimplemented_runtime, with_partner};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::{Harness, Measurement};
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::os::sem::PosixSemaphore;
+use crate::runtimes::Capability;
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
 /// Permits a P-only semaphore starts with. A test batch never takes more than the harness's batch cap,
@@ -34,7 +33,7 @@ impl Experiment for Sem {
             summary: "semaphore P only, V only, P+V pair, and a handoff requiring a context switch",
             source: "seed 004 timing table, \"semaphore P only / V only / pair / requiring context switch\"",
             metric: Metric::PerOp,
-            runtimes: TABLE_RUNTIMES,
+            requires: &[Capability::Semaphore],
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

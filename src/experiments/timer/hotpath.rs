@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use crate::clock::convert::Converter;
 use crate::clock::TimeSourceKind;
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::Harness;
 use crate::record::{Details, LabelledTable, Metric, PointSpec};
 use crate::runtimes::timerq::{
@@ -41,7 +41,7 @@ impl Experiment for HotPath {
                       hot-path operation against the empty loop",
             source: "seed 002 §1–§5 (Kiszka, Xenomai timer hot paths, summary tables §N.3)",
             metric: Metric::PerOp,
-            runtimes: OS_ONLY,
+            requires: KERNEL,
         }
     }
 

@@ -7,7 +7,7 @@ use anyhow::{bail, Context as _};
 
 use super::signal_timer::{self, SignalTimer};
 use crate::clock::clock_gettime_ns;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::{Harness, Measurement};
 use crate::record::{Metric, PointSpec};
 
@@ -48,7 +48,7 @@ impl Experiment for Stolen {
                       per timer event",
             source: "seed 002 (overall cost as execution time of a background number-crunching task)",
             metric: Metric::PerOp,
-            runtimes: OS_ONLY,
+            requires: KERNEL,
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

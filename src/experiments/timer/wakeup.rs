@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicU32;
 use anyhow::{anyhow, bail, Context as _};
 
 use crate::clock::clock_gettime_ns;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, OS_ONLY};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::{Harness, HarnessConfig, Measurement, Mode};
 use crate::record::{Details, Metric, PointSpec};
 use crate::stats::{distribution, latency_histogram, percentile};
@@ -80,7 +80,7 @@ impl Experiment for Wakeup {
                       futex timeout",
             source: "seed 002 (scenarios 1-4: periodic, relative/absolute timer, relative timeout); cyclictest",
             metric: Metric::PerOp,
-            runtimes: OS_ONLY,
+            requires: KERNEL,
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {

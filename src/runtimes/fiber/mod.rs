@@ -51,6 +51,7 @@
 
 mod arch;
 mod pair;
+mod plugin;
 mod stack;
 mod sync;
 #[cfg(test)]
@@ -67,6 +68,7 @@ use std::rc::Rc;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
 pub use pair::SwitchPair;
+pub use plugin::{FiberRuntime, FIBER_ASM, FIBER_COROSENSEI, FIBER_UCONTEXT};
 pub use sync::{rendezvous, Channel, Client, Reply, Semaphore, Server};
 
 use stack::FiberStack;

@@ -29,10 +29,12 @@
 //! [`Team`] can be made.
 
 mod ffi;
+mod plugin;
 mod team;
 #[cfg(test)]
 mod tests;
 
+pub use plugin::OpenMp;
 pub use team::{Team, Variable};
 
 /// Why a point of `sched.yield` (or any yield) has no `openmp` cell. OpenMP 3.1's `taskyield` is only a

@@ -6,6 +6,9 @@ pub mod futex_lock;
 pub mod hashed_faa;
 pub mod hot_team;
 pub mod pipe;
+mod plugin;
 pub mod pthread_barrier;
 pub mod sem;
 pub mod spin_lock;
+
+pub use plugin::Os;

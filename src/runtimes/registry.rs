@@ -1,0 +1,41 @@
+//! Every runtime under test, in column order (docs/ARCHITECTURE.md "Runtimes").
+
+use super::{external, fiber, openmp, os, rayon_rt, tokio_rt, RuntimeUnderTest};
+
+/// The runtimes, in the order of every table's columns: kernel threads first, then the project's fibers,
+/// the peers, and the external probes. Adding a runtime is one line here and one module.
+pub fn registry() -> &'static [&'static dyn RuntimeUnderTest] {
+    &[
+        &os::Os,
+        &fiber::FIBER_ASM,
+        &fiber::FIBER_UCONTEXT,
+        &fiber::FIBER_COROSENSEI,
+        &tokio_rt::Tokio,
+        &rayon_rt::Rayon,
+        &openmp::OpenMp,
+        &external::GO,
+        &external::JAVA_PLATFORM,
+        &external::JAVA_VIRTUAL,
+    ]
+}
+
+/// The runtime with this public name.
+pub fn find(name: &str) -> Option<&'static dyn RuntimeUnderTest> {
+    registry().iter().copied().find(|r| r.name() == name)
+}
+
+/// Every public runtime name, in column order.
+pub fn names() -> Vec<&'static str> {
+    registry().iter().map(|r| r.name()).collect()
+}
+
+/// The runtimes `overhead run` measures without `--runtime`.
+pub fn default_run() -> Vec<&'static dyn RuntimeUnderTest> {
+    registry().iter().copied().filter(|r| r.in_default_run()).collect()
+}
+
+/// Where a runtime's column goes: its index in the registry; names not in it (a record from another
+/// build) after all of them.
+pub fn column_rank(name: &str) -> usize {
+    registry().iter().position(|r| r.name() == name).unwrap_or(registry().len())
+}
