@@ -1,6 +1,6 @@
 //! `overhead`: measures what the primitives of concurrent runtimes cost on the machine it runs on.
 //!
-//! The crate follows the data flow of `DESIGN.md`: the CLI builds a plan, the orchestrator runs each
+//! The crate follows the data flow of `docs/ARCHITECTURE.md`: the CLI builds a plan, the orchestrator runs each
 //! point in a probe process, the harness inside the probe times it, analysis merges a point's processes
 //! (stats summarise), the run record stores it, and the renderers read only the record.
 

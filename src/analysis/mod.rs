@@ -1,4 +1,4 @@
-//! What is derived from the probes' answers into the record (DESIGN.md "Layout"): a point from the
+//! What is derived from the probes' answers into the record (docs/ARCHITECTURE.md "Layout"): a point from the
 //! processes that measured it, with its two-level estimate and flags.
 
 mod merge;

@@ -1,6 +1,6 @@
 //! Time sources: the counter the harness reads at batch edges, and its calibration.
 //!
-//! DESIGN.md "Method" 1: the TSC when it is invariant, calibrated against `CLOCK_MONOTONIC_RAW` with the
+//! docs/METHOD.md §8: the TSC when it is invariant, calibrated against `CLOCK_MONOTONIC_RAW` with the
 //! calibration error recorded; the virtual counter on aarch64; `clock_gettime` otherwise. [`convert`]:
 //! tick↔ns conversion routines (seed 002).
 

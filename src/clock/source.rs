@@ -58,7 +58,7 @@ impl Clock {
     }
 }
 
-/// What the record says about the time source (DESIGN.md "Method" 1): which counter, its rate and how
+/// What the record says about the time source (docs/METHOD.md §8): which counter, its rate and how
 /// well that rate is known, what one read costs and the smallest step it shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TimeSourceInfo {

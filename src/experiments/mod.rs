@@ -1,4 +1,4 @@
-//! The experiments and their registry. One file per experiment, grouped by family (DESIGN.md
+//! The experiments and their registry. One file per experiment, grouped by family (docs/ARCHITECTURE.md
 //! "Experiments"); each says what it measures, against which control, and where the idea comes from.
 
 mod base;
@@ -51,7 +51,7 @@ impl From<Measurement> for Outcome {
 /// What `overhead list` and the record say about an experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExperimentInfo {
-    /// Public ID, `family.name` (DESIGN.md table; users' scripts depend on it).
+    /// Public ID, `family.name` (docs/ARCHITECTURE.md table; users' scripts depend on it).
     pub id: &'static str,
     /// One line: what is measured, and against which control.
     pub summary: &'static str,

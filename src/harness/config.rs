@@ -12,7 +12,7 @@ pub enum Mode {
     Full,
 }
 
-/// Batch and repetition settings of one probe process (DESIGN.md "Method" 2 and 4). A point is measured by
+/// Batch and repetition settings of one probe process (docs/METHOD.md §1–2). A point is measured by
 /// several such processes in rounds (`orchestrator::RoundPolicy`); these say what each one does.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct HarnessConfig {

@@ -1,4 +1,4 @@
-//! The measuring method (DESIGN.md "Method" 2–6): batches sized to a target duration, interleaved control
+//! The measuring method (docs/METHOD.md §1–5): batches sized to a target duration, interleaved control
 //! batches subtracted, warm-up, repetitions, and thread teams started together on a spin barrier.
 //!
 //! Experiments never time themselves: they hand the harness a *test* body and a *control* body, each

@@ -1,5 +1,5 @@
 //! Thread teams: T threads pinned to given CPUs, started together on a spin barrier, every thread
-//! timing its own batches so fairness shows up as a result (DESIGN.md "Method" 5).
+//! timing its own batches so fairness shows up as a result (docs/METHOD.md §9).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

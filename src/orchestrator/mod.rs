@@ -1,4 +1,4 @@
-//! The orchestrator (DESIGN.md "The data flow"): turns the CLI's choices into a plan, runs it in rounds of
+//! The orchestrator (docs/ARCHITECTURE.md "The data flow"): turns the CLI's choices into a plan, runs it in rounds of
 //! probe processes with a watchdog, and writes the run record after every probe.
 
 mod plan;

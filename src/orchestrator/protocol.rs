@@ -1,7 +1,7 @@
 //! The probe protocol: one JSON job in (a command-line argument), JSON lines out on stdout.
 //!
-//! Kept small and versioned so that a probe written in Go or Java can speak it (DESIGN.md "Probe
-//! protocol"). Version 2 messages: `result` (the point as this process measured it, and the batch size its
+//! Kept small and versioned so that a probe written in Go or Java can speak it (docs/ARCHITECTURE.md "The
+//! data flow"). Version 2 messages: `result` (the point as this process measured it, and the batch size its
 //! first sizing settled on), `note` (free text for the log) and `error` (the point failed, with a message).
 //! Version 2 replaced version 1's wait-for-usual-speed fields by the batch-size hint.
 

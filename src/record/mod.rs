@@ -1,4 +1,4 @@
-//! The run record (DESIGN.md "The run record"): Google Benchmark JSON outside, everything richer under
+//! The run record (docs/ARCHITECTURE.md "The run record"): Google Benchmark JSON outside, everything richer under
 //! the top-level `"overhead"` key.
 //!
 //! [`RunRecord`] is the source of truth; the Google Benchmark `context` and `benchmarks` are derived from

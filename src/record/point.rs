@@ -8,7 +8,7 @@ use super::detail::Details;
 use crate::machine::Placement;
 use crate::stats::{Summary, TwoLevel};
 
-/// What a reported time means (DESIGN.md "Method" 7). serde: `"per_op"`, `"rtt"`, `"one_way"`.
+/// What a reported time means (docs/METHOD.md §11). serde: `"per_op"`, `"rtt"`, `"one_way"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
@@ -51,7 +51,7 @@ impl PointSpec {
     }
 }
 
-/// A Google Benchmark-style name, `experiment/runtime:R/key:value/...` (DESIGN.md "Experiments"), for a
+/// A Google Benchmark-style name, `experiment/runtime:R/key:value/...` (docs/ARCHITECTURE.md "Experiments"), for a
 /// point or a series of points.
 pub fn gbench_name(experiment: &str, runtime: &str, params: &[(String, String)]) -> String {
     let mut name = format!("{experiment}/runtime:{runtime}");

@@ -12,7 +12,7 @@ use crate::record::{LabelledTable, PointRecord, RunRecord};
 /// The experiment this section reads.
 const EXPERIMENT: &str = "grain.sweep";
 
-/// Runtimes in the order of DESIGN.md's table; others after, by name.
+/// Runtimes in the order of docs/ARCHITECTURE.md's table; others after, by name.
 const ORDER: [&str; 4] = ["os", "openmp", "rayon", "tokio"];
 
 /// The value of `column` in the row labelled `label` of `table`.

@@ -1,4 +1,4 @@
-//! Renderers: they read only the run record, never the probes (DESIGN.md "Renderers"), so a report can
+//! Renderers: they read only the run record, never the probes (docs/ARCHITECTURE.md "Renderers"), so a report can
 //! be made again later, on another machine.
 
 mod convert;

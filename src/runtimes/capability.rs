@@ -1,4 +1,4 @@
-//! What a runtime under test can do, as the experiments ask for it (docs/ARCHITECTURE.md "Runtimes").
+//! What a runtime under test can do, as the experiments ask for it (docs/ARCHITECTURE.md "Runtimes under test").
 //!
 //! An experiment names the capabilities it needs ([`crate::experiments::Experiment::requires`]); a
 //! runtime says, per capability, whether it has it and, if not, why

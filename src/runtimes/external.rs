@@ -1,4 +1,4 @@
-//! Runtimes measured by probes in other languages (DESIGN.md "Runtimes under test": sources in `probes/`,
+//! Runtimes measured by probes in other languages (docs/ARCHITECTURE.md "Runtimes under test": sources in `probes/`,
 //! built on first use, speaking the probe protocol). Registered so their names are known and every cell
 //! says why it is empty; none is built yet.
 

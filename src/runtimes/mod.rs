@@ -1,4 +1,4 @@
-//! Runtimes under test (DESIGN.md "Runtimes under test"): implementations of the primitives that the
+//! Runtimes under test (docs/ARCHITECTURE.md "Runtimes under test"): implementations of the primitives that the
 //! experiments time side by side.
 
 mod capability;

@@ -1,8 +1,8 @@
-//! The runtime plug-in: what every runtime under test tells the plan (docs/ARCHITECTURE.md "Runtimes").
+//! The runtime plug-in: what every runtime under test tells the plan (docs/ARCHITECTURE.md "Runtimes under test").
 
 use super::Capability;
 
-/// One runtime under test (DESIGN.md "Runtimes under test"): its public name, whether it can run here, and
+/// One runtime under test (docs/ARCHITECTURE.md "Runtimes under test"): its public name, whether it can run here, and
 /// for each [`Capability`] whether it has it or why not. The plan asks only this; adding a runtime is one
 /// module implementing it plus one line in [`super::registry`].
 pub trait RuntimeUnderTest: Sync {

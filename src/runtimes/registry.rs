@@ -1,4 +1,4 @@
-//! Every runtime under test, in column order (docs/ARCHITECTURE.md "Runtimes").
+//! Every runtime under test, in column order (docs/ARCHITECTURE.md "Runtimes under test").
 
 use super::{external, fiber, openmp, os, rayon_rt, tokio_rt, RuntimeUnderTest};
 

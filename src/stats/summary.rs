@@ -1,4 +1,4 @@
-//! The robust summary of one point's samples (DESIGN.md "Method" 4).
+//! The robust summary of one point's samples (docs/METHOD.md §1).
 
 use serde::{Deserialize, Serialize};
 
@@ -80,7 +80,7 @@ impl Summary {
         }
     }
 
-    /// True when the CI half-width exceeds `fraction` of the median's magnitude (DESIGN.md: 5%).
+    /// True when the CI half-width exceeds `fraction` of the median's magnitude (the noisy threshold: 5%).
     pub fn is_noisy(&self, fraction: f64) -> bool {
         self.ci_half_width() > fraction * self.median.abs()
     }

@@ -1,5 +1,5 @@
 //! Each CPU's hardware counter rate against `CLOCK_MONOTONIC_RAW`: the part of `clock.rate` that asks
-//! whether every CPU's counter ticks as fast as the one the run calibrated (DESIGN.md "Method" 1).
+//! whether every CPU's counter ticks as fast as the one the run calibrated (docs/METHOD.md §8).
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! The `clock` family: reading time and converting it (seed 002's first concerns; DESIGN.md "Method" 1),
+//! The `clock` family: reading time and converting it (seed 002's first concerns; docs/METHOD.md §8),
 //! and how the CPUs' counters and processing rates agree (seed 001 §2).
 
 mod convert;

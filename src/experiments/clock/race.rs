@@ -1,4 +1,4 @@
-//! Seed 001 §2's race, the reference-activity method (DESIGN.md "Method" 6): two parties run the same
+//! Seed 001 §2's race, the reference-activity method (docs/METHOD.md §10): two parties run the same
 //! local loop at once, each counting in its own cache line; each, on reaching fixed counts, snapshots how
 //! far the other got. The partner's progress over a known number of one's own iterations is the
 //! partner's processing rate relative to one's own.

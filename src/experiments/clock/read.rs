@@ -30,7 +30,7 @@ impl Experiment for Read {
         &ExperimentInfo {
             id: "clock.read",
             summary: "one read of each time source (TSC variants, clock_gettime clocks, Instant::now)",
-            source: "seed 002 (time base reads on the timer hot path); DESIGN.md Method 1",
+            source: "seed 002 (time base reads on the timer hot path); docs/METHOD.md §8",
             metric: Metric::PerOp,
             requires: KERNEL,
         }

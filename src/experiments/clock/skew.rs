@@ -50,7 +50,7 @@ impl Experiment for Skew {
             id: "clock.skew",
             summary: "counter offset of every CPU against every other (± what the fastest exchanges started from \
                       either side both allow) and backward steps, from a cache-line ping-pong of counter readings",
-            source: "Linux arch/x86/kernel/tsc_sync.c (check_tsc_warp); Cristian's exchange; DESIGN.md Method 1",
+            source: "Linux arch/x86/kernel/tsc_sync.c (check_tsc_warp); Cristian's exchange; docs/METHOD.md §8",
             metric: Metric::Rtt,
             requires: KERNEL,
         }
