@@ -8,12 +8,10 @@ use comfy_table::{Cell, CellAlignment};
 use super::{format_ns, Format};
 use crate::experiments::grain::tables;
 use crate::record::{LabelledTable, PointRecord, RunRecord};
+use crate::runtimes::column_rank;
 
 /// The experiment this section reads.
 const EXPERIMENT: &str = "grain.sweep";
-
-/// Runtimes in the order of docs/ARCHITECTURE.md's table; others after, by name.
-const ORDER: [&str; 4] = ["os", "openmp", "rayon", "tokio"];
 
 /// The value of `column` in the row labelled `label` of `table`.
 fn cell(table: &LabelledTable, label: &str, column: &str) -> Option<f64> {
@@ -24,9 +22,7 @@ fn cell(table: &LabelledTable, label: &str, column: &str) -> Option<f64> {
 /// The sweep's points, in runtime order.
 fn sweep_points(record: &RunRecord) -> Vec<&PointRecord> {
     let mut points: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == EXPERIMENT).collect();
-    let rank =
-        |p: &&PointRecord| (ORDER.iter().position(|r| *r == p.spec.runtime).unwrap_or(ORDER.len()), p.name.clone());
-    points.sort_by_key(rank);
+    points.sort_by_key(|p| (column_rank(&p.spec.runtime), p.name.clone()));
     points
 }
 

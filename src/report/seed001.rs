@@ -3,16 +3,13 @@
 //! table per runtime, one column per variant), each with its fitted formulas below, as the seed gives
 //! "0.140 + 0.072·load".
 
-use super::table::new_table;
+use super::table::{new_table, runtimes_of};
 use std::collections::BTreeSet;
 
 use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
 use crate::record::{FitRecord, PointRecord, RunRecord};
-
-/// Column order of runtimes: kernel threads, our fibers, then the peers.
-const RUNTIME_ORDER: [&str; 6] = ["os", "fiber-asm", "fiber-ucontext", "fiber-corosensei", "tokio", "rayon"];
 
 /// `sync.oversub`'s columns: (variant, barrier, label).
 const OVERSUB_COLUMNS: [(&str, Option<&str>, &str); 5] = [
@@ -32,7 +29,7 @@ pub fn seed001_tables(record: &RunRecord, format: Format) -> String {
         out += &subheading("sched.yield: time per yield round vs. load (seed 001 Fig. 3)", format);
         out += &yield_table;
     }
-    for runtime in RUNTIME_ORDER {
+    for runtime in runtimes_of(record, "sync.oversub") {
         let table = oversub(record, runtime, format);
         if !table.is_empty() {
             if !out.is_empty() {
@@ -76,7 +73,7 @@ fn yield_rounds(record: &RunRecord, format: Format) -> String {
     }
     let loads: BTreeSet<u64> = points.iter().filter_map(|p| numeric(p, "load")).collect();
     let mut columns: Vec<(&str, u64)> = Vec::new();
-    for runtime in RUNTIME_ORDER {
+    for runtime in runtimes_of(record, "sched.yield") {
         let cpus: BTreeSet<u64> =
             points.iter().filter(|p| p.spec.runtime == runtime).filter_map(|p| numeric(p, "cpus")).collect();
         columns.extend(cpus.into_iter().map(|c| (runtime, c)));

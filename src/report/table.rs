@@ -28,6 +28,16 @@ pub enum Format {
     Md,
 }
 
+/// The runtimes of `experiment`'s points in `record`, in the registry's column order (names it does not know,
+/// from another build's record, after them by name).
+pub fn runtimes_of<'a>(record: &'a RunRecord, experiment: &str) -> Vec<&'a str> {
+    let mut names: Vec<&str> =
+        record.points.iter().filter(|p| p.spec.experiment == experiment).map(|p| p.spec.runtime.as_str()).collect();
+    names.sort_by_key(|name| (crate::runtimes::column_rank(name), *name));
+    names.dedup();
+    names
+}
+
 /// The whole report for `record`: header (machine, time source, warnings), the results table, the
 /// primitives table, every point's matrices, and the skipped points with their reasons.
 pub fn render(record: &RunRecord, format: Format) -> String {
