@@ -9,17 +9,16 @@
 //! it cancels. Each snapshot is still one read of the partner's line, so the partner is disturbed twice
 //! per run, never polled.
 
+use crossbeam_utils::CachePadded;
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 
 /// Iterations a party runs between looks at its partner's done flag, once its own snapshots are taken
 /// (seed 001 §3.2's double loop: the inner loop keeps the check off the counting path).
 const TAIL_CHUNK: u64 = 1024;
 
-/// A value alone in a 128-byte block (two cache lines, so the adjacent-line prefetcher cannot make
+/// A value alone in a 128-byte block on x86-64 and aarch64 (crossbeam's `CachePadded`; two cache lines, so the adjacent-line prefetcher cannot make
 /// neighbours share).
-#[repr(align(128))]
-#[derive(Debug, Default)]
-pub struct Line<T>(pub T);
+pub type Line<T> = CachePadded<T>;
 
 /// One party's shared state, each field in its own line: the progress counter its owner writes every
 /// iteration (read by the partner only at its two snapshots), and the flag it raises once its own late
@@ -33,8 +32,8 @@ pub struct Lane {
 impl Lane {
     /// Ready for another run: count 0, not done. Only between runs, when neither party races.
     pub fn reset(&self) {
-        self.progress.0.store(0, Ordering::Relaxed);
-        self.done.0.store(false, Ordering::Relaxed);
+        self.progress.store(0, Ordering::Relaxed);
+        self.done.store(false, Ordering::Relaxed);
     }
 }
 
@@ -78,14 +77,14 @@ pub fn count(progress: &AtomicU64, from: u64, to: u64) {
 /// again, then keep counting until the partner has taken its own late snapshot, so that the partner's
 /// snapshots always see this party still running.
 pub fn race(mine: &Lane, partner: &Lane, marks: Marks) -> Snapshot {
-    let progress = &mine.progress.0;
+    let progress = &mine.progress;
     count(progress, 0, marks.early);
     let early = snapshot(partner);
     count(progress, marks.early, marks.late);
     let late = snapshot(partner);
-    mine.done.0.store(true, Ordering::Release);
+    mine.done.store(true, Ordering::Release);
     let mut c = marks.late;
-    while !partner.done.0.load(Ordering::Acquire) {
+    while !partner.done.load(Ordering::Acquire) {
         count(progress, c, c + TAIL_CHUNK);
         c += TAIL_CHUNK;
     }
@@ -97,7 +96,7 @@ pub fn race(mine: &Lane, partner: &Lane, marks: Marks) -> Snapshot {
 #[inline(always)]
 fn snapshot(partner: &Lane) -> u64 {
     fence(Ordering::SeqCst);
-    partner.progress.0.load(Ordering::Relaxed)
+    partner.progress.load(Ordering::Relaxed)
 }
 
 /// The partner's rate relative to this party's in ppm: its progress between this party's two marks
@@ -173,14 +172,14 @@ mod tests {
     #[test]
     fn snapshots_see_the_partner_count() {
         let (a, b) = (Lane::default(), Lane::default());
-        b.progress.0.store(7, Ordering::Relaxed);
-        b.done.0.store(true, Ordering::Relaxed);
+        b.progress.store(7, Ordering::Relaxed);
+        b.done.store(true, Ordering::Relaxed);
         let seen = race(&a, &b, Marks { early: 10, late: 20 });
         assert_eq!(seen, Snapshot { early: 7, late: 7 });
-        assert_eq!(a.progress.0.load(Ordering::Relaxed), 20);
-        assert!(a.done.0.load(Ordering::Relaxed));
+        assert_eq!(a.progress.load(Ordering::Relaxed), 20);
+        assert!(a.done.load(Ordering::Relaxed));
         a.reset();
-        assert_eq!(a.progress.0.load(Ordering::Relaxed), 0);
-        assert!(!a.done.0.load(Ordering::Relaxed));
+        assert_eq!(a.progress.load(Ordering::Relaxed), 0);
+        assert!(!a.done.load(Ordering::Relaxed));
     }
 }

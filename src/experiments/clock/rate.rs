@@ -49,8 +49,8 @@ impl Experiment for Rate {
         whole_machine(ctx, self.id(), runtime)
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let progress = Line(AtomicU64::new(0));
-        let measurement = h.measure(|n| count(&progress.0, 0, n), |_| {});
+        let progress = Line::new(AtomicU64::new(0));
+        let measurement = h.measure(|n| count(&progress, 0, n), |_| {});
         let ns_per_iteration = measurement
             .summary()
             .map(|s| s.median)

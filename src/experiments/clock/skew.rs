@@ -6,6 +6,7 @@
 //! side bounds it again, and the offset reported is the centre of the two bounds' intersection. Any
 //! reading below the one seen just before it is a warp.
 
+use crossbeam_utils::CachePadded;
 use std::collections::BTreeMap;
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -184,17 +185,16 @@ pub fn measure_skew(clock: Clock, cpus: &[usize], readings: usize, deadline: Ins
 }
 
 /// One cache line holding whose turn it is: reading `k` is taken by side `k % 2` once the turn is `k`.
-#[repr(align(128))]
-struct Turn(AtomicU64);
+type Turn = CachePadded<AtomicU64>;
 
 /// `readings` counter readings taken alternately on `cpus.0` (even indices) and `cpus.1` (odd), each
 /// after seeing the turn the other passed on, in the order taken.
 ///
 /// Errors: a refused pinning.
 fn ping_pong(clock: Clock, cpus: (usize, usize), readings: usize) -> Result<Vec<u64>, String> {
-    let turn = Turn(AtomicU64::new(0));
+    let turn = Turn::new(AtomicU64::new(0));
     let (even, odd) =
-        on_pair(cpus, || take_turns(clock, &turn.0, 0, readings), || take_turns(clock, &turn.0, 1, readings))?;
+        on_pair(cpus, || take_turns(clock, &turn, 0, readings), || take_turns(clock, &turn, 1, readings))?;
     Ok((0..readings).map(|k| if k % 2 == 0 { even[k / 2] } else { odd[k / 2] }).collect())
 }
 

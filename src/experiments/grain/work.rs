@@ -1,13 +1,12 @@
 //! The fixed work of the granularity sweep and the per-CPU task counts (seed 001 §7: `n = g` in a loop,
 //! and `res[exp][get_pid()]++` once per activity).
 
+use crossbeam_utils::CachePadded;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// A value alone on a 128-byte block (two lines, so the adjacent-line prefetcher does not pair it).
-#[repr(align(128))]
-#[derive(Default)]
-struct Padded(AtomicU64);
+/// A value alone on a 128-byte block (crossbeam's `CachePadded` on x86-64: two lines, so the adjacent-line prefetcher does not pair it).
+type Padded = CachePadded<AtomicU64>;
 
 /// The shared variable every task reads, and one task counter per CPU.
 pub struct Work {
@@ -35,19 +34,19 @@ impl Work {
     #[inline]
     pub fn task(&self, reads: u64) {
         for _ in 0..reads {
-            black_box(black_box(&self.shared.0).load(Ordering::Relaxed));
+            black_box(black_box(&self.shared).load(Ordering::Relaxed));
         }
         // SAFETY: sched_getcpu takes no arguments and touches no memory of ours; -1 means unknown.
         let cpu = unsafe { libc::sched_getcpu() };
         let other = self.per_cpu.len() - 1;
         let slot = usize::try_from(cpu).map_or(other, |c| c.min(other));
-        self.per_cpu[slot].0.fetch_add(1, Ordering::Relaxed);
+        self.per_cpu[slot].fetch_add(1, Ordering::Relaxed);
     }
 
     /// Tasks run on each CPU since the last call (index = CPU; the last entry: other CPUs), and zeroes
     /// the counters. Call it while no task runs.
     pub fn take_counts(&self) -> Vec<u64> {
-        self.per_cpu.iter().map(|c| c.0.swap(0, Ordering::Relaxed)).collect()
+        self.per_cpu.iter().map(|c| c.swap(0, Ordering::Relaxed)).collect()
     }
 }
 

@@ -1,5 +1,6 @@
 //! `sched.broadcast`: one activity wakes N sleeping waiters; the time until the last of them has run.
 
+use crossbeam_utils::CachePadded;
 use std::cell::Cell;
 use std::hint::spin_loop;
 use std::rc::Rc;
@@ -169,9 +170,7 @@ struct Progress {
     stop: Padded<AtomicBool>,
 }
 
-#[repr(align(128))]
-#[derive(Default)]
-struct Padded<T>(T);
+type Padded<T> = CachePadded<T>;
 
 /// A wake-all mechanism for kernel threads: what a waiter blocks on, and how the waker releases them.
 trait WakeAll: Sync {
@@ -191,15 +190,15 @@ struct FutexWake {
 impl WakeAll for FutexWake {
     fn wait(&self, seen: u64, progress: &Progress) -> u64 {
         let seen = seen as u32;
-        progress.announced.0.fetch_add(1, Ordering::Release);
-        while self.generation.0.load(Ordering::Acquire) == seen {
-            futex::wait(&self.generation.0, seen);
+        progress.announced.fetch_add(1, Ordering::Release);
+        while self.generation.load(Ordering::Acquire) == seen {
+            futex::wait(&self.generation, seen);
         }
         u64::from(seen.wrapping_add(1))
     }
     fn wake_all(&self) {
-        self.generation.0.fetch_add(1, Ordering::Release);
-        futex::wake(&self.generation.0, i32::MAX);
+        self.generation.fetch_add(1, Ordering::Release);
+        futex::wake(&self.generation, i32::MAX);
     }
 }
 
@@ -213,7 +212,7 @@ struct CondvarWake {
 impl WakeAll for CondvarWake {
     fn wait(&self, seen: u64, progress: &Progress) -> u64 {
         let mut g = self.generation.lock().unwrap_or_else(|e| e.into_inner());
-        progress.announced.0.fetch_add(1, Ordering::Release);
+        progress.announced.fetch_add(1, Ordering::Release);
         while *g == seen {
             g = self.condvar.wait(g).unwrap_or_else(|e| e.into_inner());
         }
@@ -241,10 +240,10 @@ fn os_broadcast<W: WakeAll>(waiter_cpus: &[usize], h: &Harness, settle_ticks: u6
                     let mut seen = 0;
                     loop {
                         seen = wake.wait(seen, progress);
-                        if progress.stop.0.load(Ordering::Acquire) {
+                        if progress.stop.load(Ordering::Acquire) {
                             break;
                         }
-                        progress.arrived.0.fetch_add(1, Ordering::Release);
+                        progress.arrived.fetch_add(1, Ordering::Release);
                     }
                     refused
                 })
@@ -253,17 +252,17 @@ fn os_broadcast<W: WakeAll>(waiter_cpus: &[usize], h: &Harness, settle_ticks: u6
         let episode = || {
             let e = episodes.get() + 1;
             episodes.set(e);
-            spin_until(|| progress.announced.0.load(Ordering::Acquire) >= n * e);
+            spin_until(|| progress.announced.load(Ordering::Acquire) >= n * e);
             settle(&h.clock, settle_ticks);
             wake.wake_all();
-            spin_until(|| progress.arrived.0.load(Ordering::Acquire) >= n * e);
+            spin_until(|| progress.arrived.load(Ordering::Acquire) >= n * e);
         };
         let m = h.measure(
             |ops| (0..ops).for_each(|_| episode()),
             |ops| (0..ops).for_each(|_| settle(&h.clock, settle_ticks)),
         );
-        progress.stop.0.store(true, Ordering::Release);
-        spin_until(|| progress.announced.0.load(Ordering::Acquire) >= n * (episodes.get() + 1));
+        progress.stop.store(true, Ordering::Release);
+        spin_until(|| progress.announced.load(Ordering::Acquire) >= n * (episodes.get() + 1));
         wake.wake_all();
         let refused: Vec<String> = waiters.into_iter().filter_map(|t| t.join().expect("waiter panicked")).collect();
         (m, refused)
@@ -288,12 +287,12 @@ fn tokio_notify(worker_cpus: &[usize], waiters: usize, h: &Harness, settle_ticks
                     let mut notified = std::pin::pin!(notify.notified());
                     // Registered from here on: a notify_waiters after the announcement reaches us.
                     notified.as_mut().enable();
-                    progress.announced.0.fetch_add(1, Ordering::Release);
+                    progress.announced.fetch_add(1, Ordering::Release);
                     notified.await;
-                    if progress.stop.0.load(Ordering::Acquire) {
+                    if progress.stop.load(Ordering::Acquire) {
                         break;
                     }
-                    progress.arrived.0.fetch_add(1, Ordering::Release);
+                    progress.arrived.fetch_add(1, Ordering::Release);
                 }
             })
         })
@@ -302,15 +301,15 @@ fn tokio_notify(worker_cpus: &[usize], waiters: usize, h: &Harness, settle_ticks
     let episode = || {
         let e = episodes.get() + 1;
         episodes.set(e);
-        spin_until(|| progress.announced.0.load(Ordering::Acquire) >= n * e);
+        spin_until(|| progress.announced.load(Ordering::Acquire) >= n * e);
         settle(&h.clock, settle_ticks);
         notify.notify_waiters();
-        spin_until(|| progress.arrived.0.load(Ordering::Acquire) >= n * e);
+        spin_until(|| progress.arrived.load(Ordering::Acquire) >= n * e);
     };
     let m =
         h.measure(|ops| (0..ops).for_each(|_| episode()), |ops| (0..ops).for_each(|_| settle(&h.clock, settle_ticks)));
-    progress.stop.0.store(true, Ordering::Release);
-    spin_until(|| progress.announced.0.load(Ordering::Acquire) >= n * (episodes.get() + 1));
+    progress.stop.store(true, Ordering::Release);
+    spin_until(|| progress.announced.load(Ordering::Acquire) >= n * (episodes.get() + 1));
     notify.notify_waiters();
     rt.block_on(async {
         for t in tasks {
@@ -411,21 +410,21 @@ mod tests {
                     let mut seen = 0;
                     loop {
                         seen = wake.wait(seen, &progress);
-                        if progress.stop.0.load(Ordering::Acquire) {
+                        if progress.stop.load(Ordering::Acquire) {
                             break;
                         }
-                        progress.arrived.0.fetch_add(1, Ordering::Release);
+                        progress.arrived.fetch_add(1, Ordering::Release);
                     }
                 });
             }
             for e in 1..=EPISODES {
-                spin_until(|| progress.announced.0.load(Ordering::Acquire) >= N * e);
+                spin_until(|| progress.announced.load(Ordering::Acquire) >= N * e);
                 wake.wake_all();
-                spin_until(|| progress.arrived.0.load(Ordering::Acquire) >= N * e);
-                assert_eq!(progress.arrived.0.load(Ordering::Acquire), N * e);
+                spin_until(|| progress.arrived.load(Ordering::Acquire) >= N * e);
+                assert_eq!(progress.arrived.load(Ordering::Acquire), N * e);
             }
-            progress.stop.0.store(true, Ordering::Release);
-            spin_until(|| progress.announced.0.load(Ordering::Acquire) >= N * (EPISODES + 1));
+            progress.stop.store(true, Ordering::Release);
+            spin_until(|| progress.announced.load(Ordering::Acquire) >= N * (EPISODES + 1));
             wake.wake_all();
         });
     }

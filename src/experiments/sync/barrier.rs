@@ -1,5 +1,6 @@
 //! `sync.barrier`: one barrier episode across a team of threads.
 
+use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
@@ -10,9 +11,7 @@ use crate::runtimes::os::pthread_barrier::PthreadBarrier;
 use crate::runtimes::Capability;
 
 /// Each thread's barrier sense, alone on its line so the threads do not share it.
-#[repr(align(128))]
-#[derive(Default)]
-struct PaddedSense(AtomicBool);
+type PaddedSense = CachePadded<AtomicBool>;
 
 /// Seed 001 §8.2 experiment 1 (Fig. 9): T threads, one per CPU, pass a barrier over and over; the time
 /// per episode (slowest thread), against the empty loop. Implementations: std's `Barrier` (mutex and
@@ -64,11 +63,11 @@ impl Experiment for Barrier {
                 h.measure_team(
                     &spec.cpus,
                     |thread, n| {
-                        let mut sense = senses[thread].0.load(Ordering::Relaxed);
+                        let mut sense = senses[thread].load(Ordering::Relaxed);
                         for _ in 0..n {
                             barrier.wait(&mut sense);
                         }
-                        senses[thread].0.store(sense, Ordering::Relaxed);
+                        senses[thread].store(sense, Ordering::Relaxed);
                     },
                     |_, n| empty_loop(n),
                 )

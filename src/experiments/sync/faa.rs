@@ -1,6 +1,7 @@
 //! `sync.faa`: fetch-and-add on one shared variable vs. one variable per thread, with the hardware's
 //! atomic add and with seed 001's own lock-based `faa`.
 
+use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
@@ -10,11 +11,9 @@ use crate::runtimes::openmp;
 use crate::runtimes::os::hashed_faa::HashedFaa;
 use crate::runtimes::Capability;
 
-/// One counter alone on a 128-byte block: two 64-byte lines, so the adjacent-line prefetcher cannot
+/// One counter alone on a 128-byte block (crossbeam's `CachePadded` on x86-64): two 64-byte lines, so the adjacent-line prefetcher cannot
 /// make neighbours share.
-#[repr(align(128))]
-#[derive(Default)]
-struct PaddedCounter(AtomicU64);
+type PaddedCounter = CachePadded<AtomicU64>;
 
 /// Seed 001 §8.1 (Fig. 8): every thread adds 1 to a counter in a loop, all on the same variable
 /// (`variable:shared`, the line bounces between CPUs) or each on its own line (`variable:distinct`);
@@ -67,7 +66,7 @@ impl Experiment for Faa {
             return omp_atomic(spec, h, if shared { openmp::Variable::Shared } else { openmp::Variable::Distinct });
         }
         let counters: Vec<PaddedCounter> = (0..spec.cpus.len()).map(|_| PaddedCounter::default()).collect();
-        let counter = |thread: usize| &counters[if shared { 0 } else { thread }].0;
+        let counter = |thread: usize| &counters[if shared { 0 } else { thread }];
         let report = match spec.param("impl") {
             Some("hw") => h.measure_team(
                 &spec.cpus,

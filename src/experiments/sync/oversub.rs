@@ -299,11 +299,11 @@ mod os {
                 h.measure_team(
                     team,
                     |thread, n| {
-                        let mut sense = senses[thread].0.load(Ordering::Relaxed);
+                        let mut sense = senses[thread].load(Ordering::Relaxed);
                         for _ in 0..n {
                             b.wait(&mut sense);
                         }
-                        senses[thread].0.store(sense, Ordering::Relaxed);
+                        senses[thread].store(sense, Ordering::Relaxed);
                     },
                     control,
                 )
@@ -323,9 +323,7 @@ mod os {
         }
     }
 
-    #[repr(align(128))]
-    #[derive(Default)]
-    struct Padded(std::sync::atomic::AtomicBool);
+    type Padded = crossbeam_utils::CachePadded<std::sync::atomic::AtomicBool>;
 }
 
 /// tokio tasks on the multi-thread scheduler; the spawner is a task too.

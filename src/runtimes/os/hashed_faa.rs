@@ -3,6 +3,7 @@
 //! held), and the add is done with plain loads and stores under the lock. Concurrent adds to one
 //! variable serialise on its lock; adds to distinct variables take distinct locks.
 
+use crossbeam_utils::CachePadded;
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -18,10 +19,9 @@ const BLOCK_SHIFT: u32 = 7;
 /// through a preempted holder's time slice.
 const SPINS_BEFORE_YIELD: u32 = 1 << 14;
 
-/// One lock alone on its 128-byte block, so that neighbouring locks do not share a line.
-#[repr(align(128))]
-#[derive(Debug, Default)]
-struct PaddedLock(AtomicBool);
+/// One lock alone on its block of cache lines (crossbeam's `CachePadded`: 128 bytes on x86-64 and aarch64),
+/// so that neighbouring locks do not share a line.
+type PaddedLock = CachePadded<AtomicBool>;
 
 /// The lock table of seed 001 §8.1's `faa`.
 #[derive(Debug)]
@@ -53,7 +53,7 @@ impl HashedFaa {
     /// model; they are relaxed, and the lock's acquire/release orders them, as the seed's simulated add.
     #[inline]
     pub fn fetch_add(&self, var: &AtomicU64, v: u64) -> u64 {
-        let lock = &self.locks[Self::lock_index(var)].0;
+        let lock = &self.locks[Self::lock_index(var)];
         acquire(lock);
         let old = var.load(Ordering::Relaxed);
         var.store(old.wrapping_add(v), Ordering::Relaxed);
@@ -82,9 +82,7 @@ fn acquire(lock: &AtomicBool) {
 mod tests {
     use super::*;
 
-    #[repr(align(128))]
-    #[derive(Default)]
-    struct Padded(AtomicU64);
+    type Padded = CachePadded<AtomicU64>;
 
     /// 2, 3 and 4 threads adding to one shared variable and each to its own: every count exact.
     #[test]
@@ -100,13 +98,13 @@ mod tests {
                     s.spawn(move || {
                         for _ in 0..EACH {
                             faa.fetch_add(shared, 1);
-                            faa.fetch_add(&own[t].0, 2);
+                            faa.fetch_add(&own[t], 2);
                         }
                     });
                 }
             });
             assert_eq!(shared.load(Ordering::Relaxed), threads * EACH, "{threads} threads");
-            assert!(own.iter().all(|p| p.0.load(Ordering::Relaxed) == 2 * EACH), "{threads} threads");
+            assert!(own.iter().all(|p| p.load(Ordering::Relaxed) == 2 * EACH), "{threads} threads");
         }
     }
 
@@ -117,7 +115,7 @@ mod tests {
         assert_eq!(faa.fetch_add(&v, 3), 5);
         assert_eq!(v.load(Ordering::Relaxed), 8);
         let own: Vec<Padded> = (0..8).map(|_| Padded::default()).collect();
-        let mut indices: Vec<usize> = own.iter().map(|p| HashedFaa::lock_index(&p.0)).collect();
+        let mut indices: Vec<usize> = own.iter().map(|p| HashedFaa::lock_index(p)).collect();
         indices.sort_unstable();
         indices.dedup();
         assert_eq!(indices.len(), 8, "padded neighbours must not share a lock: {indices:?}");
