@@ -2,13 +2,11 @@
 //! `block_on` for `tokio`, directly for `os`. Experiments write the operation; this file decides where
 //! the harness loop runs.
 
-use std::future::Future;
-
 use anyhow::Context as _;
 
-use super::empty_loop;
-use crate::harness::{Harness, Measurement};
+use crate::harness::Harness;
 use crate::record::PointSpec;
+use crate::runtimes::primitives::{Context, Primitives};
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
 /// Resolves `spec.runtime` or fails with the name.
@@ -50,30 +48,17 @@ pub fn unimplemented_runtime(spec: &PointSpec) -> anyhow::Error {
     anyhow::anyhow!("{} does not implement runtime {}", spec.experiment, spec.runtime)
 }
 
-/// Measures an async operation on tokio's current-thread runtime: every batch is one `block_on` of a
-/// future that awaits the operation `n` times; the control is a `block_on` of the empty loop, so the
-/// cost of entering and leaving the runtime per batch cancels.
-pub fn tokio_measure<F, Fut>(h: &Harness, rt: &::tokio::runtime::Runtime, test: F) -> Measurement
-where
-    F: Fn(u64) -> Fut,
-    Fut: Future<Output = ()>,
-{
-    h.measure(|n| rt.block_on(test(n)), |n| rt.block_on(async move { empty_loop(n) }))
+/// The seed 004 primitives of the point's runtime, for the experiments of seed 004's table.
+///
+/// Errors: the runtime is not in the registry or has no seed 004 primitives (plans never make such a
+/// point; a hand-written probe job can).
+pub fn primitives_of(spec: &PointSpec) -> anyhow::Result<&'static dyn Primitives> {
+    crate::runtimes::find(&spec.runtime).and_then(|r| r.primitives()).ok_or_else(|| unimplemented_runtime(spec))
 }
 
-/// Runs `partner` on a kernel thread pinned to `cpu` while `timed` runs on the calling thread, then
-/// calls `stop` (which must make `partner` return) and waits for the partner. For `os` points whose
-/// operation needs a second activity: an echo server, a semaphore ping-pong partner.
-pub fn with_partner<M>(cpu: usize, partner: impl FnOnce() + Send, timed: impl FnOnce() -> M, stop: impl FnOnce()) -> M {
-    std::thread::scope(|s| {
-        s.spawn(move || {
-            // A refused pin leaves the partner wherever the kernel puts it; the point's CPUs still say
-            // what was asked, and the home thread's own pinning is reported by the probe.
-            let _ = crate::machine::pin_current_thread(cpu);
-            partner();
-        });
-        let m = timed();
-        stop();
-        m
-    })
+/// The point's runtime's own context for single-thread loops (`base.loop`, `base.call`).
+///
+/// Errors: the runtime is not in the registry or has no context of its own.
+pub fn context_of(spec: &PointSpec) -> anyhow::Result<&'static dyn Context> {
+    crate::runtimes::find(&spec.runtime).and_then(|r| r.context()).ok_or_else(|| unimplemented_runtime(spec))
 }

@@ -7,6 +7,7 @@ pub mod fiber;
 pub mod openmp;
 pub mod os;
 mod plugin;
+pub mod primitives;
 pub mod rayon_rt;
 mod registry;
 pub mod timerq;

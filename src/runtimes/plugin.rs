@@ -1,5 +1,6 @@
 //! The runtime plug-in: what every runtime under test tells the plan (docs/ARCHITECTURE.md "Runtimes under test").
 
+use super::primitives::{Context, Primitives};
 use super::Capability;
 
 /// One runtime under test (docs/ARCHITECTURE.md "Runtimes under test"): its public name, whether it can run here, and
@@ -22,6 +23,14 @@ pub trait RuntimeUnderTest: Sync {
     /// Whether `overhead run` measures it without `--runtime` (a runtime that is not built yet is not).
     fn in_default_run(&self) -> bool {
         true
+    }
+    /// Its own context for single-thread loops ([`Capability::Context`]), if it has one.
+    fn context(&self) -> Option<&dyn Context> {
+        None
+    }
+    /// Its seed 004 primitives ([`Capability::TABLE_004`]), if it has them.
+    fn primitives(&self) -> Option<&dyn Primitives> {
+        None
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::hint::black_box;
 
-use crate::experiments::context::{in_context, runtime_of};
+use crate::experiments::context::context_of;
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
@@ -37,6 +37,6 @@ impl Experiment for Call {
                 black_box(callee(black_box(i)));
             }
         };
-        Ok(in_context(runtime_of(&spec.runtime)?, h, move |h| h.measure(test, empty_loop))?.into())
+        Ok(context_of(spec)?.in_context(h, Box::new(move |h| h.measure(test, empty_loop)))?.into())
     }
 }

@@ -1,6 +1,6 @@
 //! `base.loop`: the cost of one iteration of the harness's own control loop.
 
-use crate::experiments::context::{in_context, runtime_of};
+use crate::experiments::context::context_of;
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
@@ -24,6 +24,6 @@ impl Experiment for LoopOverhead {
         ctx.single(self.id(), runtime)
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        Ok(in_context(runtime_of(&spec.runtime)?, h, |h| h.measure(empty_loop, |_| {}))?.into())
+        Ok(context_of(spec)?.in_context(h, Box::new(|h| h.measure(empty_loop, |_| {})))?.into())
     }
 }

@@ -52,6 +52,7 @@
 mod arch;
 mod pair;
 mod plugin;
+mod primitives;
 mod stack;
 mod sync;
 #[cfg(test)]

@@ -16,6 +16,18 @@ pub const FIBER_UCONTEXT: FiberRuntime = FiberRuntime { backend: Backend::Uconte
 /// `fiber-corosensei`: the corosensei crate's switch.
 pub const FIBER_COROSENSEI: FiberRuntime = FiberRuntime { backend: Backend::Corosensei, name: "fiber-corosensei" };
 
+impl FiberRuntime {
+    /// The switch back-end it runs on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Its public name.
+    pub fn name_str(&self) -> &'static str {
+        self.name
+    }
+}
+
 impl RuntimeUnderTest for FiberRuntime {
     fn name(&self) -> &'static str {
         self.name
@@ -29,6 +41,12 @@ impl RuntimeUnderTest for FiberRuntime {
     }
     fn available(&self) -> Result<(), String> {
         self.backend.available()
+    }
+    fn context(&self) -> Option<&dyn crate::runtimes::primitives::Context> {
+        Some(self)
+    }
+    fn primitives(&self) -> Option<&dyn crate::runtimes::primitives::Primitives> {
+        Some(self)
     }
     fn lacks(&self, capability: Capability) -> Option<&'static str> {
         match capability {

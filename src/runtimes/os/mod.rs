@@ -7,6 +7,7 @@ pub mod hashed_faa;
 pub mod hot_team;
 pub mod pipe;
 mod plugin;
+mod primitives;
 pub mod pthread_barrier;
 pub mod sem;
 pub mod spin_lock;

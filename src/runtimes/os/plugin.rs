@@ -15,4 +15,10 @@ impl RuntimeUnderTest for Os {
     fn lacks(&self, _: Capability) -> Option<&'static str> {
         None
     }
+    fn context(&self) -> Option<&dyn crate::runtimes::primitives::Context> {
+        Some(self)
+    }
+    fn primitives(&self) -> Option<&dyn crate::runtimes::primitives::Primitives> {
+        Some(self)
+    }
 }

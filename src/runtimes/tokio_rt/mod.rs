@@ -2,6 +2,9 @@
 //! 004's table (one worker thread, cooperative switches at `.await`), and its multi-thread work-stealing
 //! scheduler, the peer of kernel threads in seed 001's experiments.
 
+mod primitives;
+
+use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -38,6 +41,21 @@ pub fn multi_thread(cpus: &[usize]) -> std::io::Result<(::tokio::runtime::Runtim
     Ok((rt, refused))
 }
 
+/// Measures an async operation on tokio's current-thread runtime: every batch is one `block_on` of a
+/// future that awaits the operation `n` times; the control is a `block_on` of the empty loop, so the
+/// cost of entering and leaving the runtime per batch cancels.
+pub fn measure<F, Fut>(
+    h: &crate::harness::Harness,
+    rt: &::tokio::runtime::Runtime,
+    test: F,
+) -> crate::harness::Measurement
+where
+    F: Fn(u64) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    h.measure(|n| rt.block_on(test(n)), |n| rt.block_on(async move { crate::experiments::empty_loop(n) }))
+}
+
 /// tokio as a runtime under test: the current-thread scheduler in seed 004's table, the multi-thread one
 /// in seed 001's constructs.
 pub struct Tokio;
@@ -48,6 +66,12 @@ impl crate::runtimes::RuntimeUnderTest for Tokio {
     }
     fn about(&self) -> &'static str {
         "tokio: current-thread scheduler (seed 004 table), multi-thread work stealing (seed 001)"
+    }
+    fn context(&self) -> Option<&dyn crate::runtimes::primitives::Context> {
+        Some(self)
+    }
+    fn primitives(&self) -> Option<&dyn crate::runtimes::primitives::Primitives> {
+        Some(self)
     }
     fn lacks(&self, capability: crate::runtimes::Capability) -> Option<&'static str> {
         use crate::runtimes::Capability as C;

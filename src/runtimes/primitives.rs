@@ -1,0 +1,89 @@
+//! Seed 004's primitives as a runtime implements them (docs/ARCHITECTURE.md "Runtimes under test").
+//!
+//! The experiments of seed 004's timing table (`base.loop`, `base.call`, `msg.*`, `sync.sem`,
+//! `spawn.create`, `sched.switch`) are written once against these traits; each runtime that has the
+//! capabilities implements them in its own module (`runtimes/os/primitives.rs`,
+//! `runtimes/fiber/primitives.rs`, `runtimes/tokio_rt/primitives.rs`). Every method times its operation
+//! with the harness, against the control the experiment's documentation names, and returns the
+//! measurement per operation as described; the experiment turns it into its metric.
+
+use crate::experiments::Outcome;
+use crate::harness::{Harness, Measurement};
+
+/// A measuring body, run once inside a runtime's context. Boxed so that [`Context`] is object-safe: the
+/// box is called once per process, never inside a timed loop.
+pub type Body = Box<dyn FnOnce(&Harness) -> Measurement>;
+
+/// [`super::Capability::Context`]: running a single-thread measuring loop where the runtime's own
+/// activities run — the calling thread for `os`, the first fiber of a fiber run, inside tokio's
+/// `block_on` (the harness loop then runs on the runtime's thread as a task would, without awaiting).
+pub trait Context: Sync {
+    /// Runs `body` in the runtime's context and returns what it measured.
+    ///
+    /// Errors: the runtime could not start (tokio's runtime, a fiber back-end not available here).
+    fn in_context(&self, h: &Harness, body: Body) -> anyhow::Result<Measurement>;
+}
+
+/// Seed 004's semaphore rows (`sync.sem`). serde-free: the experiment parses its `op` parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SemOp {
+    /// P on a semaphore with plenty of permits: never blocks.
+    P,
+    /// V with no waiter.
+    V,
+    /// V then P.
+    Pair,
+    /// Two activities on one CPU pass a permit back and forth through two semaphores.
+    Switch,
+}
+
+impl SemOp {
+    /// Permits a P-only semaphore starts with: a batch never takes more than the harness's batch cap, and
+    /// the reset after each batch gives its permits back, so P never blocks; below POSIX's SEM_VALUE_MAX.
+    pub const PLENTY: u32 = 1 << 30;
+
+    /// The permits the timed semaphore starts with.
+    pub fn initial_permits(self) -> u32 {
+        if self == SemOp::P {
+            SemOp::PLENTY
+        } else {
+            0
+        }
+    }
+}
+
+/// How a runtime's `sched.switch` points are laid out: the mechanism's name (the `mechanism:` key) and
+/// whether its two activities can sit on different CPUs (kernel threads) or share one thread (fibers,
+/// a current-thread tokio runtime).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SwitchMechanism {
+    pub name: &'static str,
+    pub across_cpus: bool,
+}
+
+/// The seed 004 primitives: [`super::Capability::TABLE_004`]. `partner_cpu` is the CPU a second kernel
+/// thread is pinned to where the runtime uses one (the home CPU for seed 004's same-CPU rows).
+pub trait Primitives: Sync {
+    /// `msg.call`: a call through an opaque operation reference in the caller's activity
+    /// (`new_task == false`), or answered by a new activity the caller waits for; per call.
+    fn call(&self, new_task: bool, h: &Harness) -> anyhow::Result<Measurement>;
+    /// The `kind:` values of `spawn.create` this runtime has (`thread`, `process`; `task`).
+    fn spawn_kinds(&self) -> &'static [&'static str];
+    /// `spawn.create`: create an empty activity of `kind` and wait for its end; per activity.
+    ///
+    /// Errors: `kind` is not one of [`Primitives::spawn_kinds`]; the first activity could not be created.
+    fn spawn_join(&self, kind: &str, h: &Harness) -> anyhow::Result<Measurement>;
+    /// `sync.sem`: one P, one V, a V+P pair, or (`SemOp::Switch`) one round trip of the permit through
+    /// a partner activity on the same CPU (two handoffs).
+    fn semaphore(&self, op: SemOp, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement>;
+    /// `msg.async`: a send and the receive of the same message by the same activity; per message.
+    fn async_message(&self, h: &Harness) -> anyhow::Result<Measurement>;
+    /// `msg.switch`: a message to a partner blocked receiving and its echo back; per round trip.
+    fn message_round_trip(&self, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement>;
+    /// `msg.rendezvous`: a call a server activity accepts and replies to; per call.
+    fn rendezvous(&self, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement>;
+    /// What `sched.switch` measures for this runtime.
+    fn switch_mechanism(&self) -> SwitchMechanism;
+    /// `sched.switch`: one switch round trip between the two activities on `cpus` (home, partner).
+    fn switch_round_trip(&self, cpus: [usize; 2], h: &Harness) -> anyhow::Result<Outcome>;
+}

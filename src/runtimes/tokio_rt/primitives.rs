@@ -1,0 +1,232 @@
+//! Seed 004's primitives on tokio's current-thread scheduler: the async peer of the fibers (one worker
+//! thread, cooperative switches at `.await`); partners are tasks on the same runtime.
+
+use std::future::Future;
+use std::hint::black_box;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use super::{current_thread, measure, Tokio};
+use crate::experiments::Outcome;
+use crate::harness::{Harness, Measurement};
+use crate::runtimes::primitives::{Body, Context, Primitives, SemOp, SwitchMechanism};
+
+/// Sentinel that ends an echo partner.
+const STOP: u64 = u64::MAX;
+
+/// The operation `msg.call` calls: one argument in, one result out.
+fn operation(x: u64) -> u64 {
+    x.wrapping_add(1)
+}
+
+/// `operation` behind a boxed trait object, as `async-trait` and service stacks call across a component
+/// boundary without a new task.
+fn boxed_operation(x: u64) -> Pin<Box<dyn Future<Output = u64>>> {
+    Box::pin(async move { operation(x) })
+}
+
+/// tokio's P: acquire one permit and keep it (the permit is returned by a later `add_permits`).
+async fn p(sem: &::tokio::sync::Semaphore) {
+    sem.acquire().await.expect("the semaphore is never closed").forget();
+}
+
+impl Context for Tokio {
+    /// Inside `block_on` of a current-thread runtime: the loop runs on the runtime's thread as a task
+    /// would, without awaiting.
+    fn in_context(&self, h: &Harness, body: Body) -> anyhow::Result<Measurement> {
+        use anyhow::Context as _;
+        let rt = current_thread().context("starting tokio's current-thread runtime")?;
+        let h = h.clone();
+        Ok(rt.block_on(async move { body(&h) }))
+    }
+}
+
+impl Primitives for Tokio {
+    /// Awaiting a boxed `dyn Future` (the async-trait shape); or `tokio::spawn` + awaiting the handle.
+    fn call(&self, new_task: bool, h: &Harness) -> anyhow::Result<Measurement> {
+        let rt = current_thread()?;
+        Ok(if new_task {
+            measure(h, &rt, |n| async move {
+                for i in 0..n {
+                    black_box(::tokio::spawn(async move { operation(i) }).await.ok());
+                }
+            })
+        } else {
+            measure(h, &rt, |n| async move {
+                for i in 0..n {
+                    black_box(boxed_operation(i).await);
+                }
+            })
+        })
+    }
+
+    fn spawn_kinds(&self) -> &'static [&'static str] {
+        &["task"]
+    }
+
+    /// `tokio::spawn` of an empty task plus awaiting its `JoinHandle`.
+    fn spawn_join(&self, kind: &str, h: &Harness) -> anyhow::Result<Measurement> {
+        anyhow::ensure!(kind == "task", "unknown spawn.create kind {kind:?} for tokio; expected task");
+        let rt = current_thread()?;
+        Ok(measure(h, &rt, |n| async move {
+            for _ in 0..n {
+                black_box(::tokio::spawn(async { black_box(0u8) }).await.ok());
+            }
+        }))
+    }
+
+    /// `tokio::sync::Semaphore`; the switch partner is a task.
+    fn semaphore(&self, op: SemOp, _partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
+        use ::tokio::sync::Semaphore;
+        let rt = current_thread()?;
+        let sem = Arc::new(Semaphore::new(op.initial_permits() as usize));
+        Ok(match op {
+            SemOp::P => measure(h, &rt, |n| {
+                let sem = sem.clone();
+                async move {
+                    for _ in 0..n {
+                        p(&sem).await;
+                    }
+                }
+            }),
+            SemOp::V => measure(h, &rt, |n| {
+                let sem = sem.clone();
+                async move { (0..n).for_each(|_| sem.add_permits(1)) }
+            }),
+            SemOp::Pair => measure(h, &rt, |n| {
+                let sem = sem.clone();
+                async move {
+                    for _ in 0..n {
+                        sem.add_permits(1);
+                        p(&sem).await;
+                    }
+                }
+            }),
+            SemOp::Switch => {
+                let (ping, pong) = (sem, Arc::new(Semaphore::new(0)));
+                let stop = Arc::new(AtomicBool::new(false));
+                let partner = {
+                    let (ping, pong, stop) = (ping.clone(), pong.clone(), stop.clone());
+                    rt.spawn(async move {
+                        loop {
+                            p(&ping).await;
+                            if stop.load(Ordering::Acquire) {
+                                break;
+                            }
+                            pong.add_permits(1);
+                        }
+                    })
+                };
+                let m = measure(h, &rt, |n| {
+                    let (ping, pong) = (ping.clone(), pong.clone());
+                    async move {
+                        for _ in 0..n {
+                            ping.add_permits(1);
+                            p(&pong).await;
+                        }
+                    }
+                });
+                stop.store(true, Ordering::Release);
+                ping.add_permits(1);
+                rt.block_on(partner)?;
+                m
+            }
+        })
+    }
+
+    /// An unbounded mpsc channel, sender and receiver in the same task.
+    fn async_message(&self, h: &Harness) -> anyhow::Result<Measurement> {
+        let rt = current_thread()?;
+        let (tx, rx) = ::tokio::sync::mpsc::unbounded_channel::<u64>();
+        let rx = ::tokio::sync::Mutex::new(rx);
+        Ok(measure(h, &rt, |n| {
+            let (tx, rx) = (&tx, &rx);
+            async move {
+                let mut rx = rx.lock().await;
+                for i in 0..n {
+                    tx.send(i).expect("receiver alive");
+                    black_box(rx.recv().await);
+                }
+            }
+        }))
+    }
+
+    /// Two unbounded mpsc channels to and from an echo task.
+    fn message_round_trip(&self, _partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
+        let rt = current_thread()?;
+        let (to_partner, mut partner_rx) = ::tokio::sync::mpsc::unbounded_channel::<u64>();
+        let (partner_tx, from_partner) = ::tokio::sync::mpsc::unbounded_channel::<u64>();
+        let partner = rt.spawn(async move {
+            while let Some(v) = partner_rx.recv().await {
+                if v == STOP || partner_tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        let from_partner = ::tokio::sync::Mutex::new(from_partner);
+        let m = measure(h, &rt, |n| {
+            let (tx, rx) = (&to_partner, &from_partner);
+            async move {
+                let mut rx = rx.lock().await;
+                for i in 0..n {
+                    tx.send(i).expect("partner alive");
+                    black_box(rx.recv().await);
+                }
+            }
+        });
+        let _ = to_partner.send(STOP);
+        rt.block_on(partner)?;
+        Ok(m)
+    }
+
+    /// A server task, an mpsc request queue and a `oneshot` reply per call (tokio's idiom).
+    fn rendezvous(&self, _partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
+        type Request = (u64, ::tokio::sync::oneshot::Sender<u64>);
+        let rt = current_thread()?;
+        let (request_tx, mut request_rx) = ::tokio::sync::mpsc::unbounded_channel::<Request>();
+        let server = rt.spawn(async move {
+            while let Some((q, reply)) = request_rx.recv().await {
+                let _ = reply.send(q + 1);
+            }
+        });
+        let m = measure(h, &rt, |n| {
+            let request_tx = &request_tx;
+            async move {
+                for i in 0..n {
+                    let (reply_tx, reply_rx) = ::tokio::sync::oneshot::channel();
+                    request_tx.send((i, reply_tx)).expect("server alive");
+                    black_box(reply_rx.await.ok());
+                }
+            }
+        });
+        drop(request_tx);
+        rt.block_on(server)?;
+        Ok(m)
+    }
+
+    fn switch_mechanism(&self) -> SwitchMechanism {
+        SwitchMechanism { name: "yield", across_cpus: false }
+    }
+
+    /// Two tasks: the timed task yields, the partner (which only yields) runs once, and control comes
+    /// back: one round trip through tokio's run queue.
+    fn switch_round_trip(&self, _cpus: [usize; 2], h: &Harness) -> anyhow::Result<Outcome> {
+        let rt = current_thread()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let partner_stop = stop.clone();
+        let partner = rt.spawn(async move {
+            while !partner_stop.load(Ordering::Relaxed) {
+                ::tokio::task::yield_now().await;
+            }
+        });
+        let m = measure(h, &rt, |n| async move {
+            for _ in 0..n {
+                ::tokio::task::yield_now().await;
+            }
+        });
+        stop.store(true, Ordering::Relaxed);
+        rt.block_on(partner)?;
+        Ok(m.into())
+    }
+}
