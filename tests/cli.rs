@@ -94,6 +94,25 @@ fn unknown_experiment_is_refused_with_closest_ids() {
 }
 
 #[test]
+fn plan_lists_points_and_skips_without_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = overhead()
+        .args(["run", "--quick", "--plan", "--only", "base.syscall,sync.sem", "--runtime", "os,rayon", "--out"])
+        .arg(dir.path().join("never"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().any(|l| l == "base.syscall/runtime:os"), "{text}");
+    assert!(text.lines().any(|l| l == "sync.sem/runtime:os/op:switch"), "{text}");
+    assert!(
+        text.lines().any(|l| l.starts_with("skip sync.sem/runtime:rayon: runtime rayon has no semaphore")),
+        "{text}"
+    );
+    assert!(!dir.path().join("never").exists(), "--plan wrote a record");
+}
+
+#[test]
 fn unknown_runtime_is_refused() {
     overhead()
         .args(["run", "--runtime", "pthread"])

@@ -51,9 +51,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub full: bool,
     /// Seconds the run may spend in all before it stops refining points past their minimum rounds
-    /// (default: 20 quick, 70 default, 1200 full).
+    /// (default: 20 quick, 80 default, 1200 full).
     #[arg(long, value_name = "SECONDS")]
     pub budget: Option<f64>,
+    /// Print the plan and exit: every point this run would measure, one name a line, then every skipped
+    /// cell with its reason (like JMH's `-l`); nothing is measured or written.
+    #[arg(long)]
+    pub plan: bool,
     /// Experiment IDs or families to run (repeat or separate by commas), e.g. `--only base,sync.faa`.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,

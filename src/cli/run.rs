@@ -21,6 +21,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let runtimes = select_runtimes(&args.runtime).map_err(UsageError)?;
     let cpus = usable_cpus(args.cpus.as_deref())?;
     let machine = MachineInfo::detect();
+    if args.plan {
+        let ctx = PlanContext { cpus, topology: machine.topology.clone(), mode };
+        print!("{}", plan_listing(&build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx)));
+        return Ok(ExitCode::SUCCESS);
+    }
     let out_dir = args.out.clone().unwrap_or_else(|| default_out_dir(&machine.host_name));
     ensure_writable(&out_dir)?;
     let mut rounds = RoundPolicy::for_mode(mode);
@@ -60,6 +65,22 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The plan as text: the points to measure, a name a line, then `skip NAME: REASON` lines.
+fn plan_listing(plan: &[Planned]) -> String {
+    let mut out = String::new();
+    for planned in plan {
+        if let Planned::Run(spec) = planned {
+            out += &format!("{}\n", spec.name());
+        }
+    }
+    for planned in plan {
+        if let Planned::Skip(spec, reason) = planned {
+            out += &format!("skip {}: {reason}\n", spec.name());
+        }
+    }
+    out
 }
 
 /// The CPUs the run may use: `--cpus` checked against the CPUs this process may run on, or all of them.
