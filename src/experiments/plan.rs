@@ -37,6 +37,20 @@ impl PlanContext {
         }
     }
 
+    /// A spec with the typed parameters `params` (encoded in field order, [`crate::record::params`]) on the
+    /// given CPUs.
+    pub fn spec_of<P: serde::Serialize>(
+        &self,
+        experiment: &str,
+        runtime: &str,
+        params: &P,
+        cpus: Vec<usize>,
+    ) -> PointSpec {
+        let mut spec = self.spec(experiment, runtime, &[], cpus);
+        spec.params = crate::record::params::encode(params);
+        spec
+    }
+
     /// The one point of an experiment without parameters, on the home CPU.
     pub fn single(&self, experiment: &str, runtime: &str) -> Vec<Planned> {
         vec![Planned::Run(self.spec(experiment, runtime, &[], vec![self.home_cpu()]))]
@@ -44,34 +58,31 @@ impl PlanContext {
 
     /// The one two-party point of an experiment whose parties share the home CPU (the runtimes of seed
     /// 004's table run on one thread; `os` pins both threads there), with `placement:same_cpu` last.
-    pub fn same_cpu_pair(&self, experiment: &str, runtime: &str, params: &[(&str, String)]) -> Vec<Planned> {
+    pub fn same_cpu_pair<P: serde::Serialize>(&self, experiment: &str, runtime: &str, params: &P) -> Vec<Planned> {
         let home = self.home_cpu();
-        let mut params = params.to_vec();
-        params.push(("placement", serde_plain(Placement::SameCpu)));
-        vec![Planned::Run(self.spec(experiment, runtime, &params, vec![home, home]))]
+        let spec = self.spec_of(experiment, runtime, params, vec![home, home]);
+        vec![Planned::Run(with_placement(spec, Placement::SameCpu))]
     }
 
     /// Two-party points: the same CPU, and one partner CPU for each kind of placement this machine has
     /// among the usable CPUs (SMT sibling, other core, other NUMA node, other package). On a machine
     /// with one usable CPU the "other CPU" point is skipped with the reason.
-    pub fn pair_points(&self, experiment: &str, runtime: &str, params: &[(&str, String)]) -> Vec<Planned> {
+    pub fn pair_points<P: serde::Serialize>(&self, experiment: &str, runtime: &str, params: &P) -> Vec<Planned> {
         let home = self.home_cpu();
-        let with = |placement: Placement| {
-            let mut p = params.to_vec();
-            p.push(("placement", serde_plain(placement)));
-            p
+        let on = |cpus: Vec<usize>, placement: Placement| {
+            with_placement(self.spec_of(experiment, runtime, params, cpus), placement)
         };
-        let mut out = vec![Planned::Run(self.spec(experiment, runtime, &with(Placement::SameCpu), vec![home, home]))];
+        let mut out = vec![Planned::Run(on(vec![home, home], Placement::SameCpu))];
         let others = [Placement::SmtSibling, Placement::OtherCore, Placement::OtherNumaNode, Placement::OtherPackage];
         let mut any_other = false;
         for placement in others {
             if let Some(partner) = self.topology.partner(home, placement, &self.cpus) {
                 any_other = true;
-                out.push(Planned::Run(self.spec(experiment, runtime, &with(placement), vec![home, partner])));
+                out.push(Planned::Run(on(vec![home, partner], placement)));
             }
         }
         if !any_other {
-            let mut spec = self.spec(experiment, runtime, &with(Placement::OtherCore), vec![home]);
+            let mut spec = on(vec![home], Placement::OtherCore);
             spec.placement = Some(Placement::OtherCore);
             out.push(Planned::Skip(spec, format!("needs a second usable CPU; this run may use only CPU {home}")));
         }
@@ -107,6 +118,12 @@ impl PlanContext {
         }
         firsts.into_iter().chain(rest).take(threads).collect()
     }
+}
+
+/// `spec` with `placement:NAME` appended to its parameters.
+fn with_placement(mut spec: PointSpec, placement: Placement) -> PointSpec {
+    spec.params.push(("placement".into(), serde_plain(placement)));
+    spec
 }
 
 /// The serde string of a placement (`same_cpu`, `other_core`, …), used as a parameter value.

@@ -10,6 +10,7 @@ mod fit;
 pub(crate) mod fixture;
 pub mod gbench;
 mod io;
+pub mod params;
 mod point;
 
 pub use detail::{Details, Distribution, LabelledTable, Matrix};

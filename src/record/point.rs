@@ -45,6 +45,13 @@ impl PointSpec {
         self.params.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
+    /// The parameters as the experiment's typed struct ([`super::params::decode`]).
+    ///
+    /// Errors: a parameter is missing or its value is not what `P` takes; the message names the point.
+    pub fn params_as<P: serde::de::DeserializeOwned>(&self) -> anyhow::Result<P> {
+        super::params::decode(self)
+    }
+
     /// The experiment's family, the part of the ID before the dot (`sync` for `sync.faa`).
     pub fn family(&self) -> &str {
         self.experiment.split('.').next().unwrap_or(&self.experiment)

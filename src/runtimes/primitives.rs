@@ -24,8 +24,9 @@ pub trait Context: Sync {
     fn in_context(&self, h: &Harness, body: Body) -> anyhow::Result<Measurement>;
 }
 
-/// Seed 004's semaphore rows (`sync.sem`). serde-free: the experiment parses its `op` parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Seed 004's semaphore rows (`sync.sem`'s `op:` parameter: `p`, `v`, `pair`, `switch`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SemOp {
     /// P on a semaphore with plenty of permits: never blocks.
     P,
@@ -41,6 +42,9 @@ impl SemOp {
     /// Permits a P-only semaphore starts with: a batch never takes more than the harness's batch cap, and
     /// the reset after each batch gives its permits back, so P never blocks; below POSIX's SEM_VALUE_MAX.
     pub const PLENTY: u32 = 1 << 30;
+
+    /// Every row, in the table's order.
+    pub const ALL: [SemOp; 4] = [SemOp::P, SemOp::V, SemOp::Pair, SemOp::Switch];
 
     /// The permits the timed semaphore starts with.
     pub fn initial_permits(self) -> u32 {

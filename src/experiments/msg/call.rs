@@ -1,10 +1,26 @@
 //! `msg.call`: an inter-task call, answered in the caller's activity or by a new one.
 
+use serde::{Deserialize, Serialize};
+
 use crate::experiments::context::primitives_of;
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::Capability;
+
+/// `msg.call`'s parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Params {
+    new_task: NewTask,
+}
+
+/// Whether the callee runs in a new activity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum NewTask {
+    No,
+    Yes,
+}
 
 /// Seed 004's "interresource call, no new process" and "…, new process". `new_task:no`: the call goes
 /// through an opaque operation reference and runs in the caller's activity (`os`, `fiber-*`: a
@@ -24,19 +40,13 @@ impl Experiment for Call {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        ["no", "yes"]
-            .iter()
-            .map(|new| {
-                Planned::Run(ctx.spec(self.id(), runtime, &[("new_task", new.to_string())], vec![ctx.home_cpu()]))
-            })
+        [NewTask::No, NewTask::Yes]
+            .into_iter()
+            .map(|new_task| Planned::Run(ctx.spec_of(self.id(), runtime, &Params { new_task }, vec![ctx.home_cpu()])))
             .collect()
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let new_task = match spec.param("new_task") {
-            Some("no") => false,
-            Some("yes") => true,
-            other => anyhow::bail!("unknown msg.call new_task {other:?}; expected no or yes"),
-        };
-        Ok(primitives_of(spec)?.call(new_task, h)?.into())
+        let params: Params = spec.params_as()?;
+        Ok(primitives_of(spec)?.call(params.new_task == NewTask::Yes, h)?.into())
     }
 }

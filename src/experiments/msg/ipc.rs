@@ -1,6 +1,7 @@
 //! `msg.ipc`: ping-pong round trips between two processes.
 
 use anyhow::Context as _;
+use serde::{Deserialize, Serialize};
 
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::Harness;
@@ -9,6 +10,22 @@ use crate::runtimes::os::pipe::EchoChild;
 
 /// Payload of each message, bytes: one machine word, as lmbench's `lat_pipe`.
 const PAYLOAD: usize = 8;
+
+/// `msg.ipc`'s parameters (the transport and payload grow into a matrix with seed 003's issue).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Params {
+    transport: Transport,
+    /// Bytes per message.
+    payload: usize,
+}
+
+/// How the two processes talk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Transport {
+    /// Two pipes, one each way (lmbench `lat_pipe`).
+    Pipe,
+}
 
 /// Seed 003's ping-pong: the parent writes a message into one pipe, a forked child echoes it back
 /// through another (lmbench `lat_pipe`), timed per round trip against the empty loop.
@@ -25,9 +42,15 @@ impl Experiment for Ipc {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        ctx.pair_points(self.id(), runtime, &[("transport", "pipe".into()), ("payload", PAYLOAD.to_string())])
+        ctx.pair_points(self.id(), runtime, &Params { transport: Transport::Pipe, payload: PAYLOAD })
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+        let params: Params = spec.params_as()?;
+        anyhow::ensure!(
+            params.payload == PAYLOAD,
+            "msg.ipc measures {PAYLOAD}-byte messages only, not {}",
+            params.payload
+        );
         let child = EchoChild::spawn(spec.cpus[1], PAYLOAD).context("starting the echo process")?;
         let msg = [0x5au8; PAYLOAD];
         let mut reply = [0u8; PAYLOAD];

@@ -3,6 +3,7 @@
 use crate::experiments::context::primitives_of;
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::Harness;
+use crate::record::params::NoParams;
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::Capability;
 
@@ -23,7 +24,7 @@ impl Experiment for Rendezvous {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        ctx.same_cpu_pair(self.id(), runtime, &[])
+        ctx.same_cpu_pair(self.id(), runtime, &NoParams {})
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         Ok(primitives_of(spec)?.rendezvous(spec.cpus[1], h)?.into())

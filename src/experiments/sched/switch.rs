@@ -6,6 +6,13 @@ use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::Capability;
 
+/// `sched.switch`'s parameters (besides the placement the plan adds): the runtime's switch mechanism
+/// ([`crate::runtimes::primitives::Primitives::switch_mechanism`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Params {
+    mechanism: String,
+}
+
 /// Seed 004's `csloop`: a switch round trip, per runtime. `os`: two threads pass control back and forth
 /// through one futex word, each round trip two wake-ups and, on the same CPU, two context switches
 /// (`perf bench sched pipe` with futexes instead of pipes), same CPU and other CPUs. `fiber-*`: the
@@ -28,7 +35,7 @@ impl Experiment for Switch {
         else {
             return Vec::new();
         };
-        let params = [("mechanism", mechanism.name.to_string())];
+        let params = Params { mechanism: mechanism.name.into() };
         if mechanism.across_cpus {
             ctx.pair_points(self.id(), runtime, &params)
         } else {

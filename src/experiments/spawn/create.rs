@@ -6,6 +6,12 @@ use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::Capability;
 
+/// `spawn.create`'s parameters: `kind` is one of the runtime's [`crate::runtimes::primitives::Primitives::spawn_kinds`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Params {
+    kind: String,
+}
+
 /// Seed 004's "process create/destroy" for kernel activities: `std::thread::spawn` of an empty closure
 /// plus `join`, and `fork` of a child that `_exit`s plus `waitpid` (lmbench's `lat_proc fork`).
 /// The new activity inherits the creator's CPU, so the point measures creation on one CPU. For the
@@ -27,11 +33,13 @@ impl Experiment for Create {
         let kinds = crate::runtimes::find(runtime).and_then(|r| r.primitives()).map_or(&[][..], |p| p.spawn_kinds());
         kinds
             .iter()
-            .map(|kind| Planned::Run(ctx.spec(self.id(), runtime, &[("kind", kind.to_string())], vec![ctx.home_cpu()])))
+            .map(|&kind| {
+                Planned::Run(ctx.spec_of(self.id(), runtime, &Params { kind: kind.into() }, vec![ctx.home_cpu()]))
+            })
             .collect()
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let kind = spec.param("kind").unwrap_or_default();
-        Ok(primitives_of(spec)?.spawn_join(kind, h)?.into())
+        let Params { kind } = spec.params_as()?;
+        Ok(primitives_of(spec)?.spawn_join(&kind, h)?.into())
     }
 }

@@ -26,29 +26,24 @@ impl Experiment for Sem {
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         let home = ctx.home_cpu();
-        ["p", "v", "pair", "switch"]
-            .iter()
+        SemOp::ALL
+            .into_iter()
             .map(|op| {
-                let cpus = if *op == "switch" { vec![home, home] } else { vec![home] };
-                Planned::Run(ctx.spec(self.id(), runtime, &[("op", op.to_string())], cpus))
+                let cpus = if op == SemOp::Switch { vec![home, home] } else { vec![home] };
+                Planned::Run(ctx.spec_of(self.id(), runtime, &Params { op }, cpus))
             })
             .collect()
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let op = parse_op(spec.param("op"))?;
+        let Params { op } = spec.params_as()?;
         let m = primitives_of(spec)?.semaphore(op, spec.cpus[spec.cpus.len() - 1], h)?;
         // A switch round trip is two handoffs; the row is per handoff.
         Ok(if op == SemOp::Switch { m.per(2.0) } else { m }.into())
     }
 }
 
-/// The `op:` parameter: `p`, `v`, `pair` or `switch`.
-fn parse_op(op: Option<&str>) -> anyhow::Result<SemOp> {
-    Ok(match op {
-        Some("p") => SemOp::P,
-        Some("v") => SemOp::V,
-        Some("pair") => SemOp::Pair,
-        Some("switch") => SemOp::Switch,
-        other => anyhow::bail!("unknown sync.sem op {other:?}; expected p, v, pair or switch"),
-    })
+/// `sync.sem`'s parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Params {
+    op: SemOp,
 }
