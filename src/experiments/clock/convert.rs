@@ -28,6 +28,16 @@ const OTHER_RATES: [(&str, u64); 2] = [("1 GHz", 1_000_000_000), ("4 GHz", 4_000
 /// Each point also searches the routine's worst error against `exact` (see
 /// `clock::convert::search`) for intervals up to 1 µs … 1 year at this machine's counter rate, 1 GHz
 /// and 4 GHz: `details.tables["max_error"]` (found) and `["error_bound"]` (analytic), and the machine
+/// `clock.convert`'s parameters.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct Params {
+    routine: Routine,
+    direction: Direction,
+}
+
+crate::record::params::param_enum!(Routine);
+crate::record::params::param_enum!(Direction);
+
 /// row again in `extra` as `max_error_ns_<range>` (tick→ns) or `max_error_ticks_<range>` (ns→tick).
 pub struct Convert;
 
@@ -47,8 +57,7 @@ impl Experiment for Convert {
         let mut out = Vec::new();
         for routine in Routine::ALL {
             for direction in Direction::ALL {
-                let params = [("routine", routine.name().to_string()), ("direction", direction.name().to_string())];
-                let spec = ctx.spec(self.id(), runtime, &params, vec![ctx.home_cpu()]);
+                let spec = ctx.spec_of(self.id(), runtime, &Params { routine, direction }, vec![ctx.home_cpu()]);
                 out.push(match routine.unsupported(direction) {
                     Some(why) => Planned::Skip(spec, why.into()),
                     None => Planned::Run(spec),
@@ -59,15 +68,7 @@ impl Experiment for Convert {
     }
 
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let routine = spec.param("routine").unwrap_or_default();
-        let Some(routine) = Routine::parse(routine) else {
-            let names: Vec<&str> = Routine::ALL.iter().map(|r| r.name()).collect();
-            anyhow::bail!("unknown clock.convert routine {routine:?}; expected one of {names:?}");
-        };
-        let direction = spec.param("direction").unwrap_or_default();
-        let Some(direction) = Direction::parse(direction) else {
-            anyhow::bail!("unknown clock.convert direction {direction:?}; expected tick_to_ns or ns_to_tick");
-        };
+        let Params { routine, direction } = spec.params_as()?;
         if let Some(why) = routine.unsupported(direction) {
             anyhow::bail!("{}: {why}", spec.name());
         }

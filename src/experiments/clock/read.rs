@@ -22,6 +22,12 @@ const SOURCES: [&str; 8] = [
 
 /// One read of a time source, back to back in a loop (throughput of dependent-free reads, as
 /// `perf bench`'s clock test and lmbench do), against the empty loop. Also reports the source's
+/// `clock.read`'s parameters: `source` is one of [`SOURCES`] (the names the record has always used).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Params {
+    source: String,
+}
+
 /// smallest observed step (`resolution_ns`) and, for POSIX clocks, `clock_getres` (`getres_ns`).
 pub struct Read;
 
@@ -39,7 +45,8 @@ impl Experiment for Read {
         SOURCES
             .iter()
             .map(|source| {
-                let spec = ctx.spec(self.id(), runtime, &[("source", source.to_string())], vec![ctx.home_cpu()]);
+                let spec =
+                    ctx.spec_of(self.id(), runtime, &Params { source: source.to_string() }, vec![ctx.home_cpu()]);
                 if source.starts_with("rdtsc") && !cfg!(target_arch = "x86_64") {
                     Planned::Skip(spec, "the TSC instructions exist only on x86-64".into())
                 } else {
@@ -49,7 +56,8 @@ impl Experiment for Read {
             .collect()
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let source = spec.param("source").unwrap_or_default();
+        let Params { source } = spec.params_as()?;
+        let source = source.as_str();
         let (mut outcome, step_ticks_to_ns): (Outcome, f64) = match source {
             #[cfg(target_arch = "x86_64")]
             "rdtsc" => (timed(h, tsc::plain), 1e9 / h.clock.hz),

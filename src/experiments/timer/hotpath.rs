@@ -50,12 +50,8 @@ impl Experiment for HotPath {
         for scenario in Scenario::ALL {
             for base in TimeBaseKind::ALL {
                 for start in scenario.starts() {
-                    let params = [
-                        ("scenario", scenario.name().to_string()),
-                        ("time_base", base.name().to_string()),
-                        ("start", start.name().to_string()),
-                    ];
-                    out.push(Planned::Run(ctx.spec(self.id(), runtime, &params, vec![ctx.home_cpu()])));
+                    let params = Params { scenario, time_base: base, start: *start };
+                    out.push(Planned::Run(ctx.spec_of(self.id(), runtime, &params, vec![ctx.home_cpu()])));
                 }
             }
         }
@@ -63,9 +59,7 @@ impl Experiment for HotPath {
     }
 
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let scenario = parse(spec, "scenario", Scenario::parse)?;
-        let base = parse(spec, "time_base", TimeBaseKind::parse)?;
-        let start = parse(spec, "start", StartMode::parse)?;
+        let Params { scenario, time_base: base, start } = spec.params_as()?;
         let point = Point { scenario, base, start };
         match h.clock.kind {
             #[cfg(target_arch = "x86_64")]
@@ -85,11 +79,17 @@ impl Experiment for HotPath {
     }
 }
 
-/// Parameter `key` of `spec` through `parse`. Errors: missing or unknown value, naming both.
-fn parse<T>(spec: &PointSpec, key: &str, parse: fn(&str) -> Option<T>) -> anyhow::Result<T> {
-    let value = spec.param(key).ok_or_else(|| anyhow::anyhow!("timer.hotpath point lacks parameter {key:?}"))?;
-    parse(value).ok_or_else(|| anyhow::anyhow!("timer.hotpath: unknown {key} {value:?}"))
+/// `timer.hotpath`'s parameters.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct Params {
+    scenario: Scenario,
+    time_base: TimeBaseKind,
+    start: StartMode,
 }
+
+crate::record::params::param_enum!(Scenario);
+crate::record::params::param_enum!(TimeBaseKind);
+crate::record::params::param_enum!(StartMode);
 
 /// One point's scenario, time base and start mode.
 #[derive(Debug, Clone, Copy)]

@@ -54,19 +54,23 @@ impl Experiment for Stolen {
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         RATES_HZ
             .iter()
-            .map(|rate| {
-                Planned::Run(ctx.spec(self.id(), runtime, &[("rate_hz", rate.to_string())], vec![ctx.home_cpu()]))
-            })
+            .map(|rate| Planned::Run(ctx.spec_of(self.id(), runtime, &Params { rate_hz: *rate }, vec![ctx.home_cpu()])))
             .collect()
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let text = spec.param("rate_hz").unwrap_or_default();
-        let rate_hz = match text.parse::<u64>() {
-            Ok(rate) if rate <= 100_000 => rate,
-            _ => bail!("timer.stolen rate_hz {text:?} is not a whole number of Hz in 0…100000"),
-        };
+        let Params { rate_hz } = spec.params_as()?;
+        if rate_hz > 100_000 {
+            bail!("{}: rate_hz {rate_hz} is not in 0…100000 Hz", spec.name());
+        }
         measure_stolen(&long_batches(h), rate_hz)
     }
+}
+
+/// `timer.stolen`'s parameters.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct Params {
+    /// Timer signals per second; 0: no timer.
+    rate_hz: u64,
 }
 
 /// The harness with batches 5× the mode's target and at least 20 ms: enough timer events per batch

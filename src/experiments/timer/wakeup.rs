@@ -4,7 +4,7 @@
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::atomic::AtomicU32;
 
-use anyhow::{anyhow, bail, Context as _};
+use anyhow::{bail, Context as _};
 
 use crate::clock::clock_gettime_ns;
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
@@ -50,11 +50,6 @@ impl Mechanism {
             Mechanism::FutexTimeout => "futex_timeout",
         }
     }
-
-    /// The mechanism named `name`, if any.
-    pub fn parse(name: &str) -> Option<Mechanism> {
-        Mechanism::ALL.into_iter().find(|m| m.name() == name)
-    }
 }
 
 /// Seed 002 asks what timers cost on their hot paths; the user-visible end of that path is how late a
@@ -87,26 +82,31 @@ impl Experiment for Wakeup {
         Mechanism::ALL
             .iter()
             .map(|m| {
-                let params = [("mechanism", m.name().to_string()), ("interval_us", INTERVAL_US.to_string())];
-                Planned::Run(ctx.spec(self.id(), runtime, &params, vec![ctx.home_cpu()]))
+                let params = Params { mechanism: *m, interval_us: INTERVAL_US };
+                Planned::Run(ctx.spec_of(self.id(), runtime, &params, vec![ctx.home_cpu()]))
             })
             .collect()
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let name = spec.param("mechanism").unwrap_or_default();
-        let mechanism = Mechanism::parse(name).ok_or_else(|| {
-            let names: Vec<&str> = Mechanism::ALL.iter().map(|m| m.name()).collect();
-            anyhow!("unknown timer.wakeup mechanism {name:?}; expected one of {names:?}")
-        })?;
-        let interval_us = spec.param("interval_us").unwrap_or("1000");
-        let interval_ns = match interval_us.parse::<i64>() {
-            Ok(us) if (1..=1_000_000).contains(&us) => us * 1_000,
-            _ => bail!("timer.wakeup interval_us {interval_us:?} is not a whole number of µs in 1…1000000"),
-        };
+        let Params { mechanism, interval_us } = spec.params_as()?;
+        if !(1..=1_000_000).contains(&interval_us) {
+            bail!("{}: interval_us {interval_us} is not in 1…1000000 µs", spec.name());
+        }
+        let interval_ns = interval_us as i64 * 1_000;
         let wakeups = collect(mechanism, interval_ns, h.config.warmup, wakeups_for(&h.config))?;
         Ok(outcome(&wakeups, interval_ns, h.config.repetitions))
     }
 }
+
+/// `timer.wakeup`'s parameters.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct Params {
+    mechanism: Mechanism,
+    /// The sleep or period, µs.
+    interval_us: u64,
+}
+
+crate::record::params::param_enum!(Mechanism);
 
 /// Wake-ups per process: quick ~100, default ~300, full ~3000 (0.1 s, 0.3 s, 3 s at 1 ms); a point gets
 /// at least three processes.

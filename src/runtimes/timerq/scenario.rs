@@ -166,6 +166,9 @@ impl Scenario {
 }
 
 impl StartMode {
+    /// Both modes.
+    pub const ALL: [StartMode; 2] = [StartMode::Relative, StartMode::Absolute];
+
     /// The parameter value: `relative` or `absolute`.
     pub fn name(self) -> &'static str {
         match self {
