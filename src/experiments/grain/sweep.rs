@@ -38,6 +38,13 @@ pub mod tables {
     /// Each CPU's share of the tasks (%) per decade and for the best count: one column per CPU.
     pub const SHARE: &str = "share";
 }
+/// `grain.sweep`'s parameters: the team size, and the fixed work split into tasks (reads of the shared
+/// variable).
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct Params {
+    threads: usize,
+    work: u64,
+}
 
 /// Seed 001 §7 (Table 4, Fig. 7): `work` reads of one shared variable, split equally into 10^0, 10^1,
 /// … tasks run by all the point's CPUs, each run's elapsed time measured whole. The decades stop after
@@ -78,8 +85,7 @@ impl Experiment for Sweep {
             Mode::Full => 10_000_000,
         };
         let threads = ctx.cpus.len();
-        let params = [("threads", threads.to_string()), ("work", work.to_string())];
-        let spec = ctx.spec(self.id(), runtime, &params, ctx.team_cpus(threads));
+        let spec = ctx.spec_of(self.id(), runtime, &Params { threads, work }, ctx.team_cpus(threads));
         if matches!(Runtime::parse(runtime), Some(Runtime::Fiber(_))) {
             let reason = format!(
                 "{runtime} runs its fibers on one kernel thread; the sweep asks how work spreads over CPUs \
@@ -90,14 +96,8 @@ impl Experiment for Sweep {
         vec![Planned::Run(spec)]
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let work_reads: u64 = match spec.param("work") {
-            None => anyhow::bail!("grain.sweep needs the parameter work (reads of the shared variable)"),
-            Some(v) => v
-                .parse()
-                .ok()
-                .filter(|&w| w > 0)
-                .ok_or_else(|| anyhow::anyhow!("grain.sweep: parameter work {v:?} is not a positive integer"))?,
-        };
+        let Params { work: work_reads, .. } = spec.params_as()?;
+        anyhow::ensure!(work_reads > 0, "{}: grain.sweep needs work > 0 (reads of the shared variable)", spec.name());
         let budget = Budget::for_config(&h.config, work_reads);
         let cpus = &spec.cpus;
         let work = Work::new(cpus.iter().copied().max().unwrap_or(0)).leak();

@@ -28,6 +28,13 @@ const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 
 /// The linear fit against the number of waiters: `a` the broadcast with one waiter, `b` per extra one.
 const FIT: FitSpec = FitSpec { x: "waiters", x_unit: "", model: Model::Linear };
+/// `sched.broadcast`'s parameters: the runtime's wake-all mechanism (`futex`, `condvar`, `notify`,
+/// `semaphore`) and the number of waiters.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Params {
+    mechanism: String,
+    waiters: usize,
+}
 
 /// One activity wakes N waiters blocked on one condition and waits until the last of them has run (it
 /// has counted itself arrived); one **broadcast episode** per operation, against a control that only
@@ -64,8 +71,7 @@ impl Experiment for Broadcast {
         let others: Vec<usize> = ctx.cpus.iter().copied().filter(|&c| c != home).collect();
         let waiter_cpus = if others.is_empty() { vec![home] } else { others };
         let point = |mechanism: &str, waiters: usize, cpus: Vec<usize>| {
-            let params = [("mechanism", mechanism.to_string()), ("waiters", waiters.to_string())];
-            ctx.spec(self.id(), runtime, &params, cpus)
+            ctx.spec_of(self.id(), runtime, &Params { mechanism: mechanism.into(), waiters }, cpus)
         };
         let round_robin = |n: usize| -> Vec<usize> {
             std::iter::once(home).chain((0..n).map(|i| waiter_cpus[i % waiter_cpus.len()])).collect()
@@ -98,12 +104,10 @@ impl Experiment for Broadcast {
     }
 
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let waiters: usize =
-            spec.param("waiters").and_then(|v| v.parse().ok()).filter(|&n| n > 0).ok_or_else(|| {
-                anyhow::anyhow!("sched.broadcast needs a positive waiters parameter, got {:?}", spec.param("waiters"))
-            })?;
+        let Params { mechanism, waiters } = spec.params_as()?;
+        anyhow::ensure!(waiters > 0, "{}: sched.broadcast needs at least one waiter", spec.name());
         let settle_ticks = (SETTLE_NS * h.clock.hz / 1e9) as u64;
-        let mut outcome = match (runtime_of(&spec.runtime)?, spec.param("mechanism")) {
+        let mut outcome = match (runtime_of(&spec.runtime)?, Some(mechanism.as_str())) {
             (Runtime::Os, Some("futex")) => os_broadcast(&spec.cpus[1..], h, settle_ticks, FutexWake::default()),
             (Runtime::Os, Some("condvar")) => os_broadcast(&spec.cpus[1..], h, settle_ticks, CondvarWake::default()),
             (Runtime::Tokio, Some("notify")) => tokio_notify(&spec.cpus[1..], waiters, h, settle_ticks)?,

@@ -16,6 +16,13 @@ use crate::runtimes::{fiber, rayon_rt, tokio_rt, Runtime};
 
 /// The fit through each runtime's rounds: seed 001 Fig. 3's `a + b·load`.
 pub const FIT: FitSpec = FitSpec { x: "load", x_unit: "extra yielding activities per CPU", model: Model::Linear };
+/// `sched.yield`'s parameters: CPUs of the point and extra yielding activities per CPU (a cell skipped for
+/// a whole runtime has no load).
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct Params {
+    cpus: usize,
+    load: Option<usize>,
+}
 
 /// Seed 001 §5.1 (Fig. 3): one measuring activity per CPU yields in a loop while `load` extra
 /// activities per CPU do nothing but yield too; the empty loop is the control. The time per iteration
@@ -62,8 +69,7 @@ impl Experiment for Yield {
         };
         let all = ctx.cpus.len();
         let point = |cpus: usize, load: usize| {
-            let params = [("cpus", cpus.to_string()), ("load", load.to_string())];
-            ctx.spec(self.id(), runtime, &params, ctx.team_cpus(cpus))
+            ctx.spec_of(self.id(), runtime, &Params { cpus, load: Some(load) }, ctx.team_cpus(cpus))
         };
         let mut cpu_counts = vec![all];
         if ctx.mode == Mode::Full && all > 1 {
@@ -75,12 +81,12 @@ impl Experiment for Yield {
                 out.extend(loads.iter().map(|&load| Planned::Run(point(1, load))));
                 if all > 1 {
                     let reason = "the fiber runtime runs all its fibers on one thread: only cpus:1 is measured";
-                    let spec = ctx.spec(self.id(), runtime, &[("cpus", all.to_string())], ctx.team_cpus(all));
+                    let spec = ctx.spec_of(self.id(), runtime, &Params { cpus: all, load: None }, ctx.team_cpus(all));
                     out.push(Planned::Skip(spec, reason.into()));
                 }
             }
             Some(Runtime::OpenMp) => {
-                let spec = ctx.spec(self.id(), runtime, &[("cpus", all.to_string())], ctx.team_cpus(all));
+                let spec = ctx.spec_of(self.id(), runtime, &Params { cpus: all, load: None }, ctx.team_cpus(all));
                 out.push(Planned::Skip(spec, crate::runtimes::openmp::NO_YIELD.into()));
             }
             Some(Runtime::Rayon) => {
@@ -107,9 +113,8 @@ impl Experiment for Yield {
     }
 
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let load: usize = spec.param("load").and_then(|v| v.parse().ok()).ok_or_else(|| {
-            anyhow::anyhow!("sched.yield needs a numeric load parameter, got {:?}", spec.param("load"))
-        })?;
+        let params: Params = spec.params_as()?;
+        let load = params.load.ok_or_else(|| anyhow::anyhow!("{}: sched.yield needs a load", spec.name()))?;
         match runtime_of(&spec.runtime)? {
             Runtime::Os => Ok(os_rounds(&spec.cpus, load, h)),
             Runtime::Tokio => tokio_rounds(&spec.cpus, load, h),

@@ -14,6 +14,12 @@ use crate::runtimes::Capability;
 
 /// Empty tasks per construct (seed 001 §6.3 spawned `ITER × proc_no` at once).
 pub const TASKS: u64 = 1000;
+/// `spawn.bulk`'s parameters: empty tasks per construct, and the team size.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct Params {
+    tasks: u64,
+    threads: usize,
+}
 
 /// Seed 001 §6.3 (Fig. 6): `pparfor i; 1; lim` of `tasks` empty activities at once, run by the CPUs of
 /// the point (1…CPUs); the time per spawn is the construct's time over `tasks` (`construct_ns` is the
@@ -46,20 +52,14 @@ impl Experiment for Bulk {
         ctx.thread_counts(1)
             .into_iter()
             .map(|threads| {
-                let params = [("tasks", TASKS.to_string()), ("threads", threads.to_string())];
-                one_cpu_only(ctx.spec(self.id(), runtime, &params, ctx.team_cpus(threads)), runtime, threads)
+                let spec = ctx.spec_of(self.id(), runtime, &Params { tasks: TASKS, threads }, ctx.team_cpus(threads));
+                one_cpu_only(spec, runtime, threads)
             })
             .collect()
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let tasks: u64 = match spec.param("tasks") {
-            None => TASKS,
-            Some(v) => v
-                .parse()
-                .ok()
-                .filter(|&t| t > 0)
-                .ok_or_else(|| anyhow::anyhow!("spawn.bulk: parameter tasks {v:?} is not a positive integer"))?,
-        };
+        let Params { tasks, .. } = spec.params_as()?;
+        anyhow::ensure!(tasks > 0, "{}: spawn.bulk needs at least one task", spec.name());
         let empty = || {
             black_box(());
         };

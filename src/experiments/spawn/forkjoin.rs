@@ -13,6 +13,12 @@ use crate::runtimes::{openmp, rayon_rt, tokio_rt, Runtime};
 use super::fanout::{fiber_spawn_all, on_worker, os_pinning_notes, os_threads, tokio_spawn_all};
 use super::{measure_warm, one_cpu_only, pool_notes};
 use crate::runtimes::Capability;
+/// `spawn.forkjoin`'s parameters: the runtime's fan-out mechanism and the team size.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Params {
+    mechanism: String,
+    threads: usize,
+}
 
 /// Seed 001 §6.1 (Fig. 4): `lparfor i; 1; proc_no` of empty activities, repeated, the empty loop
 /// subtracted; the time per episode (fork, one empty task per CPU, join) for 1…CPUs CPUs, and per
@@ -53,8 +59,8 @@ impl Experiment for ForkJoin {
         let mut out = Vec::new();
         for mechanism in mechanisms {
             for threads in ctx.thread_counts(1) {
-                let params = [("mechanism", mechanism.to_string()), ("threads", threads.to_string())];
-                let spec = ctx.spec(self.id(), runtime, &params, ctx.team_cpus(threads));
+                let params = Params { mechanism: mechanism.to_string(), threads };
+                let spec = ctx.spec_of(self.id(), runtime, &params, ctx.team_cpus(threads));
                 out.push(one_cpu_only(spec, runtime, threads));
             }
         }
@@ -67,7 +73,8 @@ impl Experiment for ForkJoin {
             black_box(());
         };
         let mut notes = Vec::new();
-        let m: Measurement = match (runtime_of(&spec.runtime)?, spec.param("mechanism").unwrap_or_default()) {
+        let Params { mechanism, .. } = spec.params_as()?;
+        let m: Measurement = match (runtime_of(&spec.runtime)?, mechanism.as_str()) {
             (Runtime::Os, "spawn") => {
                 notes = os_pinning_notes(&cpus)?;
                 measure_warm(

@@ -13,6 +13,11 @@ use crate::runtimes::{openmp, rayon_rt, tokio_rt, Runtime};
 
 use super::{measure_team_warm, pool_notes};
 use crate::runtimes::Capability;
+/// `spawn.remote`'s parameters: threads that spawn onto the one executor CPU.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct Params {
+    generators: usize,
+}
 
 /// Seed 001 §6.2 (Fig. 5): the executor CPU (`cpus[0]`) runs nothing but the activities that
 /// `generators` threads, pinned one per other CPU, keep spawning onto it, each generator spawning one
@@ -53,7 +58,7 @@ impl Experiment for Remote {
         let counts = generator_counts(ctx);
         let fiber = matches!(Runtime::parse(runtime), Some(Runtime::Fiber(_)));
         if counts.is_empty() || fiber {
-            let spec = ctx.spec(self.id(), runtime, &[("generators", "1".into())], vec![ctx.home_cpu()]);
+            let spec = ctx.spec_of(self.id(), runtime, &Params { generators: 1 }, vec![ctx.home_cpu()]);
             let reason = if fiber {
                 format!("{runtime} runs on one CPU; the executor and its generators need CPUs of their own")
             } else {
@@ -64,13 +69,19 @@ impl Experiment for Remote {
         counts
             .into_iter()
             .map(|g| {
-                let spec = ctx.spec(self.id(), runtime, &[("generators", g.to_string())], ctx.team_cpus(g + 1));
+                let spec = ctx.spec_of(self.id(), runtime, &Params { generators: g }, ctx.team_cpus(g + 1));
                 Planned::Run(spec)
             })
             .collect()
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        anyhow::ensure!(spec.cpus.len() >= 2, "spawn.remote needs an executor CPU and at least one generator CPU");
+        let Params { generators } = spec.params_as()?;
+        anyhow::ensure!(
+            spec.cpus.len() == generators + 1 && generators > 0,
+            "{}: spawn.remote needs an executor CPU and one CPU per generator, got CPUs {:?}",
+            spec.name(),
+            spec.cpus
+        );
         let executor = spec.cpus[0];
         let generators = &spec.cpus[1..];
         let mut notes = Vec::new();
