@@ -12,6 +12,27 @@ use crate::runtimes::Capability;
 
 /// Each thread's barrier sense, alone on its line so the threads do not share it.
 type PaddedSense = CachePadded<AtomicBool>;
+/// `sync.barrier`'s parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Params {
+    #[serde(rename = "impl")]
+    implementation: Impl,
+    threads: usize,
+}
+
+/// The barrier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Impl {
+    /// `std::sync::Barrier` (mutex and condition variable).
+    Std,
+    /// A sense-reversing spin barrier.
+    Spin,
+    /// `pthread_barrier_t`.
+    Pthread,
+    /// `#pragma omp barrier` (runtime `openmp`).
+    OmpBarrier,
+}
 
 /// Seed 001 §8.2 experiment 1 (Fig. 9): T threads, one per CPU, pass a barrier over and over; the time
 /// per episode (slowest thread), against the empty loop. Implementations: std's `Barrier` (mutex and
@@ -33,31 +54,32 @@ impl Experiment for Barrier {
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         let counts = ctx.thread_counts(2);
-        let implementations: &[&str] = if runtime == "openmp" { &["omp_barrier"] } else { &["std", "spin", "pthread"] };
+        let implementations: &[Impl] =
+            if runtime == "openmp" { &[Impl::OmpBarrier] } else { &[Impl::Std, Impl::Spin, Impl::Pthread] };
         let mut out = Vec::new();
         for &implementation in implementations {
             if counts.is_empty() {
-                let params = [("impl", implementation.to_string()), ("threads", "2".into())];
-                let spec = ctx.spec(self.id(), runtime, &params, ctx.team_cpus(1));
+                let spec = ctx.spec_of(self.id(), runtime, &Params { implementation, threads: 2 }, ctx.team_cpus(1));
                 out.push(Planned::Skip(spec, format!("needs 2 usable CPUs; this run may use {}", ctx.cpus.len())));
             }
             for &threads in &counts {
-                let params = [("impl", implementation.to_string()), ("threads", threads.to_string())];
-                out.push(Planned::Run(ctx.spec(self.id(), runtime, &params, ctx.team_cpus(threads))));
+                let params = Params { implementation, threads };
+                out.push(Planned::Run(ctx.spec_of(self.id(), runtime, &params, ctx.team_cpus(threads))));
             }
         }
         out
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let threads = spec.cpus.len();
-        let report = match spec.param("impl") {
-            Some("std") => {
+        let params: Params = spec.params_as()?;
+        let report = match params.implementation {
+            Impl::Std => {
                 let barrier = std::sync::Barrier::new(threads);
                 episodes(h, &spec.cpus, || {
                     barrier.wait();
                 })
             }
-            Some("spin") => {
+            Impl::Spin => {
                 let barrier = SpinBarrier::new(threads);
                 let senses: Vec<PaddedSense> = (0..threads).map(|_| PaddedSense::default()).collect();
                 h.measure_team(
@@ -72,19 +94,18 @@ impl Experiment for Barrier {
                     |_, n| empty_loop(n),
                 )
             }
-            Some("pthread") => {
+            Impl::Pthread => {
                 let barrier = PthreadBarrier::new(threads)?;
                 episodes(h, &spec.cpus, || {
                     barrier.wait();
                 })
             }
-            Some("omp_barrier") => {
+            Impl::OmpBarrier => {
                 let team = openmp::Team::pinned(&spec.cpus)?;
                 let mut outcome = Outcome::from(h.measure(|n| team.barrier(n), |n| team.team_loop(n)));
                 outcome.notes = team.notes();
                 return Ok(outcome);
             }
-            other => anyhow::bail!("unknown sync.barrier impl {other:?}; expected std, spin, pthread or omp_barrier"),
         };
         let notes =
             report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();

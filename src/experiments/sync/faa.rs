@@ -29,8 +29,37 @@ type PaddedCounter = CachePadded<AtomicU64>;
 /// is again the slowest thread's.
 pub struct Faa;
 
-/// The `impl` values, in plan order.
-const IMPLS: [&str; 2] = ["hw", "hashed_lock"];
+/// `sync.faa`'s parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Params {
+    #[serde(rename = "impl")]
+    implementation: Impl,
+    variable: Variable,
+    threads: usize,
+}
+
+/// How the fetch-and-add is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Impl {
+    /// The hardware's atomic add.
+    Hw,
+    /// A lock from a table hashed by address (seed 001 §8.1's software fetch-and-add).
+    HashedLock,
+    /// `#pragma omp atomic` (runtime `openmp`).
+    OmpAtomic,
+}
+
+/// One variable for all threads, or one each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Variable {
+    Shared,
+    Distinct,
+}
+
+/// The `os` implementations, in plan order.
+const IMPLS: [Impl; 2] = [Impl::Hw, Impl::HashedLock];
 
 impl Experiment for Faa {
     fn info(&self) -> &'static ExperimentInfo {
@@ -44,31 +73,28 @@ impl Experiment for Faa {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        let implementations: &[&str] = if runtime == "openmp" { &["omp_atomic"] } else { &IMPLS };
+        let implementations: &[Impl] = if runtime == "openmp" { &[Impl::OmpAtomic] } else { &IMPLS };
         let mut out = Vec::new();
         for &implementation in implementations {
-            for variable in ["shared", "distinct"] {
+            for variable in [Variable::Shared, Variable::Distinct] {
                 for threads in ctx.thread_counts(1) {
-                    let params = [
-                        ("impl", implementation.to_string()),
-                        ("variable", variable.into()),
-                        ("threads", threads.to_string()),
-                    ];
-                    out.push(Planned::Run(ctx.spec(self.id(), runtime, &params, ctx.team_cpus(threads))));
+                    let params = Params { implementation, variable, threads };
+                    out.push(Planned::Run(ctx.spec_of(self.id(), runtime, &params, ctx.team_cpus(threads))));
                 }
             }
         }
         out
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let shared = spec.param("variable") == Some("shared");
-        if spec.runtime == "openmp" {
+        let params: Params = spec.params_as()?;
+        let shared = params.variable == Variable::Shared;
+        if params.implementation == Impl::OmpAtomic {
             return omp_atomic(spec, h, if shared { openmp::Variable::Shared } else { openmp::Variable::Distinct });
         }
         let counters: Vec<PaddedCounter> = (0..spec.cpus.len()).map(|_| PaddedCounter::default()).collect();
         let counter = |thread: usize| &counters[if shared { 0 } else { thread }];
-        let report = match spec.param("impl") {
-            Some("hw") => h.measure_team(
+        let report = match params.implementation {
+            Impl::Hw => h.measure_team(
                 &spec.cpus,
                 |thread, n| {
                     let counter = counter(thread);
@@ -78,7 +104,7 @@ impl Experiment for Faa {
                 },
                 |_, n| empty_loop(n),
             ),
-            Some("hashed_lock") => {
+            Impl::HashedLock => {
                 let faa = HashedFaa::new();
                 h.measure_team(
                     &spec.cpus,
@@ -91,7 +117,7 @@ impl Experiment for Faa {
                     |_, n| empty_loop(n),
                 )
             }
-            other => anyhow::bail!("unknown sync.faa impl {other:?}; expected one of {}", IMPLS.join(", ")),
+            Impl::OmpAtomic => unreachable!("omp_atomic returned above"),
         };
         Ok(report.into())
     }

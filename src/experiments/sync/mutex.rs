@@ -10,8 +10,30 @@ use crate::runtimes::os::futex_lock::FutexLock;
 use crate::runtimes::os::spin_lock::SpinLock;
 use crate::runtimes::Capability;
 
-/// The `lock` values, in plan order.
-const LOCKS: [&str; 3] = ["std", "spin", "futex"];
+/// `sync.mutex`'s parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Params {
+    lock: Lock,
+    threads: usize,
+}
+
+/// The lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Lock {
+    /// `std::sync::Mutex`.
+    Std,
+    /// A test-and-test-and-set spin lock with exponential backoff.
+    Spin,
+    /// A futex lock (Drepper's three-state mutex).
+    Futex,
+    /// `omp_lock_t` (runtime `openmp`).
+    #[serde(rename = "omp_lock")]
+    Omp,
+}
+
+/// The `os` locks, in plan order.
+const LOCKS: [Lock; 3] = [Lock::Std, Lock::Spin, Lock::Futex];
 
 /// Lock/unlock pairs around a shared counter's increment, by T threads (one per CPU, started
 /// together) on one lock; `threads:1` is the uncontended cost, more threads the contended one (the
@@ -36,18 +58,23 @@ impl Experiment for Mutex {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        let locks: &[&str] = if runtime == "openmp" { &["omp_lock"] } else { &LOCKS };
+        let locks: &[Lock] = if runtime == "openmp" { &[Lock::Omp] } else { &LOCKS };
         let mut out = Vec::new();
         for &lock in locks {
             for threads in ctx.thread_counts(1) {
-                let params = [("lock", lock.to_string()), ("threads", threads.to_string())];
-                out.push(Planned::Run(ctx.spec(self.id(), runtime, &params, ctx.team_cpus(threads))));
+                out.push(Planned::Run(ctx.spec_of(
+                    self.id(),
+                    runtime,
+                    &Params { lock, threads },
+                    ctx.team_cpus(threads),
+                )));
             }
         }
         out
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        if spec.param("lock") == Some("omp_lock") {
+        let Params { lock, .. } = spec.params_as()?;
+        if lock == Lock::Omp {
             let team = openmp::Team::pinned(&spec.cpus)?;
             let threads = spec.cpus.len() as u64;
             let mut counted = 0u64;
@@ -65,8 +92,8 @@ impl Experiment for Mutex {
             return Ok(outcome);
         }
         let control = |_: usize, n: u64| empty_loop(n);
-        let report = match spec.param("lock") {
-            Some("std") => {
+        let report = match lock {
+            Lock::Std => {
                 let lock = std::sync::Mutex::new(0u64);
                 h.measure_team(
                     &spec.cpus,
@@ -79,17 +106,15 @@ impl Experiment for Mutex {
                     control,
                 )
             }
-            Some("spin") => {
+            Lock::Spin => {
                 let lock = SpinLock::new(0u64);
                 h.measure_team(&spec.cpus, |_, n| (0..n).for_each(|_| black_box(&lock).with(|c| *c += 1)), control)
             }
-            Some("futex") => {
+            Lock::Futex => {
                 let lock = FutexLock::new(0u64);
                 h.measure_team(&spec.cpus, |_, n| (0..n).for_each(|_| black_box(&lock).with(|c| *c += 1)), control)
             }
-            other => {
-                anyhow::bail!("unknown sync.mutex lock {other:?}; expected one of {} or omp_lock", LOCKS.join(", "))
-            }
+            Lock::Omp => unreachable!("omp_lock returned above"),
         };
         Ok(report.into())
     }

@@ -43,12 +43,6 @@ impl Variant {
         }
     }
 
-    fn parse(name: Option<&str>) -> anyhow::Result<Variant> {
-        Variant::ALL.into_iter().find(|v| Some(v.name()) == name).ok_or_else(|| {
-            anyhow::anyhow!("unknown sync.oversub variant {name:?}; expected just_spawn, spawn_sync or just_sync")
-        })
-    }
-
     /// Activities per CPU for this variant: the fitted `spawn_sync` gets three counts (enough for its
     /// quadratic; every doubling in `--full`), the others two (they are linear and only calibrate the
     /// picture), to keep a default run within its time budget.
@@ -63,8 +57,11 @@ impl Variant {
     }
 }
 
+crate::record::params::param_enum!(Variant);
+
 /// The barrier the activities pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 enum BarrierKind {
     /// The seed's `sync`: spin on the flag, yielding every time it is down ([`YieldBarrier`]).
     Yield,
@@ -72,14 +69,14 @@ enum BarrierKind {
     Blocking,
 }
 
-impl BarrierKind {
-    fn parse(name: Option<&str>) -> anyhow::Result<BarrierKind> {
-        match name {
-            Some("yield") => Ok(BarrierKind::Yield),
-            Some("blocking") => Ok(BarrierKind::Blocking),
-            other => anyhow::bail!("unknown sync.oversub barrier {other:?}; expected yield or blocking"),
-        }
-    }
+/// `sync.oversub`'s parameters: `barrier` is absent for `just_spawn`, which passes none; `activities` is
+/// the total over all `cpus`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Params {
+    variant: Variant,
+    barrier: Option<BarrierKind>,
+    cpus: usize,
+    activities: usize,
 }
 
 /// Seed 001 §8.2 experiment 2 (Fig. 10): A activities (k per CPU, round-robin over the usable CPUs, far
@@ -134,22 +131,21 @@ impl Experiment for Oversub {
         let rayon = Runtime::parse(runtime) == Some(Runtime::Rayon);
         let mut out = Vec::new();
         for variant in Variant::ALL {
-            let barriers: &[&str] = if variant == Variant::JustSpawn { &[""] } else { &["yield", "blocking"] };
+            let barriers: &[Option<BarrierKind>] = if variant == Variant::JustSpawn {
+                &[None]
+            } else {
+                &[Some(BarrierKind::Yield), Some(BarrierKind::Blocking)]
+            };
             for &barrier in barriers {
                 for &k in variant.per_cpu(ctx.mode) {
-                    let mut params = vec![("variant", variant.name().to_string())];
-                    if !barrier.is_empty() {
-                        params.push(("barrier", barrier.to_string()));
-                    }
-                    params.push(("cpus", cpus.to_string()));
-                    params.push(("activities", (k * cpus).to_string()));
-                    let spec = ctx.spec(self.id(), runtime, &params, ctx.cpus.clone());
+                    let params = Params { variant, barrier, cpus, activities: k * cpus };
+                    let spec = ctx.spec_of(self.id(), runtime, &params, ctx.cpus.clone());
                     let skip = match (rayon, variant, barrier) {
                         (true, Variant::JustSync, _) => Some(
                             "rayon: a job's yield runs other jobs nested on its stack, and a nested job that \
                              passed an episode cannot return to let those below it reach the next one",
                         ),
-                        (true, _, "blocking") => {
+                        (true, _, Some(BarrierKind::Blocking)) => {
                             Some("rayon: a job blocked in a barrier holds its worker; with more jobs than workers the rest never run")
                         }
                         _ => None,
@@ -165,18 +161,13 @@ impl Experiment for Oversub {
     }
 
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let variant = Variant::parse(spec.param("variant"))?;
-        let barrier = match variant {
-            Variant::JustSpawn => BarrierKind::Blocking,
-            _ => BarrierKind::parse(spec.param("barrier"))?,
+        let Params { variant, barrier, activities, .. } = spec.params_as()?;
+        let barrier = match (variant, barrier) {
+            (Variant::JustSpawn, _) => BarrierKind::Blocking,
+            (_, Some(barrier)) => barrier,
+            (_, None) => anyhow::bail!("{}: sync.oversub {} needs a barrier", spec.name(), variant.name()),
         };
-        let activities: usize =
-            spec.param("activities").and_then(|v| v.parse().ok()).filter(|&a| a > 0).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "sync.oversub needs a positive activities parameter, got {:?}",
-                    spec.param("activities")
-                )
-            })?;
+        anyhow::ensure!(activities > 0, "{}: sync.oversub needs at least one activity", spec.name());
         let refused = AtomicUsize::new(0);
         let measurement = match runtime_of(&spec.runtime)? {
             Runtime::Os => os::measure(variant, barrier, activities, &spec.cpus, &refused, h),

@@ -381,7 +381,8 @@ mod tests {
             assert_eq!(o.details.distribution.as_ref().unwrap().count, 20);
             assert_eq!(o.measurement.samples_ns.len(), 11);
             assert_eq!(o.extra["wakeups"], 20.0);
-            assert_eq!(Mechanism::parse(mechanism.name()), Some(mechanism));
+            let params = crate::record::params::encode(&Params { mechanism, interval_us: 200 });
+            assert_eq!(params[0], ("mechanism".to_string(), mechanism.name().to_string()));
         }
     }
 
