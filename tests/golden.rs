@@ -51,3 +51,31 @@ fn terminal_table_matches_the_golden_output() {
 fn markdown_matches_the_golden_output() {
     check("md", "md");
 }
+
+/// `report --table KEY` prints exactly the section the full report shows under its heading, for every key
+/// `--help` lists; an unknown key is refused with the list.
+#[test]
+fn every_section_alone_is_the_full_reports_section() {
+    let fixture = golden_dir().join("quick-run.json");
+    let run = |table: &str| {
+        assert_cmd::Command::cargo_bin("overhead")
+            .unwrap()
+            .args(["report", "--table", table])
+            .arg(&fixture)
+            .output()
+            .unwrap()
+    };
+    let full = String::from_utf8(run("all").stdout).unwrap();
+    let help = assert_cmd::Command::cargo_bin("overhead").unwrap().args(["report", "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let keys = ["primitives", "seed001", "convert", "timers", "fits", "matrices", "latency", "grain"];
+    for key in keys {
+        assert!(help.contains(&format!("- {key}:")), "--help does not list {key}");
+        let section = String::from_utf8(run(key).stdout).unwrap();
+        assert!(!section.is_empty(), "{key} is empty for a full quick run");
+        assert!(full.contains(&section), "{key} differs from its part of the full report");
+    }
+    let bad = run("nope");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("possible values"));
+}

@@ -106,31 +106,17 @@ pub struct ReportArgs {
     pub record: PathBuf,
     #[arg(long, value_enum, default_value_t = crate::report::Format::Table)]
     pub format: crate::report::Format,
-    /// Which table: the full report (every point), or one of its sections alone.
-    #[arg(long, value_enum, default_value_t = ReportTable::All)]
-    pub table: ReportTable,
+    /// Which table: `all` (the full report: header, every point, skipped points and every section) or one
+    /// section alone.
+    #[arg(long, default_value = "all", value_parser = report_tables())]
+    pub table: String,
 }
 
-/// The tables `overhead report` can print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ReportTable {
-    /// Header, every point, skipped points and every section (primitives, conversion, timer, matrices,
-    /// latency, granularity tables).
-    All,
-    /// Seed 004's timing table: rows of primitives, one column per runtime.
-    Primitives,
-    /// Every point's matrices (clock offsets, seed 001 Table 1's relative rates), with ± uncertainty.
-    Matrices,
-    /// Latency percentiles of the points that recorded a distribution (`timer.wakeup`).
-    Latency,
-    /// Seed 002's conversion table: cost and worst error per range of each tick↔ns routine.
-    Convert,
-    /// Seed 002's timer summary tables: conversions per hot-path operation and the time measured.
-    Timers,
-    /// Seed 001's granularity table (grain.sweep): elapsed and speed-up per task count and runtime.
-    Grain,
-    /// Seed 001's tables: yield round vs. load, and sync.oversub vs. activities, with their fits.
-    Seed001,
+/// The `--table` values: `all`, then every report section's key with its one line of help.
+fn report_tables() -> clap::builder::PossibleValuesParser {
+    let all = clap::builder::PossibleValue::new("all").help("the full report");
+    let sections = crate::report::SECTIONS.iter().map(|s| clap::builder::PossibleValue::new(s.key).help(s.about));
+    clap::builder::PossibleValuesParser::new(std::iter::once(all).chain(sections))
 }
 
 impl RunArgs {

@@ -25,18 +25,74 @@ pub use time::time_spent;
 pub use timers::timers_table;
 pub use units::format_ns;
 
-/// A section of the full report: its title and what renders it from the record (empty: not shown).
-pub type Section = (&'static str, fn(&crate::record::RunRecord, Format) -> String);
+/// A section of the full report: the one list that the full report, `overhead report --table KEY` and its
+/// help all read.
+#[derive(Clone, Copy)]
+pub struct Section {
+    /// The `--table` value.
+    pub key: &'static str,
+    /// Its heading in the full report.
+    pub title: &'static str,
+    /// One line for `--help`.
+    pub about: &'static str,
+    /// Renders it from the record; an empty string when the record has nothing for it.
+    pub render: fn(&crate::record::RunRecord, Format) -> String,
+}
 
 /// The sections after the results table, in order. Each renderer returns an empty string when the record
 /// has nothing for it, so a run of a few experiments prints only what applies.
 pub const SECTIONS: &[Section] = &[
-    ("Seed 004 timing table: primitives by runtime", primitives_table),
-    ("Seed 001 tables: yield round vs. load; barriers with activities ≫ CPUs", seed001_tables),
-    ("Seed 002 conversion table: cost and worst error by routine", convert_table),
-    ("Seed 002 timer tables: conversions and time per hot-path operation", timers_table),
-    ("Fits (seed 001 style)", fits::fits_section),
-    ("Matrices", matrices_section),
-    ("Latency distributions", latency_table),
-    ("Seed 001 Table 4: granularity (grain.sweep)", grain_table),
+    Section {
+        key: "primitives",
+        title: "Seed 004 timing table: primitives by runtime",
+        about: "seed 004's timing table: rows of primitives, one column per runtime",
+        render: primitives_table,
+    },
+    Section {
+        key: "seed001",
+        title: "Seed 001 tables: yield round vs. load; barriers with activities ≫ CPUs",
+        about: "seed 001's tables: yield round vs. load, sync.oversub vs. activities, with their fits",
+        render: seed001_tables,
+    },
+    Section {
+        key: "convert",
+        title: "Seed 002 conversion table: cost and worst error by routine",
+        about: "seed 002's conversion table: cost and worst error per range of each tick↔ns routine",
+        render: convert_table,
+    },
+    Section {
+        key: "timers",
+        title: "Seed 002 timer tables: conversions and time per hot-path operation",
+        about: "seed 002's timer tables: conversions per hot-path operation and the time measured",
+        render: timers_table,
+    },
+    Section {
+        key: "fits",
+        title: "Fits (seed 001 style)",
+        about: "every least-squares fit in the record, with r²",
+        render: fits::fits_section,
+    },
+    Section {
+        key: "matrices",
+        title: "Matrices",
+        about: "every point's matrices (clock offsets, relative rates) with ± uncertainty",
+        render: matrices_section,
+    },
+    Section {
+        key: "latency",
+        title: "Latency distributions",
+        about: "latency percentiles of the points that recorded a distribution (timer.wakeup)",
+        render: latency_table,
+    },
+    Section {
+        key: "grain",
+        title: "Seed 001 Table 4: granularity (grain.sweep)",
+        about: "seed 001's granularity table: elapsed time and speed-up per task count and runtime",
+        render: grain_table,
+    },
 ];
+
+/// The section whose `--table` value is `key`.
+pub fn section(key: &str) -> Option<&'static Section> {
+    SECTIONS.iter().find(|s| s.key == key)
+}

@@ -98,11 +98,11 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         out += &h("Points that are no cost the hardware can have (<res)");
         out += &floors.concat();
     }
-    for (title, section) in super::SECTIONS {
-        let body = section(record, format);
+    for section in super::SECTIONS {
+        let body = (section.render)(record, format);
         if !body.is_empty() {
             out += "\n";
-            out += &h(title);
+            out += &h(section.title);
             out += &body;
         }
     }
