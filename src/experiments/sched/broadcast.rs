@@ -4,8 +4,8 @@ use crossbeam_utils::CachePadded;
 use std::cell::Cell;
 use std::hint::spin_loop;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::clock::Clock;
 use crate::experiments::context::{in_context, runtime_of};
@@ -14,7 +14,7 @@ use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanCo
 use crate::harness::{Harness, Measurement, Mode};
 use crate::machine::pin_current_thread;
 use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
-use crate::runtimes::os::futex;
+use crate::runtimes::os::wake_all::{CondvarWake, FutexWake, WakeAll};
 use crate::runtimes::Capability;
 use crate::runtimes::{fiber, tokio_rt, Runtime};
 
@@ -176,58 +176,6 @@ struct Progress {
 
 type Padded<T> = CachePadded<T>;
 
-/// A wake-all mechanism for kernel threads: what a waiter blocks on, and how the waker releases them.
-trait WakeAll: Sync {
-    /// Blocks until the episode after `seen` begins; returns that episode's number. Announces the
-    /// wait in `progress.announced` once it is sure to catch the next wake-all.
-    fn wait(&self, seen: u64, progress: &Progress) -> u64;
-    /// Begins the next episode and wakes every waiter.
-    fn wake_all(&self);
-}
-
-/// A generation word and FUTEX_WAKE of every sleeper.
-#[derive(Default)]
-struct FutexWake {
-    generation: Padded<AtomicU32>,
-}
-
-impl WakeAll for FutexWake {
-    fn wait(&self, seen: u64, progress: &Progress) -> u64 {
-        let seen = seen as u32;
-        progress.announced.fetch_add(1, Ordering::Release);
-        while self.generation.load(Ordering::Acquire) == seen {
-            futex::wait(&self.generation, seen);
-        }
-        u64::from(seen.wrapping_add(1))
-    }
-    fn wake_all(&self) {
-        self.generation.fetch_add(1, Ordering::Release);
-        futex::wake(&self.generation, i32::MAX);
-    }
-}
-
-/// std's `Condvar::notify_all` over a generation counter under a `Mutex`.
-#[derive(Default)]
-struct CondvarWake {
-    generation: Mutex<u64>,
-    condvar: Condvar,
-}
-
-impl WakeAll for CondvarWake {
-    fn wait(&self, seen: u64, progress: &Progress) -> u64 {
-        let mut g = self.generation.lock().unwrap_or_else(|e| e.into_inner());
-        progress.announced.fetch_add(1, Ordering::Release);
-        while *g == seen {
-            g = self.condvar.wait(g).unwrap_or_else(|e| e.into_inner());
-        }
-        *g
-    }
-    fn wake_all(&self) {
-        *self.generation.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-        self.condvar.notify_all();
-    }
-}
-
 /// Kernel threads: one waiter thread per entry of `waiter_cpus`, pinned there; the calling thread wakes.
 fn os_broadcast<W: WakeAll>(waiter_cpus: &[usize], h: &Harness, settle_ticks: u64, wake: W) -> Outcome {
     let n = waiter_cpus.len() as u64;
@@ -243,7 +191,9 @@ fn os_broadcast<W: WakeAll>(waiter_cpus: &[usize], h: &Harness, settle_ticks: u6
                         pin_current_thread(cpu).err().map(|e| format!("waiter for CPU {cpu} not pinned: {e}"));
                     let mut seen = 0;
                     loop {
-                        seen = wake.wait(seen, progress);
+                        seen = wake.wait(seen, || {
+                            progress.announced.fetch_add(1, Ordering::Release);
+                        });
                         if progress.stop.load(Ordering::Acquire) {
                             break;
                         }
@@ -413,7 +363,9 @@ mod tests {
                 s.spawn(|| {
                     let mut seen = 0;
                     loop {
-                        seen = wake.wait(seen, &progress);
+                        seen = wake.wait(seen, || {
+                            progress.announced.fetch_add(1, Ordering::Release);
+                        });
                         if progress.stop.load(Ordering::Acquire) {
                             break;
                         }

@@ -2,6 +2,8 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use anyhow::Context as _;
+
 /// Sleeps while `word == expected` (FUTEX_WAIT_PRIVATE, no timeout). Returns at once if the word
 /// already differs; may return spuriously, so callers loop on their own condition.
 #[inline]
@@ -24,6 +26,50 @@ pub fn wake(word: &AtomicU32, count: i32) {
     // SAFETY: `word` is a live, aligned u32; FUTEX_WAKE reads nothing through the pointer.
     unsafe {
         libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, count);
+    }
+}
+
+/// How a [`wait_timeout`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FutexWait {
+    /// The timeout expired (ETIMEDOUT): the case `timer.wakeup` measures.
+    TimedOut,
+    /// Returned 0: woken by FUTEX_WAKE, or spuriously.
+    Woken,
+    /// A signal interrupted the wait (EINTR).
+    Interrupted,
+    /// The word did not hold `expected` (EAGAIN).
+    ValueDiffered,
+}
+
+/// `FUTEX_WAIT_PRIVATE` on `word` while it holds `expected`, for at most `timeout_ns` (relative, measured
+/// on `CLOCK_MONOTONIC` by the kernel).
+///
+/// Errors: any other errno (EINVAL for a bad timeout, ENOSYS), with the call named.
+pub fn wait_timeout(word: &AtomicU32, expected: u32, timeout_ns: i64) -> anyhow::Result<FutexWait> {
+    let ts = libc::timespec {
+        tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
+    };
+    // SAFETY: `word` is a live, aligned u32 for the whole call and `ts` a valid timespec.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+            expected,
+            &ts as *const libc::timespec,
+        )
+    };
+    if rc == 0 {
+        return Ok(FutexWait::Woken);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::ETIMEDOUT) => Ok(FutexWait::TimedOut),
+        Some(libc::EINTR) => Ok(FutexWait::Interrupted),
+        Some(libc::EAGAIN) => Ok(FutexWait::ValueDiffered),
+        _ => Err(e).context("futex(FUTEX_WAIT_PRIVATE) with timeout"),
     }
 }
 
@@ -92,5 +138,16 @@ mod tests {
             }
             handoff.stop();
         });
+    }
+
+    #[test]
+    fn futex_wait_times_out_after_its_timeout() {
+        let word = AtomicU32::new(7);
+        let start = std::time::Instant::now();
+        assert_eq!(wait_timeout(&word, 7, 2_000_000).unwrap(), FutexWait::TimedOut);
+        assert!(start.elapsed() >= std::time::Duration::from_millis(2), "returned before the 2 ms timeout");
+        // A word that differs returns at once instead of sleeping.
+        assert_eq!(wait_timeout(&word, 8, 1_000_000_000).unwrap(), FutexWait::ValueDiffered);
+        assert!(wait_timeout(&word, 7, -1).is_err(), "a negative timeout is EINVAL");
     }
 }

@@ -11,5 +11,7 @@ mod primitives;
 pub mod pthread_barrier;
 pub mod sem;
 pub mod spin_lock;
+pub mod timed_wait;
+pub mod wake_all;
 
 pub use plugin::Os;
