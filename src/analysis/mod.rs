@@ -1,6 +1,51 @@
 //! What is derived from the probes' answers into the record (docs/ARCHITECTURE.md "Layout"): a point from the
-//! processes that measured it, with its two-level estimate and flags.
+//! processes that measured it, with its two-level estimate and flags; and, over the whole record, the fits,
+//! the `slow` flags and the speed warning ([`analyze`]). Renderers only format what this stage wrote.
 
 mod merge;
+mod speed;
 
 pub use merge::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
+pub use speed::{slow_points, speed_warning};
+
+use crate::record::RunRecord;
+
+/// Derives everything the record holds about its points as a whole, replacing what was there: the fits
+/// through series of points (seed 001's `a + b·load`), each point's `slow` flag and the run's speed
+/// warning. Idempotent. `overhead run` calls it as points arrive and at the end; `overhead report` calls it
+/// on load, so a record written before a derived field existed reads the same as a new one.
+pub fn analyze(record: &mut RunRecord) {
+    record.fits = crate::experiments::fits::derive_fits(&record.points);
+    let slow = slow_points(&record.points);
+    for (point, slow) in record.points.iter_mut().zip(slow) {
+        point.slow = slow;
+    }
+    record.speed_warning = speed_warning(&record.points);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::speed::{AFTER, BEFORE};
+    use crate::record::fixture::{point, sample_record};
+
+    #[test]
+    fn analysis_writes_flags_and_warning_into_the_record_and_is_idempotent() {
+        let mut record = sample_record();
+        record.points = (0..10)
+            .map(|k| {
+                let mut p = point("base.loop", "os", &[], 1.0);
+                p.extra.insert(BEFORE.into(), 0.28);
+                p.extra.insert(AFTER.into(), if k == 3 { 0.56 } else { 0.28 });
+                p
+            })
+            .collect();
+        analyze(&mut record);
+        let once = serde_json::to_string(&record).unwrap();
+        assert_eq!(record.points.iter().filter(|p| p.slow).count(), 1);
+        assert!(record.points[3].slow);
+        assert!(record.speed_warning.as_deref().is_some_and(|w| w.contains("1 point(s)")));
+        analyze(&mut record);
+        assert_eq!(serde_json::to_string(&record).unwrap(), once, "a second analysis changed the record");
+    }
+}

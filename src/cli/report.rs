@@ -9,7 +9,8 @@ use crate::report::{render, section};
 /// Prints the report of a record, or one section of it. A file that is not a record is the user's input
 /// error (exit 2).
 pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
-    let record = load(&args.record).map_err(|e| UsageError(e.to_string()))?;
+    let mut record = load(&args.record).map_err(|e| UsageError(e.to_string()))?;
+    crate::analysis::analyze(&mut record);
     match section(&args.table) {
         Some(section) => print!("{}", (section.render)(&record, args.format)),
         // clap admits only `all` and the section keys.

@@ -68,6 +68,7 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         notes,
         unstable: false,
         below_resolution_why: None,
+        slow: false,
         wall_ms: 0.0,
         extra: with_speed(&outcome.extra, speed_before, speed_after),
         details: outcome.details.clone(),

@@ -73,6 +73,7 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
         rounds: Some(opts.rounds),
         machine: opts.machine.clone(),
         warnings,
+        speed_warning: None,
         points: Vec::new(),
         skipped: Vec::new(),
         fits: Vec::new(),
@@ -137,7 +138,7 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
                     let point = merge_processes(&points[i].processes, &flagging(&record, &points));
                     progress.finish(&format!("{}  {}", point.name, crate::report::format_ns(point.summary.median)));
                     place(&mut record.points, &mut points[i].slot, point);
-                    record.fits = crate::experiments::fits::derive_fits(&record.points);
+                    crate::analysis::analyze(&mut record);
                 }
                 ProbeEnd::Interrupted => break 'rounds,
                 ProbeEnd::Failed(kind, reason) => {
@@ -175,7 +176,7 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
             ));
         }
     }
-    record.fits = crate::experiments::fits::derive_fits(&record.points);
+    crate::analysis::analyze(&mut record);
     let pin_refusals = record.points.iter().filter(|p| p.notes.iter().any(|n| n.contains("pinn"))).count();
     if pin_refusals > 0 {
         record.warnings.push(format!("Pinning was refused for {pin_refusals} point(s); see their notes."));

@@ -71,6 +71,10 @@ pub struct RunRecord {
     pub machine: MachineInfo,
     /// Conditions that make numbers less trustworthy here (VM, frequency scaling, refused pinning).
     pub warnings: Vec<String>,
+    /// How much the machine's speed varied during the run, when points ran slow (analysis, see
+    /// `crate::analysis::analyze`); absent when it held, and in records older than the analysis stage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_warning: Option<String>,
     /// Points measured, in the order they ran.
     pub points: Vec<PointRecord>,
     /// Points that could not run here, or failed, with the reason.

@@ -115,6 +115,10 @@ pub struct PointRecord {
     /// ([`TwoLevel::is_unstable`]).
     #[serde(default)]
     pub unstable: bool,
+    /// The reference loop timed around the point ran at least 25% slower than the run's usual speed
+    /// (`crate::analysis::analyze`; docs/METHOD.md §1).
+    #[serde(default)]
+    pub slow: bool,
     /// The value is not a cost the hardware can have, or cannot be told from zero: the CI reaches down to
     /// the timing resolution, the estimate is below one cycle, or it lies inside the control's own scatter.
     pub below_resolution: bool,

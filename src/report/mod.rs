@@ -8,7 +8,6 @@ mod latency;
 mod matrix;
 mod primitives;
 mod seed001;
-mod speed;
 mod table;
 mod time;
 mod timers;

@@ -4,7 +4,6 @@
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
 use super::format_ns;
-use super::speed::{slow_points, speed_warning};
 use crate::harness::speed::SLOW_FACTOR;
 use crate::record::{Metric, PointRecord, RunRecord, SkipKind};
 
@@ -82,7 +81,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         record.started_utc,
         completion(record)
     );
-    for w in record.warnings.iter().cloned().chain(speed_warning(&record.points)) {
+    for w in record.warnings.iter().chain(&record.speed_warning) {
         out += &format!("{bullet}warning: {w}\n");
     }
     out += "\n";
@@ -150,7 +149,7 @@ fn results_table(points: &[PointRecord], format: Format) -> String {
         table.set_content_arrangement(ContentArrangement::Disabled);
     }
     table.set_header(["point", "metric", "median", "95% CI", "p10 – p90", "ovr", "N × R×P", "flags"]);
-    for (p, slow) in points.iter().zip(slow_points(points)) {
+    for p in points {
         let s = &p.summary;
         let metric = match p.metric {
             Metric::PerOp => "per op",
@@ -167,7 +166,7 @@ fn results_table(points: &[PointRecord], format: Format) -> String {
         if p.below_resolution {
             flags.push("<res");
         }
-        if slow {
+        if p.slow {
             flags.push("slow");
         }
         if !p.notes.is_empty() {

@@ -1,6 +1,6 @@
 //! The machine's speed across a run, from the reference loop timed around every point
-//! ([`crate::harness::speed`]): which points ran while the CPU was slower than usual, and by how much the
-//! run's speed varied.
+//! ([`crate::harness::speed`]): which points ran while the CPU was slower than usual (the `slow` flag), and
+//! by how much the run's speed varied (the record's `speed_warning`). Part of [`super::analyze`].
 
 use crate::harness::speed::{every_probe, point_reference_ns, usual_reference_ns, SLOW_FACTOR};
 use crate::record::PointRecord;
