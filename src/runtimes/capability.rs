@@ -85,6 +85,13 @@ impl Capability {
     pub const BETWEEN_CPUS: [Capability; 3] = [Capability::Atomic, Capability::Barrier, Capability::Lock];
 }
 
+/// Why a runtime other than `os` lacks [`Capability::Kernel`].
+pub const KERNEL_UNDER_OS: &str = "it runs on kernel threads; the kernel's own facilities are measured once, under os";
+
+/// Why a runtime lacks [`Capability::BETWEEN_CPUS`] in this build.
+pub const BETWEEN_CPUS_ELSEWHERE: &str =
+    "contention between CPUs is measured on pinned kernel threads (os) and OpenMP teams in this build";
+
 impl fmt::Display for Capability {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -14,7 +14,7 @@ pub mod timerq;
 pub mod tokio_rt;
 pub mod yield_barrier;
 
-pub use capability::Capability;
+pub use capability::{Capability, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS};
 pub use plugin::{missing, RuntimeUnderTest};
 pub use registry::{column_rank, default_run, find, names, registry};
 

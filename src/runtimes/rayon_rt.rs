@@ -36,16 +36,14 @@ impl crate::runtimes::RuntimeUnderTest for Rayon {
         "rayon's work-stealing thread pool, workers pinned"
     }
     fn lacks(&self, capability: crate::runtimes::Capability) -> Option<&'static str> {
-        use crate::runtimes::Capability as C;
+        use crate::runtimes::{Capability as C, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS};
         match capability {
             C::Context => Some("rayon has no single-thread context of its own: its work runs on a pool"),
-            C::Kernel => Some("rayon runs on kernel threads; the kernel's facilities are measured once, under os"),
-            C::Call | C::SpawnJoin | C::Semaphore | C::Channel | C::MessageSwitch | C::Rendezvous | C::RawSwitch => {
+            C::Kernel => Some(KERNEL_UNDER_OS),
+            c if C::TABLE_004.contains(&c) => {
                 Some("rayon is a fork-join pool: its tasks have no blocking primitives between them")
             }
-            C::Atomic | C::Barrier | C::Lock => {
-                Some("contention between CPUs is measured on pinned kernel threads (os) and OpenMP teams in this build")
-            }
+            c if C::BETWEEN_CPUS.contains(&c) => Some(BETWEEN_CPUS_ELSEWHERE),
             _ => None,
         }
     }

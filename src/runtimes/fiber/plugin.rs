@@ -50,9 +50,7 @@ impl RuntimeUnderTest for FiberRuntime {
     }
     fn lacks(&self, capability: Capability) -> Option<&'static str> {
         match capability {
-            Capability::Kernel => {
-                Some("fibers run on a kernel thread; the kernel's facilities are measured once, under os")
-            }
+            Capability::Kernel => Some(crate::runtimes::KERNEL_UNDER_OS),
             Capability::ActivityBarrier => {
                 Some("its fibers share one kernel thread, and this experiment spreads activities over every CPU")
             }

@@ -18,9 +18,7 @@ impl RuntimeUnderTest for OpenMp {
     fn lacks(&self, capability: Capability) -> Option<&'static str> {
         match capability {
             Capability::Context => Some("its code runs as C kernels on the calling thread: a loop there is os's loop"),
-            Capability::Kernel => {
-                Some("OpenMP runs on kernel threads; the kernel's facilities are measured once, under os")
-            }
+            Capability::Kernel => Some(crate::runtimes::KERNEL_UNDER_OS),
             c if Capability::TABLE_004.contains(&c) => {
                 Some("seed 004's primitives are not written as OpenMP kernels in this build")
             }

@@ -74,12 +74,10 @@ impl crate::runtimes::RuntimeUnderTest for Tokio {
         Some(self)
     }
     fn lacks(&self, capability: crate::runtimes::Capability) -> Option<&'static str> {
-        use crate::runtimes::Capability as C;
+        use crate::runtimes::{Capability as C, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS};
         match capability {
-            C::Kernel => Some("tokio runs on kernel threads; the kernel's facilities are measured once, under os"),
-            C::Atomic | C::Barrier | C::Lock => {
-                Some("contention between CPUs is measured on pinned kernel threads (os) and OpenMP teams in this build")
-            }
+            C::Kernel => Some(KERNEL_UNDER_OS),
+            c if C::BETWEEN_CPUS.contains(&c) => Some(BETWEEN_CPUS_ELSEWHERE),
             _ => None,
         }
     }
