@@ -176,6 +176,20 @@ struct Progress {
 
 type Padded<T> = CachePadded<T>;
 
+/// A waiter's life: announce, sleep until the next wake-all, count the arrival; until `progress.stop`.
+fn wait_until_stopped<W: WakeAll>(wake: &W, progress: &Progress) {
+    let mut seen = 0;
+    loop {
+        seen = wake.wait(seen, || {
+            progress.announced.fetch_add(1, Ordering::Release);
+        });
+        if progress.stop.load(Ordering::Acquire) {
+            break;
+        }
+        progress.arrived.fetch_add(1, Ordering::Release);
+    }
+}
+
 /// Kernel threads: one waiter thread per entry of `waiter_cpus`, pinned there; the calling thread wakes.
 fn os_broadcast<W: WakeAll>(waiter_cpus: &[usize], h: &Harness, settle_ticks: u64, wake: W) -> Outcome {
     let n = waiter_cpus.len() as u64;
@@ -189,16 +203,7 @@ fn os_broadcast<W: WakeAll>(waiter_cpus: &[usize], h: &Harness, settle_ticks: u6
                 s.spawn(move || {
                     let refused =
                         pin_current_thread(cpu).err().map(|e| format!("waiter for CPU {cpu} not pinned: {e}"));
-                    let mut seen = 0;
-                    loop {
-                        seen = wake.wait(seen, || {
-                            progress.announced.fetch_add(1, Ordering::Release);
-                        });
-                        if progress.stop.load(Ordering::Acquire) {
-                            break;
-                        }
-                        progress.arrived.fetch_add(1, Ordering::Release);
-                    }
+                    wait_until_stopped(wake, progress);
                     refused
                 })
             })
@@ -360,18 +365,7 @@ mod tests {
         let progress = Progress::default();
         std::thread::scope(|s| {
             for _ in 0..N {
-                s.spawn(|| {
-                    let mut seen = 0;
-                    loop {
-                        seen = wake.wait(seen, || {
-                            progress.announced.fetch_add(1, Ordering::Release);
-                        });
-                        if progress.stop.load(Ordering::Acquire) {
-                            break;
-                        }
-                        progress.arrived.fetch_add(1, Ordering::Release);
-                    }
-                });
+                s.spawn(|| wait_until_stopped(&wake, &progress));
             }
             for e in 1..=EPISODES {
                 spin_until(|| progress.announced.load(Ordering::Acquire) >= N * e);
