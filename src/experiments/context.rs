@@ -56,6 +56,13 @@ pub fn primitives_of(spec: &PointSpec) -> anyhow::Result<&'static dyn Primitives
     crate::runtimes::find(&spec.runtime).and_then(|r| r.primitives()).ok_or_else(|| unimplemented_runtime(spec))
 }
 
+/// The point's runtime's contention between CPUs (`sync.faa`, `sync.barrier`, `sync.mutex`).
+///
+/// Errors: the runtime is not in the registry or has no such capability.
+pub fn contention_of(spec: &PointSpec) -> anyhow::Result<&'static dyn crate::runtimes::contention::Contention> {
+    crate::runtimes::find(&spec.runtime).and_then(|r| r.contention()).ok_or_else(|| unimplemented_runtime(spec))
+}
+
 /// The point's runtime's own context for single-thread loops (`base.loop`, `base.call`).
 ///
 /// Errors: the runtime is not in the registry or has no context of its own.

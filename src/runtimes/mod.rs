@@ -2,6 +2,7 @@
 //! experiments time side by side.
 
 mod capability;
+pub mod contention;
 pub mod external;
 pub mod fiber;
 pub mod openmp;

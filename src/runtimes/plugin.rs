@@ -1,5 +1,6 @@
 //! The runtime plug-in: what every runtime under test tells the plan (docs/ARCHITECTURE.md "Runtimes under test").
 
+use super::contention::Contention;
 use super::primitives::{Context, Primitives};
 use super::Capability;
 
@@ -30,6 +31,10 @@ pub trait RuntimeUnderTest: Sync {
     }
     /// Its seed 004 primitives ([`Capability::TABLE_004`]), if it has them.
     fn primitives(&self) -> Option<&dyn Primitives> {
+        None
+    }
+    /// Its contention between CPUs ([`Capability::BETWEEN_CPUS`]), if it has it.
+    fn contention(&self) -> Option<&dyn Contention> {
         None
     }
 }

@@ -1,37 +1,17 @@
 //! `sync.barrier`: one barrier episode across a team of threads.
 
-use crossbeam_utils::CachePadded;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
-use crate::harness::{Harness, SpinBarrier};
+use crate::experiments::context::contention_of;
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
-use crate::runtimes::openmp;
-use crate::runtimes::os::pthread_barrier::PthreadBarrier;
 use crate::runtimes::Capability;
 
-/// Each thread's barrier sense, alone on its line so the threads do not share it.
-type PaddedSense = CachePadded<AtomicBool>;
-/// `sync.barrier`'s parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// `sync.barrier`'s parameters: `impl` is one of the runtime's `Contention::barrier_impls`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
     #[serde(rename = "impl")]
-    implementation: Impl,
+    implementation: String,
     threads: usize,
-}
-
-/// The barrier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum Impl {
-    /// `std::sync::Barrier` (mutex and condition variable).
-    Std,
-    /// A sense-reversing spin barrier.
-    Spin,
-    /// `pthread_barrier_t`.
-    Pthread,
-    /// `#pragma omp barrier` (runtime `openmp`).
-    OmpBarrier,
 }
 
 /// Seed 001 §8.2 experiment 1 (Fig. 9): T threads, one per CPU, pass a barrier over and over; the time
@@ -54,75 +34,27 @@ impl Experiment for Barrier {
     }
     fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
         let counts = ctx.thread_counts(2);
-        let implementations: &[Impl] =
-            if runtime == "openmp" { &[Impl::OmpBarrier] } else { &[Impl::Std, Impl::Spin, Impl::Pthread] };
         let mut out = Vec::new();
-        for &implementation in implementations {
+        for implementation in implementations(runtime) {
+            let params = |threads| Params { implementation: implementation.to_string(), threads };
             if counts.is_empty() {
-                let spec = ctx.spec_of(self.id(), runtime, &Params { implementation, threads: 2 }, ctx.team_cpus(1));
+                let spec = ctx.spec_of(self.id(), runtime, &params(2), ctx.team_cpus(1));
                 out.push(Planned::Skip(spec, format!("needs 2 usable CPUs; this run may use {}", ctx.cpus.len())));
             }
             for &threads in &counts {
-                let params = Params { implementation, threads };
-                out.push(Planned::Run(ctx.spec_of(self.id(), runtime, &params, ctx.team_cpus(threads))));
+                out.push(Planned::Run(ctx.spec_of(self.id(), runtime, &params(threads), ctx.team_cpus(threads))));
             }
         }
         out
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let threads = spec.cpus.len();
-        let params: Params = spec.params_as()?;
-        let report = match params.implementation {
-            Impl::Std => {
-                let barrier = std::sync::Barrier::new(threads);
-                episodes(h, &spec.cpus, || {
-                    barrier.wait();
-                })
-            }
-            Impl::Spin => {
-                let barrier = SpinBarrier::new(threads);
-                let senses: Vec<PaddedSense> = (0..threads).map(|_| PaddedSense::default()).collect();
-                h.measure_team(
-                    &spec.cpus,
-                    |thread, n| {
-                        let mut sense = senses[thread].load(Ordering::Relaxed);
-                        for _ in 0..n {
-                            barrier.wait(&mut sense);
-                        }
-                        senses[thread].store(sense, Ordering::Relaxed);
-                    },
-                    |_, n| empty_loop(n),
-                )
-            }
-            Impl::Pthread => {
-                let barrier = PthreadBarrier::new(threads)?;
-                episodes(h, &spec.cpus, || {
-                    barrier.wait();
-                })
-            }
-            Impl::OmpBarrier => {
-                let team = openmp::Team::pinned(&spec.cpus)?;
-                let mut outcome = Outcome::from(h.measure(|n| team.barrier(n), |n| team.team_loop(n)));
-                outcome.notes = team.notes();
-                return Ok(outcome);
-            }
-        };
-        let notes =
-            report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();
-        Ok(Outcome { measurement: report.measurement, notes, extra: Default::default(), details: Default::default() })
+        let Params { implementation, .. } = spec.params_as()?;
+        contention_of(spec)?.barrier(&implementation, &spec.cpus, h)
     }
 }
 
-/// `n` barrier episodes per thread of a team on `cpus`, each one call of a barrier that needs no per-thread
-/// state (`wait`), against the empty loop.
-fn episodes(h: &Harness, cpus: &[usize], wait: impl Fn() + Sync) -> crate::harness::TeamReport {
-    h.measure_team(
-        cpus,
-        |_, n| {
-            for _ in 0..n {
-                wait();
-            }
-        },
-        |_, n| empty_loop(n),
-    )
+/// The runtime's implementations, in plan order (none for a runtime without the capability: the plan
+/// never asks then).
+fn implementations(runtime: &str) -> &'static [&'static str] {
+    crate::runtimes::find(runtime).and_then(|r| r.contention()).map_or(&[], |c| c.barrier_impls())
 }

@@ -28,6 +28,7 @@
 //! If build.rs could not build an OpenMP program, this module still compiles: [`available`] says why, and no
 //! [`Team`] can be made.
 
+mod contention;
 mod ffi;
 mod plugin;
 mod team;

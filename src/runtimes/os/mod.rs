@@ -1,6 +1,7 @@
 //! The `os` runtime: kernel threads and processes, futexes and pipes, and the locks and barriers built
 //! on them.
 
+mod contention;
 pub mod futex;
 pub mod futex_lock;
 pub mod hashed_faa;

@@ -21,4 +21,7 @@ impl RuntimeUnderTest for Os {
     fn primitives(&self) -> Option<&dyn crate::runtimes::primitives::Primitives> {
         Some(self)
     }
+    fn contention(&self) -> Option<&dyn crate::runtimes::contention::Contention> {
+        Some(self)
+    }
 }
