@@ -2,40 +2,68 @@
 //! ([`crate::harness::speed`]): which points ran while the CPU was slower than usual (the `slow` flag), and
 //! by how much the run's speed varied (the record's `speed_warning`). Part of [`super::analyze`].
 
-use crate::harness::speed::{every_probe, point_reference_ns, usual_reference_ns, SLOW_FACTOR};
+use crate::harness::speed::{point_reference_ns, SLOW_FACTOR};
 use crate::record::PointRecord;
+use crate::stats::percentile;
 
-/// For each point, whether its reference loop ran at least [`SLOW_FACTOR`] times slower than the run's usual
-/// speed (the `slow` flag). All `false` for records without reference times.
+/// The median of the finite values of `xs`; `None` when there are none.
+fn median(xs: &[f64]) -> Option<f64> {
+    let mut sorted: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    (n > 0).then(|| if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 })
+}
+
+/// The reference time of each process that measured the point (the slower of its before and after, ns per
+/// iteration); the point's own for a record without processes; empty without reference times.
+fn process_references(p: &PointRecord) -> Vec<f64> {
+    let per_process: Vec<f64> = p.processes.iter().filter_map(|q| point_reference_ns(&q.extra)).collect();
+    if per_process.is_empty() {
+        point_reference_ns(&p.extra).into_iter().collect()
+    } else {
+        per_process
+    }
+}
+
+/// The run's typical speed: the median reference time over every process of every point (ns per iteration).
+fn typical_reference_ns(points: &[PointRecord]) -> Option<f64> {
+    let all: Vec<f64> = points.iter().flat_map(process_references).filter(|x| x.is_finite() && *x > 0.0).collect();
+    median(&all)
+}
+
+/// For each point, whether most of its processes ran while the machine was slow: the median of its
+/// processes' reference times is at least [`SLOW_FACTOR`] times the run's typical one (the `slow` flag).
+/// Rounds spread every point over the run's fast and slow spells, and its CI already holds that spread;
+/// the flag marks the points that drew mostly slow ones. All `false` without reference times.
 pub fn slow_points(points: &[PointRecord]) -> Vec<bool> {
-    let usual = usual_reference_ns(&every_probe_of(points));
+    let typical = typical_reference_ns(points);
     points
         .iter()
-        .map(|p| matches!((point_reference_ns(&p.extra), usual), (Some(r), Some(u)) if r >= SLOW_FACTOR * u))
+        .map(|p| matches!((median(&process_references(p)), typical), (Some(r), Some(t)) if r >= SLOW_FACTOR * t))
         .collect()
 }
 
-/// Every reference time in the record (see [`every_probe`]).
-fn every_probe_of(points: &[PointRecord]) -> Vec<f64> {
-    every_probe(points.iter().map(|p| &p.extra))
-}
-
-/// One line for the report's header when any point ran slow: the range of reference times, the usual one,
-/// and how many points are flagged. `None` when the run's speed held (or the record has no reference times).
+/// One line for the report's header when the machine's speed varied by more than [`SLOW_FACTOR`] during the
+/// run: the range of reference times, the typical one, and how many points are flagged `slow`. `None` when
+/// the speed held (or the record has no reference times).
 pub fn speed_warning(points: &[PointRecord]) -> Option<String> {
-    let references = every_probe_of(points);
-    let usual = usual_reference_ns(&references)?;
-    let slowest = references.iter().copied().fold(f64::MIN, f64::max);
+    let mut references: Vec<f64> =
+        points.iter().flat_map(process_references).filter(|x| x.is_finite() && *x > 0.0).collect();
+    references.sort_by(f64::total_cmp);
+    let typical = median(&references)?;
+    let (fastest, slowest) = (references[0], references[references.len() - 1]);
+    // The spread a cell may carry, between the 5th and 95th percentiles: one preempted speed probe is not
+    // the machine's speed.
+    let spread = percentile(&references, 0.95) / percentile(&references, 0.05);
     let slow = slow_points(points).iter().filter(|&&s| s).count();
-    (slow > 0).then(|| {
+    (spread >= SLOW_FACTOR).then(|| {
         format!(
-            "the machine's speed changed during the run: a reference loop iteration took {:.3}–{:.3} ns around the \
-             points (usually {usual:.3} ns); {slow} point(s) ran at least {:.0}% slower and are flagged `slow`. \
-             Cells measured at different speeds can differ by up to {:.1}× for that reason alone.",
-            references.iter().copied().fold(f64::MAX, f64::min),
-            slowest,
+            "the machine's speed changed during the run: a reference loop iteration took {fastest:.3}–{slowest:.3} \
+             ns around the probe processes (typically {typical:.3} ns), so cells measured at different speeds can \
+             differ by {spread:.1}× (95th over 5th percentile) for that reason alone; each point's processes are \
+             spread over the run, and {slow} point(s) whose processes ran mostly at least {:.0}% slower than \
+             typical are flagged `slow`.",
             (SLOW_FACTOR - 1.0) * 100.0,
-            slowest / usual
         )
     })
 }
@@ -45,39 +73,63 @@ mod tests {
     use super::*;
     use crate::harness::speed::{AFTER, BEFORE};
     use crate::record::fixture::point;
+    use crate::record::ProcessRecord;
 
-    fn with_reference(before: f64, after: f64) -> PointRecord {
+    fn process(before: f64, after: f64) -> ProcessRecord {
+        ProcessRecord {
+            round: 1,
+            batch_ops: 1,
+            batches: 3,
+            median_ns: 1.0,
+            wall_ms: 1.0,
+            extra: [(BEFORE.to_string(), before), (AFTER.to_string(), after)].into(),
+        }
+    }
+
+    /// A point measured by processes with these (before, after) reference times.
+    fn with_processes(references: &[(f64, f64)]) -> PointRecord {
         let mut p = point("base.loop", "os", &[], 1.0);
-        p.extra.insert(BEFORE.into(), before);
-        p.extra.insert(AFTER.into(), after);
+        p.processes = references.iter().map(|&(b, a)| process(b, a)).collect();
         p
     }
 
     #[test]
-    fn a_point_slower_before_or_after_is_flagged_and_the_header_says_so() {
-        let mut points: Vec<PointRecord> = (0..9).map(|_| with_reference(0.28, 0.28)).collect();
-        points.push(with_reference(0.28, 0.52));
-        points.push(point("base.call", "os", &[], 1.0)); // an older point without reference times
+    fn a_point_whose_processes_ran_mostly_slow_is_flagged_and_the_header_says_so() {
+        let mut points: Vec<PointRecord> = (0..9).map(|_| with_processes(&[(0.28, 0.28); 5])).collect();
+        // Two of five processes slow: the point's median process is not, so no flag.
+        points.push(with_processes(&[(0.28, 0.56), (0.28, 0.56), (0.28, 0.28), (0.28, 0.28), (0.28, 0.28)]));
+        // Three of five slow: flagged.
+        points.push(with_processes(&[(0.28, 0.56), (0.56, 0.28), (0.56, 0.56), (0.28, 0.28), (0.28, 0.28)]));
         let slow = slow_points(&points);
-        assert_eq!(slow.iter().filter(|&&s| s).count(), 1);
-        assert!(slow[9] && !slow[10]);
+        assert_eq!(slow.iter().filter(|&&s| s).count(), 1, "{slow:?}");
+        assert!(slow[10] && !slow[9]);
         let line = speed_warning(&points).unwrap();
-        assert!(line.contains("0.280–0.520 ns") && line.contains("1 point(s)") && line.contains("1.9×"), "{line}");
+        assert!(line.contains("0.280–0.560 ns") && line.contains("typically 0.280"), "{line}");
+        assert!(line.contains("1 point(s)"), "{line}");
     }
 
     #[test]
-    fn a_run_mostly_slow_still_measures_against_its_fast_state() {
-        // Every point caught the slow state on one side; the fast probes set the usual speed.
-        let points: Vec<PointRecord> = (0..10).map(|_| with_reference(0.27, 0.53)).collect();
-        assert!(slow_points(&points).iter().all(|&s| s));
-        assert!(speed_warning(&points).unwrap().contains("usually 0.270 ns"));
+    fn a_run_spread_evenly_over_fast_and_slow_spells_flags_no_point() {
+        // Every point drew the same mix of fast and slow processes: the CIs hold the spread, no point stands out.
+        let mix = [(0.27, 0.27), (0.53, 0.53), (0.27, 0.27), (0.53, 0.53), (0.27, 0.27)];
+        let points: Vec<PointRecord> = (0..10).map(|_| with_processes(&mix)).collect();
+        assert!(slow_points(&points).iter().all(|s| !s));
+        assert!(speed_warning(&points).unwrap().contains("0 point(s)"));
     }
 
     #[test]
     fn a_steady_run_or_an_old_record_gives_no_warning() {
-        let steady: Vec<PointRecord> = (0..5).map(|k| with_reference(0.28, 0.28 + 0.01 * k as f64)).collect();
+        let steady: Vec<PointRecord> = (0..5).map(|k| with_processes(&[(0.28, 0.28 + 0.01 * k as f64)])).collect();
         assert!(speed_warning(&steady).is_none());
         assert!(slow_points(&steady).iter().all(|s| !s));
         assert!(speed_warning(&[point("base.loop", "os", &[], 1.0)]).is_none());
+        // A record from before rounds: the points' own reference times stand for their one process.
+        let mut old: Vec<PointRecord> = (0..9).map(|_| point("base.loop", "os", &[], 1.0)).collect();
+        old.push(point("base.call", "os", &[], 1.0));
+        for (k, p) in old.iter_mut().enumerate() {
+            p.extra.insert(BEFORE.into(), 0.28);
+            p.extra.insert(AFTER.into(), if k == 9 { 0.5 } else { 0.28 });
+        }
+        assert_eq!(slow_points(&old), [vec![false; 9], vec![true]].concat());
     }
 }

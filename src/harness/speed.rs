@@ -20,8 +20,8 @@ const ITERATIONS: u64 = 100_000;
 /// Timed batches per probe; the median is kept, so one preempted batch does not count.
 const BATCHES: usize = 5;
 
-/// How much slower than the run's usual speed a point's reference loop must be to flag the point `slow`:
-/// 1.25 means 25% slower than the 10th percentile of the run's reference times.
+/// How much slower than the run's typical speed a point's processes must mostly have run to flag the point
+/// `slow` (`crate::analysis::slow_points`): 1.25 means 25% slower than the median reference time of the run.
 pub const SLOW_FACTOR: f64 = 1.25;
 
 /// The key of a point's `extra` value holding the reference loop's ns per iteration just before its measurement.
@@ -44,14 +44,6 @@ pub fn point_reference_ns(extra: &BTreeMap<String, f64>) -> Option<f64> {
         (Some(&b), Some(&a)) => Some(b.max(a)),
         (b, a) => b.or(a).copied(),
     }
-}
-
-/// The run's usual speed: the 10th percentile of its points' reference times (ns per iteration), so that a run
-/// spent mostly in the slow state still measures against its fast one. `None` without reference times.
-pub fn usual_reference_ns(references: &[f64]) -> Option<f64> {
-    let mut sorted: Vec<f64> = references.iter().copied().filter(|x| x.is_finite() && *x > 0.0).collect();
-    sorted.sort_by(f64::total_cmp);
-    (!sorted.is_empty()).then(|| sorted[sorted.len() / 10])
 }
 
 /// The reference loop: `n` iterations that only keep their index alive, the same body as the control most
@@ -87,11 +79,7 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn usual_speed_is_the_fast_state_and_a_point_counts_its_slower_probe() {
-        let mut refs = vec![0.52; 12];
-        refs.extend([0.27, 0.28, 0.27, 0.30]);
-        assert_eq!(usual_reference_ns(&refs), Some(0.27), "10th percentile of 16 values: the second fastest");
-        assert_eq!(usual_reference_ns(&[f64::NAN]), None);
+    fn a_point_counts_its_slower_probe() {
         let extra = [(BEFORE.to_string(), 0.27), (AFTER.to_string(), 0.5)].into();
         assert_eq!(point_reference_ns(&extra), Some(0.5));
         assert_eq!(point_reference_ns(&Default::default()), None);
