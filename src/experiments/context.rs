@@ -1,46 +1,15 @@
-//! Running a measurement inside a runtime's own context: on a fiber for `fiber-*`, under tokio's
-//! `block_on` for `tokio`, directly for `os`. Experiments write the operation; this file decides where
-//! the harness loop runs.
+//! From a point's runtime name to the runtime's implementation of the capability an experiment uses
+//! (docs/ARCHITECTURE.md "Runtimes under test"). Plans only make points for runtimes that have it; a
+//! hand-written probe job may name another, and gets this error.
 
-use anyhow::Context as _;
-
-use crate::harness::Harness;
 use crate::record::PointSpec;
+use crate::runtimes::activity_barrier::ActivityBarrier;
+use crate::runtimes::contention::Contention;
+use crate::runtimes::fan_out::FanOut;
 use crate::runtimes::primitives::{Context, Primitives};
-use crate::runtimes::{fiber, tokio_rt, Runtime};
-
-/// Resolves `spec.runtime` or fails with the name.
-pub fn runtime_of(name: &str) -> anyhow::Result<Runtime> {
-    Runtime::parse(name).with_context(|| format!("runtime {name:?} is not implemented in this build"))
-}
-
-/// Runs `body` with the harness inside `runtime`'s context and returns what it returns: on the calling
-/// thread for `os` and `openmp`, as the first fiber of a fiber run, or inside tokio's `block_on` (the harness loop
-/// then runs on the runtime's thread as a task would, without awaiting).
-///
-/// Errors: tokio could not start its runtime, or the fiber back-end is not available on this target.
-pub fn in_context<R: 'static>(
-    runtime: Runtime,
-    h: &Harness,
-    body: impl FnOnce(&Harness) -> R + 'static,
-) -> anyhow::Result<R> {
-    let h = h.clone();
-    match runtime {
-        Runtime::Os => Ok(body(&h)),
-        Runtime::Fiber(backend) => {
-            backend.available().map_err(anyhow::Error::msg)?;
-            Ok(fiber::run(backend, move || body(&h)))
-        }
-        Runtime::Tokio => {
-            let rt = tokio_rt::current_thread().context("starting tokio's current-thread runtime")?;
-            Ok(rt.block_on(async move { body(&h) }))
-        }
-        // rayon has no single-thread context of its own; its experiments drive a pool directly.
-        Runtime::Rayon => anyhow::bail!("rayon has no single-thread context; this experiment drives it directly"),
-        // The calling thread is the OpenMP master; kernels fork their team from it.
-        Runtime::OpenMp => Ok(body(&h)),
-    }
-}
+use crate::runtimes::wake_all::WakeAll;
+use crate::runtimes::yield_round::YieldRound;
+use crate::runtimes::RuntimeUnderTest;
 
 /// The error for a point whose runtime the experiment does not implement (plans never make one; a
 /// hand-written probe job can).
@@ -48,24 +17,61 @@ pub fn unimplemented_runtime(spec: &PointSpec) -> anyhow::Error {
     anyhow::anyhow!("{} does not implement runtime {}", spec.experiment, spec.runtime)
 }
 
+/// The point's runtime's implementation behind `get`.
+///
+/// Errors: the runtime is not in the registry, or `get` gives nothing for it.
+fn capability_of<T: ?Sized>(
+    spec: &PointSpec,
+    get: impl FnOnce(&'static dyn RuntimeUnderTest) -> Option<&'static T>,
+) -> anyhow::Result<&'static T> {
+    crate::runtimes::find(&spec.runtime).and_then(get).ok_or_else(|| unimplemented_runtime(spec))
+}
+
 /// The seed 004 primitives of the point's runtime, for the experiments of seed 004's table.
 ///
-/// Errors: the runtime is not in the registry or has no seed 004 primitives (plans never make such a
-/// point; a hand-written probe job can).
+/// Errors: as [`capability_of`].
 pub fn primitives_of(spec: &PointSpec) -> anyhow::Result<&'static dyn Primitives> {
-    crate::runtimes::find(&spec.runtime).and_then(|r| r.primitives()).ok_or_else(|| unimplemented_runtime(spec))
+    capability_of(spec, |r| r.primitives())
 }
 
 /// The point's runtime's contention between CPUs (`sync.faa`, `sync.barrier`, `sync.mutex`).
 ///
-/// Errors: the runtime is not in the registry or has no such capability.
-pub fn contention_of(spec: &PointSpec) -> anyhow::Result<&'static dyn crate::runtimes::contention::Contention> {
-    crate::runtimes::find(&spec.runtime).and_then(|r| r.contention()).ok_or_else(|| unimplemented_runtime(spec))
+/// Errors: as [`capability_of`].
+pub fn contention_of(spec: &PointSpec) -> anyhow::Result<&'static dyn Contention> {
+    capability_of(spec, |r| r.contention())
 }
 
 /// The point's runtime's own context for single-thread loops (`base.loop`, `base.call`).
 ///
-/// Errors: the runtime is not in the registry or has no context of its own.
+/// Errors: as [`capability_of`].
 pub fn context_of(spec: &PointSpec) -> anyhow::Result<&'static dyn Context> {
-    crate::runtimes::find(&spec.runtime).and_then(|r| r.context()).ok_or_else(|| unimplemented_runtime(spec))
+    capability_of(spec, |r| r.context())
+}
+
+/// The point's runtime's yield round (`sched.yield`).
+///
+/// Errors: as [`capability_of`].
+pub fn yield_round_of(spec: &PointSpec) -> anyhow::Result<&'static dyn YieldRound> {
+    capability_of(spec, |r| r.yield_round())
+}
+
+/// The point's runtime's wake-all (`sched.broadcast`).
+///
+/// Errors: as [`capability_of`].
+pub fn wake_all_of(spec: &PointSpec) -> anyhow::Result<&'static dyn WakeAll> {
+    capability_of(spec, |r| r.wake_all())
+}
+
+/// The point's runtime's fork-join fan-out (`spawn.forkjoin`, `spawn.bulk`, `spawn.remote`, `grain.sweep`).
+///
+/// Errors: as [`capability_of`].
+pub fn fan_out_of(spec: &PointSpec) -> anyhow::Result<&'static dyn FanOut> {
+    capability_of(spec, |r| r.fan_out())
+}
+
+/// The point's runtime's many activities on a barrier (`sync.oversub`).
+///
+/// Errors: as [`capability_of`].
+pub fn activity_barrier_of(spec: &PointSpec) -> anyhow::Result<&'static dyn ActivityBarrier> {
+    capability_of(spec, |r| r.activity_barrier())
 }

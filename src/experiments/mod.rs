@@ -76,10 +76,11 @@ pub trait Experiment: Sync {
     fn id(&self) -> &'static str {
         self.info().id
     }
-    /// The points to run for `runtime` on this machine; points that cannot run here come back as
+    /// The points to run for `runtime` on this machine (its capabilities decide the shape: mechanisms,
+    /// one CPU for a runtime on one kernel thread, loads it refuses); points that cannot run here come back as
     /// [`Planned::Skip`] with the reason. Called only for runtimes that have every capability in
     /// [`Experiment::requires`].
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned>;
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned>;
     /// What a runtime must have for a cell of this experiment.
     fn requires(&self) -> &'static [Capability] {
         self.info().requires

@@ -11,6 +11,8 @@ mod single;
 pub mod speed;
 mod spin_barrier;
 mod team;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use config::{HarnessConfig, Mode};
 pub use measurement::Measurement;

@@ -66,7 +66,7 @@ pub fn build_plan(
             let skip =
                 |reason: String| Planned::Skip(ctx.spec(e.id(), runtime.name(), &[], vec![ctx.home_cpu()]), reason);
             match (missing(*runtime, e.requires()), runtime.available()) {
-                (None, Ok(())) => plan.extend(e.points(ctx, runtime.name())),
+                (None, Ok(())) => plan.extend(e.points(ctx, *runtime)),
                 (None, Err(reason)) => {
                     plan.push(skip(format!("runtime {} is not available here: {reason}", runtime.name())))
                 }

@@ -1,7 +1,11 @@
 //! The runtime plug-in: what every runtime under test tells the plan (docs/ARCHITECTURE.md "Runtimes under test").
 
+use super::activity_barrier::ActivityBarrier;
 use super::contention::Contention;
+use super::fan_out::FanOut;
 use super::primitives::{Context, Primitives};
+use super::wake_all::WakeAll;
+use super::yield_round::YieldRound;
 use super::Capability;
 
 /// One runtime under test (docs/ARCHITECTURE.md "Runtimes under test"): its public name, whether it can run here, and
@@ -37,10 +41,51 @@ pub trait RuntimeUnderTest: Sync {
     fn contention(&self) -> Option<&dyn Contention> {
         None
     }
+    /// Its yield round ([`Capability::Yield`]), if it has one.
+    fn yield_round(&self) -> Option<&dyn YieldRound> {
+        None
+    }
+    /// Its wake-all ([`Capability::WakeAll`]), if it has one.
+    fn wake_all(&self) -> Option<&dyn WakeAll> {
+        None
+    }
+    /// Its fork-join fan-out ([`Capability::ForkJoin`]), if it has one.
+    fn fan_out(&self) -> Option<&dyn FanOut> {
+        None
+    }
+    /// Its many activities on a barrier ([`Capability::ActivityBarrier`]), if it has them.
+    fn activity_barrier(&self) -> Option<&dyn ActivityBarrier> {
+        None
+    }
+    /// When all its activities share one kernel thread (the fibers), why, as a fragment that follows the
+    /// runtime's name ("runs its fibers on one kernel thread"): experiments then plan one CPU and skip
+    /// the points that need more. `None` when its activities can run on several CPUs.
+    fn one_thread(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// Why `runtime` cannot give a cell for an experiment needing `requires`: the first capability it lacks,
 /// with its reason, or `None` when it has them all.
 pub fn missing(runtime: &dyn RuntimeUnderTest, requires: &[Capability]) -> Option<String> {
     requires.iter().find_map(|&c| runtime.lacks(c).map(|why| format!("runtime {} has no {c}: {why}", runtime.name())))
+}
+
+/// Whether `runtime` has an implementation object for `capability` (the accessor behind it is `Some`);
+/// `None` for [`Capability::Kernel`], whose experiments are written against the kernel directly. What a
+/// runtime claims in [`RuntimeUnderTest::lacks`] must agree with it (a test checks every runtime).
+pub fn implements(runtime: &dyn RuntimeUnderTest, capability: Capability) -> Option<bool> {
+    use Capability as C;
+    Some(match capability {
+        C::Context => runtime.context().is_some(),
+        C::Kernel => return None,
+        C::Call | C::SpawnJoin | C::Semaphore | C::Channel | C::MessageSwitch | C::Rendezvous | C::RawSwitch => {
+            runtime.primitives().is_some()
+        }
+        C::Yield => runtime.yield_round().is_some(),
+        C::WakeAll => runtime.wake_all().is_some(),
+        C::ForkJoin => runtime.fan_out().is_some(),
+        C::ActivityBarrier => runtime.activity_barrier().is_some(),
+        C::Atomic | C::Barrier | C::Lock => runtime.contention().is_some(),
+    })
 }

@@ -39,3 +39,54 @@ pub fn default_run() -> Vec<&'static dyn RuntimeUnderTest> {
 pub fn column_rank(name: &str) -> usize {
     registry().iter().position(|r| r.name() == name).unwrap_or(registry().len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtimes::{implements, Capability};
+
+    /// Every capability a runtime claims has its implementation behind the accessor, and every one it
+    /// says it lacks has none: the plan (which asks `lacks`) and the experiments (which ask the
+    /// accessors) cannot disagree.
+    #[test]
+    fn what_a_runtime_claims_is_what_it_implements() {
+        use Capability as C;
+        let all = [
+            C::Context,
+            C::Kernel,
+            C::Call,
+            C::SpawnJoin,
+            C::Semaphore,
+            C::Channel,
+            C::MessageSwitch,
+            C::Rendezvous,
+            C::RawSwitch,
+            C::Yield,
+            C::WakeAll,
+            C::ForkJoin,
+            C::ActivityBarrier,
+            C::Atomic,
+            C::Barrier,
+            C::Lock,
+        ];
+        for runtime in registry() {
+            if runtime.in_default_run() {
+                for c in all {
+                    if let Some(has) = implements(*runtime, c) {
+                        assert_eq!(has, runtime.lacks(c).is_none(), "{} and {c}", runtime.name());
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_found() {
+        let names = names();
+        for (i, name) in names.iter().enumerate() {
+            assert!(!names[..i].contains(name), "{name} twice");
+            assert_eq!(find(name).map(|r| r.name()), Some(*name));
+        }
+        assert_eq!(column_rank("not a runtime"), registry().len());
+    }
+}

@@ -20,7 +20,8 @@ impl Experiment for Syscall {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         ctx.single(self.id(), runtime)
     }
     fn run(&self, _spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {

@@ -53,7 +53,8 @@ impl Experiment for Convert {
         }
     }
 
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         let mut out = Vec::new();
         for routine in Routine::ALL {
             for direction in Direction::ALL {

@@ -41,7 +41,8 @@ impl Experiment for Read {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         SOURCES
             .iter()
             .map(|source| {

@@ -3,20 +3,17 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::experiments::context::runtime_of;
-use crate::experiments::spawn::pool_notes;
+use crate::experiments::context::fan_out_of;
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::{Harness, HarnessConfig, Measurement, Mode};
 use crate::record::{Details, LabelledTable, Metric, PointSpec};
-use crate::runtimes::os::hot_team::with_hot_team;
-use crate::runtimes::{openmp, rayon_rt, tokio_rt, Runtime};
+use crate::runtimes::fan_out::Granularity;
+use crate::runtimes::{Capability, RuntimeUnderTest};
 use crate::stats::Summary;
 
-use super::runner::{omp_run, os_run, rayon_run, tokio_run, Descriptor};
 use super::search::{best, bracket, refine, sweep_decades, Eval};
-use super::tally::{OmpTally, Tally};
+use super::tally::Tally;
 use super::work::{shares_percent, Work};
-use crate::runtimes::Capability;
 
 /// The most tasks the sweep tries (seed 001 went to 10^7).
 pub const MAX_TASKS: u64 = 10_000_000;
@@ -78,18 +75,18 @@ impl Experiment for Sweep {
             requires: &[Capability::ForkJoin],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
         let work: u64 = match ctx.mode {
             Mode::Quick => 100_000,
             Mode::Default => 1_000_000,
             Mode::Full => 10_000_000,
         };
         let threads = ctx.cpus.len();
-        let spec = ctx.spec_of(self.id(), runtime, &Params { threads, work }, ctx.team_cpus(threads));
-        if matches!(Runtime::parse(runtime), Some(Runtime::Fiber(_))) {
+        let name = runtime.name();
+        let spec = ctx.spec_of(self.id(), name, &Params { threads, work }, ctx.team_cpus(threads));
+        if let Some(why) = runtime.one_thread() {
             let reason = format!(
-                "{runtime} runs its fibers on one kernel thread; the sweep asks how work spreads over CPUs \
-                 (one CPU's cost per task is spawn.bulk's)"
+                "{name} {why}; the sweep asks how work spreads over CPUs (one CPU's cost per task is spawn.bulk's)"
             );
             return vec![Planned::Skip(spec, reason)];
         }
@@ -101,55 +98,16 @@ impl Experiment for Sweep {
         let budget = Budget::for_config(&h.config, work_reads);
         let cpus = &spec.cpus;
         let work = Work::new(cpus.iter().copied().max().unwrap_or(0)).leak();
-        let mut notes = Vec::new();
-        let result = match runtime_of(&spec.runtime)? {
-            Runtime::Os => {
-                let desc = Descriptor::default();
-                let (result, refused) = with_hot_team(
-                    cpus,
-                    |_| desc.claim_and_run(work),
-                    |team| drive(h, &budget, work, &mut |tasks| os_run(team, &desc, work_reads, tasks)),
-                );
-                notes.extend(refused.iter().map(|(cpu, e)| format!("team thread for CPU {cpu} not pinned: {e}")));
-                result
-            }
-            Runtime::Rayon => {
-                let (pool, refused) = rayon_rt::pool(cpus)?;
-                notes.extend(pool_notes(&refused));
-                drive(h, &budget, work, &mut |tasks| rayon_run(&pool, work, work_reads, tasks))
-            }
-            Runtime::Tokio => {
-                let (rt, refused) = tokio_rt::multi_thread(cpus)?;
-                notes.extend(pool_notes(&refused));
-                let mut handles = Vec::new();
-                drive(h, &budget, work, &mut |tasks| tokio_run(&rt, &mut handles, work, work_reads, tasks))
-            }
-            Runtime::OpenMp => return omp_sweep(h, &budget, cpus, work_reads),
-            Runtime::Fiber(_) => return Err(crate::experiments::context::unimplemented_runtime(spec)),
-        };
-        Ok(result.into_outcome(cpus, work_reads, notes))
+        let run = Granularity { cpus, work_reads, work, baseline_runs: budget.min_reps };
+        let mut result = None;
+        let remarks = fan_out_of(spec)?.granularity(&run, h, &mut |tally, one_run| {
+            result = Some(drive(h, &budget, tally, one_run));
+        })?;
+        let result = result.ok_or_else(|| anyhow::anyhow!("{}: the runtime never ran the sweep", spec.name()))?;
+        let mut outcome = result.into_outcome(cpus, work_reads, remarks.notes);
+        outcome.extra.extend(remarks.extra);
+        Ok(outcome)
     }
-}
-
-/// The `openmp` sweep (see [`Sweep`]), with the plain loop's time as `extra.serial_reads_ns`.
-///
-/// Errors: no OpenMP in this build, or libgomp gave another team size.
-fn omp_sweep(h: &Harness, budget: &Budget, cpus: &[usize], work_reads: u64) -> anyhow::Result<Outcome> {
-    // Made on the probe thread, pinned to cpus[0]: it is the team's master, thread 0, which spawns.
-    let team = openmp::Team::pinned(cpus)?;
-    let tally = OmpTally::new(&team);
-    let result = drive(h, budget, &tally, &mut |tasks| omp_run(&team, work_reads, tasks));
-    let serial = h.measure_runs(|_| team.serial_reads(work_reads), |_| {}, 1, budget.min_reps);
-    let serial_reads_ns = serial.summary().map_or(f64::NAN, |s| s.min);
-    let mut notes = team.notes();
-    notes.push(format!(
-        "the reads are C's (one volatile int load each; the whole work in a plain C loop: {:.3} ms), not the Rust \
-         runtimes' reads: compare speed-ups and best counts across runtimes, not elapsed times",
-        serial_reads_ns / 1e6
-    ));
-    let mut outcome = result.into_outcome(cpus, work_reads, notes);
-    outcome.extra.insert("serial_reads_ns".into(), serial_reads_ns);
-    Ok(outcome)
 }
 
 /// How long the sweep may spend, from the harness settings of the mode.
@@ -437,10 +395,10 @@ mod tests {
             Budget { max_tasks: 1000, count_ns: 1e12, min_reps: 3, max_reps: 3, wall: Duration::from_secs(60) };
         let allowed = crate::machine::allowed_cpus();
         let cpus: Vec<usize> = (0..2).map(|i| allowed[i % allowed.len()]).collect();
-        let team = openmp::Team::pinned(&cpus).unwrap();
-        let tally = OmpTally::new(&team);
+        let team = crate::runtimes::openmp::Team::pinned(&cpus).unwrap();
+        let tally = crate::runtimes::openmp::OmpTally::new(&team);
         for tasks in [1u64, 100, 1000] {
-            let r = measure_count(&h, &budget, 3, &tally, &mut |t| omp_run(&team, 20_000, t), tasks);
+            let r = measure_count(&h, &budget, 3, &tally, &mut |t| team.grain(20_000, t), tasks);
             assert_eq!(r.measurement.samples_ns.len(), 3, "{tasks} tasks");
             assert_eq!(r.counts.iter().sum::<u64>(), 4 * tasks, "{tasks} tasks: {:?}", r.counts);
         }

@@ -39,7 +39,8 @@ impl Experiment for Call {
             requires: &[Capability::Call],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         [NewTask::No, NewTask::Yes]
             .into_iter()
             .map(|new_task| Planned::Run(ctx.spec_of(self.id(), runtime, &Params { new_task }, vec![ctx.home_cpu()])))

@@ -41,7 +41,8 @@ impl Experiment for Ipc {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         ctx.pair_points(self.id(), runtime, &Params { transport: Transport::Pipe, payload: PAYLOAD })
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {

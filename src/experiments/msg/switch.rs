@@ -24,7 +24,8 @@ impl Experiment for Switch {
             requires: &[Capability::MessageSwitch],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         ctx.same_cpu_pair(self.id(), runtime, &NoParams {})
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {

@@ -30,7 +30,8 @@ impl Experiment for Switch {
             requires: &[Capability::RawSwitch],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         let Some(mechanism) = crate::runtimes::find(runtime).and_then(|r| r.primitives()).map(|p| p.switch_mechanism())
         else {
             return Vec::new();

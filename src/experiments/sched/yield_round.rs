@@ -1,18 +1,11 @@
 //! `sched.yield`: the cost of a scheduling round, measured by yielding under load (seed 001 §5.1).
 
-use std::cell::Cell;
-use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
-
-use crate::experiments::context::{in_context, runtime_of};
+use crate::experiments::context::yield_round_of;
 use crate::experiments::fits::{fit_series, FitSpec, Model};
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::{Harness, Mode};
-use crate::machine::pin_current_thread;
 use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
-use crate::runtimes::Capability;
-use crate::runtimes::{fiber, rayon_rt, tokio_rt, Runtime};
+use crate::runtimes::{Capability, RuntimeUnderTest};
 
 /// The fit through each runtime's rounds: seed 001 Fig. 3's `a + b·load`.
 pub const FIT: FitSpec = FitSpec { x: "load", x_unit: "extra yielding activities per CPU", model: Model::Linear };
@@ -61,233 +54,54 @@ impl Experiment for Yield {
         }
     }
 
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
         let loads: Vec<usize> = match ctx.mode {
             Mode::Full => (0..=8).collect(),
             Mode::Default => vec![0, 1, 4],
             Mode::Quick => vec![0, 4],
         };
         let all = ctx.cpus.len();
-        let point = |cpus: usize, load: usize| {
-            ctx.spec_of(self.id(), runtime, &Params { cpus, load: Some(load) }, ctx.team_cpus(cpus))
+        let name = runtime.name();
+        let point = |cpus: usize, load: Option<usize>| {
+            ctx.spec_of(self.id(), name, &Params { cpus, load }, ctx.team_cpus(cpus))
         };
-        let mut cpu_counts = vec![all];
-        if ctx.mode == Mode::Full && all > 1 {
-            cpu_counts.insert(0, 1);
-        }
         let mut out = Vec::new();
-        match Runtime::parse(runtime) {
-            Some(Runtime::Fiber(_)) => {
-                out.extend(loads.iter().map(|&load| Planned::Run(point(1, load))));
+        // A runtime on one kernel thread gets cpus:1, and a skipped cell for all CPUs after it.
+        let mut one_thread_skip = None;
+        let cpu_counts = match runtime.one_thread() {
+            Some(why) => {
                 if all > 1 {
-                    let reason = "the fiber runtime runs all its fibers on one thread: only cpus:1 is measured";
-                    let spec = ctx.spec_of(self.id(), runtime, &Params { cpus: all, load: None }, ctx.team_cpus(all));
-                    out.push(Planned::Skip(spec, reason.into()));
+                    let reason = format!("{name} {why}: only cpus:1 is measured");
+                    one_thread_skip = Some(Planned::Skip(point(all, None), reason));
                 }
+                vec![1]
             }
-            Some(Runtime::OpenMp) => {
-                let spec = ctx.spec_of(self.id(), runtime, &Params { cpus: all, load: None }, ctx.team_cpus(all));
-                out.push(Planned::Skip(spec, crate::runtimes::openmp::NO_YIELD.into()));
-            }
-            Some(Runtime::Rayon) => {
-                for &cpus in &cpu_counts {
-                    for &load in &loads {
-                        if load == 0 {
-                            out.push(Planned::Run(point(cpus, load)));
-                        } else {
-                            let reason = "rayon::yield_now runs one pending job to completion on the yielding job's \
-                                          stack; a yielding job is not resumed until that job ends, so yielding \
-                                          load jobs cannot time-share";
-                            out.push(Planned::Skip(point(cpus, load), reason.into()));
-                        }
-                    }
-                }
-            }
-            _ => {
-                for &cpus in &cpu_counts {
-                    out.extend(loads.iter().map(|&load| Planned::Run(point(cpus, load))));
-                }
+            None if ctx.mode == Mode::Full && all > 1 => vec![1, all],
+            None => vec![all],
+        };
+        let rounds = runtime.yield_round();
+        for &cpus in &cpu_counts {
+            for &load in &loads {
+                let spec = point(cpus, Some(load));
+                out.push(match rounds.and_then(|r| r.refuses_load(load)) {
+                    Some(reason) => Planned::Skip(spec, reason.into()),
+                    None => Planned::Run(spec),
+                });
             }
         }
+        out.extend(one_thread_skip);
         out
     }
 
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let params: Params = spec.params_as()?;
         let load = params.load.ok_or_else(|| anyhow::anyhow!("{}: sched.yield needs a load", spec.name()))?;
-        match runtime_of(&spec.runtime)? {
-            Runtime::Os => Ok(os_rounds(&spec.cpus, load, h)),
-            Runtime::Tokio => tokio_rounds(&spec.cpus, load, h),
-            Runtime::Rayon => rayon_idle_yield(&spec.cpus, load, h),
-            Runtime::OpenMp => Err(crate::experiments::context::unimplemented_runtime(spec)),
-            Runtime::Fiber(backend) => {
-                anyhow::ensure!(spec.cpus.len() == 1, "the fiber runtime runs on one CPU; got {:?}", spec.cpus);
-                Ok(in_context(Runtime::Fiber(backend), h, move |h| fiber_rounds(load, h))?.into())
-            }
-        }
+        yield_round_of(spec)?.yield_round(&spec.cpus, load, h)
     }
 
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
         fit_series(points, FIT)
     }
-}
-
-/// Kernel threads: `load` yielding threads pinned to each CPU, then a team of one measuring thread per
-/// CPU timing `sched_yield` loops.
-fn os_rounds(cpus: &[usize], load: usize, h: &Harness) -> Outcome {
-    let stop = AtomicBool::new(false);
-    let started = AtomicUsize::new(0);
-    let (report, refused) = std::thread::scope(|s| {
-        let loaders: Vec<_> = cpus
-            .iter()
-            .flat_map(|&cpu| std::iter::repeat_n(cpu, load))
-            .map(|cpu| {
-                let (stop, started) = (&stop, &started);
-                s.spawn(move || {
-                    let refused =
-                        pin_current_thread(cpu).err().map(|e| format!("load thread for CPU {cpu} not pinned: {e}"));
-                    started.fetch_add(1, Ordering::Release);
-                    while !stop.load(Ordering::Relaxed) {
-                        std::thread::yield_now();
-                    }
-                    refused
-                })
-            })
-            .collect();
-        while started.load(Ordering::Acquire) < loaders.len() {
-            std::thread::yield_now();
-        }
-        let report = h.measure_team(
-            cpus,
-            |_, n| {
-                for _ in 0..n {
-                    std::thread::yield_now();
-                }
-            },
-            |_, n| empty_loop(n),
-        );
-        stop.store(true, Ordering::Relaxed);
-        let refused: Vec<String> =
-            loaders.into_iter().filter_map(|t| t.join().expect("load thread panicked")).collect();
-        (report, refused)
-    });
-    let mut outcome = Outcome::from(report);
-    outcome.notes.extend(refused);
-    outcome
-}
-
-/// tokio's multi-thread scheduler: `cpus × load` yielding tasks, then per batch one measuring task per
-/// CPU yielding `n` times (control: the same tasks running the empty loop).
-fn tokio_rounds(cpus: &[usize], load: usize, h: &Harness) -> anyhow::Result<Outcome> {
-    let (rt, refused) = tokio_rt::multi_thread(cpus)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let started = Arc::new(AtomicUsize::new(0));
-    let loaders: Vec<_> = (0..cpus.len() * load)
-        .map(|_| {
-            let (stop, started) = (stop.clone(), started.clone());
-            rt.spawn(async move {
-                started.fetch_add(1, Ordering::Release);
-                while !stop.load(Ordering::Relaxed) {
-                    ::tokio::task::yield_now().await;
-                }
-            })
-        })
-        .collect();
-    while started.load(Ordering::Acquire) < loaders.len() {
-        std::thread::yield_now();
-    }
-    let team = cpus.len();
-    let measurement = h.measure(
-        |n| {
-            rt.block_on(async {
-                let tasks: Vec<_> = (0..team)
-                    .map(|_| {
-                        ::tokio::spawn(async move {
-                            for _ in 0..n {
-                                ::tokio::task::yield_now().await;
-                            }
-                        })
-                    })
-                    .collect();
-                for t in tasks {
-                    t.await.expect("measuring task panicked");
-                }
-            })
-        },
-        |n| {
-            rt.block_on(async {
-                let tasks: Vec<_> = (0..team).map(|_| ::tokio::spawn(async move { empty_loop(n) })).collect();
-                for t in tasks {
-                    t.await.expect("control task panicked");
-                }
-            })
-        },
-    );
-    stop.store(true, Ordering::Relaxed);
-    rt.block_on(async {
-        for t in loaders {
-            t.await.expect("load task panicked");
-        }
-    });
-    let mut outcome = Outcome::from(measurement);
-    let refused = refused.load(Ordering::Relaxed);
-    if refused > 0 {
-        outcome.notes.push(format!("{refused} tokio worker thread(s) not pinned"));
-    }
-    Ok(outcome)
-}
-
-/// rayon at load 0: one job per worker (`broadcast`) calling `rayon::yield_now`, which finds nothing
-/// pending; the cost of a yield that has nothing to run.
-fn rayon_idle_yield(cpus: &[usize], load: usize, h: &Harness) -> anyhow::Result<Outcome> {
-    anyhow::ensure!(load == 0, "rayon's yield cannot time-share loading jobs; only load 0 is measured");
-    let (pool, refused) = rayon_rt::pool(cpus)?;
-    let measurement = h.measure(
-        |n| {
-            pool.broadcast(|_| {
-                for _ in 0..n {
-                    std::hint::black_box(rayon::yield_now());
-                }
-            });
-        },
-        |n| {
-            pool.broadcast(|_| empty_loop(n));
-        },
-    );
-    let mut outcome = Outcome::from(measurement);
-    let refused = refused.load(Ordering::Relaxed);
-    if refused > 0 {
-        outcome.notes.push(format!("{refused} rayon worker thread(s) not pinned"));
-    }
-    Ok(outcome)
-}
-
-/// Fibers: `load` yielding fibers beside the measuring one, all on this thread.
-fn fiber_rounds(load: usize, h: &Harness) -> crate::harness::Measurement {
-    let stop = Rc::new(Cell::new(false));
-    let loaders: Vec<_> = (0..load)
-        .map(|_| {
-            let stop = stop.clone();
-            fiber::spawn(move || {
-                while !stop.get() {
-                    fiber::yield_now();
-                }
-            })
-        })
-        .collect();
-    let m = h.measure(
-        |n| {
-            for _ in 0..n {
-                fiber::yield_now();
-            }
-        },
-        empty_loop,
-    );
-    stop.set(true);
-    for l in loaders {
-        let _ = l.join();
-    }
-    m
 }
 
 #[cfg(test)]
@@ -321,12 +135,12 @@ mod tests {
     #[test]
     fn fibers_measure_one_cpu_and_rayon_only_the_unloaded_yield() {
         let ctx = crate::experiments::plan::tests::two_cpu_context(Mode::Default);
-        let fiber = Yield.points(&ctx, "fiber-asm");
+        let fiber = Yield.points(&ctx, &crate::runtimes::fiber::FIBER_ASM);
         assert!(fiber.iter().all(|p| match p {
             Planned::Run(s) => s.param("cpus") == Some("1") && s.cpus.len() == 1,
             Planned::Skip(s, _) => s.param("cpus") == Some("2"),
         }));
-        let rayon = Yield.points(&ctx, "rayon");
+        let rayon = Yield.points(&ctx, &crate::runtimes::rayon_rt::Rayon);
         let run: Vec<_> = rayon.iter().filter_map(|p| if let Planned::Run(s) = p { Some(s) } else { None }).collect();
         assert_eq!(run.len(), 1);
         assert_eq!(run[0].param("load"), Some("0"));

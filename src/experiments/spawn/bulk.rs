@@ -1,16 +1,12 @@
 //! `spawn.bulk`: one construct of many empty tasks, executed by all the CPUs.
 
-use std::hint::black_box;
-
-use crate::experiments::context::{in_context, runtime_of};
+use crate::experiments::context::fan_out_of;
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
-use crate::harness::{Harness, Measurement};
+use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
-use crate::runtimes::{openmp, rayon_rt, tokio_rt, Runtime};
+use crate::runtimes::{Capability, RuntimeUnderTest};
 
-use super::fanout::{fiber_spawn_all, on_worker, os_pinning_notes, os_threads, rayon_scope, tokio_spawn_all};
-use super::{measure_warm, one_cpu_only, pool_notes};
-use crate::runtimes::Capability;
+use super::one_cpu_only;
 
 /// Empty tasks per construct (seed 001 §6.3 spawned `ITER × proc_no` at once).
 pub const TASKS: u64 = 1000;
@@ -48,11 +44,12 @@ impl Experiment for Bulk {
             requires: &[Capability::ForkJoin],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
         ctx.thread_counts(1)
             .into_iter()
             .map(|threads| {
-                let spec = ctx.spec_of(self.id(), runtime, &Params { tasks: TASKS, threads }, ctx.team_cpus(threads));
+                let params = Params { tasks: TASKS, threads };
+                let spec = ctx.spec_of(self.id(), runtime.name(), &params, ctx.team_cpus(threads));
                 one_cpu_only(spec, runtime, threads)
             })
             .collect()
@@ -60,165 +57,11 @@ impl Experiment for Bulk {
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let Params { tasks, .. } = spec.params_as()?;
         anyhow::ensure!(tasks > 0, "{}: spawn.bulk needs at least one task", spec.name());
-        let empty = || {
-            black_box(());
-        };
-        let (m, notes) = construct(&runtime_of(&spec.runtime)?, &spec.cpus, tasks, h, empty)?;
-        let control_construct_ns = m.control_summary().map_or(f64::NAN, |s| s.median);
-        let mut outcome = Outcome::from(m.per(tasks as f64));
-        outcome.notes = notes;
+        let mut outcome = fan_out_of(spec)?.bulk(&spec.cpus, tasks, h)?;
+        outcome.measurement = outcome.measurement.per(tasks as f64);
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
         outcome.extra.insert("tasks".into(), tasks as f64);
         outcome.extra.insert("construct_ns".into(), median * tasks as f64);
-        if spec.runtime == "openmp" {
-            outcome.extra.insert("control_construct_ns".into(), control_construct_ns);
-        }
         Ok(outcome)
-    }
-}
-
-/// Measures constructs of `tasks` tasks of `task` on `runtime` over `cpus` (ns per construct), with the
-/// notes on refused pinning. `openmp` runs C's empty task instead of `task` (a Rust closure cannot be an
-/// `omp task` body of the kernel).
-///
-/// Errors: the runtime's threads could not be started (for `openmp`: no OpenMP in this build, or libgomp
-/// gave another team size).
-fn construct<F>(
-    runtime: &Runtime,
-    cpus: &[usize],
-    tasks: u64,
-    h: &Harness,
-    task: F,
-) -> anyhow::Result<(Measurement, Vec<String>)>
-where
-    F: Fn() + Send + Sync + Copy + 'static,
-{
-    let nothing = |_: u64| {};
-    let mut notes = Vec::new();
-    let m = match runtime {
-        Runtime::Os => {
-            notes = os_pinning_notes(cpus)?;
-            measure_warm(
-                h,
-                |n| {
-                    for _ in 0..n {
-                        os_threads(cpus, tasks, &task);
-                    }
-                },
-                nothing,
-            )
-        }
-        Runtime::Rayon => {
-            let (pool, refused) = rayon_rt::pool(cpus)?;
-            notes.extend(pool_notes(&refused));
-            pool.install(|| {
-                measure_warm(
-                    h,
-                    |n| {
-                        for _ in 0..n {
-                            rayon_scope(tasks, &task);
-                        }
-                    },
-                    nothing,
-                )
-            })
-        }
-        Runtime::Tokio => {
-            let (rt, refused) = tokio_rt::multi_thread(cpus)?;
-            notes.extend(pool_notes(&refused));
-            // Each batch is one parent task (in the control too); its handle vector, allocated once per
-            // batch, is reused by every construct of the batch.
-            measure_warm(
-                h,
-                |n| {
-                    on_worker(&rt, async move {
-                        let mut handles = Vec::with_capacity(tasks as usize);
-                        for _ in 0..n {
-                            tokio_spawn_all(tasks, task, &mut handles).await;
-                        }
-                    })
-                },
-                |_| on_worker(&rt, async {}),
-            )
-        }
-        Runtime::OpenMp => {
-            // The task body is C's empty task: `task` cannot cross into the C kernel.
-            let team = openmp::Team::pinned(cpus)?;
-            let m = measure_warm(
-                h,
-                |n| {
-                    for _ in 0..n {
-                        team.bulk(tasks);
-                    }
-                },
-                |n| {
-                    for _ in 0..n {
-                        team.single_loop(tasks);
-                    }
-                },
-            );
-            notes = team.notes();
-            if cpus.len() == 1 {
-                notes.push(
-                    "a team of one thread runs each task at once in its creator (libgomp: undeferred), so per \
-                     spawn is one task run inline through the task machinery, never queued"
-                        .into(),
-                );
-            }
-            m
-        }
-        Runtime::Fiber(backend) => in_context(Runtime::Fiber(*backend), h, move |h| {
-            let mut handles = Vec::with_capacity(tasks as usize);
-            measure_warm(
-                h,
-                |n| {
-                    for _ in 0..n {
-                        fiber_spawn_all(tasks, task, &mut handles);
-                    }
-                },
-                |_| {},
-            )
-        })?,
-    };
-    Ok((m, notes))
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    use super::*;
-    use crate::clock::{calibrate, Calibration};
-    use crate::harness::{HarnessConfig, Mode};
-
-    /// The measured construct runs exactly `tasks` tasks per construct on every runtime: the count of
-    /// task runs over a measurement is `tasks` times the constructs the harness ran.
-    #[test]
-    fn every_construct_runs_exactly_the_tasks_asked_for() {
-        let time = calibrate(false, Calibration { span: std::time::Duration::from_millis(10), spans: 1 });
-        let mut config = HarnessConfig::for_mode(Mode::Quick);
-        (config.target_batch_ns, config.warmup, config.repetitions) = (0.0, 1, 2);
-        let h = Harness::new(&time, config);
-        let allowed = crate::machine::allowed_cpus();
-        let cpus = &allowed[..allowed.len().min(2)];
-        const TASKS: u64 = 250;
-        for runtime in ["os", "rayon", "tokio", "fiber-asm"] {
-            let runs: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));
-            let count = move || {
-                runs.fetch_add(1, Ordering::Relaxed);
-            };
-            let rt = runtime_of(runtime).unwrap();
-            let cpus = if runtime == "fiber-asm" { &cpus[..1] } else { cpus };
-            if let Runtime::Fiber(b) = rt {
-                if b.available().is_err() {
-                    continue;
-                }
-            }
-            let (m, _) = construct(&rt, cpus, TASKS, &h, count).unwrap();
-            // 1 untimed construct, then with target 0 the sizing batch (N = 1) and its confirming batch end at
-            // once, then 1 warm-up and 2 kept test batches.
-            assert_eq!(m.batch_ops, 1, "{runtime}");
-            assert_eq!(runs.load(Ordering::Relaxed), 6 * TASKS, "{runtime}");
-        }
     }
 }

@@ -29,7 +29,8 @@ impl Experiment for Create {
             requires: &[Capability::SpawnJoin],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         let kinds = crate::runtimes::find(runtime).and_then(|r| r.primitives()).map_or(&[][..], |p| p.spawn_kinds());
         kinds
             .iter()

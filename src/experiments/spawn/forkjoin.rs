@@ -1,18 +1,14 @@
 //! `spawn.forkjoin`: a fork-join episode of one empty task per CPU.
 
-use std::hint::black_box;
-
-use crate::experiments::context::{in_context, runtime_of};
+use crate::experiments::context::fan_out_of;
 use crate::experiments::fits::{fit_series, FitSpec, Model};
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
-use crate::harness::{Harness, Measurement};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::harness::Harness;
 use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
-use crate::runtimes::os::hot_team::with_hot_team;
-use crate::runtimes::{openmp, rayon_rt, tokio_rt, Runtime};
+use crate::runtimes::{Capability, RuntimeUnderTest};
 
-use super::fanout::{fiber_spawn_all, on_worker, os_pinning_notes, os_threads, tokio_spawn_all};
-use super::{measure_warm, one_cpu_only, pool_notes};
-use crate::runtimes::Capability;
+use super::one_cpu_only;
+
 /// `spawn.forkjoin`'s parameters: the runtime's fan-out mechanism and the team size.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Params {
@@ -49,129 +45,25 @@ impl Experiment for ForkJoin {
             requires: &[Capability::ForkJoin],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        let mechanisms: &[&str] = match runtime {
-            "os" => &["spawn", "hot_team"],
-            "rayon" => &["broadcast", "scope"],
-            "openmp" => &["parallel"],
-            _ => &["spawn"],
-        };
+    fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
+        let Some(fan_out) = runtime.fan_out() else { return Vec::new() };
         let mut out = Vec::new();
-        for mechanism in mechanisms {
+        for mechanism in fan_out.fork_join_mechanisms() {
             for threads in ctx.thread_counts(1) {
                 let params = Params { mechanism: mechanism.to_string(), threads };
-                let spec = ctx.spec_of(self.id(), runtime, &params, ctx.team_cpus(threads));
+                let spec = ctx.spec_of(self.id(), runtime.name(), &params, ctx.team_cpus(threads));
                 out.push(one_cpu_only(spec, runtime, threads));
             }
         }
         out
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let cpus = spec.cpus.clone();
-        let tasks = cpus.len() as u64;
-        let empty = || {
-            black_box(());
-        };
-        let mut notes = Vec::new();
         let Params { mechanism, .. } = spec.params_as()?;
-        let m: Measurement = match (runtime_of(&spec.runtime)?, mechanism.as_str()) {
-            (Runtime::Os, "spawn") => {
-                notes = os_pinning_notes(&cpus)?;
-                measure_warm(
-                    h,
-                    |n| {
-                        for _ in 0..n {
-                            os_threads(&cpus, tasks, &empty);
-                        }
-                    },
-                    empty_loop,
-                )
-            }
-            (Runtime::Os, "hot_team") => {
-                let (m, refused) = with_hot_team(
-                    &cpus,
-                    |_| empty(),
-                    |team| {
-                        measure_warm(
-                            h,
-                            |n| {
-                                for _ in 0..n {
-                                    team.region();
-                                }
-                            },
-                            empty_loop,
-                        )
-                    },
-                );
-                notes.extend(refused.iter().map(|(cpu, e)| format!("team thread for CPU {cpu} not pinned: {e}")));
-                m
-            }
-            (Runtime::Rayon, mechanism @ ("broadcast" | "scope")) => {
-                let (pool, refused) = rayon_rt::pool(&cpus)?;
-                let broadcast = mechanism == "broadcast";
-                let m = pool.install(|| {
-                    measure_warm(
-                        h,
-                        |n| {
-                            for _ in 0..n {
-                                if broadcast {
-                                    rayon::broadcast(|_| empty());
-                                } else {
-                                    super::fanout::rayon_scope(tasks, &empty);
-                                }
-                            }
-                        },
-                        empty_loop,
-                    )
-                });
-                notes.extend(pool_notes(&refused));
-                m
-            }
-            (Runtime::Tokio, "spawn") => {
-                let (rt, refused) = tokio_rt::multi_thread(&cpus)?;
-                // The parent task is started once per batch, in the test and in the control alike; its
-                // handle vector is allocated once per batch, outside the episodes.
-                let m = measure_warm(
-                    h,
-                    |n| {
-                        on_worker(&rt, async move {
-                            let mut handles = Vec::with_capacity(tasks as usize);
-                            for _ in 0..n {
-                                tokio_spawn_all(tasks, empty, &mut handles).await;
-                            }
-                        })
-                    },
-                    |n| on_worker(&rt, async move { empty_loop(n) }),
-                );
-                notes.extend(pool_notes(&refused));
-                m
-            }
-            (Runtime::OpenMp, "parallel") => {
-                // Made here, on the probe thread pinned to cpus[0]: it is the team's master (thread 0).
-                let team = openmp::Team::pinned(&cpus)?;
-                let m = measure_warm(h, |n| team.forkjoin(n), |n| team.empty_loop(n));
-                notes = team.notes();
-                m
-            }
-            (Runtime::Fiber(backend), "spawn") => in_context(Runtime::Fiber(backend), h, move |h| {
-                let mut handles = Vec::with_capacity(tasks as usize);
-                measure_warm(
-                    h,
-                    |n| {
-                        for _ in 0..n {
-                            fiber_spawn_all(tasks, empty, &mut handles);
-                        }
-                    },
-                    empty_loop,
-                )
-            })?,
-            (_, other) => anyhow::bail!("spawn.forkjoin: runtime {} has no mechanism {other:?}", spec.runtime),
-        };
-        let mut outcome = Outcome::from(m);
-        outcome.notes = notes;
+        let mut outcome = fan_out_of(spec)?.fork_join(&mechanism, &spec.cpus, h)?;
+        let tasks = spec.cpus.len() as f64;
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
-        outcome.extra.insert("tasks".into(), tasks as f64);
-        outcome.extra.insert("per_spawn_ns".into(), median / tasks as f64);
+        outcome.extra.insert("tasks".into(), tasks);
+        outcome.extra.insert("per_spawn_ns".into(), median / tasks);
         Ok(outcome)
     }
     /// Seed 001 found the episode "slightly superlinear" in the PEs: `a + b·threads` per mechanism shows

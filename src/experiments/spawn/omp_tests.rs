@@ -23,7 +23,7 @@ fn ctx() -> PlanContext {
 
 /// The planned `openmp` points of `e`, every one of them to run.
 fn omp_points(e: &dyn Experiment, ctx: &PlanContext) -> Vec<PointSpec> {
-    e.points(ctx, "openmp")
+    e.points(ctx, &crate::runtimes::openmp::OpenMp)
         .into_iter()
         .map(|p| match p {
             Planned::Run(spec) => spec,

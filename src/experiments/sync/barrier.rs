@@ -32,7 +32,8 @@ impl Experiment for Barrier {
             requires: &[Capability::Barrier],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         let counts = ctx.thread_counts(2);
         let mut out = Vec::new();
         for implementation in implementations(runtime) {

@@ -49,7 +49,8 @@ impl Experiment for Faa {
             requires: &[Capability::Atomic],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         let mut out = Vec::new();
         for implementation in implementations(runtime) {
             for variable in [Variable::Shared, Variable::Distinct] {

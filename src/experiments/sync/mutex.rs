@@ -35,7 +35,8 @@ impl Experiment for Mutex {
             requires: &[Capability::Lock],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         let mut out = Vec::new();
         for lock in implementations(runtime) {
             for threads in ctx.thread_counts(1) {

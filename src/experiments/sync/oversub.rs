@@ -1,18 +1,13 @@
 //! `sync.oversub`: barriers with many more activities than CPUs, with and without spawning them first
 //! (seed 001 §8.2 experiment 2, Fig. 10).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-
-use crate::experiments::context::runtime_of;
+use crate::experiments::context::activity_barrier_of;
 use crate::experiments::fits::{fit_series, FitSpec, Model};
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
-use crate::harness::{Harness, Measurement, Mode, TeamReport};
-use crate::machine::pin_current_thread;
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::harness::{Harness, Mode};
 use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
-use crate::runtimes::yield_barrier::YieldBarrier;
-use crate::runtimes::Capability;
-use crate::runtimes::{rayon_rt, tokio_rt, Runtime};
+use crate::runtimes::activity_barrier::{BarrierKind, Variant};
+use crate::runtimes::{Capability, RuntimeUnderTest};
 
 /// `spawn & sync` against the number of activities: quadratic, to show the spin-with-yield barrier's
 /// quadratic term (and its absence with a blocking barrier).
@@ -21,52 +16,17 @@ pub const SPAWN_SYNC_FIT: FitSpec = FitSpec { x: "activities", x_unit: "", model
 /// `just spawn` and `just sync` against the number of activities: linear, as in the seed.
 pub const LINEAR_FIT: FitSpec = FitSpec { x: "activities", x_unit: "", model: Model::Linear };
 
-/// What one operation is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Variant {
-    /// Spawn A activities that do nothing and wait for all of them ("just spawn").
-    JustSpawn,
-    /// Spawn A activities that pass one barrier together, and wait for all of them ("spawn & sync").
-    SpawnSync,
-    /// One barrier episode of A activities spawned before ("just sync").
-    JustSync,
-}
-
-impl Variant {
-    const ALL: [Variant; 3] = [Variant::JustSpawn, Variant::SpawnSync, Variant::JustSync];
-
-    fn name(self) -> &'static str {
-        match self {
-            Variant::JustSpawn => "just_spawn",
-            Variant::SpawnSync => "spawn_sync",
-            Variant::JustSync => "just_sync",
-        }
+/// Activities per CPU for `variant`: the fitted `spawn_sync` gets three counts (enough for its
+/// quadratic; every doubling in `--full`), the others two (they are linear and only calibrate the
+/// picture), to keep a default run within its time budget.
+fn per_cpu(variant: Variant, mode: Mode) -> &'static [usize] {
+    match (mode, variant) {
+        (Mode::Full, _) => &[1, 2, 4, 8, 16, 32, 64],
+        (Mode::Default, Variant::SpawnSync) => &[1, 4, 16],
+        (Mode::Default, _) => &[1, 16],
+        (Mode::Quick, Variant::SpawnSync) => &[1, 2, 8],
+        (Mode::Quick, _) => &[1, 8],
     }
-
-    /// Activities per CPU for this variant: the fitted `spawn_sync` gets three counts (enough for its
-    /// quadratic; every doubling in `--full`), the others two (they are linear and only calibrate the
-    /// picture), to keep a default run within its time budget.
-    fn per_cpu(self, mode: Mode) -> &'static [usize] {
-        match (mode, self) {
-            (Mode::Full, _) => &[1, 2, 4, 8, 16, 32, 64],
-            (Mode::Default, Variant::SpawnSync) => &[1, 4, 16],
-            (Mode::Default, _) => &[1, 16],
-            (Mode::Quick, Variant::SpawnSync) => &[1, 2, 8],
-            (Mode::Quick, _) => &[1, 8],
-        }
-    }
-}
-
-crate::record::params::param_enum!(Variant);
-
-/// The barrier the activities pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum BarrierKind {
-    /// The seed's `sync`: spin on the flag, yielding every time it is down ([`YieldBarrier`]).
-    Yield,
-    /// Waiters sleep: std's `Barrier` for threads, `tokio::sync::Barrier` for tasks.
-    Blocking,
 }
 
 /// `sync.oversub`'s parameters: `barrier` is absent for `just_spawn`, which passes none; `activities` is
@@ -120,15 +80,9 @@ impl Experiment for Oversub {
         }
     }
 
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
-        if runtime == "openmp" {
-            let reason = "an OpenMP team is sized and pinned to the CPUs (one thread each); oversubscribing it \
-                          (OMP_NUM_THREADS ≫ CPUs) makes libgomp's spinning barrier the seed's spin-with-yield case, \
-                          which the os runtime measures directly";
-            return vec![Planned::Skip(ctx.spec(self.id(), runtime, &[], vec![ctx.home_cpu()]), reason.into())];
-        }
+    fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
+        let Some(activity_barrier) = runtime.activity_barrier() else { return Vec::new() };
         let cpus = ctx.cpus.len();
-        let rayon = Runtime::parse(runtime) == Some(Runtime::Rayon);
         let mut out = Vec::new();
         for variant in Variant::ALL {
             let barriers: &[Option<BarrierKind>] = if variant == Variant::JustSpawn {
@@ -137,20 +91,10 @@ impl Experiment for Oversub {
                 &[Some(BarrierKind::Yield), Some(BarrierKind::Blocking)]
             };
             for &barrier in barriers {
-                for &k in variant.per_cpu(ctx.mode) {
+                for &k in per_cpu(variant, ctx.mode) {
                     let params = Params { variant, barrier, cpus, activities: k * cpus };
-                    let spec = ctx.spec_of(self.id(), runtime, &params, ctx.cpus.clone());
-                    let skip = match (rayon, variant, barrier) {
-                        (true, Variant::JustSync, _) => Some(
-                            "rayon: a job's yield runs other jobs nested on its stack, and a nested job that \
-                             passed an episode cannot return to let those below it reach the next one",
-                        ),
-                        (true, _, Some(BarrierKind::Blocking)) => {
-                            Some("rayon: a job blocked in a barrier holds its worker; with more jobs than workers the rest never run")
-                        }
-                        _ => None,
-                    };
-                    out.push(match skip {
+                    let spec = ctx.spec_of(self.id(), runtime.name(), &params, ctx.cpus.clone());
+                    out.push(match activity_barrier.refuses(variant, barrier) {
                         Some(reason) => Planned::Skip(spec, reason.into()),
                         None => Planned::Run(spec),
                     });
@@ -168,33 +112,7 @@ impl Experiment for Oversub {
             (_, None) => anyhow::bail!("{}: sync.oversub {} needs a barrier", spec.name(), variant.name()),
         };
         anyhow::ensure!(activities > 0, "{}: sync.oversub needs at least one activity", spec.name());
-        let refused = AtomicUsize::new(0);
-        let measurement = match runtime_of(&spec.runtime)? {
-            Runtime::Os => os::measure(variant, barrier, activities, &spec.cpus, &refused, h),
-            Runtime::Tokio => {
-                let (rt, workers_refused) = tokio_rt::multi_thread(&spec.cpus)?;
-                refused.fetch_add(workers_refused.load(Ordering::Relaxed), Ordering::Relaxed);
-                tasks::measure(variant, barrier, activities, &rt, h)
-            }
-            Runtime::Rayon => {
-                anyhow::ensure!(
-                    matches!((variant, barrier), (Variant::JustSpawn, _) | (Variant::SpawnSync, BarrierKind::Yield)),
-                    "rayon implements only just_spawn and spawn_sync with the yield barrier"
-                );
-                let (pool, workers_refused) = rayon_rt::pool(&spec.cpus)?;
-                refused.fetch_add(workers_refused.load(Ordering::Relaxed), Ordering::Relaxed);
-                jobs::measure(variant, activities, &pool, h)
-            }
-            Runtime::Fiber(_) | Runtime::OpenMp => {
-                return Err(crate::experiments::context::unimplemented_runtime(spec))
-            }
-        };
-        let mut outcome = Outcome::from(measurement);
-        let refused = refused.load(Ordering::Relaxed);
-        if refused > 0 {
-            outcome.notes.push(format!("{refused} pinning request(s) refused; those activities ran unpinned"));
-        }
-        Ok(outcome)
+        activity_barrier_of(spec)?.activity_barrier(variant, barrier, activities, &spec.cpus, h)
     }
 
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
@@ -206,306 +124,9 @@ impl Experiment for Oversub {
     }
 }
 
-/// Kernel threads, pinned round-robin over the point's CPUs.
-mod os {
-    use super::*;
-
-    /// Pins the calling activity to the `i`-th CPU round-robin; a refusal is counted, not fatal.
-    fn pin(cpus: &[usize], i: usize, refused: &AtomicUsize) {
-        if pin_current_thread(cpus[i % cpus.len()]).is_err() {
-            refused.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    /// Spawns `activities` pinned threads running `body(i)` and joins them.
-    fn fork_join(activities: usize, cpus: &[usize], refused: &AtomicUsize, body: impl Fn(usize) + Sync) {
-        std::thread::scope(|s| {
-            for i in 0..activities {
-                let body = &body;
-                s.spawn(move || {
-                    pin(cpus, i, refused);
-                    body(i)
-                });
-            }
-        });
-    }
-
-    /// The CPUs of `activities` threads, round-robin over `cpus`, for a team that exists for the whole
-    /// point (`just_sync`).
-    fn round_robin(activities: usize, cpus: &[usize]) -> Vec<usize> {
-        (0..activities).map(|i| cpus[i % cpus.len()]).collect()
-    }
-
-    pub(super) fn measure(
-        variant: Variant,
-        barrier: BarrierKind,
-        a: usize,
-        cpus: &[usize],
-        refused: &AtomicUsize,
-        h: &Harness,
-    ) -> Measurement {
-        match (variant, barrier) {
-            (Variant::JustSpawn, _) => {
-                h.measure(|n| (0..n).for_each(|_| fork_join(a, cpus, refused, |_| {})), empty_loop)
-            }
-            (Variant::SpawnSync, BarrierKind::Yield) => h.measure(
-                |n| {
-                    for _ in 0..n {
-                        let b = YieldBarrier::new(a);
-                        fork_join(a, cpus, refused, |_| {
-                            b.wait(&mut false);
-                        });
-                    }
-                },
-                empty_loop,
-            ),
-            (Variant::SpawnSync, BarrierKind::Blocking) => h.measure(
-                |n| {
-                    for _ in 0..n {
-                        let b = std::sync::Barrier::new(a);
-                        fork_join(a, cpus, refused, |_| {
-                            b.wait();
-                        });
-                    }
-                },
-                empty_loop,
-            ),
-            (Variant::JustSync, barrier) => {
-                let report = just_sync(barrier, &round_robin(a, cpus), h);
-                refused.fetch_add(report.pin_failures.len(), Ordering::Relaxed);
-                report.measurement
-            }
-        }
-    }
-
-    /// `just_sync` with the harness's thread team: the A threads exist for the whole point, as
-    /// `sync.barrier`'s (seed 001 calls this experiment "a direct extension of the previous one").
-    fn just_sync(barrier: BarrierKind, team: &[usize], h: &Harness) -> TeamReport {
-        let control = |_: usize, n: u64| empty_loop(n);
-        match barrier {
-            BarrierKind::Yield => {
-                let b = YieldBarrier::new(team.len());
-                // Each thread's sense, kept across batches, alone on its line.
-                let senses: Vec<Padded> = (0..team.len()).map(|_| Padded::default()).collect();
-                h.measure_team(
-                    team,
-                    |thread, n| {
-                        let mut sense = senses[thread].load(Ordering::Relaxed);
-                        for _ in 0..n {
-                            b.wait(&mut sense);
-                        }
-                        senses[thread].store(sense, Ordering::Relaxed);
-                    },
-                    control,
-                )
-            }
-            BarrierKind::Blocking => {
-                let b = std::sync::Barrier::new(team.len());
-                h.measure_team(
-                    team,
-                    |_, n| {
-                        for _ in 0..n {
-                            b.wait();
-                        }
-                    },
-                    control,
-                )
-            }
-        }
-    }
-
-    type Padded = crossbeam_utils::CachePadded<std::sync::atomic::AtomicBool>;
-}
-
-/// tokio tasks on the multi-thread scheduler; the spawner is a task too.
-mod tasks {
-    use super::*;
-    use ::tokio::runtime::Runtime as TokioRuntime;
-    use ::tokio::task::JoinHandle;
-
-    /// Runs `parent` as a task and waits for it from the calling thread (one per batch).
-    fn as_task<F: std::future::Future<Output = ()> + Send + 'static>(rt: &TokioRuntime, parent: F) {
-        rt.block_on(rt.spawn(parent)).expect("spawner task panicked");
-    }
-
-    async fn join_all(handles: &mut Vec<JoinHandle<()>>) {
-        for handle in handles.drain(..) {
-            handle.await.expect("activity panicked");
-        }
-    }
-
-    /// The seed's barrier in a task: arrive, then `yield_now` until released.
-    async fn yield_wait(b: &YieldBarrier, sense: &mut bool) {
-        if !b.arrive(sense) {
-            while !b.released(*sense) {
-                ::tokio::task::yield_now().await;
-            }
-        }
-    }
-
-    /// One batch of `just_sync`: A tasks held by a semaphore gate until all are spawned, each running
-    /// `body` (n episodes, or the empty loop), joined.
-    async fn gated<F, Fut>(a: usize, body: F)
-    where
-        F: Fn() -> Fut,
-        Fut: std::future::Future<Output = ()> + Send + 'static,
-    {
-        let gate = Arc::new(::tokio::sync::Semaphore::new(0));
-        let mut handles = Vec::with_capacity(a);
-        for _ in 0..a {
-            let (gate, work) = (gate.clone(), body());
-            handles.push(::tokio::spawn(async move {
-                gate.acquire().await.expect("gate never closed").forget();
-                work.await
-            }));
-        }
-        gate.add_permits(a);
-        join_all(&mut handles).await;
-    }
-
-    pub(super) fn measure(
-        variant: Variant,
-        barrier: BarrierKind,
-        a: usize,
-        rt: &TokioRuntime,
-        h: &Harness,
-    ) -> Measurement {
-        let control = |n: u64| as_task(rt, async move { empty_loop(n) });
-        match (variant, barrier) {
-            (Variant::JustSpawn, _) => h.measure(
-                |n| {
-                    as_task(rt, async move {
-                        let mut handles = Vec::with_capacity(a);
-                        for _ in 0..n {
-                            handles.extend((0..a).map(|_| ::tokio::spawn(async {})));
-                            join_all(&mut handles).await;
-                        }
-                    })
-                },
-                control,
-            ),
-            (Variant::SpawnSync, BarrierKind::Yield) => h.measure(
-                |n| {
-                    as_task(rt, async move {
-                        let mut handles = Vec::with_capacity(a);
-                        for _ in 0..n {
-                            // A fresh barrier per spawn, as the seed's lived in the spawn descriptor.
-                            let b = Arc::new(YieldBarrier::new(a));
-                            handles.extend((0..a).map(|_| {
-                                let b = b.clone();
-                                ::tokio::spawn(async move { yield_wait(&b, &mut false).await })
-                            }));
-                            join_all(&mut handles).await;
-                        }
-                    })
-                },
-                control,
-            ),
-            (Variant::SpawnSync, BarrierKind::Blocking) => h.measure(
-                |n| {
-                    as_task(rt, async move {
-                        let mut handles = Vec::with_capacity(a);
-                        for _ in 0..n {
-                            let b = Arc::new(::tokio::sync::Barrier::new(a));
-                            handles.extend((0..a).map(|_| {
-                                let b = b.clone();
-                                ::tokio::spawn(async move {
-                                    b.wait().await;
-                                })
-                            }));
-                            join_all(&mut handles).await;
-                        }
-                    })
-                },
-                control,
-            ),
-            (Variant::JustSync, BarrierKind::Yield) => h.measure(
-                |n| {
-                    as_task(rt, async move {
-                        let b = Arc::new(YieldBarrier::new(a));
-                        gated(a, || {
-                            let b = b.clone();
-                            async move {
-                                let mut sense = false;
-                                for _ in 0..n {
-                                    yield_wait(&b, &mut sense).await;
-                                }
-                            }
-                        })
-                        .await
-                    })
-                },
-                |n| as_task(rt, gated(a, move || async move { empty_loop(n) })),
-            ),
-            (Variant::JustSync, BarrierKind::Blocking) => h.measure(
-                |n| {
-                    as_task(rt, async move {
-                        let b = Arc::new(::tokio::sync::Barrier::new(a));
-                        gated(a, || {
-                            let b = b.clone();
-                            async move {
-                                for _ in 0..n {
-                                    b.wait().await;
-                                }
-                            }
-                        })
-                        .await
-                    })
-                },
-                |n| as_task(rt, gated(a, move || async move { empty_loop(n) })),
-            ),
-        }
-    }
-}
-
-/// rayon jobs in a scope on the pool.
-mod jobs {
-    use super::*;
-
-    pub(super) fn measure(variant: Variant, a: usize, pool: &rayon::ThreadPool, h: &Harness) -> Measurement {
-        let control = |n: u64| pool.install(|| empty_loop(n));
-        match variant {
-            Variant::JustSpawn => h.measure(
-                |n| {
-                    pool.install(|| {
-                        for _ in 0..n {
-                            rayon::scope(|s| (0..a).for_each(|_| s.spawn(|_| {})));
-                        }
-                    })
-                },
-                control,
-            ),
-            _ => h.measure(
-                |n| {
-                    pool.install(|| {
-                        for _ in 0..n {
-                            let b = YieldBarrier::new(a);
-                            rayon::scope(|s| {
-                                for _ in 0..a {
-                                    s.spawn(|_| {
-                                        let mut sense = false;
-                                        if !b.arrive(&mut sense) {
-                                            while !b.released(sense) {
-                                                std::hint::black_box(rayon::yield_now());
-                                            }
-                                        }
-                                    });
-                                }
-                            });
-                        }
-                    })
-                },
-                control,
-            ),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::{calibrate, Calibration};
-    use crate::harness::HarnessConfig;
     use crate::record::fixture::point;
 
     /// The experiment's fits: quadratic through `spawn_sync`, recovering the coefficients; linear
@@ -543,7 +164,7 @@ mod tests {
     #[test]
     fn rayon_skips_what_would_never_complete() {
         let ctx = crate::experiments::plan::tests::two_cpu_context(Mode::Quick);
-        for p in Oversub.points(&ctx, "rayon") {
+        for p in Oversub.points(&ctx, &crate::runtimes::rayon_rt::Rayon) {
             match p {
                 Planned::Run(s) => {
                     assert_ne!(s.param("variant"), Some("just_sync"));
@@ -557,27 +178,21 @@ mod tests {
     /// Every variant, barrier and runtime completes a tiny measurement with more activities than CPUs.
     #[test]
     fn every_variant_completes_oversubscribed() {
-        let time = calibrate(false, Calibration { span: std::time::Duration::from_millis(10), spans: 1 });
-        let mut config = HarnessConfig::for_mode(Mode::Quick);
-        config.target_batch_ns = 2e5;
-        config.repetitions = 3;
-        config.warmup = 1;
-        let h = Harness::new(&time, config);
+        let h = crate::harness::testing::quick_harness();
         let cpus = crate::machine::allowed_cpus();
         let cpus = &cpus[..cpus.len().min(2)];
-        let (rt, _) = tokio_rt::multi_thread(cpus).unwrap();
-        let (pool, _) = rayon_rt::pool(cpus).unwrap();
-        let refused = AtomicUsize::new(0);
         let a = 4 * cpus.len();
-        for variant in Variant::ALL {
-            for barrier in [BarrierKind::Yield, BarrierKind::Blocking] {
-                let m = os::measure(variant, barrier, a, cpus, &refused, &h);
-                assert_eq!(m.samples_ns.len(), 3);
-                let m = tasks::measure(variant, barrier, a, &rt, &h);
-                assert_eq!(m.samples_ns.len(), 3);
-            }
-            if variant != Variant::JustSync {
-                assert_eq!(jobs::measure(variant, a, &pool, &h).samples_ns.len(), 3);
+        for runtime in crate::runtimes::registry() {
+            let Some(activity_barrier) = runtime.activity_barrier() else { continue };
+            for variant in Variant::ALL {
+                for barrier in [BarrierKind::Yield, BarrierKind::Blocking] {
+                    let asked = (variant != Variant::JustSpawn).then_some(barrier);
+                    if activity_barrier.refuses(variant, asked).is_some() {
+                        continue;
+                    }
+                    let outcome = activity_barrier.activity_barrier(variant, barrier, a, cpus, &h).unwrap();
+                    assert_eq!(outcome.measurement.samples_ns.len(), h.config.repetitions, "{}", runtime.name());
+                }
             }
         }
     }

@@ -24,7 +24,8 @@ impl Experiment for Sem {
             requires: &[Capability::Semaphore],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         let home = ctx.home_cpu();
         SemOp::ALL
             .into_iter()

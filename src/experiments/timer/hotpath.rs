@@ -45,7 +45,8 @@ impl Experiment for HotPath {
         }
     }
 
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         let mut out = Vec::new();
         for scenario in Scenario::ALL {
             for base in TimeBaseKind::ALL {
@@ -189,7 +190,7 @@ mod tests {
     /// 002's 16 rows, one point each, named with the parameters in a fixed order.
     #[test]
     fn one_point_per_row_of_002s_tables() {
-        let points = HotPath.points(&ctx(), "os");
+        let points = HotPath.points(&ctx(), &crate::runtimes::os::Os);
         assert_eq!(points.len(), 16);
         let Planned::Run(first) = &points[0] else { panic!("{:?}", points[0]) };
         assert_eq!(first.name(), "timer.hotpath/runtime:os/scenario:periodic_timer/time_base:tsc/start:relative");

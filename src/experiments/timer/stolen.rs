@@ -51,7 +51,8 @@ impl Experiment for Stolen {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         RATES_HZ
             .iter()
             .map(|rate| Planned::Run(ctx.spec_of(self.id(), runtime, &Params { rate_hz: *rate }, vec![ctx.home_cpu()])))

@@ -38,7 +38,8 @@ impl Experiment for Wakeup {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &str) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let runtime = runtime.name();
         Mechanism::ALL
             .iter()
             .map(|m| {

@@ -53,6 +53,7 @@ mod arch;
 mod pair;
 mod plugin;
 mod primitives;
+pub mod seed001;
 mod stack;
 mod sync;
 #[cfg(test)]

@@ -48,6 +48,18 @@ impl RuntimeUnderTest for FiberRuntime {
     fn primitives(&self) -> Option<&dyn crate::runtimes::primitives::Primitives> {
         Some(self)
     }
+    fn yield_round(&self) -> Option<&dyn crate::runtimes::yield_round::YieldRound> {
+        Some(self)
+    }
+    fn wake_all(&self) -> Option<&dyn crate::runtimes::wake_all::WakeAll> {
+        Some(self)
+    }
+    fn fan_out(&self) -> Option<&dyn crate::runtimes::fan_out::FanOut> {
+        Some(self)
+    }
+    fn one_thread(&self) -> Option<&'static str> {
+        Some("runs its fibers on one kernel thread (one CPU)")
+    }
     fn lacks(&self, capability: Capability) -> Option<&'static str> {
         match capability {
             Capability::Kernel => Some(crate::runtimes::KERNEL_UNDER_OS),

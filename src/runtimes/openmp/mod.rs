@@ -29,13 +29,17 @@
 //! [`Team`] can be made.
 
 mod contention;
+mod fan_out;
 mod ffi;
 mod plugin;
+mod tally;
 mod team;
 #[cfg(test)]
 mod tests;
 
+pub use fan_out::executor_share_pct;
 pub use plugin::OpenMp;
+pub use tally::OmpTally;
 pub use team::{Team, Variable};
 
 /// Why a point of `sched.yield` (or any yield) has no `openmp` cell. OpenMP 3.1's `taskyield` is only a

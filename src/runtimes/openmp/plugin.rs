@@ -18,6 +18,9 @@ impl RuntimeUnderTest for OpenMp {
     fn contention(&self) -> Option<&dyn crate::runtimes::contention::Contention> {
         Some(self)
     }
+    fn fan_out(&self) -> Option<&dyn crate::runtimes::fan_out::FanOut> {
+        Some(self)
+    }
     fn lacks(&self, capability: Capability) -> Option<&'static str> {
         match capability {
             Capability::Context => Some("its code runs as C kernels on the calling thread: a loop there is os's loop"),
@@ -25,6 +28,16 @@ impl RuntimeUnderTest for OpenMp {
             c if Capability::TABLE_004.contains(&c) => {
                 Some("seed 004's primitives are not written as OpenMP kernels in this build")
             }
+            Capability::Yield => Some(super::NO_YIELD),
+            Capability::WakeAll => Some(
+                "OpenMP has no wait/notify between threads: a thread waits only at a barrier (sync.barrier) or a lock \
+                 (sync.mutex), and both release every waiter as part of the construct",
+            ),
+            Capability::ActivityBarrier => Some(
+                "an OpenMP team is sized and pinned to the CPUs (one thread each); oversubscribing it (OMP_NUM_THREADS \
+                 ≫ CPUs) makes libgomp's spinning barrier the seed's spin-with-yield case, which the os runtime \
+                 measures directly",
+            ),
             _ => None,
         }
     }

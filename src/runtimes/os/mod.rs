@@ -2,10 +2,12 @@
 //! on them.
 
 mod contention;
+pub mod fan_out;
 pub mod futex;
 pub mod futex_lock;
 pub mod hashed_faa;
 pub mod hot_team;
+mod oversub;
 pub mod pipe;
 mod plugin;
 mod primitives;
@@ -14,5 +16,6 @@ pub mod sem;
 pub mod spin_lock;
 pub mod timed_wait;
 pub mod wake_all;
+mod yield_round;
 
 pub use plugin::Os;

@@ -2,7 +2,11 @@
 //! 004's table (one worker thread, cooperative switches at `.await`), and its multi-thread work-stealing
 //! scheduler, the peer of kernel threads in seed 001's experiments.
 
+pub mod fan_out;
+mod oversub;
 mod primitives;
+mod wake_all;
+mod yield_round;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -71,6 +75,18 @@ impl crate::runtimes::RuntimeUnderTest for Tokio {
         Some(self)
     }
     fn primitives(&self) -> Option<&dyn crate::runtimes::primitives::Primitives> {
+        Some(self)
+    }
+    fn yield_round(&self) -> Option<&dyn crate::runtimes::yield_round::YieldRound> {
+        Some(self)
+    }
+    fn wake_all(&self) -> Option<&dyn crate::runtimes::wake_all::WakeAll> {
+        Some(self)
+    }
+    fn fan_out(&self) -> Option<&dyn crate::runtimes::fan_out::FanOut> {
+        Some(self)
+    }
+    fn activity_barrier(&self) -> Option<&dyn crate::runtimes::activity_barrier::ActivityBarrier> {
         Some(self)
     }
     fn lacks(&self, capability: crate::runtimes::Capability) -> Option<&'static str> {

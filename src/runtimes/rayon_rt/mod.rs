@@ -1,6 +1,10 @@
 //! The `rayon` runtime: rayon's work-stealing thread pool, with its workers pinned, for seed 001's
 //! spawning, granularity and synchronisation experiments.
 
+pub mod fan_out;
+mod oversub;
+mod yield_round;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -35,6 +39,15 @@ impl crate::runtimes::RuntimeUnderTest for Rayon {
     fn about(&self) -> &'static str {
         "rayon's work-stealing thread pool, workers pinned"
     }
+    fn yield_round(&self) -> Option<&dyn crate::runtimes::yield_round::YieldRound> {
+        Some(self)
+    }
+    fn fan_out(&self) -> Option<&dyn crate::runtimes::fan_out::FanOut> {
+        Some(self)
+    }
+    fn activity_barrier(&self) -> Option<&dyn crate::runtimes::activity_barrier::ActivityBarrier> {
+        Some(self)
+    }
     fn lacks(&self, capability: crate::runtimes::Capability) -> Option<&'static str> {
         use crate::runtimes::{Capability as C, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS};
         match capability {
@@ -44,6 +57,9 @@ impl crate::runtimes::RuntimeUnderTest for Rayon {
                 Some("rayon is a fork-join pool: its tasks have no blocking primitives between them")
             }
             c if C::BETWEEN_CPUS.contains(&c) => Some(BETWEEN_CPUS_ELSEWHERE),
+            C::WakeAll => {
+                Some("rayon has no wait/notify for jobs: a job can only wait by blocking its worker thread (the os mechanisms)")
+            }
             _ => None,
         }
     }
