@@ -1,9 +1,11 @@
 //! What is derived from the probes' answers into the record (docs/ARCHITECTURE.md "Layout"): a point from the
 //! processes that measured it, with its two-level estimate and flags; and, over the whole record, the fits,
-//! the `slow` flags and the speed warning ([`analyze`]). Renderers only format what this stage wrote.
+//! the `slow` flags, the speed warning, seed 004's runtime comparisons and seed 002's count fits ([`analyze`]). Renderers only format what this stage wrote.
 
 mod merge;
 mod speed;
+pub mod table004;
+pub mod timer_counts;
 
 pub use merge::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
 pub use speed::{slow_points, speed_warning};
@@ -21,6 +23,8 @@ pub fn analyze(record: &mut RunRecord) {
         point.slow = slow;
     }
     record.speed_warning = speed_warning(&record.points);
+    record.comparisons = table004::comparisons(record);
+    record.count_fits = timer_counts::count_fits(&record.points);
 }
 
 #[cfg(test)]

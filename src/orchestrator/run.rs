@@ -77,6 +77,8 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
         points: Vec::new(),
         skipped: Vec::new(),
         fits: Vec::new(),
+        comparisons: Vec::new(),
+        count_fits: Vec::new(),
     };
     let mut points = Vec::new();
     for planned in opts.plan {

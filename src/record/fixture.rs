@@ -62,6 +62,8 @@ pub fn sample_record() -> RunRecord {
         speed_warning: None,
         skipped: vec![SkippedPoint::new(faa.spec.clone(), SkipKind::TimedOut, "timed out after 1 s")],
         fits: Vec::new(),
+        comparisons: Vec::new(),
+        count_fits: Vec::new(),
         points: vec![faa],
     }
 }

@@ -4,6 +4,7 @@
 //! [`RunRecord`] is the source of truth; the Google Benchmark `context` and `benchmarks` are derived from
 //! it when the file is written ([`gbench`]), so the two can never disagree.
 
+mod comparison;
 mod detail;
 mod fit;
 #[cfg(test)]
@@ -13,6 +14,7 @@ mod io;
 pub mod params;
 mod point;
 
+pub use comparison::{CountFit, RatioCi, RuntimeComparison};
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::FitRecord;
 pub use io::{load, write_atomic, RecordError};
@@ -82,4 +84,10 @@ pub struct RunRecord {
     /// Fits through series of points (seed 001's `a + b·load`), derived from `points` after each point.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fits: Vec<FitRecord>,
+    /// Seed 004: each runtime against the reference on the switch-bound rows (derived by the analysis).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comparisons: Vec<RuntimeComparison>,
+    /// Seed 002: hot-path time against its counts, least squares (derived by the analysis).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub count_fits: Vec<CountFit>,
 }

@@ -8,7 +8,6 @@ use comfy_table::{Cell, CellAlignment};
 use super::{format_ns, Format};
 use crate::record::{PointRecord, PointSpec, RunRecord};
 use crate::runtimes::timerq::{Scenario, StartMode, TimeBaseKind, COUNT_COLUMNS, COUNT_EXTRA_KEYS};
-use crate::stats::least_squares;
 
 const EXPERIMENT: &str = "timer.hotpath";
 
@@ -124,26 +123,14 @@ fn scenario_table(record: &RunRecord, scenario: Scenario, format: Format, footno
     out + "\n"
 }
 
-/// 002 ranks time bases by conversions; on today's CPUs a conversion may cost less than a counter read.
-/// Least-squares fits of every measured row's median against each count say which the time follows:
-/// "… +0.4 ns per conversion (r² 0.02); +9.4 ns per counter read (r² 0.97)". `None` under 3 rows.
+/// "time per op against the counts, least squares over 3 rows: +0.4 ns per conversion (r² 0.02); +9.4 ns
+/// per counter read (r² 0.97)", from the analysis's count fits (`crate::analysis::timer_counts`).
 fn what_the_time_follows(record: &RunRecord) -> Option<String> {
-    let rows: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == EXPERIMENT).collect();
-    if rows.len() < 3 {
-        return None;
-    }
-    let count = |key: &str| -> Option<Vec<f64>> { rows.iter().map(|p| p.extra.get(key).copied()).collect() };
-    let times: Vec<f64> = rows.iter().map(|p| p.summary.median).collect();
-    let conversions = least_squares(&count(COUNT_EXTRA_KEYS[0])?, &times)?;
-    let reads = least_squares(&count(COUNT_EXTRA_KEYS[5])?, &times)?;
+    let [conversions, reads] = record.count_fits.as_slice() else { return None };
     Some(format!(
         "time per op against the counts, least squares over {} rows: {:+.1} ns per conversion (r² {:.2}); \
          {:+.1} ns per counter read (r² {:.2})",
-        rows.len(),
-        conversions.b,
-        conversions.r2,
-        reads.b,
-        reads.r2
+        conversions.rows, conversions.ns_per_count, conversions.r2, reads.ns_per_count, reads.r2
     ))
 }
 
@@ -207,6 +194,7 @@ mod tests {
             hotpath("relative_timer", "ns", "relative", 30.0, [3.0, 2.0, 1.0, 0.0, 1.0, 3.0]),
             hotpath("absolute_timeout", "ns", "absolute", 10.0, [1.0, 1.0, 0.0, 0.0, 0.0, 1.0]),
         ];
+        crate::analysis::analyze(&mut record);
         let text = timers_table(&record, Format::Table);
         assert!(
             text.contains("over 3 rows: +4.3 ns per conversion (r² 0.43); +10.0 ns per counter read (r² 1.00)"),

@@ -187,11 +187,16 @@ mod tests {
             let cpus = if runtime.one_thread().is_some() { &cpus[..1] } else { &cpus[..] };
             for mechanism in fan_out.fork_join_mechanisms() {
                 let outcome = fan_out.fork_join(mechanism, cpus, &h).unwrap();
-                assert_eq!(outcome.measurement.samples_ns.len(), 3, "{} {mechanism}", runtime.name());
+                assert_eq!(
+                    outcome.measurement.samples_ns.len(),
+                    h.config.repetitions,
+                    "{} {mechanism}",
+                    runtime.name()
+                );
             }
             assert!(fan_out.fork_join("no such mechanism", cpus, &h).is_err());
             let bulk = fan_out.bulk(cpus, 50, &h).unwrap();
-            assert_eq!(bulk.measurement.samples_ns.len(), 3, "{}", runtime.name());
+            assert_eq!(bulk.measurement.samples_ns.len(), h.config.repetitions, "{}", runtime.name());
             if runtime.one_thread().is_some() {
                 assert!(fan_out.remote(cpus[0], &cpus[..1], &h).is_err());
             } else if cpus.len() > 1 {

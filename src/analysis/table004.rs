@@ -1,0 +1,167 @@
+//! Seed 004's timing table as the analysis sees it (docs/ARCHITECTURE.md "The data flow"): which point
+//! fills which row, and each runtime's comparison with the reference runtime on the switch-bound rows,
+//! derived into the record ([`comparisons`]); `crate::report::primitives` only formats them.
+
+use crate::record::{PointSpec, RatioCi, RunRecord, RuntimeComparison};
+use crate::runtimes::column_rank;
+use crate::stats::Summary;
+
+/// One row: its label in seed 004's words, the experiment, the parameter values that pick the point
+/// (a key may accept several values: `os` spawns a thread where the others spawn a task), and whether
+/// the row is switch-bound.
+pub struct Row {
+    /// The row's label in seed 004's words.
+    pub label: &'static str,
+    /// The experiment whose point fills it.
+    pub experiment: &'static str,
+    /// Parameter values that pick the point (any of the values; a key the point lacks matches).
+    pub params: &'static [(&'static str, &'static [&'static str])],
+    /// Whether its cost is dominated by switching (the comparison's rows).
+    pub switch_bound: bool,
+}
+
+/// Seed 004's table, in its order.
+pub const ROWS: &[Row] = &[
+    Row { label: "loop control overhead", experiment: "base.loop", params: &[], switch_bound: false },
+    Row { label: "local call", experiment: "base.call", params: &[], switch_bound: false },
+    Row {
+        label: "inter-task call, no new task",
+        experiment: "msg.call",
+        params: &[("new_task", &["no"])],
+        switch_bound: false,
+    },
+    Row {
+        label: "inter-task call, new task",
+        experiment: "msg.call",
+        params: &[("new_task", &["yes"])],
+        switch_bound: true,
+    },
+    Row {
+        label: "task create/destroy",
+        experiment: "spawn.create",
+        params: &[("kind", &["thread", "task"])],
+        switch_bound: true,
+    },
+    Row { label: "semaphore P only", experiment: "sync.sem", params: &[("op", &["p"])], switch_bound: false },
+    Row { label: "semaphore V only", experiment: "sync.sem", params: &[("op", &["v"])], switch_bound: false },
+    Row { label: "semaphore pair", experiment: "sync.sem", params: &[("op", &["pair"])], switch_bound: false },
+    Row {
+        label: "semaphore requiring switch",
+        experiment: "sync.sem",
+        params: &[("op", &["switch"])],
+        switch_bound: true,
+    },
+    Row { label: "asynchronous send/receive", experiment: "msg.async", params: &[], switch_bound: false },
+    Row { label: "message requiring switch", experiment: "msg.switch", params: &[], switch_bound: true },
+    Row { label: "rendezvous", experiment: "msg.rendezvous", params: &[], switch_bound: true },
+    Row {
+        label: "switch round trip (csloop)",
+        experiment: "sched.switch",
+        params: &[("placement", &["same_cpu"])],
+        switch_bound: true,
+    },
+];
+
+/// The runtime every other column is compared with.
+pub const REFERENCE: &str = "fiber-asm";
+
+/// Whether `spec` is `runtime`'s point of `row`.
+pub fn matches(row: &Row, spec: &PointSpec, runtime: &str) -> bool {
+    spec.experiment == row.experiment
+        && spec.runtime == runtime
+        && row.params.iter().all(|(k, values)| spec.param(k).is_none_or(|v| values.contains(&v)))
+}
+
+/// The summary of the row's point for `runtime`, if measured.
+fn summary<'r>(record: &'r RunRecord, row: &Row, runtime: &str) -> Option<&'r Summary> {
+    record.points.iter().find(|p| matches(row, &p.spec, runtime)).map(|p| &p.summary)
+}
+
+/// The ratio of two medians `a / b` with a conservative 95% interval built from their own 95% CIs
+/// (`a.ci_low / b.ci_high` to `a.ci_high / b.ci_low`): the ratio is "≤ 1 within its CI" when the low end is.
+/// `None` when either CI reaches zero.
+pub fn ratio_with_ci(a: &Summary, b: &Summary) -> Option<RatioCi> {
+    (b.median > 0.0 && b.ci_low > 0.0).then(|| RatioCi {
+        ratio: a.median / b.median,
+        low: a.ci_low / b.ci_high,
+        high: a.ci_high / b.ci_low,
+    })
+}
+
+/// Every runtime with a point of the table other than the reference, in column order, compared with
+/// the reference: the geometric mean of runtime / reference over the switch-bound rows both measured, and
+/// the raw switch round trip's ratio with its interval. A runtime sharing no switch-bound row with the
+/// reference gets none.
+pub fn comparisons(record: &RunRecord) -> Vec<RuntimeComparison> {
+    let mut runtimes: Vec<&str> = Vec::new();
+    for p in &record.points {
+        if ROWS.iter().any(|r| r.experiment == p.spec.experiment) && !runtimes.contains(&p.spec.runtime.as_str()) {
+            runtimes.push(&p.spec.runtime);
+        }
+    }
+    runtimes.sort_by_key(|r| column_rank(r));
+    runtimes.into_iter().filter(|r| *r != REFERENCE).filter_map(|r| comparison(record, r)).collect()
+}
+
+/// `runtime` against [`REFERENCE`].
+fn comparison(record: &RunRecord, runtime: &str) -> Option<RuntimeComparison> {
+    let median = |row: &Row, runtime: &str| summary(record, row, runtime).map(|s| s.median);
+    let ratios: Vec<f64> = ROWS
+        .iter()
+        .filter(|r| r.switch_bound)
+        .filter_map(|r| Some(median(r, runtime)? / median(r, REFERENCE)?))
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .collect();
+    if ratios.is_empty() {
+        return None;
+    }
+    let geomean = (ratios.iter().map(|x| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
+    let csloop = ROWS.iter().find(|r| r.experiment == "sched.switch").expect("csloop row");
+    let raw_switch =
+        summary(record, csloop, runtime).zip(summary(record, csloop, REFERENCE)).and_then(|(a, b)| ratio_with_ci(a, b));
+    Some(RuntimeComparison {
+        runtime: runtime.into(),
+        reference: REFERENCE.into(),
+        switch_bound_geomean: geomean,
+        rows: ratios.len(),
+        raw_switch,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::fixture::{point, sample_record};
+
+    #[test]
+    fn ratio_interval_is_built_from_both_cis() {
+        let mut a = Summary::of(&[2.0, 2.0, 2.0]).unwrap();
+        let mut b = a.clone();
+        (a.ci_low, a.ci_high) = (1.8, 2.4);
+        (b.ci_low, b.ci_high) = (1.6, 2.5);
+        assert_eq!(ratio_with_ci(&a, &b), Some(RatioCi { ratio: 1.0, low: 1.8 / 2.5, high: 2.4 / 1.6 }));
+        b.ci_low = 0.0;
+        assert!(ratio_with_ci(&a, &b).is_none(), "a CI reaching zero gives no bounded ratio");
+    }
+
+    /// ucontext/asm: 40× on the switch, 4× on create: geometric mean √160 ≈ 12.6 over two rows; os, with
+    /// no switch-bound row shared with the reference, gets no comparison.
+    #[test]
+    fn geometric_mean_over_the_shared_switch_bound_rows() {
+        let mut record = sample_record();
+        record.points = vec![
+            point("sched.switch", "fiber-asm", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 10.0),
+            point("sched.switch", "fiber-ucontext", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 400.0),
+            point("spawn.create", "fiber-asm", &[("kind", "task")], 50.0),
+            point("spawn.create", "fiber-ucontext", &[("kind", "task")], 200.0),
+            point("base.loop", "os", &[], 0.3),
+        ];
+        let found = comparisons(&record);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let c = &found[0];
+        assert_eq!((c.runtime.as_str(), c.reference.as_str(), c.rows), ("fiber-ucontext", "fiber-asm", 2));
+        assert!((c.switch_bound_geomean - 160f64.sqrt()).abs() < 1e-9, "{c:?}");
+        let raw = c.raw_switch.unwrap();
+        assert!(raw.low < 40.0 && (raw.ratio - 40.0).abs() < 1e-9 && 40.0 < raw.high, "{raw:?}");
+    }
+}
