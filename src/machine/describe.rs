@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use std::fs;
 
+use super::read_trimmed;
 use super::topology::Topology;
 
 /// What the CPU and kernel say about the time-stamp counter, which decides
@@ -213,10 +214,6 @@ impl MachineInfo {
         }
         warnings
     }
-}
-
-fn read_trimmed(path: impl AsRef<std::path::Path>) -> Option<String> {
-    fs::read_to_string(path).ok().map(|s| s.trim().to_string())
 }
 
 fn parse_bool01(text: &str) -> Option<bool> {

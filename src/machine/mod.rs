@@ -16,6 +16,15 @@ pub use topology::{CacheInfo, CpuInfo, Placement, Topology};
 use std::fmt;
 use std::io;
 use std::mem::size_of;
+use std::path::Path;
+
+/// The contents of a small text file such as a sysfs or procfs attribute,
+/// trimmed of surrounding whitespace (the kernel ends each value with `\n`);
+/// `None` if it cannot be read. The one reader of such files for the topology
+/// and the machine description alike.
+fn read_trimmed(path: impl AsRef<Path>) -> Option<String> {
+    std::fs::read_to_string(path).ok().map(|s| s.trim().to_string())
+}
 
 /// Why a CPU list such as `"0-3,8,10-11"` could not be parsed.
 ///
