@@ -9,7 +9,7 @@ use super::{CheckArgs, TimeSourceChoice};
 use crate::clock::{calibrate, Calibration, TimeSourceInfo};
 use crate::experiments::empty_loop;
 use crate::harness::{Harness, HarnessConfig, Mode};
-use crate::machine::{allowed_cpus, pin_current_thread, MachineInfo};
+use crate::machine::{pin_current_thread, MachineInfo};
 use crate::report::format_ns;
 
 /// Links in the known-cost chain: long enough that one operation dwarfs the loop around it.
@@ -60,7 +60,7 @@ pub fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
 
 fn health(force_clock_gettime: bool) -> HealthReport {
     let machine = MachineInfo::detect();
-    let cpu = allowed_cpus().first().copied().unwrap_or(0);
+    let cpu = machine.allowed_cpus.first().copied().unwrap_or(0);
     let pin = pin_current_thread(cpu);
     let time_source = calibrate(force_clock_gettime, Calibration::DEFAULT);
     let h = Harness::new(&time_source, HarnessConfig::for_mode(Mode::Default));

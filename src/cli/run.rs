@@ -10,7 +10,7 @@ use super::{RunArgs, TimeSourceChoice, UsageError};
 use crate::clock::{calibrate, Calibration};
 use crate::experiments::{PlanContext, Planned};
 use crate::harness::Mode;
-use crate::machine::{allowed_cpus, parse_cpu_list, MachineInfo};
+use crate::machine::{parse_cpu_list, MachineInfo};
 use crate::orchestrator::{build_plan, run as run_plan, select_experiments, select_runtimes, RoundPolicy, RunOptions};
 use crate::report::{render, time_spent, Format};
 
@@ -19,10 +19,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mode = args.mode();
     let experiments = select_experiments(&args.only).map_err(UsageError)?;
     let runtimes = select_runtimes(&args.runtime).map_err(UsageError)?;
-    let cpus = usable_cpus(args.cpus.as_deref())?;
+    // The machine is detected once per run (topology included, a few ms): `--cpus` is checked against
+    // the allowed CPUs it recorded, the plan gets its topology, and the record all of it.
     let machine = MachineInfo::detect();
+    let cpus = usable_cpus(args.cpus.as_deref(), &machine.allowed_cpus)?;
+    let ctx = PlanContext { cpus, topology: machine.topology.clone(), mode };
     if args.plan {
-        let ctx = PlanContext { cpus, topology: machine.topology.clone(), mode };
         print!("{}", plan_listing(&build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx)));
         return Ok(ExitCode::SUCCESS);
     }
@@ -40,7 +42,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let flag = Arc::clone(&interrupted);
     ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst))?;
 
-    let ctx = PlanContext { cpus, topology: machine.topology.clone(), mode };
     let plan = build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx);
     if mode == Mode::Full {
         eprintln!("{}", full_eta(&plan, &rounds));
@@ -83,11 +84,13 @@ fn plan_listing(plan: &[Planned]) -> String {
     out
 }
 
-/// The CPUs the run may use: `--cpus` checked against the CPUs this process may run on, or all of them.
-fn usable_cpus(list: Option<&str>) -> Result<Vec<usize>, UsageError> {
-    let allowed = allowed_cpus();
+/// The CPUs the run may use: `--cpus` checked against `allowed` (the CPUs this process may run on, as
+/// the machine description recorded them), or all of `allowed`.
+///
+/// Errors: a list that does not parse, names no CPU, or names a CPU outside `allowed`.
+fn usable_cpus(list: Option<&str>, allowed: &[usize]) -> Result<Vec<usize>, UsageError> {
     let Some(list) = list else {
-        return Ok(allowed);
+        return Ok(allowed.to_vec());
     };
     let wanted = parse_cpu_list(list).map_err(|e| UsageError(format!("--cpus {list:?}: {e}")))?;
     if wanted.is_empty() {
@@ -140,4 +143,20 @@ fn ensure_writable(dir: &Path) -> Result<(), UsageError> {
     std::fs::create_dir_all(dir).map_err(refuse)?;
     tempfile::NamedTempFile::new_in(dir).map_err(refuse)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpus_default_to_the_allowed_ones_and_must_be_among_them() {
+        let allowed = [0, 1, 4];
+        assert_eq!(usable_cpus(None, &allowed).unwrap(), [0, 1, 4]);
+        assert_eq!(usable_cpus(Some("4,0"), &allowed).unwrap(), [0, 4]);
+        let refused = usable_cpus(Some("0-2"), &allowed).unwrap_err().0;
+        assert!(refused.contains("CPU 2 is not available") && refused.contains("0,1,4"), "{refused}");
+        assert!(usable_cpus(Some(" "), &allowed).unwrap_err().0.contains("names no CPU"));
+        assert!(usable_cpus(Some("x"), &allowed).unwrap_err().0.contains("not a number"));
+    }
 }
