@@ -2,8 +2,9 @@
 //! sweep), where a batch is one run and the number of runs is chosen by the experiment.
 
 use super::{Harness, Measurement};
+use crate::clock::Ticks;
 
-impl Harness {
+impl<C: Ticks> Harness<C> {
     /// Times `reps` runs of `test(1)`, each after its own run of `control(1)` (ABAB, as in
     /// [`Harness::measure`]), after `warmup` untimed-for-the-result pairs; no batch sizing, so every batch
     /// is exactly one run. Samples are ns per run, control subtracted.
@@ -11,24 +12,15 @@ impl Harness {
     /// For operations too long to repeat `repetitions` times within a point's budget (a whole
     /// computation split into tasks); short operations use [`Harness::measure`], whose batches
     /// reach the target duration. `reps` of 0 is taken as 1.
-    pub fn measure_runs<T: FnMut(u64), C: FnMut(u64)>(
+    pub fn measure_runs<T: FnMut(u64), K: FnMut(u64)>(
         &self,
         mut test: T,
-        mut control: C,
+        mut control: K,
         warmup: usize,
         reps: usize,
     ) -> Measurement {
-        for _ in 0..warmup {
-            self.time_batch(&mut control, 1);
-            self.time_batch(&mut test, 1);
-        }
-        let reps = reps.max(1);
-        let mut control_ticks = Vec::with_capacity(reps);
-        let mut test_ticks = Vec::with_capacity(reps);
-        for _ in 0..reps {
-            control_ticks.push(self.time_batch(&mut control, 1));
-            test_ticks.push(self.time_batch(&mut test, 1));
-        }
+        let (control_ticks, test_ticks) =
+            self.paired_ticks((&mut control, 1), (&mut test, 1), warmup, reps.max(1), &mut |_| {});
         self.per_op(1, &test_ticks, &control_ticks, Vec::new())
     }
 }

@@ -1,8 +1,9 @@
 //! Measuring an operation on the calling thread.
 
 use super::{Harness, Measurement};
+use crate::clock::Ticks;
 
-impl Harness {
+impl<C: Ticks> Harness<C> {
     /// Measures `test` against `control` on the calling thread (pin it first).
     ///
     /// Both bodies run their operation `n` times per call. N is found by doubling the test batch until
@@ -10,33 +11,23 @@ impl Harness {
     /// `warmup` pairs are run and dropped, and `repetitions` pairs are kept. Control and test batches
     /// alternate (ABAB) so slow drift affects both alike, and each test batch has its own neighbouring
     /// control subtracted, as seed 001 §5.1 and 002's "loop overhead compensated" do.
-    pub fn measure<T: FnMut(u64), C: FnMut(u64)>(&self, test: T, control: C) -> Measurement {
+    pub fn measure<T: FnMut(u64), K: FnMut(u64)>(&self, test: T, control: K) -> Measurement {
         self.measure_with_reset(test, control, |_| {})
     }
 
     /// [`Harness::measure`] with `reset(n)` run untimed after every test batch of `n` operations, for
     /// operations that use up state a batch must get back (a P-only batch takes `n` permits; the reset
     /// returns them, so the count never drains however long the run).
-    pub fn measure_with_reset<T, C, R>(&self, mut test: T, mut control: C, mut reset: R) -> Measurement
+    pub fn measure_with_reset<T, K, R>(&self, mut test: T, mut control: K, mut reset: R) -> Measurement
     where
         T: FnMut(u64),
-        C: FnMut(u64),
+        K: FnMut(u64),
         R: FnMut(u64),
     {
         let n = self.size_batch(&mut test, &mut reset);
-        for _ in 0..self.config.warmup {
-            self.time_batch(&mut control, n);
-            self.time_batch(&mut test, n);
-            reset(n);
-        }
-        let reps = self.config.repetitions;
-        let mut control_ticks = Vec::with_capacity(reps);
-        let mut test_ticks = Vec::with_capacity(reps);
-        for _ in 0..reps {
-            control_ticks.push(self.time_batch(&mut control, n));
-            test_ticks.push(self.time_batch(&mut test, n));
-            reset(n);
-        }
+        let (warmup, reps) = (self.config.warmup, self.config.repetitions);
+        let (control_ticks, test_ticks) =
+            self.paired_ticks((&mut control, n), (&mut test, n), warmup, reps, &mut reset);
         self.per_op(n, &test_ticks, &control_ticks, Vec::new())
     }
 

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 
 use super::Harness;
+use crate::clock::Ticks;
 
 /// Iterations per timed batch of the reference loop: ~30 µs at 0.3 ns, far above the clock's resolution.
 const ITERATIONS: u64 = 100_000;
@@ -57,7 +58,7 @@ fn reference_loop(n: u64) {
 }
 
 /// Times the reference loop on the calling thread: the median over [`BATCHES`] batches of ns per iteration.
-pub fn reference_loop_ns(h: &Harness) -> f64 {
+pub fn reference_loop_ns<C: Ticks>(h: &Harness<C>) -> f64 {
     reference_loop(ITERATIONS / 10); // warm the code and the branch predictor
     let mut per_iteration: Vec<f64> = (0..BATCHES)
         .map(|_| {

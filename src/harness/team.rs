@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Harness, Measurement, SpinBarrier};
+use crate::clock::Ticks;
 use crate::machine::pin_current_thread;
 
 /// The control bit of a posted command; the rest is the batch's operation count (0 = stop).
@@ -17,7 +18,7 @@ pub struct TeamReport {
     pub pin_failures: Vec<(usize, String)>,
 }
 
-impl Harness {
+impl<C: Ticks> Harness<C> {
     /// Measures `test` against `control` run by one thread per entry of `cpus`, each pinned to its CPU.
     /// A CPU may appear more than once (more threads than CPUs); the threads then yield to each other
     /// between batches instead of spinning.
@@ -27,10 +28,10 @@ impl Harness {
     /// by doubling on its own batch time. A repetition's team sample is the slowest thread's per-op time
     /// (the team finishes when its last member does; each thread is timed on its own clock read, so no
     /// cross-CPU counter comparison is needed). Per-thread samples are kept in `per_thread_ns`.
-    pub fn measure_team<T, C>(&self, cpus: &[usize], test: T, control: C) -> TeamReport
+    pub fn measure_team<T, K>(&self, cpus: &[usize], test: T, control: K) -> TeamReport
     where
         T: Fn(usize, u64) + Sync,
-        C: Fn(usize, u64) + Sync,
+        K: Fn(usize, u64) + Sync,
     {
         assert!(!cpus.is_empty(), "a team needs at least one CPU");
         // Threads sharing a CPU (an oversubscribed team) must not spin for one another between batches:
@@ -123,7 +124,7 @@ struct LeaderPlan {
 }
 
 impl LeaderPlan {
-    fn new(h: &Harness) -> LeaderPlan {
+    fn new<C: Ticks>(h: &Harness<C>) -> LeaderPlan {
         let hint = h.take_batch_hint();
         LeaderPlan {
             target_ticks: h.target_ticks(),
