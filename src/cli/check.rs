@@ -130,3 +130,73 @@ fn print_table(r: &HealthReport) {
         println!("warning: {w}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::*;
+    use crate::clock::Clock;
+    use crate::harness::testing::{scripted_config, scripted_harness, ScriptedClock};
+
+    /// Linearity alternates batches of N and 2N, one pair per repetition, and divides the medians: exactly 2
+    /// when a batch costs only its operations, less when every batch also pays a fixed cost (a read of 100
+    /// ticks: 1100 / 600).
+    #[test]
+    fn linearity_is_the_ratio_of_interleaved_2n_and_n_batches() {
+        let clock = ScriptedClock::new(1e9);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        let sizes = RefCell::new(Vec::new());
+        let op = |n: u64| {
+            sizes.borrow_mut().push(n);
+            clock.ops(5)(n)
+        };
+        assert_eq!(linearity(&h, 100, op), 2.0);
+        assert_eq!(*sizes.borrow(), vec![100, 200, 100, 200, 100, 200], "no warm-up, N then 2N");
+        let clock = clock.with_read_ticks(100);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        assert_eq!(linearity(&h, 100, clock.ops(5)), 1100.0 / 600.0);
+    }
+
+    /// Scripts read `overhead check --json`: its top-level keys stay these, in this order.
+    #[test]
+    fn the_json_keys_are_the_published_ones() {
+        let report = HealthReport {
+            time_source: TimeSourceInfo {
+                clock: Clock::MONOTONIC_RAW,
+                reason: "requested".into(),
+                calibration_error_ppm: 0.0,
+                read_cost_ns: 20.0,
+                resolution_ns: 1.0,
+            },
+            cpu: 0,
+            pinned: true,
+            control_cost_ns: 0.3,
+            known_cost_ns: 1000.0,
+            linearity_ratio: 2.0,
+            noise_pct: 1.0,
+            ci_half_width_pct: 0.5,
+            warnings: vec![],
+        };
+        let json = serde_json::to_string_pretty(&report).unwrap();
+        let expected = [
+            "time_source",
+            "cpu",
+            "pinned",
+            "control_cost_ns",
+            "known_cost_ns",
+            "linearity_ratio",
+            "noise_pct",
+            "ci_half_width_pct",
+            "warnings",
+        ];
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let mut keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        let mut sorted = expected;
+        sorted.sort_unstable();
+        assert_eq!(keys, sorted);
+        let at = |key: &str| json.find(&format!("\n  \"{key}\": ")).unwrap_or_else(|| panic!("{key} in {json}"));
+        assert!(expected.windows(2).all(|w| at(w[0]) < at(w[1])), "keys out of order: {json}");
+    }
+}

@@ -62,7 +62,8 @@ impl Clock {
 ///
 /// The harness is generic over it ([`crate::harness::Harness`]`<C = Clock>`), so every measurement is
 /// compiled for one tick source, with no dynamic dispatch and no extra branch between the two reads. [`Clock`]
-/// is the real one.
+/// is the real one; tests use a scripted one whose time moves only when told (`harness::testing`,
+/// docs/ARCHITECTURE.md "Test support"), so that they know exactly what each batch took.
 pub trait Ticks: Clone + Send + Sync {
     /// Counter read at the start of a batch, in ticks.
     fn start(&self) -> u64;

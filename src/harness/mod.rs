@@ -12,6 +12,8 @@ mod single;
 pub mod speed;
 mod spin_barrier;
 mod team;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use config::{HarnessConfig, Mode};
 pub use known_cost::{chain, chain_batch};
@@ -26,8 +28,10 @@ use crate::clock::{Clock, Ticks, TimeSourceInfo};
 
 /// A harness bound to one calibrated clock and one set of batch/repetition settings.
 ///
-/// `C` is the tick source read at batch edges: the calibrated [`Clock`]. Every measuring method is compiled
-/// for its `C`: no dynamic dispatch and no extra branch on the timed path.
+/// `C` is the tick source read at batch edges: the calibrated [`Clock`] everywhere but in tests, which time
+/// batches with a scripted clock (`testing::ScriptedClock`, docs/ARCHITECTURE.md "Test support") to know
+/// exactly what each batch took. Every measuring method is compiled for its `C`: no dynamic dispatch and no
+/// extra branch on the timed path.
 #[derive(Debug, Clone)]
 pub struct Harness<C = Clock> {
     /// The tick source read at batch edges.
