@@ -1,14 +1,13 @@
 //! `overhead check`: the harness's own health on this machine.
 
-use std::hint::black_box;
 use std::process::ExitCode;
 
 use serde::Serialize;
 
 use super::{CheckArgs, TimeSourceChoice};
-use crate::clock::{calibrate, Calibration, TimeSourceInfo};
+use crate::clock::{calibrate, Calibration, Ticks, TimeSourceInfo};
 use crate::experiments::empty_loop;
-use crate::harness::{Harness, HarnessConfig, Mode};
+use crate::harness::{chain_batch, Harness, HarnessConfig, Mode};
 use crate::machine::{pin_current_thread, MachineInfo};
 use crate::report::format_ns;
 
@@ -24,7 +23,8 @@ pub struct HealthReport {
     pub pinned: bool,
     /// Per-iteration cost of the empty control loop (ns).
     pub control_cost_ns: f64,
-    /// Cost of one known-cost operation, a dependent chain of `CHAIN_LINKS` xorshift-multiply steps (ns).
+    /// Cost of one known-cost operation, a dependent chain of `CHAIN_LINKS` xorshift-multiply steps
+    /// (`harness::chain`), in ns.
     pub known_cost_ns: f64,
     /// Median time of a 2N batch over median time of an N batch of the known-cost operation; 2.00 means
     /// time is additive at this batch size.
@@ -34,17 +34,6 @@ pub struct HealthReport {
     /// Relative 95% CI half-width of the known-cost median, in percent.
     pub ci_half_width_pct: f64,
     pub warnings: Vec<String>,
-}
-
-/// A dependent chain of `links` xorshift-multiply steps (each waits for the previous result).
-#[inline(never)]
-fn chain(links: u64, seed: u64) -> u64 {
-    let mut x = seed;
-    for _ in 0..links {
-        // xorshift-multiply: non-linear, so the compiler cannot fold several links into one.
-        x = (x ^ (x >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    }
-    x
 }
 
 /// Runs the checks and prints a table, or JSON with `--json`.
@@ -67,11 +56,7 @@ fn health(force_clock_gettime: bool) -> HealthReport {
 
     let control = h.measure(empty_loop, |_| {});
     let control_cost_ns = control.summary().map_or(f64::NAN, |s| s.median);
-    let known_op = |n: u64| {
-        for i in 0..n {
-            black_box(chain(black_box(CHAIN_LINKS), i));
-        }
-    };
+    let known_op = chain_batch(CHAIN_LINKS);
     let known = h.measure(known_op, empty_loop);
     let known_summary = known.summary();
     let known_cost_ns = known_summary.as_ref().map_or(f64::NAN, |s| s.median);
@@ -106,16 +91,16 @@ fn health(force_clock_gettime: bool) -> HealthReport {
     }
 }
 
-/// Median ticks of 2N-operation batches over median ticks of N-operation batches, interleaved.
-fn linearity<F: FnMut(u64)>(h: &Harness, n: u64, mut op: F) -> f64 {
-    let reps = h.config.repetitions;
-    let mut single = Vec::with_capacity(reps);
-    let mut double = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        single.push(h.batch_ticks(&mut op, n) as f64);
-        double.push(h.batch_ticks(&mut op, 2 * n) as f64);
-    }
-    let median = |v: &[f64]| crate::stats::Summary::of(v).map_or(f64::NAN, |s| s.median);
+/// Median ticks of 2N-operation batches over median ticks of N-operation batches, interleaved (N, 2N, N,
+/// 2N, …; the harness's pairs, no warm-up).
+fn linearity<C: Ticks, F: FnMut(u64) + Copy>(h: &Harness<C>, n: u64, op: F) -> f64 {
+    let (mut single_op, mut double_op) = (op, op);
+    let (single, double) =
+        h.paired_ticks((&mut single_op, n), (&mut double_op, 2 * n), 0, h.config.repetitions, &mut |_| {});
+    let median = |v: &[u64]| {
+        let v: Vec<f64> = v.iter().map(|&t| t as f64).collect();
+        crate::stats::Summary::of(&v).map_or(f64::NAN, |s| s.median)
+    };
     median(&double) / median(&single)
 }
 
@@ -143,5 +128,75 @@ fn print_table(r: &HealthReport) {
     println!("{table}");
     for w in &r.warnings {
         println!("warning: {w}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::*;
+    use crate::clock::Clock;
+    use crate::harness::testing::{scripted_config, scripted_harness, ScriptedClock};
+
+    /// Linearity alternates batches of N and 2N, one pair per repetition, and divides the medians: exactly 2
+    /// when a batch costs only its operations, less when every batch also pays a fixed cost (a read of 100
+    /// ticks: 1100 / 600).
+    #[test]
+    fn linearity_is_the_ratio_of_interleaved_2n_and_n_batches() {
+        let clock = ScriptedClock::new(1e9);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        let sizes = RefCell::new(Vec::new());
+        let op = |n: u64| {
+            sizes.borrow_mut().push(n);
+            clock.ops(5)(n)
+        };
+        assert_eq!(linearity(&h, 100, op), 2.0);
+        assert_eq!(*sizes.borrow(), vec![100, 200, 100, 200, 100, 200], "no warm-up, N then 2N");
+        let clock = clock.with_read_ticks(100);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        assert_eq!(linearity(&h, 100, clock.ops(5)), 1100.0 / 600.0);
+    }
+
+    /// Scripts read `overhead check --json`: its top-level keys stay these, in this order.
+    #[test]
+    fn the_json_keys_are_the_published_ones() {
+        let report = HealthReport {
+            time_source: TimeSourceInfo {
+                clock: Clock::MONOTONIC_RAW,
+                reason: "requested".into(),
+                calibration_error_ppm: 0.0,
+                read_cost_ns: 20.0,
+                resolution_ns: 1.0,
+            },
+            cpu: 0,
+            pinned: true,
+            control_cost_ns: 0.3,
+            known_cost_ns: 1000.0,
+            linearity_ratio: 2.0,
+            noise_pct: 1.0,
+            ci_half_width_pct: 0.5,
+            warnings: vec![],
+        };
+        let json = serde_json::to_string_pretty(&report).unwrap();
+        let expected = [
+            "time_source",
+            "cpu",
+            "pinned",
+            "control_cost_ns",
+            "known_cost_ns",
+            "linearity_ratio",
+            "noise_pct",
+            "ci_half_width_pct",
+            "warnings",
+        ];
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let mut keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        let mut sorted = expected;
+        sorted.sort_unstable();
+        assert_eq!(keys, sorted);
+        let at = |key: &str| json.find(&format!("\n  \"{key}\": ")).unwrap_or_else(|| panic!("{key} in {json}"));
+        assert!(expected.windows(2).all(|w| at(w[0]) < at(w[1])), "keys out of order: {json}");
     }
 }

@@ -12,4 +12,4 @@ mod source;
 pub(crate) use calibrate::measure_span;
 pub use calibrate::{calibrate, Calibration};
 pub use counter::{clock_gettime_ns, Counter};
-pub use source::{Clock, TimeSourceInfo, TimeSourceKind};
+pub use source::{Clock, Ticks, TimeSourceInfo, TimeSourceKind};

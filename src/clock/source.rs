@@ -58,6 +58,51 @@ impl Clock {
     }
 }
 
+/// A source of ticks for timing batches: what the harness reads at batch edges (docs/METHOD.md §1, §8).
+///
+/// The harness is generic over it ([`crate::harness::Harness`]`<C = Clock>`), so every measurement is
+/// compiled for one tick source, with no dynamic dispatch and no extra branch between the two reads. [`Clock`]
+/// is the real one; tests use a scripted one whose time moves only when told (`harness::testing`,
+/// docs/ARCHITECTURE.md "Test support"), so that they know exactly what each batch took.
+pub trait Ticks: Clone + Send + Sync {
+    /// Counter read at the start of a batch, in ticks.
+    fn start(&self) -> u64;
+
+    /// Counter read at the end of a batch, in ticks.
+    fn stop(&self) -> u64;
+
+    /// Ticks per second of the counter.
+    fn hz(&self) -> f64;
+
+    /// Converts a tick count (or a difference of ticks, possibly fractional) to ns.
+    #[inline]
+    fn ticks_to_ns(&self, ticks: f64) -> f64 {
+        ticks * 1e9 / self.hz()
+    }
+}
+
+impl Ticks for Clock {
+    #[inline(always)]
+    fn start(&self) -> u64 {
+        Clock::start(self)
+    }
+
+    #[inline(always)]
+    fn stop(&self) -> u64 {
+        Clock::stop(self)
+    }
+
+    #[inline(always)]
+    fn hz(&self) -> f64 {
+        self.hz
+    }
+
+    #[inline(always)]
+    fn ticks_to_ns(&self, ticks: f64) -> f64 {
+        Clock::ticks_to_ns(self, ticks)
+    }
+}
+
 /// What the record says about the time source (docs/METHOD.md §8): which counter, its rate and how
 /// well that rate is known, what one read costs and the smallest step it shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,6 +5,7 @@
 //! `FnMut(n)` running its operation `n` times, and get back per-operation samples in ns.
 
 mod config;
+mod known_cost;
 mod measurement;
 mod runs;
 mod single;
@@ -15,6 +16,7 @@ mod team;
 pub(crate) mod testing;
 
 pub use config::{HarnessConfig, Mode};
+pub use known_cost::{chain, chain_batch};
 pub use measurement::Measurement;
 pub use spin_barrier::SpinBarrier;
 pub use team::TeamReport;
@@ -22,12 +24,19 @@ pub use team::TeamReport;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::clock::{Clock, TimeSourceInfo};
+use crate::clock::{Clock, Ticks, TimeSourceInfo};
 
 /// A harness bound to one calibrated clock and one set of batch/repetition settings.
+///
+/// `C` is the tick source read at batch edges: the calibrated [`Clock`] everywhere but in tests, which time
+/// batches with a scripted clock (`testing::ScriptedClock`, docs/ARCHITECTURE.md "Test support") to know
+/// exactly what each batch took. Every measuring method is compiled for its `C`: no dynamic dispatch and no
+/// extra branch on the timed path.
 #[derive(Debug, Clone)]
-pub struct Harness {
-    pub clock: Clock,
+pub struct Harness<C = Clock> {
+    /// The tick source read at batch edges.
+    pub clock: C,
+    /// Batch and repetition settings (docs/METHOD.md §1).
     pub config: HarnessConfig,
     /// Smallest observable step of the clock, ns; used to decide "below resolution".
     pub resolution_ns: f64,
@@ -52,13 +61,16 @@ struct BatchSizing {
 impl Harness {
     /// A harness timing with the source described by `time` and the settings of `config`.
     pub fn new(time: &TimeSourceInfo, config: HarnessConfig) -> Harness {
-        Harness {
-            clock: time.clock,
-            config,
-            resolution_ns: time.resolution_ns,
-            read_cost_ns: time.read_cost_ns,
-            sizing: Arc::default(),
-        }
+        Harness::with_clock(time.clock, config, time.resolution_ns, time.read_cost_ns)
+    }
+}
+
+impl<C: Ticks> Harness<C> {
+    /// A harness timing with `clock` and the settings of `config`; `resolution_ns` is the smallest step the
+    /// clock shows and `read_cost_ns` the cost of one read (both ns, both part of the resolution floor,
+    /// [`Harness::resolution_per_op_ns`]). [`Harness::new`] fills them from a calibration.
+    pub fn with_clock(clock: C, config: HarnessConfig, resolution_ns: f64, read_cost_ns: f64) -> Harness<C> {
+        Harness { clock, config, resolution_ns, read_cost_ns, sizing: Arc::default() }
     }
 
     /// The same harness with `batch_ops` as the batch size its first sizing tries: it is kept when one
@@ -66,7 +78,7 @@ impl Harness {
     /// it; the machine may run faster or slower now), else sizing doubles from 1 as usual. Only the first
     /// sizing of the probe takes the hint: an experiment that measures several operations sizes the others
     /// afresh.
-    pub fn with_batch_hint(self, batch_ops: Option<u64>) -> Harness {
+    pub fn with_batch_hint(self, batch_ops: Option<u64>) -> Self {
         self.sizing.hint.store(batch_ops.unwrap_or(0), Ordering::Relaxed);
         self
     }
@@ -89,7 +101,7 @@ impl Harness {
 
     /// The target batch duration in ticks of this harness's clock.
     fn target_ticks(&self) -> f64 {
-        self.config.target_batch_ns * self.clock.hz / 1e9
+        self.config.target_batch_ns * self.clock.hz() / 1e9
     }
 
     /// Whether a hinted batch that took `ticks` is close enough to the target to keep (¼× to 4×).
@@ -101,6 +113,43 @@ impl Harness {
     /// subtracted). For checks of the harness itself; experiments use [`Harness::measure`].
     pub fn batch_ticks<F: FnMut(u64)>(&self, body: &mut F, n: u64) -> u64 {
         self.time_batch(body, n)
+    }
+
+    /// The harness's interleaving (docs/METHOD.md §1): `warmup` pairs, then `pairs` kept pairs, of a batch
+    /// of `first = (body, n)` immediately followed by a batch of `second`, each pair ending with
+    /// `after_second(n)` run untimed with the second batch's `n`. Returns the kept pairs' ticks, `(first's,
+    /// second's)`, in the order they ran; warm-up pairs are timed like the others and dropped.
+    ///
+    /// [`Harness::measure`] runs it with the control first and the test second; `overhead check` with N and
+    /// 2N operations of one body. No control is subtracted here.
+    #[inline]
+    pub fn paired_ticks<A, B, R>(
+        &self,
+        first: (&mut A, u64),
+        second: (&mut B, u64),
+        warmup: usize,
+        pairs: usize,
+        after_second: &mut R,
+    ) -> (Vec<u64>, Vec<u64>)
+    where
+        A: FnMut(u64),
+        B: FnMut(u64),
+        R: FnMut(u64),
+    {
+        let ((a, na), (b, nb)) = (first, second);
+        for _ in 0..warmup {
+            self.time_batch(a, na);
+            self.time_batch(b, nb);
+            after_second(nb);
+        }
+        let mut first_ticks = Vec::with_capacity(pairs);
+        let mut second_ticks = Vec::with_capacity(pairs);
+        for _ in 0..pairs {
+            first_ticks.push(self.time_batch(a, na));
+            second_ticks.push(self.time_batch(b, nb));
+            after_second(nb);
+        }
+        (first_ticks, second_ticks)
     }
 
     /// Runs `body(n)` between the two batch-edge reads and returns the elapsed ticks.

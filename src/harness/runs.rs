@@ -2,8 +2,9 @@
 //! sweep), where a batch is one run and the number of runs is chosen by the experiment.
 
 use super::{Harness, Measurement};
+use crate::clock::Ticks;
 
-impl Harness {
+impl<C: Ticks> Harness<C> {
     /// Times `reps` runs of `test(1)`, each after its own run of `control(1)` (ABAB, as in
     /// [`Harness::measure`]), after `warmup` untimed-for-the-result pairs; no batch sizing, so every batch
     /// is exactly one run. Samples are ns per run, control subtracted.
@@ -11,38 +12,29 @@ impl Harness {
     /// For operations too long to repeat `repetitions` times within a point's budget (a whole
     /// computation split into tasks); short operations use [`Harness::measure`], whose batches
     /// reach the target duration. `reps` of 0 is taken as 1.
-    pub fn measure_runs<T: FnMut(u64), C: FnMut(u64)>(
+    pub fn measure_runs<T: FnMut(u64), K: FnMut(u64)>(
         &self,
         mut test: T,
-        mut control: C,
+        mut control: K,
         warmup: usize,
         reps: usize,
     ) -> Measurement {
-        for _ in 0..warmup {
-            self.time_batch(&mut control, 1);
-            self.time_batch(&mut test, 1);
-        }
-        let reps = reps.max(1);
-        let mut control_ticks = Vec::with_capacity(reps);
-        let mut test_ticks = Vec::with_capacity(reps);
-        for _ in 0..reps {
-            control_ticks.push(self.time_batch(&mut control, 1));
-            test_ticks.push(self.time_batch(&mut test, 1));
-        }
+        let (control_ticks, test_ticks) =
+            self.paired_ticks((&mut control, 1), (&mut test, 1), warmup, reps.max(1), &mut |_| {});
         self.per_op(1, &test_ticks, &control_ticks, Vec::new())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::clock::{calibrate, Calibration};
-    use crate::harness::{Harness, HarnessConfig, Mode};
+    use std::cell::Cell;
+
+    use crate::harness::testing::{quick_harness, scripted_config, scripted_harness, ScriptedClock};
 
     /// Exactly warm-up + reps runs of each body, one operation each, and one sample per kept run.
     #[test]
     fn runs_exactly_the_runs_asked_for() {
-        let time = calibrate(false, Calibration { span: std::time::Duration::from_millis(10), spans: 1 });
-        let h = Harness::new(&time, HarnessConfig::for_mode(Mode::Quick));
+        let h = quick_harness();
         let (mut tests, mut controls) = (Vec::new(), Vec::new());
         let m = h.measure_runs(
             |n| {
@@ -58,5 +50,26 @@ mod tests {
         assert_eq!(m.batch_ops, 1);
         assert_eq!(m.samples_ns.len(), 5);
         assert!(m.samples_ns.iter().all(|&s| s >= 150_000.0), "a 200 µs sleep measured as {:?}", m.samples_ns);
+    }
+
+    /// Each run has the run of the control just before it subtracted, however long the runs: runs that grow
+    /// by 1000 ticks a pair differ from their controls by exactly 4000 ticks, 2000 ns at 2 GHz. No sizing:
+    /// the first timed batch is the first warm-up control, and 0 runs are taken as 1.
+    #[test]
+    fn each_run_has_its_own_control_subtracted() {
+        let clock = ScriptedClock::new(2e9).with_read_ticks(3);
+        let h = scripted_harness(clock, scripted_config(&clock, 1e9, 0, 0));
+        let controls = Cell::new(0u64);
+        let test = |n: u64| clock.advance(n * (5000 + 1000 * controls.get()));
+        let control = |n: u64| {
+            controls.set(controls.get() + 1);
+            clock.advance(n * (1000 + 1000 * controls.get()))
+        };
+        let m = h.measure_runs(test, control, 2, 3);
+        assert_eq!(m.batch_ops, 1);
+        assert_eq!(m.samples_ns, vec![2000.0; 3]);
+        assert_eq!(m.control_ns, vec![(4000 + 3) as f64 / 2.0, (5000 + 3) as f64 / 2.0, (6000 + 3) as f64 / 2.0]);
+        assert_eq!(controls.get(), 5);
+        assert_eq!(h.measure_runs(test, control, 0, 0).samples_ns, vec![2000.0]);
     }
 }

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 
 use super::Harness;
+use crate::clock::Ticks;
 
 /// Iterations per timed batch of the reference loop: ~30 µs at 0.3 ns, far above the clock's resolution.
 const ITERATIONS: u64 = 100_000;
@@ -57,7 +58,7 @@ fn reference_loop(n: u64) {
 }
 
 /// Times the reference loop on the calling thread: the median over [`BATCHES`] batches of ns per iteration.
-pub fn reference_loop_ns(h: &Harness) -> f64 {
+pub fn reference_loop_ns<C: Ticks>(h: &Harness<C>) -> f64 {
     reference_loop(ITERATIONS / 10); // warm the code and the branch predictor
     let mut per_iteration: Vec<f64> = (0..BATCHES)
         .map(|_| {
@@ -74,9 +75,7 @@ pub fn reference_loop_ns(h: &Harness) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::{calibrate, Calibration};
-    use crate::harness::{HarnessConfig, Mode};
-    use std::time::Duration;
+    use crate::harness::testing::{quick_harness, scripted_config, scripted_harness, ScriptedClock};
 
     #[test]
     fn a_point_counts_its_slower_probe() {
@@ -87,10 +86,17 @@ mod tests {
 
     #[test]
     fn the_reference_loop_costs_a_positive_fraction_of_a_microsecond_per_iteration() {
-        let time = calibrate(false, Calibration { span: Duration::from_millis(10), spans: 1 });
-        let h = Harness::new(&time, HarnessConfig::for_mode(Mode::Quick));
-        let ns = reference_loop_ns(&h);
+        let ns = reference_loop_ns(&quick_harness());
         // An iteration is a few cycles; even a debug build on a loaded VM stays far below 1 µs.
         assert!(ns > 0.0 && ns < 1_000.0, "{ns} ns per iteration");
+    }
+
+    /// The probe reports a batch's time per iteration, in ns: on a clock where only a read costs time
+    /// (50 000 ticks at 1 GHz), that is 50 µs over 100 000 iterations.
+    #[test]
+    fn the_probe_divides_a_batch_by_its_iterations() {
+        let clock = ScriptedClock::new(1e9).with_read_ticks(50_000);
+        let h = scripted_harness(clock, scripted_config(&clock, 1.0, 0, 1));
+        assert_eq!(reference_loop_ns(&h), 0.5);
     }
 }

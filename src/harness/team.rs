@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Harness, Measurement, SpinBarrier};
+use crate::clock::Ticks;
 use crate::machine::pin_current_thread;
 
 /// The control bit of a posted command; the rest is the batch's operation count (0 = stop).
@@ -17,7 +18,7 @@ pub struct TeamReport {
     pub pin_failures: Vec<(usize, String)>,
 }
 
-impl Harness {
+impl<C: Ticks> Harness<C> {
     /// Measures `test` against `control` run by one thread per entry of `cpus`, each pinned to its CPU.
     /// A CPU may appear more than once (more threads than CPUs); the threads then yield to each other
     /// between batches instead of spinning.
@@ -27,10 +28,10 @@ impl Harness {
     /// by doubling on its own batch time. A repetition's team sample is the slowest thread's per-op time
     /// (the team finishes when its last member does; each thread is timed on its own clock read, so no
     /// cross-CPU counter comparison is needed). Per-thread samples are kept in `per_thread_ns`.
-    pub fn measure_team<T, C>(&self, cpus: &[usize], test: T, control: C) -> TeamReport
+    pub fn measure_team<T, K>(&self, cpus: &[usize], test: T, control: K) -> TeamReport
     where
         T: Fn(usize, u64) + Sync,
-        C: Fn(usize, u64) + Sync,
+        K: Fn(usize, u64) + Sync,
     {
         assert!(!cpus.is_empty(), "a team needs at least one CPU");
         // Threads sharing a CPU (an oversubscribed team) must not spin for one another between batches:
@@ -123,7 +124,7 @@ struct LeaderPlan {
 }
 
 impl LeaderPlan {
-    fn new(h: &Harness) -> LeaderPlan {
+    fn new<C: Ticks>(h: &Harness<C>) -> LeaderPlan {
         let hint = h.take_batch_hint();
         LeaderPlan {
             target_ticks: h.target_ticks(),
@@ -186,14 +187,14 @@ mod tests {
     use std::hint::black_box;
     use std::sync::atomic::{AtomicU64, Ordering};
 
-    use crate::clock::{calibrate, Calibration};
-    use crate::harness::{Harness, HarnessConfig, Mode};
+    use std::sync::Mutex;
+
+    use crate::harness::testing::{quick_harness, scripted_config, scripted_harness, ScriptedClock};
     use crate::machine::allowed_cpus;
 
     #[test]
     fn team_keeps_every_thread_and_every_repetition() {
-        let time = calibrate(false, Calibration { span: std::time::Duration::from_millis(10), spans: 1 });
-        let h = Harness::new(&time, HarnessConfig::for_mode(Mode::Quick));
+        let h = quick_harness();
         let cpus = allowed_cpus();
         let team: Vec<usize> = (0..2).map(|i| cpus[i % cpus.len()]).collect();
         let ops = [AtomicU64::new(0), AtomicU64::new(0)];
@@ -219,5 +220,47 @@ mod tests {
         let kept = (h.config.warmup + h.config.repetitions) as u64 * n;
         let confirmation = if n < h.config.max_batch_ops { n } else { 0 };
         assert!(a >= (2 * n - 1) + confirmation + kept, "thread ops {a} < sizing + confirmation + kept for N = {n}");
+    }
+
+    /// A team's sample is, per kept pair, the slowest thread's test batch less the slowest thread's control
+    /// batch, over N; each thread's own samples are its test less its control. Here one thread in turn is slow
+    /// (30 ticks an operation against 10) and every control costs 2, so each team sample is 28 ticks, 14 ns
+    /// at 2 GHz, whichever thread was slow; a mean over threads (or a median of the per-thread samples)
+    /// would give less. N follows the leader's batches alone: slow while sizing, it settles at 64 against
+    /// 1000 ticks (1920 ticks; 32 give 960). Every thread runs the same batches in the same order.
+    #[test]
+    fn the_team_sample_is_the_slowest_thread_per_operation() {
+        const THREADS: usize = 3;
+        let clock = ScriptedClock::new(2e9).with_read_ticks(5);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        let cpus: Vec<usize> = allowed_cpus().into_iter().cycle().take(THREADS).collect();
+        // Per thread: the control batches it has run (warm-up included), and every batch as (control?, N).
+        let pairs: [AtomicU64; THREADS] = Default::default();
+        let ran: [Mutex<Vec<(bool, u64)>>; THREADS] = Default::default();
+        let slow = |thread: usize| pairs[thread].load(Ordering::Relaxed) % THREADS as u64 == thread as u64;
+        let report = h.measure_team(
+            &cpus,
+            |thread, n| {
+                ran[thread].lock().unwrap().push((false, n));
+                clock.advance(n * if slow(thread) { 30 } else { 10 })
+            },
+            |thread, n| {
+                ran[thread].lock().unwrap().push((true, n));
+                pairs[thread].fetch_add(1, Ordering::Relaxed);
+                clock.advance(n * 2)
+            },
+        );
+        let m = &report.measurement;
+        assert_eq!(m.batch_ops, 64);
+        assert_eq!(h.first_sized_batch_ops(), Some(64));
+        assert_eq!(m.samples_ns, vec![14.0; 3]);
+        assert_eq!(m.control_ns, vec![(2 * 64 + 5) as f64 / 2.0 / 64.0; 3], "control and read, in ns per operation");
+        // Kept pairs 2, 3, 4: slow threads 2, 0, 1.
+        assert_eq!(m.per_thread_ns, vec![vec![4.0, 14.0, 4.0], vec![4.0, 4.0, 14.0], vec![14.0, 4.0, 4.0]]);
+        let mut expected: Vec<(bool, u64)> = [1, 2, 4, 8, 16, 32, 64, 64].map(|n| (false, n)).into();
+        expected.extend([(true, 64), (false, 64)].repeat(1 + 3));
+        for (thread, ran) in ran.iter().enumerate() {
+            assert_eq!(*ran.lock().unwrap(), expected, "thread {thread}");
+        }
     }
 }

@@ -263,8 +263,7 @@ mod tests {
 
     #[test]
     fn matrices_are_square_labelled_and_bound_each_other() {
-        let time = calibrate(false, Calibration { span: Duration::from_millis(10), spans: 1 });
-        let h = Harness::new(&time, HarnessConfig::for_mode(Mode::Quick));
+        let h = crate::harness::testing::quick_harness_with(HarnessConfig::for_mode(Mode::Quick));
         let cpus = two_cpus();
         let skew = measure_skew(hardware::counter_clock(&h), &cpus, 2_000, Instant::now() + Duration::from_secs(5));
         let labels = cpu_labels(&cpus);

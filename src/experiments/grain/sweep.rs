@@ -337,15 +337,13 @@ impl SweepResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::{calibrate, Calibration};
 
     /// The whole driver on a synthetic runtime whose run time has a planted best count: the decades stop
     /// where the overhead dominates, the refinement lands near the planted count, and the record has
     /// its tables, shares summing to 100%.
     #[test]
     fn driver_finds_the_planted_best_count_and_fills_the_tables() {
-        let time = calibrate(false, Calibration { span: Duration::from_millis(10), spans: 1 });
-        let h = Harness::new(&time, HarnessConfig::for_mode(Mode::Quick));
+        let h = crate::harness::testing::quick_harness_with(HarnessConfig::for_mode(Mode::Quick));
         // Three runs per count, the fastest deciding: a preempted run does not move the answer.
         let budget =
             Budget { max_tasks: 1_000_000, count_ns: 1e12, min_reps: 3, max_reps: 3, wall: Duration::from_secs(60) };
@@ -389,8 +387,7 @@ mod tests {
     #[cfg(overhead_openmp)]
     #[test]
     fn omp_counts_of_a_task_count_add_up_to_its_runs() {
-        let time = calibrate(false, Calibration { span: Duration::from_millis(5), spans: 1 });
-        let h = Harness::new(&time, HarnessConfig::for_mode(Mode::Quick));
+        let h = crate::harness::testing::quick_harness_with(HarnessConfig::for_mode(Mode::Quick));
         let budget =
             Budget { max_tasks: 1000, count_ns: 1e12, min_reps: 3, max_reps: 3, wall: Duration::from_secs(60) };
         let allowed = crate::machine::allowed_cpus();

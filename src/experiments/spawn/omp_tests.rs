@@ -1,7 +1,6 @@
 //! The `openmp` points of seed 001's spawning and granularity experiments run on a quick harness and
 //! give finite samples (built only when build.rs compiled the OpenMP kernels).
 
-use crate::clock::{calibrate, Calibration};
 use crate::experiments::grain::Sweep;
 use crate::experiments::{Experiment, Outcome, PlanContext, Planned};
 use crate::harness::{Harness, HarnessConfig, Mode};
@@ -10,9 +9,8 @@ use crate::record::PointSpec;
 
 use super::{Bulk, ForkJoin, Remote};
 
-pub(crate) fn quick_harness() -> Harness {
-    let time = calibrate(false, Calibration { span: std::time::Duration::from_millis(5), spans: 1 });
-    Harness::new(&time, HarnessConfig::for_mode(Mode::Quick))
+fn quick_harness() -> Harness {
+    crate::harness::testing::quick_harness_with(HarnessConfig::for_mode(Mode::Quick))
 }
 
 /// A quick plan context on at most two of the CPUs this process may use.

@@ -179,8 +179,7 @@ impl Point {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::{calibrate, Calibration};
-    use crate::harness::{HarnessConfig, Mode};
+    use crate::harness::Mode;
     use crate::machine::Topology;
 
     fn ctx() -> PlanContext {
@@ -202,10 +201,7 @@ mod tests {
     /// timers fired every time; a bad parameter is refused by name.
     #[test]
     fn a_point_records_counts_table_and_fired_timers() {
-        let time = calibrate(false, Calibration { span: std::time::Duration::from_millis(5), spans: 1 });
-        let mut config = HarnessConfig::for_mode(Mode::Quick);
-        config.target_batch_ns = 2e5;
-        let h = Harness::new(&time, config);
+        let h = crate::harness::testing::quick_harness();
         let spec = ctx().spec(
             "timer.hotpath",
             "os",

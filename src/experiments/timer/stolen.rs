@@ -273,7 +273,6 @@ fn outcome(m: Measurement, account: Account, cpu: CpuView) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::{calibrate, Calibration};
     use crate::harness::{HarnessConfig, Mode};
 
     #[test]
@@ -334,12 +333,11 @@ mod tests {
     #[test]
     fn timer_point_counts_events_and_reports_per_event() {
         let _serial = signal_timer::TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-        let time = calibrate(false, Calibration { span: std::time::Duration::from_millis(10), spans: 1 });
         let mut config = HarnessConfig::for_mode(Mode::Quick);
         config.repetitions = 5;
         config.warmup = 1;
         // 20 ms batches: 5 + 1 pairs and the sizing take ~0.3 s.
-        let o = measure_stolen(&long_batches(&Harness::new(&time, config)), 10_000).unwrap();
+        let o = measure_stolen(&long_batches(&crate::harness::testing::quick_harness_with(config)), 10_000).unwrap();
         assert_eq!(o.measurement.samples_ns.len(), 5);
         let per_s = o.extra["events_per_s"];
         // A timer cannot fire more often than its rate; a loaded VM may merge expiries, not add any.
