@@ -125,6 +125,7 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &msg::Switch,
         &msg::Rendezvous,
         &msg::Ipc,
+        &msg::Bandwidth,
         &timer::HotPath,
         &timer::Wakeup,
         &timer::Stolen,

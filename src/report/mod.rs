@@ -4,6 +4,7 @@
 mod convert;
 mod fits;
 mod grain;
+mod ipc;
 mod latency;
 mod matrix;
 mod primitives;
@@ -64,6 +65,12 @@ pub const SECTIONS: &[Section] = &[
         title: "Seed 002 timer tables: conversions and time per hot-path operation",
         about: "seed 002's timer tables: conversions per hot-path operation and the time measured",
         render: timers_table,
+    },
+    Section {
+        key: "ipc",
+        title: "Seed 003 ping-pong table: IPC round trip by payload and transport",
+        about: "seed 003's ping-pong table: msg.ipc round trips (ns / ticks) per payload and transport, msg.bw MB/s",
+        render: ipc::ipc_tables,
     },
     Section {
         key: "fits",

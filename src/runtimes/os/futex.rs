@@ -8,24 +8,41 @@ use anyhow::Context as _;
 /// already differs; may return spuriously, so callers loop on their own condition.
 #[inline]
 pub fn wait(word: &AtomicU32, expected: u32) {
-    // SAFETY: `word` is a live, aligned u32 for the whole call; a null timeout means wait forever.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-            expected,
-            std::ptr::null::<libc::timespec>(),
-        );
-    }
+    wait_op(word, expected, libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG);
 }
 
 /// Wakes up to `count` threads sleeping on `word` (FUTEX_WAKE_PRIVATE).
 #[inline]
 pub fn wake(word: &AtomicU32, count: i32) {
+    wake_op(word, count, libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG);
+}
+
+/// [`wait`] on a word in memory shared between processes (FUTEX_WAIT: the kernel keys the futex by the
+/// page, not by this process's address space).
+#[inline]
+pub fn wait_shared(word: &AtomicU32, expected: u32) {
+    wait_op(word, expected, libc::FUTEX_WAIT);
+}
+
+/// [`wake`] for a word in memory shared between processes (FUTEX_WAKE).
+#[inline]
+pub fn wake_shared(word: &AtomicU32, count: i32) {
+    wake_op(word, count, libc::FUTEX_WAKE);
+}
+
+#[inline]
+fn wait_op(word: &AtomicU32, expected: u32, op: libc::c_int) {
+    // SAFETY: `word` is a live, aligned u32 for the whole call; a null timeout means wait forever.
+    unsafe {
+        libc::syscall(libc::SYS_futex, word.as_ptr(), op, expected, std::ptr::null::<libc::timespec>());
+    }
+}
+
+#[inline]
+fn wake_op(word: &AtomicU32, count: i32, op: libc::c_int) {
     // SAFETY: `word` is a live, aligned u32; FUTEX_WAKE reads nothing through the pointer.
     unsafe {
-        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, count);
+        libc::syscall(libc::SYS_futex, word.as_ptr(), op, count);
     }
 }
 

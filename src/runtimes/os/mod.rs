@@ -7,6 +7,7 @@ pub mod futex;
 pub mod futex_lock;
 pub mod hashed_faa;
 pub mod hot_team;
+pub mod ipc;
 mod oversub;
 pub mod pipe;
 mod plugin;

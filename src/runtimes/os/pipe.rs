@@ -1,4 +1,5 @@
-//! Pipes and a forked echo process for IPC round trips (lmbench's `lat_pipe`).
+//! Pipes and whole-buffer reads and writes on a descriptor, with raw system calls (usable in a forked
+//! child: no allocation, no locking).
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -53,87 +54,4 @@ pub fn read_exact(fd: &impl AsRawFd, buf: &mut [u8]) -> io::Result<bool> {
         }
     }
     Ok(true)
-}
-
-/// A child process that echoes fixed-size messages from one pipe to another until end of file.
-pub struct EchoChild {
-    pid: libc::pid_t,
-    to_child: Option<OwnedFd>,
-    from_child: OwnedFd,
-}
-
-impl EchoChild {
-    /// Forks the echo child, pinned to `cpu`, echoing messages of `size` bytes (at most 4096).
-    ///
-    /// Call only while the process has a single thread: the child runs nothing but system calls.
-    /// Errors: pipe or fork failure.
-    pub fn spawn(cpu: usize, size: usize) -> io::Result<EchoChild> {
-        assert!(size <= 4096, "echo messages are at most one page");
-        let (child_read, parent_write) = pipe()?;
-        let (parent_read, child_write) = pipe()?;
-        // SAFETY: fork in a single-threaded process; the child only pins itself, reads, writes and exits.
-        let pid = unsafe { libc::fork() };
-        if pid < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        if pid == 0 {
-            drop(parent_write);
-            drop(parent_read);
-            let _ = crate::machine::pin_current_thread(cpu);
-            let mut buf = [0u8; 4096];
-            let code = loop {
-                match read_exact(&child_read, &mut buf[..size]) {
-                    Ok(true) => {
-                        if write_all(&child_write, &buf[..size]).is_err() {
-                            break 1;
-                        }
-                    }
-                    Ok(false) => break 0,
-                    Err(_) => break 1,
-                }
-            };
-            // SAFETY: _exit ends the child without running the parent's atexit handlers or destructors.
-            unsafe { libc::_exit(code) };
-        }
-        Ok(EchoChild { pid, to_child: Some(parent_write), from_child: parent_read })
-    }
-
-    /// One round trip: send `msg`, read the echo into `reply` (same length).
-    #[inline]
-    pub fn round_trip(&self, msg: &[u8], reply: &mut [u8]) -> io::Result<()> {
-        let to_child = self.to_child.as_ref().expect("the child's pipe is open until wait");
-        write_all(to_child, msg)?;
-        if read_exact(&self.from_child, reply)? {
-            Ok(())
-        } else {
-            Err(io::ErrorKind::UnexpectedEof.into())
-        }
-    }
-
-    /// Closes the child's input and reaps it; returns its exit status (0 on a clean end).
-    pub fn wait(mut self) -> io::Result<i32> {
-        self.to_child = None;
-        let mut status = 0;
-        // SAFETY: `pid` is our own unreaped child; `status` is a valid int.
-        if unsafe { libc::waitpid(self.pid, &mut status, 0) } < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(libc::WEXITSTATUS(status))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn echo_child_returns_what_it_was_sent() {
-        let child = EchoChild::spawn(crate::machine::allowed_cpus()[0], 8).unwrap();
-        let mut reply = [0u8; 8];
-        for i in 0..100u64 {
-            child.round_trip(&i.to_le_bytes(), &mut reply).unwrap();
-            assert_eq!(u64::from_le_bytes(reply), i);
-        }
-        assert_eq!(child.wait().unwrap(), 0);
-    }
 }

@@ -1,0 +1,144 @@
+//! `msg.bw`: streaming bandwidth between two processes, many messages in flight.
+
+use anyhow::Context as _;
+use serde::{Deserialize, Serialize};
+
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::harness::{Harness, Mode};
+use crate::record::{Metric, PointSpec};
+use crate::runtimes::os::ipc::{open, End, Peer, Role, Transport, WithEnds};
+
+/// `msg.bw`'s parameters, in name order; `placement` follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Params {
+    transport: Transport,
+    /// Bytes per message.
+    payload: usize,
+}
+
+/// Message sizes (bytes): large ones only, where bandwidth rather than the round trip decides.
+fn payloads(mode: Mode) -> Vec<usize> {
+    match mode {
+        Mode::Quick => vec![64 * 1024],
+        Mode::Default => vec![64 * 1024, 1 << 20],
+        Mode::Full => vec![64 * 1024, 256 * 1024, 1 << 20],
+    }
+}
+
+/// lmbench's `bw_pipe`/`bw_unix`/`bw_tcp` and OSU's `osu_bw` beside `msg.ipc`'s latency: per batch the
+/// parent streams a count and then that many `payload`-byte messages through a byte-stream transport to
+/// a forked child pinned to the other CPU, which reads them all and answers once. The time per operation
+/// is one message (ns); bandwidth is `payload` over it (MB/s, the report). The control is the empty loop
+/// plus one empty batch (count 0 and its answer), so the answer's round trip is not charged to the
+/// messages. Only the byte streams (pipe, UNIX stream socket, TCP loopback) keep messages in flight.
+pub struct Bandwidth;
+
+impl Experiment for Bandwidth {
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: "msg.bw",
+            summary:
+                "streaming bandwidth between two pinned processes (pipe, UNIX stream, TCP loopback), 64 KiB–1 MiB \
+                      messages in flight; ns per message, MB/s in the report",
+            source: "seed 003 (payload); lmbench bw_pipe, bw_unix, bw_tcp; OSU osu_bw",
+            metric: Metric::PerOp,
+            requires: KERNEL,
+        }
+    }
+    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let mut out = Vec::new();
+        for transport in Transport::STREAMS {
+            for payload in payloads(ctx.mode) {
+                out.extend(ctx.pair_points(self.id(), runtime.name(), &Params { transport, payload }));
+            }
+        }
+        out
+    }
+    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+        let Params { transport, payload } = spec.params_as()?;
+        anyhow::ensure!(
+            Transport::STREAMS.contains(&transport),
+            "{}: msg.bw streams through pipe, unix_stream or tcp, not {}",
+            spec.name(),
+            transport.name()
+        );
+        anyhow::ensure!(payload > 0, "{}: msg.bw needs a payload of at least 1 byte", spec.name());
+        let peer_cpu = *spec.cpus.get(1).unwrap_or(&spec.cpus[0]);
+        let mut outcome = open(transport, payload, Stream { h, payload, peer_cpu })
+            .with_context(|| format!("{}: opening the {} channel", spec.name(), transport.name()))??;
+        let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
+        outcome.extra.insert("payload_bytes".into(), payload as f64);
+        outcome.extra.insert("mb_per_s".into(), payload as f64 / median * 1e3);
+        Ok(outcome)
+    }
+}
+
+/// The measurement, once the channel's end type is known.
+struct Stream<'h> {
+    h: &'h Harness,
+    payload: usize,
+    peer_cpu: usize,
+}
+
+impl WithEnds for Stream<'_> {
+    type Output = anyhow::Result<Outcome>;
+    fn with<E: End>(self, parent: E, child: E) -> anyhow::Result<Outcome> {
+        let mut peer =
+            Peer::spawn(parent, child, self.peer_cpu, self.payload, Role::Sink).context("forking the sink process")?;
+        let msg = vec![0x5au8; self.payload];
+        let mut ack = [0u8; 8];
+        peer.stream(&msg, 1, &mut ack).context("first batch")?;
+        let mut failed = None;
+        let mut batch = |count: u64, peer: &mut Peer<E>| {
+            if let Err(e) = peer.stream(&msg, count, &mut ack) {
+                failed.get_or_insert(e);
+            }
+        };
+        let peer = std::cell::RefCell::new(peer);
+        let measurement = self.h.measure(
+            |n| batch(n, &mut peer.borrow_mut()),
+            |n| {
+                empty_loop(n);
+                // The control's answer: the same count-and-acknowledge round trip with no messages.
+                let mut ack = [0u8; 8];
+                let _ = peer.borrow_mut().stream(&[], 0, &mut ack);
+            },
+        );
+        let status = peer.into_inner().wait().context("reaping the sink process")?;
+        if let Some(e) = failed {
+            anyhow::bail!("a batch failed during measurement: {e}");
+        }
+        anyhow::ensure!(status == 0, "the sink process exited with status {status}");
+        Ok(measurement.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sink reads exactly the messages of each batch: a batch of k messages is answered with k, and
+    /// the stream stays in step over batches of different sizes (a lost or extra byte would desynchronise
+    /// the count and fail the next answer).
+    #[test]
+    fn the_sink_answers_each_batch_with_its_count() {
+        struct Check;
+        impl WithEnds for Check {
+            type Output = ();
+            fn with<E: End>(self, parent: E, child: E) {
+                let cpu = crate::machine::allowed_cpus()[0];
+                let mut peer = Peer::spawn(parent, child, cpu, 65536, Role::Sink).unwrap();
+                let msg = vec![7u8; 65536];
+                for count in [1u64, 0, 5, 17] {
+                    let mut ack = [0u8; 8];
+                    peer.stream(&msg, count, &mut ack).unwrap();
+                    assert_eq!(u64::from_le_bytes(ack), count);
+                }
+                assert_eq!(peer.wait().unwrap(), 0);
+            }
+        }
+        for transport in Transport::STREAMS {
+            open(transport, 65536, Check).unwrap();
+        }
+    }
+}
