@@ -128,6 +128,18 @@ fn comparison(record: &RunRecord, runtime: &str) -> Option<RuntimeComparison> {
     })
 }
 
+/// Test fixture: `fiber-ucontext` 40× `fiber-asm` on the raw switch and 4× on task create/destroy.
+#[cfg(test)]
+pub(crate) fn ucontext_vs_asm_points() -> Vec<crate::record::PointRecord> {
+    use crate::record::fixture::point;
+    vec![
+        point("sched.switch", "fiber-asm", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 10.0),
+        point("sched.switch", "fiber-ucontext", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 400.0),
+        point("spawn.create", "fiber-asm", &[("kind", "task")], 50.0),
+        point("spawn.create", "fiber-ucontext", &[("kind", "task")], 200.0),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,13 +161,8 @@ mod tests {
     #[test]
     fn geometric_mean_over_the_shared_switch_bound_rows() {
         let mut record = sample_record();
-        record.points = vec![
-            point("sched.switch", "fiber-asm", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 10.0),
-            point("sched.switch", "fiber-ucontext", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 400.0),
-            point("spawn.create", "fiber-asm", &[("kind", "task")], 50.0),
-            point("spawn.create", "fiber-ucontext", &[("kind", "task")], 200.0),
-            point("base.loop", "os", &[], 0.3),
-        ];
+        record.points = ucontext_vs_asm_points();
+        record.points.push(point("base.loop", "os", &[], 0.3));
         let found = comparisons(&record);
         assert_eq!(found.len(), 1, "{found:?}");
         let c = &found[0];

@@ -110,15 +110,12 @@ mod tests {
     #[test]
     fn rows_columns_footnotes_and_comparison() {
         let mut record = sample_record();
-        record.points = vec![
-            point("sched.switch", "fiber-asm", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 10.0),
-            point("sched.switch", "fiber-ucontext", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 400.0),
-            point("spawn.create", "fiber-asm", &[("kind", "task")], 50.0),
-            point("spawn.create", "fiber-ucontext", &[("kind", "task")], 200.0),
+        record.points = crate::analysis::table004::ucontext_vs_asm_points();
+        record.points.extend([
             point("spawn.create", "os", &[("kind", "process")], 1e5),
             point("spawn.create", "os", &[("kind", "thread")], 3e4),
             point("base.loop", "tokio", &[], 0.3),
-        ];
+        ]);
         let spec = point("msg.rendezvous", "tokio", &[("placement", "same_cpu")], 1.0).spec;
         record.skipped = vec![SkippedPoint::new(spec, SkipKind::Failed, "it broke")];
         crate::analysis::analyze(&mut record);

@@ -34,19 +34,8 @@ impl End for DgramEnd {
             // SAFETY: the pointer and length describe `buf`; MSG_TRUNC makes recv return the datagram's
             // real length, so a larger one is detected instead of silently cut.
             let n = unsafe { libc::recv(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), libc::MSG_TRUNC) };
-            match n {
-                // An empty datagram is the peer's finish.
-                0 => return Ok(false),
-                n if n > 0 && n as usize == buf.len() => return Ok(true),
-                n if n > 0 => {
-                    return Err(io::Error::other(format!("a {n}-byte datagram where {} were expected", buf.len())))
-                }
-                _ => {
-                    let e = io::Error::last_os_error();
-                    if e.kind() != io::ErrorKind::Interrupted {
-                        return Err(e);
-                    }
-                }
+            if let Some(received) = super::message_received(n, buf.len(), "datagram") {
+                return received;
             }
         }
     }

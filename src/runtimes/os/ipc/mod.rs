@@ -98,6 +98,22 @@ pub trait End {
     }
 }
 
+/// The outcome of one receive of a whole message (a datagram, a queue message) whose system call
+/// returned `n`: `Ok(false)` for an empty message (the peer's finish), `Ok(true)` for one of `expected`
+/// bytes, an error naming `what` for another size or a failed call; `None` when a signal interrupted the
+/// call and it should be made again.
+fn message_received(n: isize, expected: usize, what: &str) -> Option<io::Result<bool>> {
+    match n {
+        0 => Some(Ok(false)),
+        n if n > 0 && n as usize == expected => Some(Ok(true)),
+        n if n > 0 => Some(Err(io::Error::other(format!("a {n}-byte {what} where {expected} bytes were expected")))),
+        _ => {
+            let e = io::Error::last_os_error();
+            (e.kind() != io::ErrorKind::Interrupted).then_some(Err(e))
+        }
+    }
+}
+
 /// What to do with the two ends of a channel, generic over the end's type so that the timed loop is
 /// compiled for one transport, with no dispatch inside it ([`open`] picks the type once).
 pub trait WithEnds {

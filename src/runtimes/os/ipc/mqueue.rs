@@ -36,19 +36,8 @@ impl End for MqEnd {
             // SAFETY: the pointer and length describe `buf`, which is the queue's message size; a null
             // priority pointer is allowed.
             let n = unsafe { libc::mq_receive(self.rx, buf.as_mut_ptr().cast(), buf.len(), std::ptr::null_mut()) };
-            match n {
-                // An empty message is the peer's finish.
-                0 => return Ok(false),
-                n if n > 0 && n as usize == buf.len() => return Ok(true),
-                n if n > 0 => {
-                    return Err(io::Error::other(format!("a {n}-byte message where {} were expected", buf.len())))
-                }
-                _ => {
-                    let e = io::Error::last_os_error();
-                    if e.kind() != io::ErrorKind::Interrupted {
-                        return Err(e);
-                    }
-                }
+            if let Some(received) = super::message_received(n, buf.len(), "queue message") {
+                return received;
             }
         }
     }
