@@ -8,6 +8,7 @@ pub mod fits;
 pub mod grain;
 mod msg;
 mod plan;
+pub(crate) mod rpc;
 mod sched;
 pub(crate) mod spawn;
 mod sync;
@@ -125,6 +126,8 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &msg::Switch,
         &msg::Rendezvous,
         &msg::Ipc,
+        &rpc::Methods,
+        &rpc::Floor,
         &timer::HotPath,
         &timer::Wakeup,
         &timer::Stolen,
