@@ -7,6 +7,7 @@ mod grain;
 mod latency;
 mod matrix;
 mod primitives;
+mod rpc;
 mod seed001;
 mod table;
 mod time;
@@ -18,6 +19,7 @@ pub use grain::grain_table;
 pub use latency::latency_table;
 pub use matrix::{matrices_section, render_matrix};
 pub use primitives::primitives_table;
+pub use rpc::rpc_tables;
 pub use seed001::seed001_tables;
 pub use table::{render, Format};
 pub use time::time_spent;
@@ -64,6 +66,12 @@ pub const SECTIONS: &[Section] = &[
         title: "Seed 002 timer tables: conversions and time per hot-path operation",
         about: "seed 002's timer tables: conversions per hot-path operation and the time measured",
         render: timers_table,
+    },
+    Section {
+        key: "rpc",
+        title: "Seed 003 table: RPC time per method, client vs. server, and what the delta is made of",
+        about: "seed 003's per-method RPC table (rpc.methods) with its delta split into transport, framing and cold caches (rpc.floor)",
+        render: rpc_tables,
     },
     Section {
         key: "fits",

@@ -15,8 +15,16 @@ pub(crate) const TABLE_KEY: &str = "methods";
 /// Columns of the per-method table, unit in each name: calls; total time of the calls on each side (ms);
 /// each side's share of the client's total over all methods (%: the seed's "% Time" of the run, whose
 /// "Kernel" share was of the same total); µs per call on each side; the delta (µs per call).
-pub(crate) const COLUMNS: [&str; 8] =
-    ["calls", "client_ms", "server_ms", "client_pct", "server_pct", "client_us_per_call", "server_us_per_call", "delta_us"];
+pub(crate) const COLUMNS: [&str; 8] = [
+    "calls",
+    "client_ms",
+    "server_ms",
+    "client_pct",
+    "server_pct",
+    "client_us_per_call",
+    "server_us_per_call",
+    "delta_us",
+];
 
 /// One method's calls and total time on each side, ns.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -58,9 +66,19 @@ impl MethodTotals {
 /// Each method's totals from the two sides' tallies (ticks of `clock`: both processes read the same counter).
 ///
 /// Errors: a method's calls differ between the sides (a call was lost or counted twice).
-pub(crate) fn totals(clock: &impl Ticks, client: &[Tally; 4], server: &[Tally; 4]) -> anyhow::Result<[MethodTotals; 4]> {
+pub(crate) fn totals(
+    clock: &impl Ticks,
+    client: &[Tally; 4],
+    server: &[Tally; 4],
+) -> anyhow::Result<[MethodTotals; 4]> {
     for (m, (c, s)) in Method::ALL.iter().zip(client.iter().zip(server)) {
-        anyhow::ensure!(c.calls == s.calls, "{}: the client made {} calls, the server served {}", m.label(), c.calls, s.calls);
+        anyhow::ensure!(
+            c.calls == s.calls,
+            "{}: the client made {} calls, the server served {}",
+            m.label(),
+            c.calls,
+            s.calls
+        );
     }
     Ok(std::array::from_fn(|i| MethodTotals {
         calls: client[i].calls,
@@ -112,7 +130,8 @@ pub(crate) fn per_call_extras(totals: &[MethodTotals; 4]) -> BTreeMap<String, f6
     let mut out = BTreeMap::new();
     let rows = Method::ALL.iter().map(|m| m.key()).zip(totals.iter().copied()).chain([("mix", overall(totals))]);
     for (key, t) in rows {
-        let values = [("client", t.client_per_call_ns()), ("server", t.server_per_call_ns()), ("delta", t.delta_per_call_ns())];
+        let values =
+            [("client", t.client_per_call_ns()), ("server", t.server_per_call_ns()), ("delta", t.delta_per_call_ns())];
         for (side, value) in values {
             if let Some(v) = value {
                 out.insert(format!("{key}_{side}_ns"), v);
@@ -136,8 +155,12 @@ mod tests {
             client_ns: client_ms * 1e6,
             server_ns: server_ms * 1e6,
         };
-        let totals =
-            [row(686_960, 18_054.0, 15_171.0), row(91_123, 730.0, 567.0), row(90_464, 868.0, 515.0), row(712, 30.0, 27.0)];
+        let totals = [
+            row(686_960, 18_054.0, 15_171.0),
+            row(91_123, 730.0, 567.0),
+            row(90_464, 868.0, 515.0),
+            row(712, 30.0, 27.0),
+        ];
         let table = methods_table(&totals);
         assert_eq!(table.columns, COLUMNS);
         let cell = |r: usize, c: &str| table.rows[r].1[COLUMNS.iter().position(|x| *x == c).unwrap()].unwrap();

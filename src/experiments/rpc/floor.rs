@@ -21,7 +21,7 @@ use super::bare::{round_trip, EVICT_TAG};
 use super::evict::Evictor;
 use super::server::{EchoServer, GrpcServer};
 use super::service::{connect, reply, request, Method, Stub};
-use super::{evict_mib, placements, Transport};
+use super::{evict_mib, one_thread_note, placements, Transport};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::{Harness, Measurement, Mode};
 use crate::record::{LabelledTable, Metric, PointSpec};
@@ -31,8 +31,15 @@ pub(crate) const TABLE_KEY: &str = "floor";
 
 /// Columns of the hot/cold table (µs per call): each side's time and the delta, hot then cold, and the cold
 /// delta less the hot one.
-pub(crate) const COLUMNS: [&str; 7] =
-    ["hot_client_us", "hot_server_us", "hot_delta_us", "cold_client_us", "cold_server_us", "cold_delta_us", "cold_minus_hot_us"];
+pub(crate) const COLUMNS: [&str; 7] = [
+    "hot_client_us",
+    "hot_server_us",
+    "hot_delta_us",
+    "cold_client_us",
+    "cold_server_us",
+    "cold_delta_us",
+    "cold_minus_hot_us",
+];
 
 /// The method whose delta the floor splits: seed 003's reconciliation was of object discard's 4.2 µs.
 const METHOD: Method = Method::ObjectDiscard;
@@ -97,11 +104,13 @@ impl Experiment for Floor {
 
         let (bare_hot, bare_cold) = measure_bare(h, &echo, &request, reply_len, &evictor, runs)?;
         echo.finish()?;
-        let (grpc_hot, grpc_cold) = measure_grpc(h, &grpc, &evictor, runs)?;
+        let mut notes = Vec::new();
+        let (grpc_hot, grpc_cold) = measure_grpc(h, &grpc, &evictor, runs, &mut notes)?;
         grpc.finish()?;
 
         let median = |m: &Measurement| m.summary().map_or(f64::NAN, |s| s.median);
-        let floor = FloorNumbers { bare_hot_ns: median(&bare_hot), bare_cold_ns: median(&bare_cold), grpc_hot, grpc_cold };
+        let floor =
+            FloorNumbers { bare_hot_ns: median(&bare_hot), bare_cold_ns: median(&bare_cold), grpc_hot, grpc_cold };
         let mut outcome = Outcome::from(bare_hot);
         outcome.details.tables.insert(TABLE_KEY.into(), floor.table());
         outcome.extra = floor.extras();
@@ -113,6 +122,7 @@ impl Experiment for Floor {
             params.evict_mib,
             METHOD.label()
         ));
+        outcome.notes.extend(notes);
         Ok(outcome)
     }
 }
@@ -166,7 +176,8 @@ fn measure_bare(
 }
 
 /// gRPC's [`METHOD`], hot (back to back, through the harness's batches) and cold (each call alone, after the
-/// server's `Evict` and this process's eviction): both sides' totals of each.
+/// server's `Evict` and this process's eviction): both sides' totals of each. A note goes to `notes` if the
+/// client ran more than one thread.
 ///
 /// Errors: connecting failed, a call failed, or the sides' call counts disagree.
 fn measure_grpc(
@@ -174,6 +185,7 @@ fn measure_grpc(
     server: &GrpcServer,
     evictor: &Evictor,
     runs: usize,
+    notes: &mut Vec<String>,
 ) -> anyhow::Result<(MethodTotals, MethodTotals)> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let stub = RefCell::new(Stub::new(rt.block_on(connect(server.address())).context("connecting")?, h.clock));
@@ -209,6 +221,7 @@ fn measure_grpc(
     evict_both();
     h.measure_runs_with_reset(|_| once(), |_| {}, |_| evict_both(), 1, runs);
     let cold = take(&stub)?;
+    notes.extend(one_thread_note());
     if let Some(e) = failed.into_inner() {
         anyhow::bail!("a call failed during measurement: {e}");
     }
@@ -241,7 +254,11 @@ impl FloorNumbers {
         let (hot, cold) = self.deltas();
         let mut out = std::collections::BTreeMap::new();
         for (name, t) in [("hot", &self.grpc_hot), ("cold", &self.grpc_cold)] {
-            let sides = [("client", t.client_per_call_ns()), ("server", t.server_per_call_ns()), ("delta", t.delta_per_call_ns())];
+            let sides = [
+                ("client", t.client_per_call_ns()),
+                ("server", t.server_per_call_ns()),
+                ("delta", t.delta_per_call_ns()),
+            ];
             for (side, v) in sides {
                 out.insert(format!("grpc_{name}_{side}_ns"), v.unwrap_or(f64::NAN));
             }
@@ -325,8 +342,12 @@ mod tests {
             client_ns: calls as f64 * client_us * 1e3,
             server_ns: calls as f64 * server_us * 1e3,
         };
-        let floor =
-            FloorNumbers { bare_hot_ns: 10e3, bare_cold_ns: 14e3, grpc_hot: t(100, 50.0, 10.0), grpc_cold: t(10, 70.0, 15.0) };
+        let floor = FloorNumbers {
+            bare_hot_ns: 10e3,
+            bare_cold_ns: 14e3,
+            grpc_hot: t(100, 50.0, 10.0),
+            grpc_cold: t(10, 70.0, 15.0),
+        };
         let extras = floor.extras();
         let near = |k: &str, v: f64| assert!((extras[k] - v).abs() < 1e-6, "{k}: {} ≠ {v}", extras[k]);
         near("transport_ns", 10e3);

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::accounting::{methods_table, per_call_extras, totals, TABLE_KEY};
 use super::server::GrpcServer;
 use super::service::{connect, Method, Stub};
-use super::{placements, Transport};
+use super::{one_thread_note, placements, Transport};
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::Harness;
 use crate::record::{Metric, PointSpec};
@@ -93,6 +93,7 @@ impl Experiment for Methods {
             anyhow::bail!("a call failed during measurement: {e}");
         }
         let (client, server_side) = rt.block_on(stub.take_tallies()).context("taking the tallies")?;
+        let threads_note = one_thread_note();
         // Closing the connection ends the server: the client's tasks live in its runtime.
         drop(stub);
         drop(rt);
@@ -109,6 +110,7 @@ impl Experiment for Methods {
             MIX.iter().filter(|&&m| m == C).count(),
             MIX.iter().filter(|&&m| m == F).count(),
         ));
+        outcome.notes.extend(threads_note);
         Ok(outcome)
     }
 }

@@ -14,7 +14,8 @@
 //!   splits into transport and framing + protocol + runtime, and the delta again with the caches of both
 //!   processes evicted before every call (`evict.rs`): cold − hot is the seed's unaccounted cycles.
 //!
-//! docs/ARCHITECTURE.md "Experiments" lists them; the report's `rpc` section prints the seed's table.
+//! docs/ARCHITECTURE.md "The rpc family (seed 003)" describes both; the report's `rpc` section prints the
+//! seed's table.
 
 pub(crate) mod accounting;
 mod bare;
@@ -27,6 +28,12 @@ mod transport;
 
 pub use floor::Floor;
 pub use methods::Methods;
+
+/// A note for the record when the client process ran more than one thread while it measured: each side of an
+/// `rpc` point is meant to be one pinned thread (a current-thread runtime that started no helper thread).
+fn one_thread_note() -> Option<String> {
+    server::threads().filter(|&n| n > 1).map(|n| format!("the client process ran {n} threads, not one"))
+}
 
 use serde::{Deserialize, Serialize};
 

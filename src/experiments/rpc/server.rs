@@ -1,5 +1,5 @@
 //! The server process of an `rpc` point: forked from the probe, pinned to the point's second CPU, serving one
-//! connection and gone before the probe is.
+//! connection and gone before the probe is (docs/ARCHITECTURE.md "The rpc family (seed 003)").
 //!
 //! Forked rather than started as a new program (`overhead` with a hidden subcommand): the child inherits the
 //! listening socket already bound (no address to hand over, no race for a port), the calibrated clock and the
@@ -30,7 +30,7 @@ use crate::clock::Clock;
 pub(crate) const SERVER_LIFETIME: Duration = Duration::from_secs(60);
 
 /// Threads of this process, from `/proc/self/status`; `None` when it cannot be read.
-fn threads() -> Option<usize> {
+pub(super) fn threads() -> Option<usize> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     status.lines().find_map(|l| l.strip_prefix("Threads:")).and_then(|n| n.trim().parse().ok())
 }

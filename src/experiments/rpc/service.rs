@@ -29,15 +29,20 @@ pub(crate) use pb::{Words12, Words2};
 /// Seed 003's four most used Viengoos calls, in the seed's table order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Method {
+    /// `ObjectDiscard`: the seed's most used call (79% of its calls), 22.0 µs of server time there.
     ObjectDiscard,
+    /// `ObjectAlloc`: 10% of the seed's calls, 6.2 µs of server time.
     ObjectAlloc,
+    /// `CapCopy`: 10% of the seed's calls, 5.6 µs of server time.
     CapCopy,
+    /// `FolioAlloc`: the rarest (0.1%) and heaviest, 37.8 µs of server time.
     FolioAlloc,
 }
 
 impl Method {
     /// Every method, in the seed's table order (also their index in per-method arrays).
-    pub(crate) const ALL: [Method; 4] = [Method::ObjectDiscard, Method::ObjectAlloc, Method::CapCopy, Method::FolioAlloc];
+    pub(crate) const ALL: [Method; 4] =
+        [Method::ObjectDiscard, Method::ObjectAlloc, Method::CapCopy, Method::FolioAlloc];
 
     /// Its index in [`Method::ALL`].
     pub(crate) const fn index(self) -> usize {
@@ -246,9 +251,7 @@ where
 /// Errors: the connection could not be made.
 pub(crate) async fn connect(address: &Address) -> Result<ViengoosClient<Channel>, tonic::transport::Error> {
     let channel = match address {
-        Address::Tcp(addr) => {
-            Endpoint::from_shared(format!("http://{addr}"))?.tcp_nodelay(true).connect().await?
-        }
+        Address::Tcp(addr) => Endpoint::from_shared(format!("http://{addr}"))?.tcp_nodelay(true).connect().await?,
         Address::Unix(path) => {
             let path = path.clone();
             // The URI only names the HTTP/2 authority; the connector decides where the bytes go.
@@ -373,7 +376,10 @@ mod tests {
             assert_eq!(client.map(|t| t.calls), [1, 1, 2, 1], "{transport:?}: Evict is not counted");
             assert_eq!(server_side.map(|t| t.calls), [1, 1, 2, 1], "{transport:?}");
             for (c, s) in client.iter().zip(&server_side) {
-                assert!(c.ticks > s.ticks && s.ticks > 0, "{transport:?}: a call takes longer than its work: {c:?} {s:?}");
+                assert!(
+                    c.ticks > s.ticks && s.ticks > 0,
+                    "{transport:?}: a call takes longer than its work: {c:?} {s:?}"
+                );
             }
             let (client, server_side) = rt.block_on(stub.take_tallies()).unwrap();
             assert_eq!((client, server_side), ([Tally::default(); 4], [Tally::default(); 4]), "taken: zero again");

@@ -17,8 +17,13 @@ const READ_TIMEOUT: Duration = Duration::from_secs(20);
 /// where to connect.
 #[derive(Debug)]
 pub(crate) enum Listener {
-    /// A UNIX socket at `path`.
-    Unix { listener: UnixListener, path: PathBuf },
+    /// A UNIX socket.
+    Unix {
+        /// The bound socket.
+        listener: UnixListener,
+        /// Its path, inside the directory [`Listener::bind`] returned.
+        path: PathBuf,
+    },
     /// A TCP socket on 127.0.0.1.
     Tcp(TcpListener),
 }
