@@ -1,5 +1,6 @@
-//! Records the git commit the binary is built from, for the run record's `tool.git_commit`, and builds the
-//! OpenMP kernels of the `openmp` runtime (`c/omp/`, C with `-fopenmp`, linked against libgomp).
+//! Records the git commit the binary is built from, for the run record's `tool.git_commit`, builds the
+//! OpenMP kernels of the `openmp` runtime (`c/omp/`, C with `-fopenmp`, linked against libgomp), and generates
+//! the gRPC service of the `rpc.*` experiments from `proto/overhead_rpc.proto` (seed 003).
 //!
 //! The OpenMP build never fails the crate's build: when the C compiler cannot compile and link an OpenMP
 //! program (no `omp.h`, no libgomp, `OVERHEAD_NO_OPENMP` set), the crate is built without the `overhead_openmp`
@@ -11,9 +12,26 @@ use std::path::{Path, PathBuf};
 const OMP_SOURCES: [&str; 6] =
     ["c/omp/team.c", "c/omp/loops.c", "c/omp/forkjoin.c", "c/omp/barrier.c", "c/omp/tasks.c", "c/omp/sync.c"];
 
+/// The service definition of the `rpc.*` experiments, relative to the crate root.
+const RPC_PROTO: &str = "proto/overhead_rpc.proto";
+
 fn main() {
     git_commit();
     openmp();
+    rpc_service();
+}
+
+/// Generates the messages and the client and server code of `proto/overhead_rpc.proto` into `OUT_DIR`
+/// (`overhead_rpc.rs`, included by `src/experiments/rpc/service.rs`). protox parses the file in Rust, so the
+/// build needs no `protoc`; tonic-prost-build turns the descriptors into prost messages and tonic stubs.
+/// Unlike the OpenMP kernels this cannot be left out: a broken `.proto` fails the build, with protox's message.
+fn rpc_service() {
+    println!("cargo:rerun-if-changed={RPC_PROTO}");
+    let descriptors = protox::compile([RPC_PROTO], ["proto"]).unwrap_or_else(|e| panic!("{RPC_PROTO}: {e}"));
+    tonic_prost_build::configure()
+        .build_transport(false)
+        .compile_fds(descriptors)
+        .unwrap_or_else(|e| panic!("generating the rpc service from {RPC_PROTO}: {e}"));
 }
 
 fn git_commit() {

@@ -40,6 +40,8 @@ fn quick_run_of_every_experiment_fills_the_record() {
         "sync.faa",
         "sync.barrier",
         "msg.ipc",
+        "rpc.methods",
+        "rpc.floor",
     ] {
         let has = |key: &str| rec[key].as_array().unwrap().iter().any(|p| p["spec"]["experiment"] == id);
         assert!(has("points") || has("skipped"), "{id} is neither measured nor skipped");

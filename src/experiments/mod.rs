@@ -8,6 +8,7 @@ pub mod fits;
 pub mod grain;
 mod msg;
 mod plan;
+pub(crate) mod rpc;
 mod sched;
 pub(crate) mod spawn;
 mod sync;
@@ -126,6 +127,8 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &msg::Rendezvous,
         &msg::Ipc,
         &msg::Bandwidth,
+        &rpc::Methods,
+        &rpc::Floor,
         &timer::HotPath,
         &timer::Wakeup,
         &timer::Stolen,

@@ -8,6 +8,7 @@ mod ipc;
 mod latency;
 mod matrix;
 mod primitives;
+mod rpc;
 mod seed001;
 mod table;
 mod time;
@@ -19,6 +20,7 @@ pub use grain::grain_table;
 pub use latency::latency_table;
 pub use matrix::{matrices_section, render_matrix};
 pub use primitives::primitives_table;
+pub use rpc::rpc_tables;
 pub use seed001::seed001_tables;
 pub use table::{render, Format};
 pub use time::time_spent;
@@ -71,6 +73,12 @@ pub const SECTIONS: &[Section] = &[
         title: "Seed 003 ping-pong table: IPC round trip by payload and transport",
         about: "seed 003's ping-pong table: msg.ipc round trips (ns / ticks) per payload and transport, msg.bw MB/s",
         render: ipc::ipc_tables,
+    },
+    Section {
+        key: "rpc",
+        title: "Seed 003 table: RPC time per method, client vs. server, and what the delta is made of",
+        about: "seed 003's per-method RPC table (rpc.methods) with its delta split into transport, framing and cold caches (rpc.floor)",
+        render: rpc_tables,
     },
     Section {
         key: "fits",
