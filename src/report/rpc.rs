@@ -69,7 +69,10 @@ pub fn rpc_tables(record: &RunRecord, format: Format) -> String {
     for p in record.points.iter().filter(|p| p.spec.experiment == METHODS) {
         out += &method_table(p, format);
         match floors.iter().find(|f| same_pair(&f.spec, &p.spec)) {
-            Some(f) => out += &reconciliation(f),
+            Some(f) => {
+                out += &reconciliation(f);
+                out += &ping_pong_line(record, f);
+            }
             None => out += "no rpc.floor point for this transport and placement: the delta is not split\n",
         }
         out += "\n";
@@ -118,6 +121,42 @@ fn method_table(p: &PointRecord, format: Format) -> String {
         // A blank line ends a Markdown table; without it the next line would read as a row.
         Format::Md => format!("### {heading}\n\n{table}\n\n{per_call}\n"),
     }
+}
+
+/// The `msg.ipc` transport that carries an `rpc.*` transport's bytes without RPC.
+fn ipc_transport(rpc_transport: &str) -> Option<&'static str> {
+    match rpc_transport {
+        "unix" => Some("unix_stream"),
+        "tcp" => Some("tcp"),
+        _ => None,
+    }
+}
+
+/// Seed 003's ping-pong beside the floor: `msg.ipc`'s round trip on the same transport and placement at
+/// the largest payload not above the request's size (else the smallest), or nothing without one.
+fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
+    let Some(transport) = floor.spec.param("transport").and_then(ipc_transport) else { return String::new() };
+    let request = floor.extra.get("request_bytes").copied().unwrap_or(0.0);
+    let mut candidates: Vec<(f64, &PointRecord)> = record
+        .points
+        .iter()
+        .filter(|p| {
+            p.spec.experiment == "msg.ipc"
+                && p.spec.param("transport") == Some(transport)
+                && p.spec.param("placement") == floor.spec.param("placement")
+        })
+        .filter_map(|p| Some((p.spec.param("payload")?.parse::<f64>().ok()?, p)))
+        .collect();
+    candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let chosen = candidates.iter().rev().find(|(bytes, _)| *bytes <= request).or(candidates.first());
+    chosen.map_or_else(String::new, |(bytes, p)| {
+        format!(
+            "ping-pong (msg.ipc, {transport}, {bytes:.0} B each way): {} ±{}, the round trip below any call on this \
+             transport\n",
+            format_ns(p.summary.median),
+            format_ns(p.summary.ci_half_width())
+        )
+    })
 }
 
 /// What one `rpc.floor` point says the delta is made of: two lines, from its extras and its median.
@@ -218,6 +257,28 @@ mod tests {
         assert!(tcp.contains("TCP loopback, other_core (rpc.floor only)"), "{tcp}");
         assert!(text.contains("rpc.methods/runtime:os/transport:tcp/placement:other_core: needs a second usable CPU"));
         assert!(rpc_tables(&record, Format::Table).contains("│ object discard"));
+    }
+
+    /// The ping-pong line takes `msg.ipc` on the same transport and placement, at the largest payload not
+    /// above the request (8 B here, not 4 KiB), and is absent without such a point.
+    #[test]
+    fn ping_pong_beside_the_floor() {
+        let mut record = sample_record();
+        let ipc = |transport: &str, payload: &str, placement: &str, ns: f64| {
+            point("msg.ipc", "os", &[("transport", transport), ("payload", payload), ("placement", placement)], ns)
+        };
+        record.points = vec![
+            methods_point("unix", "same_cpu"),
+            floor_point("unix", "same_cpu"),
+            ipc("unix_stream", "8", "same_cpu", 7_000.0),
+            ipc("unix_stream", "4096", "same_cpu", 8_000.0),
+            ipc("unix_stream", "8", "other_core", 30_000.0),
+            ipc("pipe", "8", "same_cpu", 5_000.0),
+        ];
+        let text = rpc_tables(&record, Format::Table);
+        assert!(text.contains("ping-pong (msg.ipc, unix_stream, 8 B each way): 7.00 µs ±"), "{text}");
+        record.points.retain(|p| p.spec.param("transport") != Some("unix_stream"));
+        assert!(!rpc_tables(&record, Format::Table).contains("ping-pong"));
     }
 
     #[test]
