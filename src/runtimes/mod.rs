@@ -9,7 +9,7 @@ pub mod fan_out;
 pub mod fiber;
 pub mod openmp;
 pub mod os;
-mod plugin;
+pub(crate) mod plugin;
 pub mod primitives;
 pub mod rayon_rt;
 mod registry;

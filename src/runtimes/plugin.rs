@@ -89,3 +89,50 @@ pub fn implements(runtime: &dyn RuntimeUnderTest, capability: Capability) -> Opt
         C::Atomic | C::Barrier | C::Lock => runtime.contention().is_some(),
     })
 }
+
+/// Inside an `impl RuntimeUnderTest`, the accessors of the capabilities the type implements, each
+/// returning `Some(self)`, e.g. `capabilities!(context, primitives, fan_out);`. The names are the accessors'
+/// (`context`, `primitives`, `contention`, `yield_round`, `wake_all`, `fan_out`, `activity_barrier`); the
+/// type must implement the matching trait, or the expansion does not compile.
+macro_rules! capabilities {
+    ($($capability:ident),* $(,)?) => {
+        $( $crate::runtimes::plugin::capabilities!(@one $capability); )*
+    };
+    (@one context) => {
+        fn context(&self) -> Option<&dyn $crate::runtimes::primitives::Context> {
+            Some(self)
+        }
+    };
+    (@one primitives) => {
+        fn primitives(&self) -> Option<&dyn $crate::runtimes::primitives::Primitives> {
+            Some(self)
+        }
+    };
+    (@one contention) => {
+        fn contention(&self) -> Option<&dyn $crate::runtimes::contention::Contention> {
+            Some(self)
+        }
+    };
+    (@one yield_round) => {
+        fn yield_round(&self) -> Option<&dyn $crate::runtimes::yield_round::YieldRound> {
+            Some(self)
+        }
+    };
+    (@one wake_all) => {
+        fn wake_all(&self) -> Option<&dyn $crate::runtimes::wake_all::WakeAll> {
+            Some(self)
+        }
+    };
+    (@one fan_out) => {
+        fn fan_out(&self) -> Option<&dyn $crate::runtimes::fan_out::FanOut> {
+            Some(self)
+        }
+    };
+    (@one activity_barrier) => {
+        fn activity_barrier(&self) -> Option<&dyn $crate::runtimes::activity_barrier::ActivityBarrier> {
+            Some(self)
+        }
+    };
+}
+
+pub(crate) use capabilities;

@@ -42,21 +42,7 @@ impl RuntimeUnderTest for FiberRuntime {
     fn available(&self) -> Result<(), String> {
         self.backend.available()
     }
-    fn context(&self) -> Option<&dyn crate::runtimes::primitives::Context> {
-        Some(self)
-    }
-    fn primitives(&self) -> Option<&dyn crate::runtimes::primitives::Primitives> {
-        Some(self)
-    }
-    fn yield_round(&self) -> Option<&dyn crate::runtimes::yield_round::YieldRound> {
-        Some(self)
-    }
-    fn wake_all(&self) -> Option<&dyn crate::runtimes::wake_all::WakeAll> {
-        Some(self)
-    }
-    fn fan_out(&self) -> Option<&dyn crate::runtimes::fan_out::FanOut> {
-        Some(self)
-    }
+    crate::runtimes::plugin::capabilities!(context, primitives, yield_round, wake_all, fan_out);
     fn one_thread(&self) -> Option<&'static str> {
         Some("runs its fibers on one kernel thread (one CPU)")
     }

@@ -15,12 +15,7 @@ impl RuntimeUnderTest for OpenMp {
     fn available(&self) -> Result<(), String> {
         super::available()
     }
-    fn contention(&self) -> Option<&dyn crate::runtimes::contention::Contention> {
-        Some(self)
-    }
-    fn fan_out(&self) -> Option<&dyn crate::runtimes::fan_out::FanOut> {
-        Some(self)
-    }
+    crate::runtimes::plugin::capabilities!(contention, fan_out);
     fn lacks(&self, capability: Capability) -> Option<&'static str> {
         match capability {
             Capability::Context => Some("its code runs as C kernels on the calling thread: a loop there is os's loop"),

@@ -15,25 +15,13 @@ impl RuntimeUnderTest for Os {
     fn lacks(&self, _: Capability) -> Option<&'static str> {
         None
     }
-    fn context(&self) -> Option<&dyn crate::runtimes::primitives::Context> {
-        Some(self)
-    }
-    fn primitives(&self) -> Option<&dyn crate::runtimes::primitives::Primitives> {
-        Some(self)
-    }
-    fn yield_round(&self) -> Option<&dyn crate::runtimes::yield_round::YieldRound> {
-        Some(self)
-    }
-    fn wake_all(&self) -> Option<&dyn crate::runtimes::wake_all::WakeAll> {
-        Some(self)
-    }
-    fn fan_out(&self) -> Option<&dyn crate::runtimes::fan_out::FanOut> {
-        Some(self)
-    }
-    fn activity_barrier(&self) -> Option<&dyn crate::runtimes::activity_barrier::ActivityBarrier> {
-        Some(self)
-    }
-    fn contention(&self) -> Option<&dyn crate::runtimes::contention::Contention> {
-        Some(self)
-    }
+    crate::runtimes::plugin::capabilities!(
+        context,
+        primitives,
+        yield_round,
+        wake_all,
+        fan_out,
+        activity_barrier,
+        contention
+    );
 }

@@ -39,15 +39,7 @@ impl crate::runtimes::RuntimeUnderTest for Rayon {
     fn about(&self) -> &'static str {
         "rayon's work-stealing thread pool, workers pinned"
     }
-    fn yield_round(&self) -> Option<&dyn crate::runtimes::yield_round::YieldRound> {
-        Some(self)
-    }
-    fn fan_out(&self) -> Option<&dyn crate::runtimes::fan_out::FanOut> {
-        Some(self)
-    }
-    fn activity_barrier(&self) -> Option<&dyn crate::runtimes::activity_barrier::ActivityBarrier> {
-        Some(self)
-    }
+    crate::runtimes::plugin::capabilities!(yield_round, fan_out, activity_barrier);
     fn lacks(&self, capability: crate::runtimes::Capability) -> Option<&'static str> {
         use crate::runtimes::{Capability as C, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS};
         match capability {

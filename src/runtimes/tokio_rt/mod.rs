@@ -71,24 +71,7 @@ impl crate::runtimes::RuntimeUnderTest for Tokio {
     fn about(&self) -> &'static str {
         "tokio: current-thread scheduler (seed 004 table), multi-thread work stealing (seed 001)"
     }
-    fn context(&self) -> Option<&dyn crate::runtimes::primitives::Context> {
-        Some(self)
-    }
-    fn primitives(&self) -> Option<&dyn crate::runtimes::primitives::Primitives> {
-        Some(self)
-    }
-    fn yield_round(&self) -> Option<&dyn crate::runtimes::yield_round::YieldRound> {
-        Some(self)
-    }
-    fn wake_all(&self) -> Option<&dyn crate::runtimes::wake_all::WakeAll> {
-        Some(self)
-    }
-    fn fan_out(&self) -> Option<&dyn crate::runtimes::fan_out::FanOut> {
-        Some(self)
-    }
-    fn activity_barrier(&self) -> Option<&dyn crate::runtimes::activity_barrier::ActivityBarrier> {
-        Some(self)
-    }
+    crate::runtimes::plugin::capabilities!(context, primitives, yield_round, wake_all, fan_out, activity_barrier);
     fn lacks(&self, capability: crate::runtimes::Capability) -> Option<&'static str> {
         use crate::runtimes::{Capability as C, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS};
         match capability {
