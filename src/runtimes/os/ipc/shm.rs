@@ -122,24 +122,21 @@ impl Drop for ShmEnd {
 pub fn pair(payload: usize, wait: Wait) -> io::Result<(ShmEnd, ShmEnd)> {
     let capacity = payload.max(1).next_multiple_of(128);
     let len = HEADER + 2 * capacity;
-    let map = |()| -> io::Result<*mut u8> {
-        // SAFETY: a fresh anonymous shared mapping; no existing memory is touched.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(p.cast())
+    // SAFETY: a fresh anonymous shared mapping; no existing memory is touched.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
     };
-    let base = map(())?;
+    if base == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    let base: *mut u8 = base.cast();
     // The second end needs its own mapping handle to unmap on drop; map the same pages twice by
     // duplicating the mapping with mremap(old_size 0), which for a shared mapping makes a second view.
     // SAFETY: mremap with old_size 0 on a MAP_SHARED mapping creates a new mapping of the same pages.
