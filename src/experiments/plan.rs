@@ -101,6 +101,23 @@ impl PlanContext {
         counts
     }
 
+    /// Thread counts for a curve against the number of threads (seed 001 Fig. 1–2): `min`, then doubling
+    /// (2, 4, 8, …) and the usable CPU count last, so 256 CPUs give 10 counts; every count in `--full`.
+    pub fn thread_ladder(&self, min: usize) -> Vec<usize> {
+        let max = self.cpus.len();
+        if self.mode == crate::harness::Mode::Full {
+            return (min..=max).collect();
+        }
+        let mut counts: Vec<usize> = std::iter::once(min)
+            .chain(std::iter::successors(Some(1usize), |k| k.checked_mul(2)).take_while(|&k| k < max))
+            .chain(std::iter::once(max))
+            .filter(|&k| k >= min && k <= max)
+            .collect();
+        counts.sort_unstable();
+        counts.dedup();
+        counts
+    }
+
     /// `threads` CPUs for a team: one per physical core first, then SMT siblings, so that T threads
     /// share hardware only when T exceeds the cores.
     pub fn team_cpus(&self, threads: usize) -> Vec<usize> {
@@ -149,6 +166,18 @@ pub(crate) mod tests {
         assert_eq!(ctx(4, Mode::Default).thread_counts(2), vec![2, 4]);
         assert_eq!(ctx(3, Mode::Full).thread_counts(1), vec![1, 2, 3]);
         assert!(ctx(1, Mode::Default).thread_counts(2).is_empty());
+    }
+
+    #[test]
+    fn the_thread_ladder_doubles_to_every_cpu_but_in_full() {
+        let ctx = |n: usize, mode| PlanContext { cpus: (0..n).collect(), topology: Topology::detect(), mode };
+        assert_eq!(ctx(256, Mode::Default).thread_ladder(1), vec![1, 2, 4, 8, 16, 32, 64, 128, 256]);
+        assert_eq!(ctx(12, Mode::Quick).thread_ladder(1), vec![1, 2, 4, 8, 12]);
+        assert_eq!(ctx(12, Mode::Default).thread_ladder(2), vec![2, 4, 8, 12]);
+        assert_eq!(ctx(2, Mode::Default).thread_ladder(1), vec![1, 2]);
+        assert_eq!(ctx(1, Mode::Default).thread_ladder(1), vec![1]);
+        assert!(ctx(1, Mode::Default).thread_ladder(2).is_empty());
+        assert_eq!(ctx(5, Mode::Full).thread_ladder(1), vec![1, 2, 3, 4, 5]);
     }
 
     #[test]

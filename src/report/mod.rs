@@ -7,6 +7,7 @@ mod grain;
 mod ipc;
 mod latency;
 mod matrix;
+mod mem;
 mod primitives;
 mod rpc;
 mod seed001;
@@ -19,6 +20,7 @@ pub use convert::convert_table;
 pub use grain::grain_table;
 pub use latency::latency_table;
 pub use matrix::{matrices_section, render_matrix};
+pub use mem::mem_tables;
 pub use primitives::primitives_table;
 pub use rpc::rpc_tables;
 pub use seed001::seed001_tables;
@@ -79,6 +81,12 @@ pub const SECTIONS: &[Section] = &[
         title: "Seed 003 table: RPC time per method, client vs. server, and what the delta is made of",
         about: "seed 003's per-method RPC table (rpc.methods) with its delta split into transport, framing and cold caches (rpc.floor)",
         render: rpc_tables,
+    },
+    Section {
+        key: "mem",
+        title: "Seed 001 §3–4: what sharing memory costs — core-to-core matrix, contention, fairness, remote access",
+        about: "seed 001's memory tables: the core-to-core heat map by placement class, Fig. 1–2 with fits, Tables 2 and 3",
+        render: mem_tables,
     },
     Section {
         key: "fits",

@@ -5,7 +5,6 @@ mod convert;
 mod counter_rate;
 mod hardware;
 mod offset;
-mod pairs;
 mod race;
 mod rate;
 mod read;

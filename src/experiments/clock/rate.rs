@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use super::counter_rate::{counter_rates, rate_matrix, reference_hz};
 use super::hardware;
-use super::pairs::{cpu_labels, deadline, effort_ns, index_pairs, on_pair, per_pair, whole_machine};
 use super::race::{count, mean_and_standard_error, race, relative_rate_ppm, Lane, Line, Marks, Snapshot};
 use crate::clock::TimeSourceKind;
+use crate::experiments::pairwise::{cpu_labels, deadline, effort_ns, index_pairs, on_pair, per_pair, whole_machine};
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::{Harness, HarnessConfig, SpinBarrier};
 use crate::record::{Details, Matrix, Metric, PointSpec};

@@ -14,8 +14,8 @@ use std::time::Instant;
 
 use super::hardware;
 use super::offset::{combine_directions, count_warps, estimate_offset, exchanges};
-use super::pairs::{cpu_labels, deadline, effort_ns, index_pairs, on_pair, per_pair, whole_machine};
 use crate::clock::Clock;
+use crate::experiments::pairwise::{cpu_labels, deadline, effort_ns, index_pairs, on_pair, per_pair, whole_machine};
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::{Harness, HarnessConfig, Measurement};
 use crate::record::{Details, Matrix, Metric, PointSpec};

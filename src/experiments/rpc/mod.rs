@@ -99,8 +99,9 @@ pub(crate) mod tests {
     /// (so that a plan's test does not depend on where it runs).
     pub(crate) fn two_cores(mode: Mode) -> PlanContext {
         let mut ctx = four_cpus(mode);
-        ctx.topology.cpus =
-            (0..2).map(|cpu| CpuInfo { cpu, core: cpu, package: 0, numa_node: 0, smt_siblings: vec![] }).collect();
+        ctx.topology.cpus = (0..2)
+            .map(|cpu| CpuInfo { cpu, core: cpu, package: 0, numa_node: 0, smt_siblings: vec![], llc: None })
+            .collect();
         (ctx.topology.packages, ctx.topology.cores) = (1, 2);
         ctx.cpus = vec![0, 1];
         ctx
@@ -109,7 +110,8 @@ pub(crate) mod tests {
     /// A machine of 4 CPUs: 0 and 1 share a core, 2 is another core of the same package, 3 another package;
     /// a 32 MiB last-level cache.
     fn four_cpus(mode: Mode) -> PlanContext {
-        let cpu = |cpu, core, package, smt_siblings| CpuInfo { cpu, core, package, numa_node: 0, smt_siblings };
+        let cpu =
+            |cpu, core, package, smt_siblings| CpuInfo { cpu, core, package, numa_node: 0, smt_siblings, llc: None };
         let cache = |level, size| CacheInfo { kind: "Unified".into(), level, size, num_sharing: 1 };
         let topology = Topology {
             cpus: vec![cpu(0, 0, 0, vec![1]), cpu(1, 0, 0, vec![0]), cpu(2, 1, 0, vec![]), cpu(3, 2, 1, vec![])],

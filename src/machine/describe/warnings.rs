@@ -93,7 +93,7 @@ mod tests {
 
     /// A hand-built two-CPU x86_64 machine on which nothing calls for a warning.
     fn quiet_machine() -> MachineInfo {
-        let cpu = |cpu| CpuInfo { cpu, core: cpu, package: 0, numa_node: 0, smt_siblings: Vec::new() };
+        let cpu = |cpu| CpuInfo { cpu, core: cpu, package: 0, numa_node: 0, smt_siblings: Vec::new(), llc: None };
         MachineInfo {
             host_name: "quiet".into(),
             arch: "x86_64".into(),

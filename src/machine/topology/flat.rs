@@ -10,7 +10,7 @@ use crate::machine::allowed_cpus;
 pub(super) fn fallback() -> Topology {
     let raw = allowed_cpus()
         .into_iter()
-        .map(|cpu| RawCpu { cpu, core_key: lone_core_key(cpu), package_key: 0, numa_node: 0 })
+        .map(|cpu| RawCpu { cpu, core_key: lone_core_key(cpu), package_key: 0, numa_node: 0, llc_key: None })
         .collect();
     Topology::from_raw(raw, Vec::new()).unwrap_or_else(cpu0_alone)
 }
@@ -18,7 +18,7 @@ pub(super) fn fallback() -> Topology {
 /// One CPU, numbered 0, on one core, package and node.
 fn cpu0_alone() -> Topology {
     Topology {
-        cpus: vec![CpuInfo { cpu: 0, core: 0, package: 0, numa_node: 0, smt_siblings: Vec::new() }],
+        cpus: vec![CpuInfo { cpu: 0, core: 0, package: 0, numa_node: 0, smt_siblings: Vec::new(), llc: None }],
         caches: Vec::new(),
         packages: 1,
         cores: 1,

@@ -52,7 +52,8 @@ fn raw_cpu(pu: &TopologyObject) -> Option<RawCpu> {
         .unwrap_or(0);
     // Nodeset bits are OS node numbers, the ones numactl uses.
     let numa_node = pu.nodeset().and_then(|set| set.first_set()).map_or(0, usize::from);
-    Some(RawCpu { cpu, core_key, package_key, numa_node })
+    // hwloc's own cache objects would do as well; sysfs says the same on Linux and keeps one rule.
+    Some(RawCpu { cpu, core_key, package_key, numa_node, llc_key: super::sysfs::llc_key(cpu) })
 }
 
 /// The CPU caches above processing unit `pu`, nearest first.

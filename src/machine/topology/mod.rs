@@ -65,6 +65,12 @@ pub struct CpuInfo {
     /// Other online logical CPUs on the same core, sorted, excluding `cpu`
     /// itself; empty without SMT.
     pub smt_siblings: Vec<usize>,
+    /// The last-level cache instance (an L3 shared by one core complex on
+    /// AMD, by a whole package on most Intel parts) this CPU uses, numbered
+    /// densely from 0 across the machine; `None` when unknown. Records
+    /// written before it existed read as unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llc: Option<usize>,
 }
 
 /// One cache, in the shape of Google Benchmark's `context.caches` entries.
@@ -97,6 +103,14 @@ pub struct Topology {
     /// Distinct NUMA nodes that hold at least one online CPU (memory-only
     /// nodes are not counted).
     pub numa_nodes: usize,
+}
+
+impl Topology {
+    /// Whether CPUs `a` and `b` use the same last-level cache; `None` when
+    /// either CPU's is unknown.
+    pub fn share_llc(&self, a: usize, b: usize) -> Option<bool> {
+        Some(self.cpu(a)?.llc? == self.cpu(b)?.llc?)
+    }
 }
 
 impl Topology {
@@ -241,6 +255,19 @@ mod tests {
                 assert_eq!(t.placement(info.cpu, s), Placement::SmtSibling);
             }
         }
+    }
+
+    #[test]
+    fn smt_siblings_share_their_last_level_cache_and_llcs_are_dense() {
+        let t = Topology::detect();
+        for info in &t.cpus {
+            for &s in &info.smt_siblings {
+                assert_ne!(t.share_llc(info.cpu, s), Some(false), "CPUs {} and {s}", info.cpu);
+            }
+        }
+        let llcs: BTreeSet<usize> = t.cpus.iter().filter_map(|c| c.llc).collect();
+        assert!(llcs.iter().copied().eq(0..llcs.len()), "{llcs:?}");
+        assert_eq!(t.share_llc(100_000, 0), None);
     }
 
     #[test]

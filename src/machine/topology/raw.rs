@@ -17,6 +17,9 @@ pub(super) struct RawCpu {
     pub(super) package_key: i64,
     /// Linux NUMA node number, already in its final form.
     pub(super) numa_node: usize,
+    /// Equal for CPUs that share the last-level cache (sysfs: the lowest CPU of its `shared_cpu_list`);
+    /// `None` when unknown.
+    pub(super) llc_key: Option<i64>,
 }
 
 /// A core key no real core has, so a CPU whose core is unknown is treated as a core of its own rather than
@@ -40,6 +43,8 @@ impl Topology {
         // The core key includes the package because sysfs core_id restarts in every package.
         let cores: BTreeSet<(i64, i64)> = raw.iter().map(|r| (r.package_key, r.core_key)).collect();
         let core_index: BTreeMap<(i64, i64), usize> = cores.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+        let llcs: BTreeSet<i64> = raw.iter().filter_map(|r| r.llc_key).collect();
+        let llc_index: BTreeMap<i64, usize> = llcs.iter().enumerate().map(|(i, &k)| (k, i)).collect();
 
         let mut cpus: Vec<CpuInfo> = raw
             .iter()
@@ -49,6 +54,7 @@ impl Topology {
                 package: package_index[&r.package_key],
                 numa_node: r.numa_node,
                 smt_siblings: Vec::new(),
+                llc: r.llc_key.map(|k| llc_index[&k]),
             })
             .collect();
         fill_smt_siblings(&mut cpus);
@@ -104,10 +110,14 @@ mod tests {
                 core_key: i64::try_from(cpu % 2).unwrap(),
                 package_key: i64::try_from(cpu / 4).unwrap(),
                 numa_node: cpu / 4,
+                // One L3 per package, keyed by its lowest CPU as sysfs would.
+                llc_key: Some(i64::try_from(cpu / 4 * 4).unwrap()),
             })
             .collect();
         let t = Topology::from_raw(raw, Vec::new()).unwrap();
         assert_eq!((t.packages, t.cores, t.numa_nodes), (2, 4, 2));
+        assert_eq!((t.cpu(3).unwrap().llc, t.cpu(4).unwrap().llc), (Some(0), Some(1)), "L3s numbered densely");
+        assert_eq!((t.share_llc(0, 3), t.share_llc(0, 4)), (Some(true), Some(false)));
         assert_eq!(t.cpu(0).unwrap().smt_siblings, vec![2]);
         assert_eq!(t.placement(0, 2), Placement::SmtSibling);
         assert_eq!(t.placement(0, 1), Placement::OtherCore);
@@ -125,7 +135,13 @@ mod tests {
     #[test]
     fn sub_numa_clustering_is_other_numa_node() {
         let raw = (0..4)
-            .map(|cpu| RawCpu { cpu, core_key: i64::try_from(cpu).unwrap(), package_key: 0, numa_node: cpu / 2 })
+            .map(|cpu| RawCpu {
+                cpu,
+                core_key: i64::try_from(cpu).unwrap(),
+                package_key: 0,
+                numa_node: cpu / 2,
+                llc_key: None,
+            })
             .collect();
         let t = Topology::from_raw(raw, Vec::new()).unwrap();
         assert_eq!(t.placement(0, 1), Placement::OtherCore);
@@ -135,7 +151,7 @@ mod tests {
     #[test]
     fn nothing_raw_is_no_topology_and_duplicates_count_once() {
         assert_eq!(Topology::from_raw(Vec::new(), Vec::new()), None);
-        let twice = vec![RawCpu { cpu: 3, core_key: 0, package_key: 0, numa_node: 0 }; 2];
+        let twice = vec![RawCpu { cpu: 3, core_key: 0, package_key: 0, numa_node: 0, llc_key: None }; 2];
         let t = Topology::from_raw(twice, Vec::new()).unwrap();
         assert_eq!(t.cpus.len(), 1);
         assert!(t.cpu(3).unwrap().smt_siblings.is_empty());
@@ -143,8 +159,9 @@ mod tests {
 
     #[test]
     fn unknown_cores_stay_apart() {
-        let raw =
-            (0..3).map(|cpu| RawCpu { cpu, core_key: lone_core_key(cpu), package_key: 0, numa_node: 0 }).collect();
+        let raw = (0..3)
+            .map(|cpu| RawCpu { cpu, core_key: lone_core_key(cpu), package_key: 0, numa_node: 0, llc_key: None })
+            .collect();
         let t = Topology::from_raw(raw, Vec::new()).unwrap();
         assert_eq!(t.cores, 3);
         assert_eq!(t.placement(0, 1), Placement::OtherCore);
@@ -154,7 +171,7 @@ mod tests {
     #[test]
     fn caches_are_filtered_sorted_and_one_per_kind_and_level() {
         let cache = |kind: &str, level, size| CacheInfo { kind: kind.into(), level, size, num_sharing: 1 };
-        let raw = vec![RawCpu { cpu: 0, core_key: 0, package_key: 0, numa_node: 0 }];
+        let raw = vec![RawCpu { cpu: 0, core_key: 0, package_key: 0, numa_node: 0, llc_key: None }];
         let caches = vec![
             cache("Unified", 2, 1 << 20),
             cache("Instruction", 1, 32 << 10),

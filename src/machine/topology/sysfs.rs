@@ -63,7 +63,23 @@ fn raw_cpu(cpu: usize, node_of: &BTreeMap<usize, usize>) -> RawCpu {
     // -1 is what the kernel writes when firmware did not say.
     let core_key = read_id("core_id").filter(|&id| id >= 0).unwrap_or_else(|| lone_core_key(cpu));
     let package_key = read_id("physical_package_id").unwrap_or(0);
-    RawCpu { cpu, core_key, package_key, numa_node: node_of.get(&cpu).copied().unwrap_or(0) }
+    RawCpu { cpu, core_key, package_key, numa_node: node_of.get(&cpu).copied().unwrap_or(0), llc_key: llc_key(cpu) }
+}
+
+/// The last-level cache `cpu` uses, as the lowest CPU sharing it: the `shared_cpu_list` of its highest-level
+/// data or unified cache. `None` when sysfs lists no cache for it.
+pub(super) fn llc_key(cpu: usize) -> Option<i64> {
+    let last = (0..)
+        .map(|index| PathBuf::from(format!("{SYS_CPU}/cpu{cpu}/cache/index{index}")))
+        .take_while(|dir| dir.exists())
+        .filter_map(|dir| {
+            let kind = read_trimmed(dir.join("type"))?;
+            let level: u32 = read_trimmed(dir.join("level"))?.parse().ok()?;
+            (kind != "Instruction").then_some((level, dir))
+        })
+        .max_by_key(|(level, _)| *level)?;
+    let shared = parse_cpu_list(&read_trimmed(last.1.join("shared_cpu_list"))?).ok()?;
+    shared.first().and_then(|&c| i64::try_from(c).ok())
 }
 
 /// The caches `cpu` sees, in the kernel's `indexM` order; an index whose type, level or size cannot be
