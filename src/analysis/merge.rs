@@ -66,12 +66,23 @@ pub fn merge_processes(processes: &[Process], rules: &Flagging) -> PointRecord {
     point.processes = processes.iter().map(process_record).collect();
     point.extra = median_extras(processes);
     point.notes = distinct_notes(processes);
+    if let Some(details) = merged_details(processes) {
+        point.details = details;
+    }
     point.resolution_ns = processes.iter().map(|p| p.record.resolution_ns).fold(0.0, f64::max);
     point.wall_ms = processes.iter().map(|p| p.wall_ms).sum();
     point.noisy = point.summary.is_noisy(rules.noisy_fraction);
     point.below_resolution_why = below_floor(&point, rules.cycle_ns);
     point.below_resolution = point.below_resolution_why.is_some();
     point
+}
+
+/// The point's details as its experiment merges them from every process ([`crate::experiments::Experiment::merge_details`]);
+/// `None` keeps the representative's.
+fn merged_details(processes: &[Process]) -> Option<crate::record::Details> {
+    let experiment = crate::experiments::find(&processes[0].record.spec.experiment)?;
+    let details: Vec<&crate::record::Details> = processes.iter().map(|p| &p.record.details).collect();
+    experiment.merge_details(&details)
 }
 
 fn process_record(p: &Process) -> ProcessRecord {

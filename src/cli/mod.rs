@@ -51,7 +51,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub full: bool,
     /// Seconds the run may spend in all before it stops refining points past their minimum rounds
-    /// (default: 20 quick, 80 default, 1200 full).
+    /// (default: 20 quick, 80 default, 1200 full; a run narrowed by --only or --runtime gets its share of
+    /// that by points, at least an eighth).
     #[arg(long, value_name = "SECONDS")]
     pub budget: Option<f64>,
     /// Print the plan and exit: every point this run would measure, one name a line, then every skipped

@@ -30,7 +30,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let out_dir = args.out.clone().unwrap_or_else(|| default_out_dir(&machine.host_name));
     ensure_writable(&out_dir)?;
+    let plan = build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx);
     let mut rounds = RoundPolicy::for_mode(mode);
+    if args.budget.is_none() && !(args.only.is_empty() && args.runtime.is_empty()) {
+        let whole = build_plan(
+            &select_experiments(&[]).map_err(UsageError)?,
+            &select_runtimes(&[]).map_err(UsageError)?,
+            false,
+            &ctx,
+        );
+        rounds = rounds.for_part(runs(&plan), runs(&whole));
+    }
     if let Some(budget) = args.budget {
         if !(budget.is_finite() && budget >= 0.0) {
             return Err(UsageError(format!("--budget {budget}: expected a number of seconds ≥ 0")).into());
@@ -42,7 +52,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let flag = Arc::clone(&interrupted);
     ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst))?;
 
-    let plan = build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx);
     if mode == Mode::Full {
         eprintln!("{}", full_eta(&plan, &rounds));
     }
@@ -66,6 +75,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How many points of `plan` run (skipped ones do not).
+fn runs(plan: &[Planned]) -> usize {
+    plan.iter().filter(|p| matches!(p, Planned::Run(_))).count()
 }
 
 /// The plan as text: the points to measure, a name a line, then `skip NAME: REASON` lines.

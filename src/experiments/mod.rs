@@ -98,6 +98,14 @@ pub trait Experiment: Sync {
         let _ = points;
         Vec::new()
     }
+    /// The details (matrices, tables) of one point from its processes' details, in the order they ran,
+    /// or `None` to keep the representative process's (the default: most details describe one process,
+    /// a histogram or a table of one run). An experiment whose details are its result, such as
+    /// `mem.c2c`'s matrix, merges them so that they carry the between-process spread too.
+    fn merge_details(&self, processes: &[&Details]) -> Option<Details> {
+        let _ = processes;
+        None
+    }
 }
 
 /// Every experiment, in the order a run takes them.
@@ -134,6 +142,7 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &timer::HotPath,
         &timer::Wakeup,
         &timer::Stolen,
+        &mem::C2c,
     ]
 }
 

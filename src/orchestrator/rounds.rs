@@ -83,6 +83,16 @@ impl RoundPolicy {
         round <= self.min_rounds || (spent + expected).as_secs_f64() <= share_s
     }
 
+    /// The policy for a run of `planned` points out of the `whole` plan this mode makes on this machine
+    /// (`--only`, `--runtime`): the refining budget shrunk to the run's share of the points, never below an
+    /// eighth of it nor above all of it. A part of the plan then gets about the refining each of its points
+    /// would get in the whole run, so `--only mem` takes seconds, not the whole run's budget.
+    pub fn for_part(mut self, planned: usize, whole: usize) -> RoundPolicy {
+        let share = planned as f64 / whole.max(1) as f64;
+        self.budget_s *= share.clamp(1.0 / 8.0, 1.0);
+        self
+    }
+
     /// The budget as a duration.
     pub fn budget(&self) -> Duration {
         Duration::from_secs_f64(self.budget_s)
@@ -127,6 +137,17 @@ mod tests {
         assert!(rounds.iter().all(|&r| r > policy.stop_from), "{rounds:?}");
         assert!(rounds.iter().all(|&r| r <= policy.max_rounds), "{rounds:?}");
         assert!(rounds.iter().filter(|&&r| r == policy.max_rounds).count() >= 10, "{rounds:?}");
+    }
+
+    #[test]
+    fn a_part_of_the_plan_gets_its_share_of_the_budget() {
+        let default = RoundPolicy::for_mode(Mode::Default);
+        assert_eq!(default.for_part(315, 315).budget_s, 80.0);
+        assert_eq!(default.for_part(630, 315).budget_s, 80.0, "more runtimes than the default: never more");
+        assert_eq!(default.for_part(90, 360).budget_s, 20.0);
+        assert_eq!(default.for_part(1, 360).budget_s, 10.0, "at least an eighth");
+        assert_eq!(default.for_part(0, 0).budget_s, 10.0);
+        assert_eq!(default.for_part(90, 360).max_rounds, default.max_rounds, "only the budget changes");
     }
 
     #[test]

@@ -12,12 +12,16 @@ use crate::record::{Matrix, RunRecord};
 /// a screen); Markdown and the record keep every cell.
 pub const MAX_TERMINAL_COLUMNS: usize = 24;
 
+/// Experiments whose matrices a section of their own shows (`mem.c2c`: the `mem` section's heat map);
+/// this section leaves them out rather than print them twice.
+const SHOWN_ELSEWHERE: &[&str] = &["mem.c2c"];
+
 /// Every matrix of every point, in point order then by name: a heading naming the point, the matrix's
 /// key, title and unit, the grid, and a line with its smallest and largest cell. Empty when no point
 /// has a matrix.
 pub fn matrices_section(record: &RunRecord, format: Format) -> String {
     let mut out = String::new();
-    for point in &record.points {
+    for point in record.points.iter().filter(|p| !SHOWN_ELSEWHERE.contains(&p.spec.experiment.as_str())) {
         for (key, matrix) in &point.details.matrices {
             if !out.is_empty() {
                 out += "\n";

@@ -11,5 +11,10 @@
 // Scaffolding: the experiments that use these land next; this line goes with them.
 #![allow(dead_code)]
 
+mod c2c;
 pub mod classes;
 pub mod page;
+
+#[cfg(test)]
+pub(crate) use c2c::by_class;
+pub use c2c::C2c;
