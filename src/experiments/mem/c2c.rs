@@ -465,6 +465,24 @@ mod tests {
     }
 
     #[test]
+    fn a_simulated_two_socket_machine_has_every_class_and_every_pair_once() {
+        // 2 packages × 2 nodes × 2 L3s × 2 cores × 2 threads = 32 CPUs, every pair filled.
+        let t = simulated(2, 2, 2, 2, 2);
+        let cells: Vec<(usize, usize, f64)> = index_pairs(32).into_iter().map(|(i, j)| (i, j, 1.0)).collect();
+        let table = by_class(&synthetic(&cells, 32), &t);
+        let pairs: Vec<(&str, f64)> = table.rows.iter().map(|(l, c)| (l.as_str(), c[0].unwrap())).collect();
+        let expected = [
+            (PairClass::SmtSibling, 16.0),
+            (PairClass::SameLlc, 32.0),
+            (PairClass::OtherLlc, 64.0),
+            (PairClass::OtherNumaNode, 128.0),
+            (PairClass::OtherPackage, 256.0),
+        ];
+        assert_eq!(pairs, expected.map(|(c, n)| (c.label(), n)));
+        assert_eq!(pairs.iter().map(|p| p.1).sum::<f64>(), (32 * 31 / 2) as f64);
+    }
+
+    #[test]
     fn processes_merge_cell_by_cell_with_their_spread() {
         let a = synthetic(&[(0, 1, 100.0)], 2);
         let b = synthetic(&[(0, 1, 130.0)], 2);
