@@ -12,4 +12,9 @@
 #![allow(dead_code)]
 
 pub mod classes;
+mod fairness;
 pub mod page;
+mod remote;
+
+pub use fairness::Fairness;
+pub use remote::Remote;
