@@ -216,14 +216,12 @@ fn plan(ctx: &PlanContext, experiment: &str, runtime: &str) -> Vec<Planned> {
     out
 }
 
+/// Makes a point's spec: case, reference, CPUs, and the two CPUs whose placement it carries.
+type SpecOf<'a> = dyn Fn(Case, Reference, Vec<usize>, Option<(usize, usize)>) -> PointSpec + 'a;
+
 /// A NUMA row: the walker on the first CPU, the remote buffer's owner on the nearest usable CPU of another
 /// node (another package if no other node in this one), or skipped when the usable CPUs span one node.
-fn numa_point(
-    ctx: &PlanContext,
-    case: Case,
-    cpus: &[usize],
-    spec: &dyn Fn(Case, Reference, Vec<usize>, Option<(usize, usize)>) -> PointSpec,
-) -> Planned {
+fn numa_point(ctx: &PlanContext, case: Case, cpus: &[usize], spec: &SpecOf) -> Planned {
     let Some(&walker) = cpus.first() else {
         return Planned::Skip(spec(case, Reference::Clock, Vec::new(), None), "no usable CPU".into());
     };

@@ -104,9 +104,11 @@ pub fn render(record: &RunRecord, format: Format) -> String {
 fn rate_cell(p: &PointRecord) -> String {
     let Some(&rate) = p.extra.get("relative_rate") else { return "n/a".into() };
     let s = &p.summary;
-    let plus_minus = (s.median > 0.0 && s.ci_high > s.ci_low)
-        .then(|| format!(" ± {:.2}", rate * (s.ci_high - s.ci_low) / 2.0 / s.median))
-        .unwrap_or_default();
+    let plus_minus = if s.median > 0.0 && s.ci_high > s.ci_low {
+        format!(" ± {:.2}", rate * (s.ci_high - s.ci_low) / 2.0 / s.median)
+    } else {
+        String::new()
+    };
     match (p.extra.get("relative_rate_min"), p.extra.get("relative_rate_max")) {
         (Some(min), Some(max)) => format!("{min:.2}–{max:.2} (mean {rate:.2}{plus_minus})"),
         _ => format!("{rate:.2}{plus_minus}"),
