@@ -516,6 +516,24 @@ mod tests {
         }
     }
 
+    /// What the experiment writes is what the report reads: the counts table and the extras of a real
+    /// outcome come out as Table 2's rows and summary line.
+    #[test]
+    fn the_report_reads_what_the_experiment_writes() {
+        let cpus: Vec<usize> = allowed_cpus().into_iter().cycle().take(2).collect();
+        let h = crate::harness::testing::quick_harness();
+        let run = hammer(Access::AtomicInc, &cpus, h.clock, 2e5, 2).unwrap();
+        let o = outcome(Access::AtomicInc, &cpus, &run, 1, &h);
+        let mut record = crate::record::fixture::sample_record();
+        let mut p = crate::record::fixture::point("mem.fairness", "os", &[("access", "atomic_inc")], 10.0);
+        (p.extra, p.details) = (o.extra, o.details);
+        record.points = vec![p];
+        let text = crate::report::mem_tables(&record, crate::report::Format::Md);
+        let first = text.lines().find(|l| l.starts_with(&format!("| 1 (CPU {})", cpus[0]))).unwrap();
+        assert!(first.contains("1000"), "{text}");
+        assert!(text.contains("Jain's index") && text.contains("mean consecutive accesses"), "{text}");
+    }
+
     #[test]
     fn a_miscount_is_an_error() {
         let mut run = HammerRun {

@@ -875,6 +875,57 @@ mod tests {
         assert_eq!(clock_relative_rate(joint, 0.0, solo, 2e6), None);
     }
 
+    /// The outcome's arithmetic on synthetic snapshots (two remotes against A, one warm-up window), and
+    /// the report's Table 3 row from it.
+    #[test]
+    fn outcome_of_synthetic_windows() {
+        let h = crate::harness::testing::quick_harness();
+        let cpu = allowed_cpus()[0];
+        let setup = Setup::new(Case::RemoteHeavy, Reference::Activity, &[cpu, cpu, cpu]).unwrap();
+        assert_eq!(setup.measured, [1, 2]);
+        let ms = (h.clock.hz / 1e3) as u64;
+        let window = |a: (u64, u64), r1: (u64, u64), r2: (u64, u64)| Seen {
+            lanes: [a, r1, r2].map(|(early, late)| Snapshot { early, late }).into(),
+            ticks: ms,
+        };
+        let run = TeamRun {
+            joint: vec![
+                window((1, 2), (0, 0), (0, 0)),
+                // A counted 10 000; R1 1 000 (0.1), R2 2 000 (0.2), over 1 ms: 1 000 and 500 ns per increment.
+                window((1_000, 11_000), (500, 1_500), (100, 2_100)),
+                window((1_000, 11_000), (0, 900), (100, 2_100)),
+            ],
+            solo: Vec::new(),
+            notes: Vec::new(),
+        };
+        let o = rates_outcome(&setup, &run, 1, &h).unwrap();
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-6 * b.abs().max(1.0);
+        assert!(close(o.extra["relative_rate"], 0.15) && close(o.extra["relative_rate_min"], 0.1));
+        assert!(close(o.extra["relative_rate_max"], 0.2));
+        assert_eq!((o.extra["windows"], o.extra["dropped_windows"]), (1.0, 1.0), "R1 had not started in window 2");
+        let ns = h.clock.ticks_to_ns(ms as f64);
+        assert_eq!(o.measurement.samples_ns.len(), 1);
+        assert!(close(o.measurement.samples_ns[0], 2.0 / (1_000.0 / ns + 2_000.0 / ns)));
+        assert_eq!(o.measurement.control_ns, [0.0]);
+        assert_eq!(o.measurement.batch_ops, 1_500);
+        assert_eq!(o.details.tables["rates"].rows[1].0, format!("thread 2 (CPU {cpu})"));
+        assert!(o.notes.iter().any(|n| n.contains("1 of 2 kept windows dropped")), "{:?}", o.notes);
+
+        let mut record = crate::record::fixture::sample_record();
+        let mut p = crate::record::fixture::point(
+            "mem.remote",
+            "os",
+            &[("case", "remote_heavy"), ("reference", "activity")],
+            o.measurement.samples_ns[0],
+        );
+        p.extra = o.extra;
+        record.points = vec![p];
+        let text = crate::report::mem_tables(&record, crate::report::Format::Table);
+        let row = text.lines().find(|l| l.contains("heavy contention")).unwrap();
+        assert!(row.contains("0.10–0.20 (mean 0.15") && row.contains("0.01–0.03"), "{text}");
+        assert!(text.contains("free memory") && text.contains("not run"), "{text}");
+    }
+
     #[test]
     fn marks_are_whole_chunks_with_a_lead_in() {
         // 1 ns per increment, 1 ms window.
