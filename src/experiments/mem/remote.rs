@@ -201,7 +201,15 @@ fn plan(ctx: &PlanContext, experiment: &str, runtime: &str) -> Vec<Planned> {
             ),
             _ if n < 2 && case != Case::LocalFree => Planned::Skip(
                 spec(case, reference, cpus.clone(), None),
-                format!("needs two usable CPUs (a local and a remote one); this run may use only CPU {}", cpus[0]),
+                format!(
+                    "needs two usable CPUs ({}); this run may use only CPU {}",
+                    if case == Case::RemoteUnused {
+                        "the remote activity and the CPU that first touches its line"
+                    } else {
+                        "a local and a remote activity"
+                    },
+                    cpus[0]
+                ),
             ),
             Case::LocalFree => Planned::Run(spec(case, reference, cpus[..1 + a].to_vec(), None)),
             Case::LocalOneRemote | Case::RemoteUsed | Case::RemoteUnused => {
