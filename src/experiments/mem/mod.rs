@@ -13,8 +13,12 @@
 
 mod c2c;
 pub mod classes;
+mod fairness;
 pub mod page;
+mod remote;
 
 #[cfg(test)]
 pub(crate) use c2c::by_class;
 pub use c2c::C2c;
+pub use fairness::Fairness;
+pub use remote::Remote;
