@@ -134,6 +134,8 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &timer::HotPath,
         &timer::Wakeup,
         &timer::Stolen,
+        &mem::Contention,
+        &mem::Mix,
     ]
 }
 

@@ -12,4 +12,9 @@
 #![allow(dead_code)]
 
 pub mod classes;
+mod contention;
+mod mix;
 pub mod page;
+
+pub use contention::{Contention, Op};
+pub use mix::{Mix, X_VALUES};
