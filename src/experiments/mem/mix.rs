@@ -41,8 +41,9 @@ macro_rules! rep {
 /// Writes one loop function per x: `n` blocks, each `x` times (one shared write, then `gap` local
 /// increments), `x · (1 + gap) = 100`; the x writes are spread evenly through the block as the seed's
 /// `DOx` interleaves `x=y` with `l++`. Returns the local variable's final value (`n · gap · x`). Checked in
-/// the optimised asm (`--emit=asm`): per iteration, x `movq %rcx, (%rdi)` to the line and 100 − x
-/// `incq -8(%rsp)` on the local, in the pattern above, and nothing else but the loop.
+/// the release binary (`objdump -d`): per iteration, x `mov %rcx,(%rdi)` to the line and 100 − x
+/// increments of the local on the stack (`incq -0x8(%rsp)`, the last one as load, `inc`, store), in the
+/// pattern above, and nothing else but the loop.
 macro_rules! mix_loop {
     ($name:ident, $x:tt, $gap:tt) => {
         #[doc = concat!("`n` blocks of ", stringify!($x), " shared writes, each followed by ", stringify!($gap),
@@ -84,7 +85,8 @@ impl SharedWrite for Store {
 
 /// The seed's `l++` on a local kept in memory: a volatile load, add and volatile store, so it is a real
 /// memory increment (L1-resident, never kept in a register). The increments of a block form one dependency
-/// chain through memory (store-to-load forwarding, a few cycles each).
+/// chain through memory: store-to-load forwarding, a few cycles each, or about one where the core renames
+/// stack memory (AMD Zen 2 and later, recent Intel cores); x = 1 measures that local work alone.
 #[inline(always)]
 fn bump(local: &mut u64) {
     let p: *mut u64 = local;
