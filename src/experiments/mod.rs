@@ -143,6 +143,8 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &timer::Wakeup,
         &timer::Stolen,
         &mem::C2c,
+        &mem::Contention,
+        &mem::Mix,
         &mem::Fairness,
         &mem::Remote,
     ]

@@ -8,17 +8,18 @@
 //! - `mem.fairness` (Table 2): how the line's accesses split among threads hammering it.
 //! - `mem.remote` (Table 3): relative access rates against an undisturbed reference activity.
 
-// Scaffolding: the experiments that use these land next; this line goes with them.
-#![allow(dead_code)]
-
 mod c2c;
 pub mod classes;
+mod contention;
 mod fairness;
+mod mix;
 pub mod page;
 mod remote;
 
 #[cfg(test)]
 pub(crate) use c2c::by_class;
 pub use c2c::C2c;
+pub use contention::{Contention, Op};
 pub use fairness::Fairness;
+pub use mix::{Mix, X_VALUES};
 pub use remote::Remote;

@@ -79,14 +79,9 @@ impl FirstTouchPage {
         self.touched_on
     }
 
-    /// Length of the mapping in bytes (whole pages).
-    pub fn len(&self) -> usize {
+    /// Length of the mapping in bytes (whole pages, at least one).
+    pub fn bytes(&self) -> usize {
         self.len
-    }
-
-    /// Never true: a mapping has at least one page.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// How many lines [`FirstTouchPage::line`] can hand out.
@@ -170,7 +165,7 @@ mod tests {
         for cpu in allowed_cpus().into_iter().take(4) {
             let page = FirstTouchPage::on_cpu(cpu, 1).unwrap();
             assert_eq!(page.touched_on(), cpu, "the touching thread ran where it was pinned");
-            assert_eq!(page.len() % page_size(), 0);
+            assert_eq!(page.bytes() % page_size(), 0);
             match page.numa_node() {
                 Ok(node) => {
                     assert_eq!(Some(node), topology.cpu(cpu).map(|c| c.numa_node), "page of CPU {cpu}")
@@ -184,7 +179,7 @@ mod tests {
     #[test]
     fn lines_are_apart_zeroed_and_bounded() {
         let page = FirstTouchPage::on_cpu(allowed_cpus()[0], 1).unwrap();
-        assert_eq!(page.lines(), page.len() / LINE_STRIDE);
+        assert_eq!(page.lines(), page.bytes() / LINE_STRIDE);
         let (a, b) = (page.line(0), page.line(1));
         assert_eq!(b as *const _ as usize - a as *const _ as usize, LINE_STRIDE);
         assert_eq!(a.load(Ordering::Relaxed), 0);

@@ -671,7 +671,7 @@ fn rates_outcome(setup: &Setup, run: &TeamRun, warmup: usize, h: &Harness) -> an
 /// prefetchers can follow.
 fn chase_buffer(cpu: usize, bytes: usize, seed: u64) -> anyhow::Result<FirstTouchPage> {
     let page = FirstTouchPage::on_cpu(cpu, bytes).map_err(|e| anyhow::anyhow!("first touch on CPU {cpu}: {e}"))?;
-    let lines = page.len() / 64;
+    let lines = page.bytes() / 64;
     let order = cycle(lines, seed);
     let base = page.as_ptr() as usize;
     for (i, &next) in order.iter().enumerate() {
@@ -959,7 +959,7 @@ mod tests {
         let page = chase_buffer(allowed_cpus()[0], 1 << 16, 7).unwrap();
         let start = page.as_ptr() as usize;
         // SAFETY: a live chase buffer of 1024 lines; a full cycle returns to the start.
-        assert_eq!(unsafe { chase(start, (page.len() / 64) as u64) }, start);
+        assert_eq!(unsafe { chase(start, (page.bytes() / 64) as u64) }, start);
     }
 
     /// Real runs of every team case on whatever CPUs exist (cycled), with both references: the outcome
