@@ -52,7 +52,7 @@ pub struct RunArgs {
     pub full: bool,
     /// Seconds the run may spend in all before it stops refining points past their minimum rounds
     /// (default: 20 quick, 80 default, 1200 full; a run narrowed by --only or --runtime gets its share of
-    /// that by points, at least an eighth).
+    /// that by points, at least a quarter).
     #[arg(long, value_name = "SECONDS")]
     pub budget: Option<f64>,
     /// Print the plan and exit: every point this run would measure, one name a line, then every skipped

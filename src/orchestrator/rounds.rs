@@ -84,12 +84,12 @@ impl RoundPolicy {
     }
 
     /// The policy for a run of `planned` points out of the `whole` plan this mode makes on this machine
-    /// (`--only`, `--runtime`): the refining budget shrunk to the run's share of the points, never below an
-    /// eighth of it nor above all of it. A part of the plan then gets about the refining each of its points
+    /// (`--only`, `--runtime`): the refining budget shrunk to the run's share of the points, never below a
+    /// quarter of it (a few points still get five processes) nor above all of it. A part of the plan then gets about the refining each of its points
     /// would get in the whole run, so `--only mem` takes seconds, not the whole run's budget.
     pub fn for_part(mut self, planned: usize, whole: usize) -> RoundPolicy {
         let share = planned as f64 / whole.max(1) as f64;
-        self.budget_s *= share.clamp(1.0 / 8.0, 1.0);
+        self.budget_s *= share.clamp(0.25, 1.0);
         self
     }
 
@@ -144,10 +144,10 @@ mod tests {
         let default = RoundPolicy::for_mode(Mode::Default);
         assert_eq!(default.for_part(315, 315).budget_s, 80.0);
         assert_eq!(default.for_part(630, 315).budget_s, 80.0, "more runtimes than the default: never more");
-        assert_eq!(default.for_part(90, 360).budget_s, 20.0);
-        assert_eq!(default.for_part(1, 360).budget_s, 10.0, "at least an eighth");
-        assert_eq!(default.for_part(0, 0).budget_s, 10.0);
-        assert_eq!(default.for_part(90, 360).max_rounds, default.max_rounds, "only the budget changes");
+        assert_eq!(default.for_part(180, 360).budget_s, 40.0);
+        assert_eq!(default.for_part(1, 360).budget_s, 20.0, "at least a quarter");
+        assert_eq!(default.for_part(0, 0).budget_s, 20.0);
+        assert_eq!(default.for_part(180, 360).max_rounds, default.max_rounds, "only the budget changes");
     }
 
     #[test]

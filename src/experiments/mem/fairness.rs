@@ -66,8 +66,8 @@ struct Params {
 /// consecutive accesses`, `atomic_inc` only: accesses / runs, a run ending when the `fetch_add` did not
 /// return the thread's previous value + 1); `extra`: `jain_index` (Jain's fairness index, 1 = even),
 /// `max_over_min`, `total_accesses`, `windows`, `window_ms`, and for `atomic_inc`
-/// `mean_consecutive_accesses` (all threads). Samples: ns per access of the line (window / all threads'
-/// accesses), one per kept window; no control (`ovr` 0); `per_thread_ns`: window / that thread's
+/// `mean_consecutive_accesses` (all threads). Samples: ns per access of one thread while all compete
+/// (window × threads / all threads' accesses: the mean thread's time per access), one per kept window; no control (`ovr` 0); `per_thread_ns`: window / that thread's
 /// accesses. The counts are checked: for `atomic_inc` they must add up to the word's final value, for
 /// `neighbour_inc` each counter must hold exactly its one writer's count; a mismatch fails the point.
 pub struct Fairness;
@@ -351,7 +351,9 @@ fn outcome(access: Access, cpus: &[usize], run: &HammerRun, warmup: usize, h: &H
     let kept_ns = &run.window_ns[warmup.min(run.window_ns.len())..];
     let n = cpus.len();
     let totals: Vec<u64> = kept_counts.iter().map(|w| w.iter().map(|c| c.accesses).sum()).collect();
-    let samples_ns: Vec<f64> = kept_ns.iter().zip(&totals).map(|(ns, &t)| ns / t.max(1) as f64).collect();
+    // Per thread, not per line: with `neighbour_inc` the threads increment different lines in parallel, and
+    // the window over all their accesses would be a fraction of a cycle, a throughput rather than a cost.
+    let samples_ns: Vec<f64> = kept_ns.iter().zip(&totals).map(|(ns, &t)| ns * n as f64 / t.max(1) as f64).collect();
     let per_thread_ns: Vec<Vec<f64>> =
         (0..n).map(|i| kept_ns.iter().zip(kept_counts).map(|(ns, w)| ns / w[i].accesses as f64).collect()).collect();
     let accesses: Vec<u64> = (0..n).map(|i| kept_counts.iter().map(|w| w[i].accesses).sum()).collect();

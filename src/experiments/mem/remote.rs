@@ -1,7 +1,7 @@
 //! `mem.remote`: seed 001 §4, Table 3, "relative access rates under different conditions", by the
 //! seed's reference-activity method (docs/METHOD.md §10). An undisturbed activity A increments its own
-//! line — on a page it first touched, 250 in-line increments per loop iteration, each a volatile read and
-//! a volatile write like the seed's `(*p)++` — and at two fixed counts of its own, an early and a late one,
+//! line — on a page it first touched, 250 in-line increments per loop iteration, each a plain load and
+//! a plain store like the seed's `(*p)++` — and at two fixed counts of its own, an early and a late one,
 //! snapshots how far the others got (each publishes its count in its own padded line after every 250
 //! increments, as `clock/race.rs` does). X's rate relative to A is X's progress between A's snapshots
 //! over A's own: whatever the start skew, it cancels.
@@ -258,8 +258,9 @@ fn node_of(topology: &Topology, cpu: usize) -> Option<usize> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Word(*mut u64);
 // SAFETY: an address into a `FirstTouchPage` that `Setup` keeps alive for as long as any thread runs
-// (the threads are scoped inside `run_team`); the threads write it only volatile, as the seed's plain
-// increments, and the values are never read for anything but the increments themselves.
+// (the threads are scoped inside `run_team`); the threads access it only through relaxed atomic loads and
+// stores ([`increments`]), as the seed's plain increments, and the values are never read for anything but
+// the increments themselves.
 unsafe impl Send for Word {}
 // SAFETY: as for Send.
 unsafe impl Sync for Word {}
@@ -367,12 +368,19 @@ pub fn clock_relative_rate(joint: Snapshot, joint_ns: f64, solo: Snapshot, solo_
     (joint_ns > 0.0 && solo_ns > 0.0).then(|| (j / joint_ns) / (s / solo_ns))
 }
 
-/// 250 increments of `*p` in line, each a volatile read and a volatile write (seed 001 §4's `(*p)++`).
+/// 250 increments of `*p` in line, each a plain load and a plain store (seed 001 §4's `(*p)++`, not an
+/// atomic read-modify-write): relaxed atomic accesses, which compile to the same two `mov`s on x86-64 and
+/// aarch64 but stay defined when remote activities race on the word (`remote_heavy`, `local_many_remote`),
+/// where volatile accesses would be a data race. A lost update costs nothing here: each activity counts its
+/// own loop, not the word.
 ///
 /// # Safety
-/// `p` must be valid for volatile reads and writes of a `u64`, aligned.
+/// `p` must be valid for reads and writes of a `u64`, 8-byte aligned, and accessed only atomically while any
+/// activity runs.
 #[inline(always)]
 unsafe fn increments(p: *mut u64) {
+    // SAFETY: valid and aligned for the whole call, accessed only atomically (the caller's promise).
+    let word = unsafe { AtomicU64::from_ptr(p) };
     macro_rules! rep5 {
         ($($t:tt)*) => { $($t)* $($t)* $($t)* $($t)* $($t)* };
     }
@@ -380,7 +388,7 @@ unsafe fn increments(p: *mut u64) {
         ($($t:tt)*) => { rep5!{$($t)*} rep5!{$($t)*} };
     }
     // 5 × 5 × 10 = INLINE.
-    rep5! { rep5! { rep10! { std::ptr::write_volatile(p, std::ptr::read_volatile(p).wrapping_add(1)); } } }
+    rep5! { rep5! { rep10! { word.store(word.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed); } } }
 }
 
 /// An activity's loop: 250 increments of `p`, publish the count in `lane`, and stop once the count

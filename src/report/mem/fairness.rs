@@ -110,7 +110,7 @@ fn summary_line(p: &PointRecord, format: Format) -> String {
     if let (Some(total), Some(windows)) = (get("total_accesses"), get("windows")) {
         let window = get("window_ms").map_or(String::new(), |ms| format!(" of {ms:.1} ms"));
         parts.push(format!(
-            "{total:.0} accesses in {windows:.0} windows{window}, {} per access of the line",
+            "{total:.0} accesses in {windows:.0} windows{window}, {} per access of a thread while all compete",
             format_ns(p.summary.median)
         ));
     }
