@@ -19,7 +19,7 @@ fn read_json(path: &Path) -> serde_json::Value {
 fn quick_run_of_every_experiment_fills_the_record() {
     let dir = tempfile::tempdir().unwrap();
     overhead()
-        .args(["run", "--quick", "--out"])
+        .args(["run", "--quick", "--export", "csv,bmf,github-benchmark", "--out"])
         .arg(dir.path())
         .assert()
         .success()
@@ -27,6 +27,12 @@ fn quick_run_of_every_experiment_fills_the_record() {
         .stdout(predicate::str::contains("base.loop/runtime:os"));
     let record = read_json(&dir.path().join("results.json"));
     let rec = &record["overhead"];
+    // The exports asked for lie next to the record, each with every point.
+    let points = rec["points"].as_array().unwrap().len();
+    assert_eq!(read_json(&dir.path().join("results.bmf.json")).as_object().unwrap().len(), points);
+    assert_eq!(read_json(&dir.path().join("results.github-benchmark.json")).as_array().unwrap().len(), points);
+    let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
+    assert_eq!(csv::Reader::from_reader(csv.as_bytes()).records().count(), points);
     assert_eq!(rec["interrupted"], false);
     for id in [
         "base.loop",
@@ -84,6 +90,42 @@ fn quick_run_of_every_experiment_fills_the_record() {
         .assert()
         .success()
         .stdout(predicate::str::contains("§5.3 Absolute timeouts").and(predicate::str::contains("N × R").not()));
+}
+
+/// Every export of the fixture record parses with an ordinary reader and holds every point with its
+/// median and CI; `--table` with an export is refused.
+#[test]
+fn exports_of_a_record_parse_and_hold_every_point() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/quick-run.json");
+    let record = read_json(&fixture);
+    let points = record["overhead"]["points"].as_array().unwrap();
+    let export = |format: &str| {
+        let out = overhead().args(["report", "--format", format]).arg(&fixture).output().unwrap();
+        assert!(out.status.success(), "{format}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let bmf: serde_json::Value = serde_json::from_str(&export("bmf")).unwrap();
+    let action: serde_json::Value = serde_json::from_str(&export("github-benchmark")).unwrap();
+    let csv_text = export("csv");
+    let rows: Vec<csv::StringRecord> =
+        csv::Reader::from_reader(csv_text.as_bytes()).records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), points.len());
+    assert_eq!(action.as_array().unwrap().len(), points.len());
+    for (p, row) in points.iter().zip(&rows) {
+        let name = p["name"].as_str().unwrap();
+        let median = p["summary"]["median"].as_f64().unwrap();
+        assert_eq!(&row[0], name);
+        assert_eq!(row[7].parse::<f64>().unwrap(), median);
+        assert_eq!(bmf[name]["latency"]["value"].as_f64(), Some(median));
+        assert_eq!(bmf[name]["latency"]["lower_value"].as_f64(), p["summary"]["ci_low"].as_f64());
+        assert_eq!(bmf[name]["latency"]["upper_value"].as_f64(), p["summary"]["ci_high"].as_f64());
+    }
+    overhead()
+        .args(["report", "--format", "csv", "--table", "ipc"])
+        .arg(&fixture)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--table ipc"));
 }
 
 #[test]

@@ -72,6 +72,11 @@ pub struct RunArgs {
     /// holds a results.json.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Also write these exports next to results.json (repeat or separate by commas): `csv`
+    /// (results.csv), `bmf` (results.bmf.json, Bencher Metric Format), `github-benchmark`
+    /// (results.github-benchmark.json, github-action-benchmark's customSmallerIsBetter).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub export: Vec<crate::report::export::ExportFormat>,
     #[command(flatten)]
     pub time: TimeArgs,
 }
@@ -105,12 +110,29 @@ pub struct CheckArgs {
 pub struct ReportArgs {
     /// A results.json written by `overhead run`.
     pub record: PathBuf,
-    #[arg(long, value_enum, default_value_t = crate::report::Format::Table)]
-    pub format: crate::report::Format,
+    /// `table` and `md` render the report; `csv`, `bmf` and `github-benchmark` export every point (median
+    /// and 95% CI in ns) for spreadsheets and CI dashboards.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    pub format: ReportFormat,
     /// Which table: `all` (the full report: header, every point, skipped points and every section) or one
     /// section alone.
     #[arg(long, default_value = "all", value_parser = report_tables())]
     pub table: String,
+}
+
+/// What `overhead report --format` writes: a rendered report, or an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// Box-drawn tables for a terminal.
+    Table,
+    /// GitHub-flavoured Markdown.
+    Md,
+    /// One CSV row per point.
+    Csv,
+    /// Bencher Metric Format (JSON).
+    Bmf,
+    /// github-action-benchmark's customSmallerIsBetter (JSON).
+    GithubBenchmark,
 }
 
 /// The `--table` values: `all`, then every report section's key with its one line of help.

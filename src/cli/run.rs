@@ -12,6 +12,8 @@ use crate::experiments::{PlanContext, Planned};
 use crate::harness::Mode;
 use crate::machine::{parse_cpu_list, MachineInfo};
 use crate::orchestrator::{build_plan, run as run_plan, select_experiments, select_runtimes, RoundPolicy, RunOptions};
+use crate::record::RunRecord;
+use crate::report::export::ExportFormat;
 use crate::report::{render, time_spent, Format};
 
 /// Runs the main job. Exit 0 when the run finished, 130 when interrupted (the record keeps what finished).
@@ -67,6 +69,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         command_line: std::env::args().collect(),
     };
     let outcome = run_plan(options, &interrupted)?;
+    write_exports(&outcome.record, &outcome.path, &args.export)?;
     print!("{}", render(&outcome.record, Format::Table));
     eprint!("{}", time_spent(&outcome.record));
     println!("{}", outcome.path.display());
@@ -75,6 +78,24 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes each of `formats` next to the record at `record_path`, atomically (a temporary file in the same
+/// directory, then a rename that refuses to replace an existing file).
+///
+/// Errors: the directory is not writable, or a file of that name already exists.
+fn write_exports(record: &RunRecord, record_path: &Path, formats: &[ExportFormat]) -> anyhow::Result<()> {
+    let dir = record_path.parent().unwrap_or(Path::new("."));
+    for format in formats {
+        let text = format.exporter().export(record)?;
+        let mut file = tempfile::NamedTempFile::new_in(dir)?;
+        std::io::Write::write_all(&mut file, text.as_bytes())?;
+        file.as_file().sync_all()?;
+        let path = dir.join(format.file_name());
+        file.persist_noclobber(&path).map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.error))?;
+        eprintln!("{}", path.display());
+    }
+    Ok(())
 }
 
 /// How many points of `plan` run (skipped ones do not).

@@ -2,6 +2,7 @@
 //! be made again later, on another machine.
 
 mod convert;
+pub mod export;
 mod fits;
 mod grain;
 mod ipc;
