@@ -128,6 +128,37 @@ fn exports_of_a_record_parse_and_hold_every_point() {
         .stderr(predicate::str::contains("--table ipc"));
 }
 
+/// `compare` of the fixture record with a copy whose every time is ×1.1 reports +10% on every point, and
+/// refuses a file that is not a record.
+#[test]
+fn compare_reports_plus_ten_percent_against_a_copy_times_1_1() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/quick-run.json");
+    let mut record = read_json(&fixture);
+    let points = record["overhead"]["points"].as_array_mut().unwrap();
+    let n = points.len();
+    for p in points.iter_mut() {
+        for key in ["median", "ci_low", "ci_high"] {
+            let v = p["summary"][key].as_f64().unwrap();
+            p["summary"][key] = serde_json::json!(v * 1.1);
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let slower = dir.path().join("slower.json");
+    std::fs::write(&slower, record.to_string()).unwrap();
+    let out = overhead().arg("compare").arg(&fixture).arg(&slower).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    // Every point (a row with a point name) changes by +10.0%; points without a CI say n/a.
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("/runtime:")).collect();
+    assert_eq!(rows.len(), n, "{text}");
+    assert!(rows.iter().all(|r| r.contains("+10.0% [") || r.contains("n/a")), "{text}");
+    assert!(rows.iter().filter(|r| r.contains("+10.0% [")).count() > n / 2, "{text}");
+    let not_a_record = dir.path().join("x.json");
+    std::fs::write(&not_a_record, "[1, 2]").unwrap();
+    overhead().arg("compare").arg(&fixture).arg(&not_a_record).assert().code(2);
+    overhead().arg("compare").arg(&fixture).assert().code(2);
+}
+
 #[test]
 fn unknown_experiment_is_refused_with_closest_ids() {
     overhead()

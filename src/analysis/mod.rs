@@ -2,6 +2,7 @@
 //! processes that measured it, with its two-level estimate and flags; and, over the whole record, the fits,
 //! the `slow` flags, the speed warning, seed 004's runtime comparisons and seed 002's count fits ([`analyze`]). Renderers only format what this stage wrote.
 
+pub mod compare;
 mod merge;
 mod speed;
 pub mod table004;

@@ -3,6 +3,7 @@
 //! Exit codes: 0 success, 1 a failure while working, 2 bad input (as clap uses), 130 interrupted.
 
 mod check;
+mod compare;
 mod list;
 mod probe;
 mod report;
@@ -33,6 +34,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Render a run record again.
     Report(ReportArgs),
+    /// Compare records: every point of the others against the first, as a ratio with its 95% CI.
+    Compare(CompareArgs),
     /// Measure one point (used by `run`; speaks JSON lines).
     #[command(hide = true)]
     Probe {
@@ -120,6 +123,15 @@ pub struct ReportArgs {
     pub table: String,
 }
 
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// Records written by `overhead run` (or plain Google Benchmark files): the first is the baseline.
+    #[arg(required = true, num_args = 2..)]
+    pub records: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = crate::report::Format::Table)]
+    pub format: crate::report::Format,
+}
+
 /// What `overhead report --format` writes: a rendered report, or an export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
@@ -165,6 +177,7 @@ pub fn main() -> ExitCode {
         Command::List => list::list(),
         Command::Check(args) => check::check(args),
         Command::Report(args) => report::report(args),
+        Command::Compare(args) => compare::compare(args),
         Command::Probe { job } => probe::probe(&job),
     };
     match result {

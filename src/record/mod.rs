@@ -13,12 +13,14 @@ pub mod gbench;
 mod io;
 pub mod params;
 mod point;
+mod summaries;
 
 pub use comparison::{CountFit, RatioCi, RuntimeComparison};
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::FitRecord;
 pub use io::{load, write_atomic, RecordError};
 pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult};
+pub use summaries::{load_summaries, Summaries};
 
 use serde::{Deserialize, Serialize};
 

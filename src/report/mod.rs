@@ -1,6 +1,7 @@
 //! Renderers: they read only the run record, never the probes (docs/ARCHITECTURE.md "Renderers"), so a report can
 //! be made again later, on another machine.
 
+mod compare;
 mod convert;
 pub mod export;
 mod fits;
@@ -17,6 +18,7 @@ mod time;
 mod timers;
 mod units;
 
+pub use compare::compare_tables;
 pub use convert::convert_table;
 pub use grain::grain_table;
 pub use latency::latency_table;

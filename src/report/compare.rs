@@ -1,0 +1,121 @@
+//! `overhead compare` as tables: per point the baseline's median, each other record's median and its change
+//! with the 95% CI of the ratio (`*` where significant), the geometric mean per family, and the points only
+//! one record has. The numbers come from [`crate::analysis::compare`]; this file only formats them.
+
+use comfy_table::{Cell, CellAlignment};
+
+use super::table::new_table;
+use super::{format_ns, Format};
+use crate::analysis::compare::Comparison;
+use crate::record::RatioCi;
+
+/// The whole comparison as text.
+pub fn compare_tables(c: &Comparison, format: Format) -> String {
+    let heading = |title: &str| match format {
+        Format::Table => format!("{title}\n"),
+        Format::Md => format!("### {title}\n\n"),
+    };
+    let gap = if format == Format::Md { "\n\n" } else { "\n" };
+    let mut out = heading(&format!("Every point against {} (the baseline)", c.labels[0]));
+    out += &points_table(c, format);
+    out += gap;
+    out += "change: other / baseline − 1, with the 95% CI of the ratio from both medians' CIs (log scale); \
+            * the CI excludes no change (significant); — the record lacks the point; n/a no CI\n";
+    if !c.families.is_empty() {
+        out += "\n";
+        out += &heading("Geometric mean of the ratios per family");
+        out += &families_table(c, format);
+        out += gap;
+    }
+    for (label, names) in &c.only_in {
+        out += &format!("\nonly in {label} ({}): {}\n", names.len(), names.join(", "));
+    }
+    out
+}
+
+/// `+10.0% [+8.7%, +11.4%] *`.
+pub fn change_text(r: &RatioCi, significant: bool) -> String {
+    let pct = |x: f64| format!("{:+.1}%", (x - 1.0) * 100.0);
+    format!("{} [{}, {}]{}", pct(r.ratio), pct(r.low), pct(r.high), if significant { " *" } else { "" })
+}
+
+fn points_table(c: &Comparison, format: Format) -> String {
+    let mut table = new_table(format);
+    let mut header = vec!["point".to_string(), c.labels[0].clone()];
+    for label in &c.labels[1..] {
+        header.push(label.clone());
+        header.push(format!("change ({label})"));
+    }
+    table.set_header(header);
+    let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+    for p in &c.points {
+        let mut row = vec![Cell::new(&p.name), right(format_ns(p.baseline))];
+        for v in &p.others {
+            match v {
+                None => row.extend([right("—".into()), right("—".into())]),
+                Some(v) => {
+                    row.push(right(format_ns(v.median)));
+                    row.push(right(v.ratio.map_or("n/a".into(), |r| change_text(&r, v.significant))));
+                }
+            }
+        }
+        table.add_row(row);
+    }
+    table.to_string()
+}
+
+fn families_table(c: &Comparison, format: Format) -> String {
+    let mut table = new_table(format);
+    let mut header = vec!["family".to_string()];
+    header.extend(c.labels[1..].iter().map(|l| format!("{l} vs. {}", c.labels[0])));
+    table.set_header(header);
+    for f in &c.families {
+        let mut row = vec![Cell::new(&f.family)];
+        for m in &f.others {
+            let text = m.map_or("—".into(), |(r, n)| {
+                format!("{} ({n} points)", change_text(&r, r.low > 1.0 || r.high < 1.0))
+            });
+            row.push(Cell::new(text).set_alignment(CellAlignment::Right));
+        }
+        table.add_row(row);
+    }
+    table.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::compare::{compare, Side};
+    use crate::stats::Summary;
+
+    fn side(label: &str, scale: f64) -> Side {
+        let points = [("sync.faa/runtime:os", 30.0), ("base.loop/runtime:os", 1.0)]
+            .into_iter()
+            .map(|(n, m)| {
+                let mut s = Summary::of(&[m * scale]).unwrap();
+                (s.ci_low, s.ci_high, s.ci_level) = (m * scale * 0.99, m * scale * 1.01, 0.95);
+                (n.to_string(), s)
+            })
+            .collect();
+        Side { label: label.into(), points }
+    }
+
+    #[test]
+    fn every_point_shows_its_change_and_the_families_their_mean() {
+        let c = compare(&[side("a.json", 1.0), side("b.json", 1.1)]);
+        let text = compare_tables(&c, Format::Table);
+        assert!(text.contains("against a.json (the baseline)"), "{text}");
+        assert_eq!(text.matches("+10.0% [").count(), 4, "two points and two families: {text}");
+        assert!(text.contains("] *"), "significant: {text}");
+        assert!(text.contains("(1 points)"), "{text}");
+        let md = compare_tables(&c, Format::Md);
+        assert!(md.contains("| sync.faa/runtime:os") && md.contains("### Geometric mean"), "{md}");
+    }
+
+    #[test]
+    fn changes_read_as_percentages() {
+        let r = RatioCi { ratio: 0.9, low: 0.85, high: 0.95 };
+        assert_eq!(change_text(&r, true), "-10.0% [-15.0%, -5.0%] *");
+        assert_eq!(change_text(&RatioCi { ratio: 1.0, low: 0.98, high: 1.02 }, false), "+0.0% [-2.0%, +2.0%]");
+    }
+}
