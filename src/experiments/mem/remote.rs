@@ -663,7 +663,8 @@ fn rates_outcome(setup: &Setup, run: &TeamRun, warmup: usize, h: &Harness) -> an
             rows,
         },
     );
-    let batch_ops = median(&progress).max(1.0) as u64;
+    // Counts are whole; a median computed through ns can land a hair below one (1499.999…).
+    let batch_ops = median(&progress).max(1.0).round() as u64;
     let measurement = Measurement {
         batch_ops,
         control_ns: vec![0.0; samples.len()],
