@@ -33,6 +33,9 @@ fn quick_run_of_every_experiment_fills_the_record() {
     assert_eq!(read_json(&dir.path().join("results.github-benchmark.json")).as_array().unwrap().len(), points);
     let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
     assert_eq!(csv::Reader::from_reader(csv.as_bytes()).records().count(), points);
+    // And the HTML report, always.
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("id=\"headline\""));
     assert_eq!(rec["interrupted"], false);
     for id in [
         "base.loop",

@@ -2,10 +2,10 @@
 
 use std::process::ExitCode;
 
-use super::{CompareArgs, UsageError};
+use super::{CompareArgs, CompareFormat, UsageError};
 use crate::analysis::compare::{compare as compare_sides, Side};
 use crate::record::load_summaries;
-use crate::report::compare_tables;
+use crate::report::{compare_tables, Format};
 
 /// Prints the comparison. An unreadable or foreign file is the user's input error (exit 2).
 pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
@@ -17,6 +17,11 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
             Ok(Side { label: path.display().to_string(), points })
         })
         .collect::<Result<Vec<_>, UsageError>>()?;
-    print!("{}", compare_tables(&compare_sides(&sides), args.format));
+    let comparison = compare_sides(&sides);
+    match args.format {
+        CompareFormat::Table => print!("{}", compare_tables(&comparison, Format::Table)),
+        CompareFormat::Md => print!("{}", compare_tables(&comparison, Format::Md)),
+        CompareFormat::Html => print!("{}", crate::report::html::compare_html(&comparison)?),
+    }
     Ok(ExitCode::SUCCESS)
 }

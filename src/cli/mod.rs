@@ -113,7 +113,7 @@ pub struct CheckArgs {
 pub struct ReportArgs {
     /// A results.json written by `overhead run`.
     pub record: PathBuf,
-    /// `table` and `md` render the report; `csv`, `bmf` and `github-benchmark` export every point (median
+    /// `table`, `md` and `html` render the report; `csv`, `bmf` and `github-benchmark` export every point (median
     /// and 95% CI in ns) for spreadsheets and CI dashboards.
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     pub format: ReportFormat,
@@ -128,8 +128,19 @@ pub struct CompareArgs {
     /// Records written by `overhead run` (or plain Google Benchmark files): the first is the baseline.
     #[arg(required = true, num_args = 2..)]
     pub records: Vec<PathBuf>,
-    #[arg(long, value_enum, default_value_t = crate::report::Format::Table)]
-    pub format: crate::report::Format,
+    #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
+    pub format: CompareFormat,
+}
+
+/// What `overhead compare --format` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    /// Box-drawn tables for a terminal.
+    Table,
+    /// GitHub-flavoured Markdown.
+    Md,
+    /// One self-contained HTML page (changes coloured by significance).
+    Html,
 }
 
 /// What `overhead report --format` writes: a rendered report, or an export.
@@ -139,6 +150,9 @@ pub enum ReportFormat {
     Table,
     /// GitHub-flavoured Markdown.
     Md,
+    /// One self-contained HTML page: key costs, plots, the seeds' tables, every point (what `run` writes as
+    /// report.html).
+    Html,
     /// One CSV row per point.
     Csv,
     /// Bencher Metric Format (JSON).

@@ -15,6 +15,17 @@ pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let format = match args.format {
         ReportFormat::Table => Format::Table,
         ReportFormat::Md => Format::Md,
+        ReportFormat::Html => {
+            if args.table != "all" {
+                return Err(UsageError(format!(
+                    "--table {}: the HTML report is one page of every section; use --format table or md for one",
+                    args.table
+                ))
+                .into());
+            }
+            print!("{}", crate::report::html::html_report(&record)?);
+            return Ok(ExitCode::SUCCESS);
+        }
         export => {
             if args.table != "all" {
                 return Err(UsageError(format!(
@@ -35,7 +46,7 @@ pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The export an export `--format` names (never called with `table` or `md`).
+/// The export an export `--format` names (never called with `table`, `md` or `html`).
 fn export_format(format: ReportFormat) -> ExportFormat {
     match format {
         ReportFormat::Csv => ExportFormat::Csv,

@@ -70,6 +70,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let outcome = run_plan(options, &interrupted)?;
     write_exports(&outcome.record, &outcome.path, &args.export)?;
+    write_html_report(&outcome.record, &outcome.path);
     print!("{}", render(&outcome.record, Format::Table));
     eprint!("{}", time_spent(&outcome.record));
     println!("{}", outcome.path.display());
@@ -85,16 +86,35 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 ///
 /// Errors: the directory is not writable, or a file of that name already exists.
 fn write_exports(record: &RunRecord, record_path: &Path, formats: &[ExportFormat]) -> anyhow::Result<()> {
-    let dir = record_path.parent().unwrap_or(Path::new("."));
     for format in formats {
-        let text = format.exporter().export(record)?;
-        let mut file = tempfile::NamedTempFile::new_in(dir)?;
-        std::io::Write::write_all(&mut file, text.as_bytes())?;
-        file.as_file().sync_all()?;
-        let path = dir.join(format.file_name());
-        file.persist_noclobber(&path).map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.error))?;
-        eprintln!("{}", path.display());
+        write_beside(record_path, format.file_name(), &format.exporter().export(record)?)?;
     }
+    Ok(())
+}
+
+/// Writes the HTML report as `report.html` next to the record. A failure is told on stderr and does not
+/// fail the run: the record is already safe, and `overhead report RECORD --format html` can make the page
+/// again.
+fn write_html_report(record: &RunRecord, record_path: &Path) {
+    let written =
+        crate::report::html::html_report(record).and_then(|html| write_beside(record_path, "report.html", &html));
+    if let Err(e) = written {
+        eprintln!("the HTML report was not written: {e:#}");
+    }
+}
+
+/// Writes `text` as `name` in the record's directory, atomically (a temporary file in the same directory,
+/// then a rename that refuses to replace an existing file), and prints its path on stderr.
+///
+/// Errors: the directory is not writable, or a file of that name already exists.
+fn write_beside(record_path: &Path, name: &str, text: &str) -> anyhow::Result<()> {
+    let dir = record_path.parent().unwrap_or(Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    std::io::Write::write_all(&mut file, text.as_bytes())?;
+    file.as_file().sync_all()?;
+    let path = dir.join(name);
+    file.persist_noclobber(&path).map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.error))?;
+    eprintln!("{}", path.display());
     Ok(())
 }
 

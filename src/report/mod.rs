@@ -1,11 +1,12 @@
 //! Renderers: they read only the run record, never the probes (docs/ARCHITECTURE.md "Renderers"), so a report can
 //! be made again later, on another machine.
 
-mod compare;
+pub(crate) mod compare;
 mod convert;
 pub mod export;
 mod fits;
 mod grain;
+pub mod html;
 mod ipc;
 mod latency;
 mod matrix;
@@ -13,7 +14,7 @@ mod mem;
 mod primitives;
 mod rpc;
 mod seed001;
-mod table;
+pub(crate) mod table;
 mod time;
 mod timers;
 mod units;

@@ -133,7 +133,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
 
 /// How the run ended, as the header says it: interrupted, did not finish (no `finished_utc`: killed, or
 /// still running), or nothing when it finished.
-fn completion(record: &RunRecord) -> &'static str {
+pub fn completion(record: &RunRecord) -> &'static str {
     if record.interrupted {
         " — INTERRUPTED, partial record"
     } else if record.finished_utc.is_none() {
@@ -156,22 +156,7 @@ fn results_table(points: &[PointRecord], format: Format) -> String {
             Metric::Rtt => "rtt",
             Metric::OneWay => "one way",
         };
-        let mut flags = Vec::new();
-        if p.noisy {
-            flags.push("noisy");
-        }
-        if p.unstable {
-            flags.push("unstable");
-        }
-        if p.below_resolution {
-            flags.push("<res");
-        }
-        if p.slow {
-            flags.push("slow");
-        }
-        if !p.notes.is_empty() {
-            flags.push("notes");
-        }
+        let flags = flags_of(p);
         let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
         table.add_row(vec![
             Cell::new(&p.name),
@@ -187,8 +172,23 @@ fn results_table(points: &[PointRecord], format: Format) -> String {
     table.to_string()
 }
 
+/// A point's flags in the order the tables print them: `noisy`, `unstable`, `<res`, `slow`, and `notes`
+/// when it carries notes.
+pub fn flags_of(p: &PointRecord) -> Vec<&'static str> {
+    [
+        (p.noisy, "noisy"),
+        (p.unstable, "unstable"),
+        (p.below_resolution, "<res"),
+        (p.slow, "slow"),
+        (!p.notes.is_empty(), "notes"),
+    ]
+    .into_iter()
+    .filter_map(|(set, flag)| set.then_some(flag))
+    .collect()
+}
+
 /// Batches per process × processes, or the batch count alone for a point of one process.
-fn batches_by_process(p: &PointRecord) -> String {
+pub fn batches_by_process(p: &PointRecord) -> String {
     match p.processes.len() {
         0 | 1 => p.summary.n.to_string(),
         k => format!("{}×{k}", p.summary.n / k),

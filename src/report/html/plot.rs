@@ -1,0 +1,498 @@
+//! The HTML report's plots, drawn as SVG strings with plotters' SVG backend: curves with CI error bars and
+//! fitted lines, heat maps of matrices, latency histograms and bar charts of shares. Text stays SVG
+//! `<text>`, so no font library is needed and the page stays self-contained.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::colors::colormaps::ViridisRGB;
+
+use super::curves::{Curve, CurvePoint};
+use crate::record::{Distribution, Matrix};
+use crate::report::format_ns;
+
+/// Width and height of a curve, histogram or bar chart (px; the page scales it to its column).
+const CHART: (u32, u32) = (640, 420);
+/// Points along a fitted line.
+const FIT_STEPS: usize = 64;
+/// Cells per side above which a heat map averages blocks of CPUs (keeps the SVG under a few MB).
+const MAX_HEAT_CELLS: usize = 96;
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// Any drawing error as text (plotters' error types borrow the backend).
+fn draw_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
+    anyhow::anyhow!("drawing the plot failed: {e:?}")
+}
+
+/// Series colours that stay apart on white and for most colour-blind readers (Tableau 10's order).
+const SERIES_COLOURS: [RGBColor; 10] = [
+    RGBColor(0x4e, 0x79, 0xa7),
+    RGBColor(0xf2, 0x8e, 0x2b),
+    RGBColor(0xe1, 0x57, 0x59),
+    RGBColor(0x76, 0xb7, 0xb2),
+    RGBColor(0x59, 0xa1, 0x4f),
+    RGBColor(0xed, 0xc9, 0x48),
+    RGBColor(0xb0, 0x7a, 0xa1),
+    RGBColor(0xff, 0x9d, 0xa7),
+    RGBColor(0x9c, 0x75, 0x5f),
+    RGBColor(0xba, 0xb0, 0xac),
+];
+
+/// The `i`-th series colour.
+fn colour(i: usize) -> RGBColor {
+    SERIES_COLOURS[i % SERIES_COLOURS.len()]
+}
+
+/// Draws `draw` on a blank `size` canvas and returns the SVG document.
+fn svg(size: (u32, u32), draw: impl FnOnce(&Area) -> anyhow::Result<()>) -> anyhow::Result<String> {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err)?;
+        draw(&root)?;
+        root.present().map_err(draw_err)?;
+    }
+    Ok(out)
+}
+
+/// The axis range of `values` with 5% room, or a decade of room on a log axis; never empty.
+fn range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
+    let (mut lo, mut hi) = values
+        .filter(|v| v.is_finite() && (!log || *v > 0.0))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    if log {
+        return (lo / 1.5, hi * 1.5);
+    }
+    if hi - lo < f64::EPSILON * hi.abs().max(1.0) {
+        (lo, hi) = (lo - 0.5 * lo.abs().max(1.0), hi + 0.5 * hi.abs().max(1.0));
+    }
+    let pad = (hi - lo) * 0.05;
+    ((lo - pad).min(if lo >= 0.0 { 0.0 } else { lo - pad }), hi + pad)
+}
+
+/// A tick on a count axis: whole numbers without decimals (`100000`, not `100000.0`).
+fn number_label(v: &f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// One entry of a plot's legend, drawn by the page under the plot.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LegendEntry {
+    /// CSS colour, `#rrggbb`.
+    pub colour: String,
+    pub label: String,
+}
+
+/// The `i`-th series colour as CSS.
+fn css(i: usize) -> String {
+    let RGBColor(r, g, b) = colour(i);
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// The legend of a curve: one entry per series, in the colours [`curve_svg`] draws them.
+pub fn legend(curve: &Curve) -> Vec<LegendEntry> {
+    curve.series.iter().enumerate().map(|(i, s)| LegendEntry { colour: css(i), label: s.label.clone() }).collect()
+}
+
+/// The legend of [`bars_svg`]'s groups.
+pub fn bars_legend(groups: &[(String, Vec<f64>)]) -> Vec<LegendEntry> {
+    groups.iter().enumerate().map(|(i, (label, _))| LegendEntry { colour: css(i), label: label.clone() }).collect()
+}
+
+/// Ticks on a y axis in ns read best with units (`1.20 µs`).
+fn ns_label(v: &f64) -> String {
+    format_ns(*v)
+}
+
+/// A curve: each series' medians joined by a line, the 95% CI as error bars, the fit as a dashed line
+/// over the series' x range, and marked points (an optimum) as rings in their series' colour. The legend
+/// is the page's ([`legend`]): inside the plot it would hide data.
+pub fn curve_svg(curve: &Curve, title: &str) -> anyhow::Result<String> {
+    svg(CHART, |root| match (curve.log_x, curve.log_y) {
+        (false, false) => draw_curve(root, curve, title, range_x(curve, false), range_y(curve, false)),
+        (true, false) => draw_curve(root, curve, title, range_x(curve, true).log_scale(), range_y(curve, false)),
+        (false, true) => draw_curve(root, curve, title, range_x(curve, false), range_y(curve, true).log_scale()),
+        (true, true) => {
+            draw_curve(root, curve, title, range_x(curve, true).log_scale(), range_y(curve, true).log_scale())
+        }
+    })
+}
+
+fn all_points(curve: &Curve) -> impl Iterator<Item = &CurvePoint> {
+    curve.series.iter().flat_map(|s| s.points.iter())
+}
+
+fn range_x(curve: &Curve, log: bool) -> std::ops::Range<f64> {
+    let (lo, hi) = range(all_points(curve).map(|p| p.x), log);
+    lo..hi
+}
+
+fn range_y(curve: &Curve, log: bool) -> std::ops::Range<f64> {
+    let (lo, hi) = range(all_points(curve).flat_map(|p| [p.ci_low, p.median, p.ci_high]), log);
+    lo..hi
+}
+
+fn draw_curve<X, Y>(root: &Area, curve: &Curve, title: &str, x: X, y: Y) -> anyhow::Result<()>
+where
+    X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+    Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+    X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+    Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+{
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(48)
+        .y_label_area_size(90)
+        .build_cartesian_2d(x, y)
+        .map_err(draw_err)?;
+    chart
+        .configure_mesh()
+        .x_desc(curve.x.as_str())
+        .y_desc(curve.y_label.as_str())
+        .y_label_formatter(&ns_label)
+        .x_label_formatter(&number_label)
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 15))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(draw_err)?;
+    for (i, series) in curve.series.iter().enumerate() {
+        let c = colour(i);
+        let line: Vec<(f64, f64)> = series.points.iter().map(|p| (p.x, p.median)).collect();
+        chart.draw_series(LineSeries::new(line.clone(), c.stroke_width(2))).map_err(draw_err)?;
+        chart.draw_series(line.iter().map(|&(x, y)| Circle::new((x, y), 3, c.filled()))).map_err(draw_err)?;
+        chart
+            .draw_series(
+                series
+                    .points
+                    .iter()
+                    .map(|p| ErrorBar::new_vertical(p.x, p.ci_low, p.median, p.ci_high, c.stroke_width(1), 8)),
+            )
+            .map_err(draw_err)?;
+        if let Some(fit) = &series.fit {
+            let (lo, hi) = (line.first().map_or(0.0, |p| p.0), line.last().map_or(0.0, |p| p.0));
+            let fitted: Vec<(f64, f64)> = (0..=FIT_STEPS)
+                .map(|k| {
+                    let x = if curve.log_x && lo > 0.0 {
+                        lo * (hi / lo).powf(k as f64 / FIT_STEPS as f64)
+                    } else {
+                        lo + (hi - lo) * k as f64 / FIT_STEPS as f64
+                    };
+                    (x, fit.a + fit.b * x + fit.c.unwrap_or(0.0) * x * x)
+                })
+                .filter(|&(_, y)| !curve.log_y || y > 0.0)
+                .collect();
+            chart.draw_series(DashedLineSeries::new(fitted, 6, 4, c.mix(0.8).stroke_width(1))).map_err(draw_err)?;
+        }
+    }
+    for mark in &curve.marks {
+        let ring = Circle::new((mark.x, mark.y), 8, colour(mark.series).stroke_width(3));
+        chart.draw_series(std::iter::once(ring)).map_err(draw_err)?;
+    }
+    Ok(())
+}
+
+/// A heat map of `matrix`: one cell per row and column CPU, coloured on a linear viridis scale from the
+/// smallest to the largest value, blank where there is no value; a colour bar with the two ends. Past
+/// [`MAX_HEAT_CELLS`] per side, blocks of CPUs are averaged (the table beside it keeps every cell).
+pub fn heat_map_svg(matrix: &Matrix, title: &str) -> anyhow::Result<String> {
+    let (values, rows, cols) = blocks(matrix);
+    let finite: Vec<f64> = values.iter().flatten().flatten().copied().filter(|v| v.is_finite()).collect();
+    let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let side = 520u32;
+    svg((side + 200, side + 90), |root| {
+        let (map, bar) = root.split_horizontally(side + 90);
+        let (n_rows, n_cols) = (rows.len() as i32, cols.len() as i32);
+        let mut chart = ChartBuilder::on(&map)
+            .caption(title, ("sans-serif", 20))
+            .margin(10)
+            .x_label_area_size(52)
+            .y_label_area_size(70)
+            // A segmented a..b holds the segments a, a+1, …, b: one per CPU is 0..n − 1.
+            .build_cartesian_2d((0..n_cols - 1).into_segmented(), (0..n_rows - 1).into_segmented())
+            .map_err(draw_err)?;
+        // Row 0 is drawn at the top, as a matrix is read: segment y holds row n_rows − 1 − y.
+        let centre_label = |labels: &[String], v: &SegmentValue<i32>, flip: bool| match v {
+            SegmentValue::CenterOf(i) => {
+                let i = if flip { n_rows - 1 - i } else { *i };
+                usize::try_from(i).ok().and_then(|i| labels.get(i)).cloned().unwrap_or_default()
+            }
+            _ => String::new(),
+        };
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_labels(cols.len().min(24))
+            .y_labels(rows.len().min(24))
+            .x_label_formatter(&|v| centre_label(&cols, v, false))
+            .y_label_formatter(&|v| centre_label(&rows, v, true))
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 15))
+            .x_desc("CPU")
+            .y_desc("CPU")
+            .draw()
+            .map_err(draw_err)?;
+        let cells = values
+            .iter()
+            .enumerate()
+            .flat_map(|(i, row)| row.iter().enumerate().filter_map(move |(j, v)| v.map(|v| (i, j, v))));
+        chart
+            .draw_series(cells.map(|(i, j, v)| {
+                let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
+                let (x, y) = (j as i32, n_rows - 1 - i as i32);
+                let corners = [
+                    (SegmentValue::Exact(x), SegmentValue::Exact(y)),
+                    (SegmentValue::Exact(x + 1), SegmentValue::Exact(y + 1)),
+                ];
+                Rectangle::new(corners, ViridisRGB::get_color(t).filled())
+            }))
+            .map_err(draw_err)?;
+        colour_bar(&bar, lo, hi, &matrix.unit)
+    })
+}
+
+/// The matrix, its row and its column labels, averaged over square blocks of CPUs when it is larger than
+/// [`MAX_HEAT_CELLS`] per side (a block's label is its first and last CPU).
+#[allow(clippy::type_complexity)]
+fn blocks(matrix: &Matrix) -> (Vec<Vec<Option<f64>>>, Vec<String>, Vec<String>) {
+    let n = matrix.values.len().max(matrix.col_labels.len());
+    let block = n.div_ceil(MAX_HEAT_CELLS).max(1);
+    if block == 1 {
+        return (matrix.values.clone(), matrix.row_labels.clone(), matrix.col_labels.clone());
+    }
+    let group = |labels: &[String]| -> Vec<String> {
+        labels.chunks(block).map(|c| format!("{}–{}", c[0], c[c.len() - 1])).collect()
+    };
+    let rows = matrix.values.len().div_ceil(block);
+    let cols = matrix.col_labels.len().div_ceil(block);
+    let values = (0..rows)
+        .map(|bi| {
+            (0..cols)
+                .map(|bj| {
+                    let cells: Vec<f64> = (bi * block..((bi + 1) * block).min(matrix.values.len()))
+                        .flat_map(|i| {
+                            (bj * block..((bj + 1) * block).min(matrix.values[i].len()))
+                                .filter_map(move |j| matrix.values[i][j])
+                        })
+                        .collect();
+                    (!cells.is_empty()).then(|| cells.iter().sum::<f64>() / cells.len() as f64)
+                })
+                .collect()
+        })
+        .collect();
+    (values, group(&matrix.row_labels), group(&matrix.col_labels))
+}
+
+/// A vertical colour bar from `lo` (bottom) to `hi` (top), labelled with both ends and the unit.
+fn colour_bar(area: &Area, lo: f64, hi: f64, unit: &str) -> anyhow::Result<()> {
+    let (w, h) = area.dim_in_pixel();
+    let (top, bottom, left) = (60i32, h as i32 - 60, 20i32);
+    let steps = 64;
+    for k in 0..steps {
+        let t = k as f64 / (steps - 1) as f64;
+        // One pixel of overlap: abutting rectangles leave hairline gaps when the page scales the SVG.
+        let y0 = bottom - ((bottom - top) as f64 * (k + 1) as f64 / steps as f64) as i32 - 1;
+        let y1 = bottom - ((bottom - top) as f64 * k as f64 / steps as f64) as i32;
+        area.draw(&Rectangle::new([(left, y0), (left + 24, y1)], ViridisRGB::get_color(t).filled()))
+            .map_err(draw_err)?;
+    }
+    let font = ("sans-serif", 13).into_font();
+    let end = |v: f64| {
+        if unit == "ns" {
+            format_ns(v)
+        } else if v.is_finite() {
+            format!("{v:.3} {unit}")
+        } else {
+            "n/a".into()
+        }
+    };
+    area.draw(&Text::new(end(hi), (left + 30, top), font.clone())).map_err(draw_err)?;
+    area.draw(&Text::new(end(lo), (left + 30, bottom - 12), font.clone())).map_err(draw_err)?;
+    let _ = w;
+    Ok(())
+}
+
+/// A latency histogram: events per bucket against the bucket's upper bound, both axes logarithmic,
+/// with the median and the 99th percentile marked.
+pub fn histogram_svg(dist: &Distribution, title: &str) -> anyhow::Result<String> {
+    let (x_lo, x_hi) = range(dist.buckets.iter().map(|b| b.0).chain([dist.min_ns.max(1.0)]), true);
+    let y_hi = dist.buckets.iter().map(|b| b.1).max().unwrap_or(1) as f64 * 2.0;
+    svg(CHART, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(70)
+            .build_cartesian_2d((x_lo..x_hi).log_scale(), (0.5f64..y_hi).log_scale())
+            .map_err(draw_err)?;
+        chart
+            .configure_mesh()
+            .x_desc("latency")
+            .y_desc("events")
+            .x_label_formatter(&ns_label)
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(draw_err)?;
+        let mut lower = dist.min_ns.max(x_lo);
+        let bars: Vec<Rectangle<(f64, f64)>> = dist
+            .buckets
+            .iter()
+            .map(|&(upper, events)| {
+                let bar = Rectangle::new(
+                    [(lower, 0.5), (upper.max(lower * 1.001), events as f64)],
+                    colour(0).mix(0.7).filled(),
+                );
+                lower = upper;
+                bar
+            })
+            .collect();
+        chart.draw_series(bars).map_err(draw_err)?;
+        for (label, x, c) in [("p50", dist.p50_ns, colour(1)), ("p99", dist.p99_ns, colour(2))] {
+            chart
+                .draw_series(LineSeries::new([(x, 0.5), (x, y_hi)], c.stroke_width(2)))
+                .map_err(draw_err)?
+                .label(format!("{label} {}", format_ns(x)))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.3))
+            .draw()
+            .map_err(draw_err)?;
+        Ok(())
+    })
+}
+
+/// Grouped bars: for each category (a task count, a thread), one bar per group member (a CPU), in `unit`.
+/// `groups` are `(member label, value per category)`; their legend is [`bars_legend`].
+pub fn bars_svg(
+    title: &str,
+    unit: &str,
+    categories: &[String],
+    groups: &[(String, Vec<f64>)],
+) -> anyhow::Result<String> {
+    let (_, hi) = range(groups.iter().flat_map(|(_, v)| v.iter().copied()).chain([0.0]), false);
+    let members = groups.len().max(1) as f64;
+    svg(CHART, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0f64..categories.len() as f64, 0f64..hi)
+            .map_err(draw_err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(categories.len().clamp(1, 20))
+            .x_label_formatter(&|v| {
+                let i = (v - 0.5).round();
+                if (v - 0.5 - i).abs() < 0.01 {
+                    categories.get(i as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .y_desc(unit)
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(draw_err)?;
+        for (g, (_, values)) in groups.iter().enumerate() {
+            let c = colour(g);
+            let width = 0.8 / members;
+            chart
+                .draw_series(values.iter().enumerate().map(|(i, &v)| {
+                    let x0 = i as f64 + 0.1 + g as f64 * width;
+                    Rectangle::new([(x0, 0.0), (x0 + width * 0.95, v)], c.filled())
+                }))
+                .map_err(draw_err)?;
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::html::curves::{Mark, Series};
+
+    fn curve(log: bool) -> Curve {
+        let points = [1.0, 10.0, 1000.0].map(|x| CurvePoint { x, median: x * 2.0, ci_low: x * 1.9, ci_high: x * 2.1 });
+        Curve {
+            experiment: "x.y".into(),
+            panel: Vec::new(),
+            x: "threads".into(),
+            log_x: log,
+            log_y: log,
+            y_label: "per operation (ns)".into(),
+            series: vec![Series { label: "os · a:b".into(), points: points.to_vec(), fit: None }],
+            marks: vec![Mark { label: "best".into(), series: 0, x: 10.0, y: 20.0 }],
+        }
+    }
+
+    #[test]
+    fn a_curve_is_an_svg_with_its_title_axis_and_legend() {
+        for log in [false, true] {
+            let svg = curve_svg(&curve(log), "sync.faa").unwrap();
+            assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"), "{}", &svg[..80]);
+            for text in ["sync.faa", "threads", "per operation (ns)"] {
+                assert!(svg.contains(text), "{text} missing");
+            }
+        }
+    }
+
+    #[test]
+    fn a_heat_map_draws_one_cell_per_value_and_averages_blocks_past_the_limit() {
+        let m = |n: usize| Matrix {
+            title: "rtt".into(),
+            unit: "ns".into(),
+            row_labels: (0..n).map(|i| i.to_string()).collect(),
+            col_labels: (0..n).map(|i| i.to_string()).collect(),
+            values: (0..n).map(|i| (0..n).map(|j| (i != j).then_some((i + j) as f64)).collect()).collect(),
+            uncertainty: None,
+        };
+        let svg = heat_map_svg(&m(3), "mem.c2c").unwrap();
+        // 6 cells plus the 64 steps of the colour bar, plus the background.
+        let rects = svg.matches("<rect").count();
+        assert!((70..=72).contains(&rects), "{rects} rects");
+        let (values, rows, _) = blocks(&m(200));
+        assert_eq!((values.len(), rows.len()), (67, 67), "200 CPUs in blocks of 3");
+        assert_eq!(rows[0], "0–2");
+        assert_eq!(values[0][0], Some((1.0 + 1.0 + 2.0 + 2.0 + 3.0 + 3.0) / 6.0), "the diagonal's gaps are skipped");
+    }
+
+    #[test]
+    fn a_histogram_and_bars_render() {
+        let dist = Distribution {
+            count: 30,
+            min_ns: 900.0,
+            p50_ns: 1000.0,
+            p90_ns: 2000.0,
+            p99_ns: 4000.0,
+            p999_ns: 4000.0,
+            max_ns: 4000.0,
+            mean_ns: 1500.0,
+            buckets: vec![(1000.0, 20), (2000.0, 9), (4000.0, 1)],
+        };
+        assert!(histogram_svg(&dist, "timer.wakeup").unwrap().contains("p99"));
+        let bars = bars_svg(
+            "share",
+            "%",
+            &["1".into(), "10".into()],
+            &[("cpu 0".into(), vec![75.0, 50.0]), ("cpu 1".into(), vec![25.0, 50.0])],
+        )
+        .unwrap();
+        assert!(bars.matches("<rect").count() >= 4);
+    }
+}
