@@ -105,6 +105,18 @@ public final class Harness {
         return new Measurement(n, t, c);
     }
 
+    /** The clock, in ns. */
+    long now() {
+        return clock.getAsLong();
+    }
+
+    /** Takes the batch-size hint (0: none); only the first sizing gets it. */
+    long takeHint() {
+        long h = hint;
+        hint = 0;
+        return h;
+    }
+
     /** Runs body(n) between two clock reads; the elapsed ns. */
     private long time(Batch body, long n) throws Exception {
         long t0 = clock.getAsLong();
@@ -113,23 +125,41 @@ public final class Harness {
     }
 
     /**
-     * JMH-style warm-up: runs test and control batches (with their hooks) for jitWarmupNs, N doubling
-     * from 1 while a test batch is under an eighth of the target, so both kernels run often enough for
-     * C2 to compile them before anything is sized or kept. It then goes on until the JIT has compiled
-     * nothing for {@link #QUIET_NS} (at most three times the warm-up in all): on a point's single CPU
-     * a compiler thread still busy would share the CPU with the kept batches.
+     * JMH-style warm-up: runs test and control batches (with their hooks) while {@link JitWarmup} says
+     * so, N doubling from 1 while a test batch is under an eighth of the target, so both kernels run
+     * often enough for C2 to compile them before anything is sized or kept.
      */
     private void jitWarmup(Batch test, Batch control, Batch pre, Batch post, long cap) throws Exception {
         if (jitWarmupNs <= 0) {
             return;
         }
-        long start = clock.getAsLong();
+        JitWarmup w = new JitWarmup();
         long n = 1;
-        long pairs = 0;
-        long lastCompileMs = compileMs == null ? 0 : compileMs.getAsLong();
-        long quietSince = start;
-        boolean quiet = compileMs == null;
-        while (true) {
+        while (w.goOn()) {
+            pre.run(n);
+            long t = time(test, n);
+            post.run(n);
+            control.run(n);
+            n = w.ran(n, t, cap);
+        }
+        notes.add(w.note());
+    }
+
+    /**
+     * When a JIT warm-up ends: after jitWarmupNs, once the JIT has compiled nothing for
+     * {@link #QUIET_NS} (on a point's few CPUs a compiler thread still busy would share them with the
+     * kept batches), and at most after three times jitWarmupNs. It also keeps the warm-up's N.
+     */
+    final class JitWarmup {
+        private final long start = clock.getAsLong();
+        private long lastCompileMs = compileMs == null ? 0 : compileMs.getAsLong();
+        private long quietSince = start;
+        private boolean quiet = compileMs == null;
+        private long pairs;
+        private long maxN = 1;
+
+        /** Whether to run another warm-up pair. */
+        boolean goOn() {
             long now = clock.getAsLong();
             if (compileMs != null) {
                 long c = compileMs.getAsLong();
@@ -139,22 +169,23 @@ public final class Harness {
                 }
                 quiet = now - quietSince >= QUIET_NS;
             }
-            if (now - start >= 3 * jitWarmupNs || (now - start >= jitWarmupNs && quiet)) {
-                break;
-            }
-            pre.run(n);
-            long t = time(test, n);
-            post.run(n);
-            control.run(n);
-            pairs++;
-            if (t < cfg.targetBatchNs() / 8 && n < cap) {
-                n = Math.min(cap, n * 2);
-            }
+            return !(now - start >= 3 * jitWarmupNs || (now - start >= jitWarmupNs && quiet));
         }
-        notes.add(String.format("JIT warm-up: %d ms of test and control batches (%d pairs, N up to %d) before sizing%s",
-                (clock.getAsLong() - start) / 1_000_000, pairs, n,
-                compileMs == null ? "" : quiet ? ", the JIT quiet for the last " + QUIET_NS / 1_000_000 + " ms"
-                        : ", the JIT still compiling at its end"));
+
+        /** Records a warm-up pair whose test batch of n took testNs; the next pair's N. */
+        long ran(long n, long testNs, long cap) {
+            pairs++;
+            maxN = Math.max(maxN, n);
+            return testNs < cfg.targetBatchNs() / 8 && n < cap ? Math.min(cap, n * 2) : n;
+        }
+
+        /** The note saying what the warm-up did. */
+        String note() {
+            return String.format("JIT warm-up: %d ms of test and control batches (%d pairs, N up to %d) before sizing%s",
+                    (clock.getAsLong() - start) / 1_000_000, pairs, maxN,
+                    compileMs == null ? "" : quiet ? ", the JIT quiet for the last " + QUIET_NS / 1_000_000 + " ms"
+                            : ", the JIT still compiling at its end");
+        }
     }
 
     /** How long the JIT must have compiled nothing for the warm-up to end. */
@@ -191,7 +222,7 @@ public final class Harness {
         return t;
     }
 
-    private long noteSized(long n) {
+    long noteSized(long n) {
         if (sized == 0) {
             sized = n;
         }

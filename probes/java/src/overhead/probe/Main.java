@@ -34,7 +34,13 @@ public final class Main {
             Map.entry("msg.rendezvous", MsgFamily::rendezvous),
             Map.entry("spawn.create", SpawnFamily::create),
             Map.entry("sync.sem", SemFamily::sem),
-            Map.entry("sched.switch", SchedFamily::switchRoundTrip));
+            Map.entry("sched.switch", SchedFamily::switchRoundTrip),
+            Map.entry("sched.yield", FanOutFamily::yieldRound),
+            Map.entry("spawn.forkjoin", FanOutFamily::forkJoin),
+            Map.entry("spawn.bulk", FanOutFamily::bulk),
+            Map.entry("sync.faa", ContentionFamily::faa),
+            Map.entry("sync.mutex", ContentionFamily::mutex),
+            Map.entry("sync.barrier", ContentionFamily::barrier));
 
     private Main() {
     }

@@ -31,6 +31,7 @@ public final class ProbeTests {
         hint();
         order();
         lines();
+        team();
         runErrors();
         System.out.println(failures == 0 ? "ok: " + checks + " checks" : failures + " of " + checks + " checks FAILED");
         System.exit(failures == 0 ? 0 : 1);
@@ -273,6 +274,50 @@ public final class ProbeTests {
         });
         check(control.size() > 3 && hw.notes().size() == 1 && hw.notes().get(0).startsWith("JIT warm-up"),
                 "warm-up ran control batches and noted it: " + hw.notes());
+    }
+
+    /** The team leader sizes as one thread does, then posts (control, test) pairs; members keep their batches. */
+    static void team() throws Exception {
+        Scripted c = new Scripted();
+        Team.LeaderPlan plan = new Team.LeaderPlan(c.harness(1000, 1, 2, null, 1L << 32));
+        List<Long> cmds = new ArrayList<>();
+        long last = -1;
+        while (true) {
+            long cmd = plan.next(last);
+            cmds.add(cmd);
+            if (cmd == 0) {
+                break;
+            }
+            last = (cmd & Team.CONTROL) != 0 ? 1 : 3 * (cmd & Team.N_MASK);
+        }
+        List<Long> want = doublingTo(512);
+        for (int k = 0; k < 3; k++) {
+            want.addAll(List.of(512 | Team.CONTROL, 512L));
+        }
+        want.add(0L);
+        eq(cmds, want, "leader's commands");
+
+        Scripted h = new Scripted();
+        Team.LeaderPlan hinted = new Team.LeaderPlan(h.harness(1000, 0, 1, 300L, 1L << 32));
+        eq(hinted.next(-1), 300L, "a hint is tried first");
+        eq(hinted.next(900), 300 | Team.CONTROL, "a hint near the target is kept");
+
+        Harness real = new Harness(new Job.HarnessConfig(20_000, 1, 3, 1L << 32, 0.05, "default"), null, System::nanoTime, 0, null);
+        java.util.concurrent.atomic.AtomicLongArray ops = new java.util.concurrent.atomic.AtomicLongArray(3);
+        Team.Result r = Team.measure(real, Activities.of("java-platform", 1, null), List.of(0, 1, 2), true, (thread, n) -> {
+            Team.emptyLoop(thread, n * (thread + 1));
+            ops.addAndGet(thread, n);
+        }, Team::emptyLoop);
+        eq(r.perThreadTestNs().size(), 3, "one row per member");
+        eq(real.sizedBatchOps(), r.m().n(), "the team's N is the sized one");
+        for (int k = 0; k < 3; k++) {
+            long max = 0;
+            for (long[] own : r.perThreadTestNs()) {
+                max = Math.max(max, own[k]);
+            }
+            eq(r.m().testNs()[k], max, "the team's batch is the slowest member's");
+        }
+        eq(ops.get(0), ops.get(2), "every member runs every batch");
     }
 
     /** The protocol's lines. */
