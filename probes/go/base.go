@@ -24,6 +24,7 @@ func callee(x uint64) uint64 {
 	return x + 1
 }
 
+// init registers the family's experiments.
 func init() {
 	register("base.loop", baseLoop)
 	register("base.call", baseCall)

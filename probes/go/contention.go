@@ -17,6 +17,7 @@ const unlockedNote = "members are goroutines on GOMAXPROCS=T Ps, not locked to O
 	"40-190 us an episode locked, 170 ns unlocked, on a 2-vCPU VM), which no Go program pays; Go decides where " +
 	"each member runs"
 
+// init registers the family's experiments.
 func init() {
 	register("sync.faa", syncFaa)
 	register("sync.mutex", syncMutex)
@@ -102,6 +103,7 @@ type cyclicBarrier struct {
 	generation uint64
 }
 
+// newCyclicBarrier makes a barrier for parties goroutines.
 func newCyclicBarrier(parties int) *cyclicBarrier {
 	b := &cyclicBarrier{parties: parties}
 	b.cond = sync.NewCond(&b.mu)

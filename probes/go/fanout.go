@@ -11,6 +11,7 @@ import (
 // round (src/experiments/sched/yield_round.rs). Goroutines are not pinned here: Go places them on its
 // GOMAXPROCS Ps (one per CPU of the point), and that placement is part of what is measured.
 
+// init registers the family's experiments.
 func init() {
 	register("spawn.forkjoin", spawnForkJoin)
 	register("spawn.bulk", spawnBulk)

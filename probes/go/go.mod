@@ -1,3 +1,3 @@
 module overhead/probes/go
 
-go 1.21
+go 1.19

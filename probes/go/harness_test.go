@@ -12,6 +12,7 @@ import (
 // decisions have exact answers (src/harness/testing.rs's ScriptedClock).
 type scripted struct{ t int64 }
 
+// now reads the scripted clock.
 func (s *scripted) now() int64 { return s.t }
 
 // ops returns a batch costing perOp ns an operation that logs its sizes in *log.
@@ -24,6 +25,7 @@ func (s *scripted) ops(perOp int64, log *[]uint64) Batch {
 	}
 }
 
+// scriptedHarness is a harness on the scripted clock c with these settings.
 func scriptedHarness(c *scripted, target float64, warmup, reps int, hint *uint64) *Harness {
 	cfg := HarnessConfig{TargetBatchNs: target, Warmup: warmup, Repetitions: reps, MaxBatchOps: 1 << 32, Mode: "default"}
 	h := NewHarness(cfg, hint)

@@ -151,6 +151,7 @@ func (p Params) Int(spec *Spec, key string, min int) (int, error) {
 	return v, nil
 }
 
+// ruleKeys says which keys rules take, for error messages.
 func ruleKeys(rules []ParamRule) string {
 	if len(rules) == 0 {
 		return "takes no parameters"
@@ -163,6 +164,7 @@ func ruleKeys(rules []ParamRule) string {
 	return "takes " + strings.Join(keys, ", ")
 }
 
+// contains reports whether list holds s.
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

@@ -44,6 +44,7 @@ func register(id string, e Experiment) {
 	experiments[id] = e
 }
 
+// main runs the probe and exits with run's status.
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -126,6 +127,7 @@ func setUpProcess(p *Point) {
 	runtime.GC()
 }
 
+// knownExperiments lists the registry's IDs, sorted, for the unknown-experiment error.
 func knownExperiments() string {
 	ids := make([]string, 0, len(experiments))
 	for id := range experiments {
@@ -135,6 +137,7 @@ func knownExperiments() string {
 	return strings.Join(ids, ", ")
 }
 
+// containsInt reports whether list holds x.
 func containsInt(list []int, x int) bool {
 	for _, v := range list {
 		if v == x {

@@ -18,6 +18,7 @@ func answer(x uint64, out chan<- uint64) {
 	out <- operation(x)
 }
 
+// init registers the family's experiments.
 func init() {
 	register("msg.call", msgCall)
 	register("msg.async", msgAsync)

@@ -5,6 +5,7 @@ import (
 	"testing"
 )
 
+// spec is a go point of experiment exp with key, value, … parameters on CPU 0.
 func spec(exp string, params ...string) *Spec {
 	s := &Spec{Experiment: exp, Runtime: "go", Cpus: []int{0}}
 	for i := 0; i+1 < len(params); i += 2 {

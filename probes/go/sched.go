@@ -7,6 +7,7 @@ import (
 
 // sched: switching and yielding (src/experiments/sched/).
 
+// init registers the family's experiments.
 func init() {
 	register("sched.switch", schedSwitch)
 }

@@ -20,6 +20,7 @@ func (s semaphore) P() { s <- struct{}{} }
 // V releases one permit (wakes a blocked P, if any).
 func (s semaphore) V() { <-s }
 
+// init registers the family's experiments.
 func init() {
 	register("sync.sem", syncSem)
 }

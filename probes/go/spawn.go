@@ -9,6 +9,7 @@ func spawnEmpty(wg *sync.WaitGroup) {
 	wg.Done()
 }
 
+// init registers the family's experiments.
 func init() {
 	register("spawn.create", spawnCreate)
 }

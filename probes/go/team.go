@@ -35,6 +35,7 @@ type spinBarrier struct {
 	yield   bool
 }
 
+// newSpinBarrier makes a barrier for parties members.
 func newSpinBarrier(parties int, yield bool) *spinBarrier {
 	b := &spinBarrier{parties: int32(parties), yield: yield}
 	b.count.Store(int32(parties))
@@ -70,6 +71,7 @@ type leaderPlan struct {
 	nextIsControl bool
 }
 
+// newLeaderPlan starts the leader's schedule, taking the harness's hint (once per process).
 func newLeaderPlan(h *Harness) *leaderPlan {
 	p := &leaderPlan{target: h.cfg.TargetBatchNs, maxOps: h.cfg.MaxBatchOps, n: 1, sizing: true,
 		pairsLeft: h.cfg.Warmup + h.cfg.Repetitions, nextIsControl: true}

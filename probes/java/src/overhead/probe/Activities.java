@@ -19,6 +19,7 @@ public final class Activities {
     /** Whether activities are virtual threads. */
     public final boolean virtual;
 
+    /** Activities of runtime name, made by factory. */
     private Activities(String name, ThreadFactory factory, boolean virtual) {
         this.name = name;
         this.factory = factory;

@@ -33,6 +33,7 @@ public final class Callee {
         final long x;
         long result;
 
+        /** The answer to the call with argument x. */
         Answer(long x) {
             this.x = x;
         }

@@ -39,6 +39,7 @@ public final class Harness {
     private long sized;
     private final List<String> notes = new ArrayList<>();
 
+    /** A harness with these settings, batch-size hint (null: none), clock, JIT warm-up and JIT time source (null: none). */
     Harness(Job.HarnessConfig cfg, Long hint, LongSupplier clock, long jitWarmupNs, LongSupplier compileMs) {
         this.cfg = cfg;
         this.hint = hint == null ? 0 : hint;
@@ -215,6 +216,7 @@ public final class Harness {
         }
     }
 
+    /** One sizing batch of n with its untimed hooks; its ns. */
     private double timed(Batch test, Batch pre, Batch post, long n) throws Exception {
         pre.run(n);
         long t = time(test, n);
@@ -222,6 +224,7 @@ public final class Harness {
         return t;
     }
 
+    /** Keeps n as the process's first sized N (reported as sized_batch_ops) unless one is kept; returns n. */
     long noteSized(long n) {
         if (sized == 0) {
             sized = n;

@@ -17,6 +17,7 @@ public final class Json {
     private final String s;
     private int i;
 
+    /** A reader at the start of s. */
     private Json(String s) {
         this.s = s;
     }
@@ -25,6 +26,7 @@ public final class Json {
     public static final class JsonException extends Exception {
         private static final long serialVersionUID = 1L;
 
+        /** An error with this message. */
         JsonException(String message) {
             super(message);
         }
@@ -42,10 +44,12 @@ public final class Json {
         return v;
     }
 
+    /** An error saying what is wrong at the current offset. */
     private JsonException fail(String what) {
         return new JsonException("JSON: " + what + " at offset " + i);
     }
 
+    /** Skips JSON whitespace. */
     private void ws() {
         while (i < s.length()) {
             char c = s.charAt(i);
@@ -56,6 +60,7 @@ public final class Json {
         }
     }
 
+    /** Reads one value at nesting depth. */
     private Object value(int depth) throws JsonException {
         if (depth > 64) {
             throw fail("nesting too deep");
@@ -85,6 +90,7 @@ public final class Json {
         }
     }
 
+    /** Reads the literal word (true, false, null), which stands for v. */
     private Object literal(String word, Object v) throws JsonException {
         if (!s.startsWith(word, i)) {
             throw fail("bad literal");
@@ -93,6 +99,7 @@ public final class Json {
         return v;
     }
 
+    /** Reads an object; a duplicate key is an error. */
     private Map<String, Object> object(int depth) throws JsonException {
         Map<String, Object> m = new LinkedHashMap<>();
         i++;
@@ -125,6 +132,7 @@ public final class Json {
         }
     }
 
+    /** Reads an array. */
     private List<Object> array(int depth) throws JsonException {
         List<Object> a = new ArrayList<>();
         i++;
@@ -146,10 +154,12 @@ public final class Json {
         }
     }
 
+    /** Whether the next character is c. */
     private boolean peek(char c) {
         return i < s.length() && s.charAt(i) == c;
     }
 
+    /** Consumes c, or fails. */
     private void expect(char c) throws JsonException {
         if (!peek(c)) {
             throw fail("expected '" + c + "'");
@@ -157,6 +167,7 @@ public final class Json {
         i++;
     }
 
+    /** Reads a string with its escapes; control characters and lone surrogates are errors. */
     private String string() throws JsonException {
         expect('"');
         StringBuilder b = new StringBuilder();
@@ -213,6 +224,7 @@ public final class Json {
         }
     }
 
+    /** Reads the four hex digits of a \\u escape. */
     private char hex4() throws JsonException {
         if (i + 4 > s.length()) {
             throw fail("short \\u escape");
@@ -228,6 +240,7 @@ public final class Json {
         return (char) v;
     }
 
+    /** Reads a number in RFC 8259 syntax: a Long when it is an integer that fits, else a Double. */
     private Object number() throws JsonException {
         int start = i;
         if (peek('-')) {
@@ -269,6 +282,7 @@ public final class Json {
         return Double.parseDouble(text);
     }
 
+    /** Consumes decimal digits; how many. */
     private int digits() {
         int start = i;
         while (i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
@@ -292,6 +306,7 @@ public final class Json {
         return b.toString();
     }
 
+    /** Appends v as JSON. */
     private static void write(StringBuilder b, Object v) {
         if (v == null) {
             b.append("null");
@@ -343,6 +358,7 @@ public final class Json {
         }
     }
 
+    /** Appends s as an ASCII JSON string. */
     private static void quote(StringBuilder b, String s) {
         b.append('"');
         for (int k = 0; k < s.length(); k++) {

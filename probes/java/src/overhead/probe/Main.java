@@ -45,6 +45,7 @@ public final class Main {
     private Main() {
     }
 
+    /** Runs the probe and exits the JVM with run's status. */
     public static void main(String[] args) {
         int status = run(args, System.out, System.err);
         System.out.flush();

@@ -16,6 +16,7 @@ public final class Outcome {
     public final Map<String, Object> extra = new LinkedHashMap<>();
     public List<long[]> perThreadTestNs;
 
+    /** An outcome of measurement m reported per per operations an iteration. */
     public Outcome(Harness.Measurement m, int per) {
         this.m = m;
         this.per = per;

@@ -15,6 +15,7 @@ public final class Params {
     private final Map<String, String> values;
     private final Job.Spec spec;
 
+    /** The checked values of spec's parameters. */
     private Params(Job.Spec spec, Map<String, String> values) {
         this.spec = spec;
         this.values = values;

@@ -11,6 +11,7 @@ public final class Point {
     public Activities act;
     final List<String> notes = new ArrayList<>();
 
+    /** The point spec, measured with h. */
     Point(Job.Spec spec, Harness h) {
         this.spec = spec;
         this.h = h;

@@ -4,6 +4,7 @@ package overhead.probe;
 public final class ProbeException extends Exception {
     private static final long serialVersionUID = 1L;
 
+    /** An error line with this message. */
     public ProbeException(String message) {
         super(message);
     }

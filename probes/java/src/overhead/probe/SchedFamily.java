@@ -50,6 +50,7 @@ final class SchedFamily {
         volatile Thread partner;
     }
 
+    /** mechanism:park: home and partner hand the turn back and forth with unpark and park; per round trip. */
     private static Outcome parkRoundTrip(Point p) throws Exception {
         Handoff h = new Handoff();
         h.home = Thread.currentThread();
@@ -89,6 +90,7 @@ final class SchedFamily {
         return new Outcome(m, 1);
     }
 
+    /** mechanism:yield: the timed virtual thread yields to a partner that only yields; per round trip. */
     private static Outcome yieldRoundTrip(Point p) throws Exception {
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean();

@@ -59,6 +59,7 @@ final class Team {
         private volatile boolean sense;
         private final boolean yielding;
 
+        /** A barrier for parties members, spinning or yielding. */
         SpinBarrier(int parties, boolean yielding) {
             this.parties = parties;
             this.count = new AtomicInteger(parties);
@@ -104,6 +105,7 @@ final class Team {
         private boolean warmControlNext;
         private boolean started;
 
+        /** The schedule for h's settings; the hint is taken when sizing starts. */
         LeaderPlan(Harness h) {
             this.h = h;
             this.target = h.cfg.targetBatchNs();

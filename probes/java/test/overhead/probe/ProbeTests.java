@@ -23,6 +23,7 @@ public final class ProbeTests {
     private static int failures;
     private static int checks;
 
+    /** Runs every check; exit status 1 if any failed. */
     public static void main(String[] args) throws Exception {
         json();
         job();
@@ -37,6 +38,7 @@ public final class ProbeTests {
         System.exit(failures == 0 ? 0 : 1);
     }
 
+    /** Counts a check, printing what when it failed. */
     private static void check(boolean ok, String what) {
         checks++;
         if (!ok) {
@@ -45,6 +47,7 @@ public final class ProbeTests {
         }
     }
 
+    /** Checks got equals want (arrays by content). */
     private static void eq(Object got, Object want, String what) {
         boolean same = got instanceof long[] && want instanceof long[] ? Arrays.equals((long[]) got, (long[]) want)
                 : got == null ? want == null : got.equals(want);
@@ -52,6 +55,7 @@ public final class ProbeTests {
                 + (want instanceof long[] ? Arrays.toString((long[]) want) : want));
     }
 
+    /** Checks the JSON reader refuses text. */
     private static void rejects(String text, String what) {
         try {
             Json.parse(text);
@@ -128,6 +132,7 @@ public final class ProbeTests {
         }
     }
 
+    /** A java-platform point of x.y with key, value, … parameters on CPU 0. */
     private static Job.Spec spec(String... kv) {
         List<String[]> p = new ArrayList<>();
         for (int k = 0; k + 1 < kv.length; k += 2) {
@@ -167,6 +172,7 @@ public final class ProbeTests {
         long t;
         final List<Long> sizes = new ArrayList<>();
 
+        /** A batch costing perOp ns an operation, logging its sizes when log. */
         Harness.Batch ops(long perOp, boolean log) {
             return n -> {
                 if (log) {
@@ -176,11 +182,13 @@ public final class ProbeTests {
             };
         }
 
+        /** A harness on this clock with no JIT warm-up. */
         Harness harness(double target, int warmup, int reps, Long hint, long maxOps) {
             return new Harness(new Job.HarnessConfig(target, warmup, reps, maxOps, 0.05, "default"), hint, () -> t, 0, null);
         }
     }
 
+    /** Sizing's test batches when n is the first N to reach the target: 1, 2, 4, … n, then n again. */
     private static List<Long> doublingTo(long n) {
         List<Long> v = new ArrayList<>();
         for (long k = 1; k < n; k *= 2) {
