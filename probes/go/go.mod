@@ -1,0 +1,3 @@
+module overhead/probes/go
+
+go 1.19

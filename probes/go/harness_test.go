@@ -1,0 +1,213 @@
+package main
+
+import (
+	"encoding/json"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// scripted is a fake clock: batches advance it by a fixed cost per operation, so the harness's
+// decisions have exact answers (src/harness/testing.rs's ScriptedClock).
+type scripted struct{ t int64 }
+
+// now reads the scripted clock.
+func (s *scripted) now() int64 { return s.t }
+
+// ops returns a batch costing perOp ns an operation that logs its sizes in *log.
+func (s *scripted) ops(perOp int64, log *[]uint64) Batch {
+	return func(n uint64) {
+		if log != nil {
+			*log = append(*log, n)
+		}
+		s.t += perOp * int64(n)
+	}
+}
+
+// scriptedHarness is a harness on the scripted clock c with these settings.
+func scriptedHarness(c *scripted, target float64, warmup, reps int, hint *uint64) *Harness {
+	cfg := HarnessConfig{TargetBatchNs: target, Warmup: warmup, Repetitions: reps, MaxBatchOps: 1 << 32, Mode: "default"}
+	h := NewHarness(cfg, hint)
+	h.now = c.now
+	return h
+}
+
+// doublingTo is the sizes of sizing's test batches when n is the first N to reach the target: 1, 2,
+// 4, … up to n, then n again (the confirmation).
+func doublingTo(n uint64) []uint64 {
+	var v []uint64
+	for k := uint64(1); k < n; k *= 2 {
+		v = append(v, k)
+	}
+	return append(v, n, n)
+}
+
+// Sizing doubles N from 1 and stops at the first N whose batch and a second one both reach the
+// target: 3 ns an operation against 1000 ns settles at 512 (1536 ns; 256 gives 768).
+func TestSizingDoublesToTheTargetAndConfirms(t *testing.T) {
+	c := &scripted{}
+	h := scriptedHarness(c, 1000, 1, 3, nil)
+	var sizes []uint64
+	m := h.Measure(c.ops(3, &sizes), c.ops(1, nil))
+	if m.N != 512 || h.sized != 512 {
+		t.Fatalf("N = %d, sized = %d; want 512", m.N, h.sized)
+	}
+	want := append(doublingTo(512), 512, 512, 512, 512) // sizing, then 1 warm-up and 3 kept test batches
+	if !reflect.DeepEqual(sizes, want) {
+		t.Fatalf("test batch sizes %v, want %v", sizes, want)
+	}
+	if !reflect.DeepEqual(m.TestNs, []int64{1536, 1536, 1536}) || !reflect.DeepEqual(m.ControlNs, []int64{512, 512, 512}) {
+		t.Fatalf("test %v control %v", m.TestNs, m.ControlNs)
+	}
+}
+
+// A hint is timed once and kept when that batch lasts a quarter to four times the target; otherwise
+// sizing doubles from 1. Only the first sizing takes the hint, and the first N stays the one reported.
+func TestHintIsKeptWithinAFactorOfFour(t *testing.T) {
+	sizing := func(hint uint64) (uint64, []uint64, *Harness, *scripted) {
+		c := &scripted{}
+		h := scriptedHarness(c, 1000, 1, 3, &hint)
+		var sizes []uint64
+		m := h.Measure(c.ops(3, &sizes), noLoop)
+		return m.N, sizes[:len(sizes)-4], h, c
+	}
+	// 3 ns an operation: 256 take 768 ns (kept), 1024 take 3072 (kept), 1400 take 4200 (dropped),
+	// 64 take 192 (dropped), 84 take 252 (kept: above a quarter).
+	for _, tc := range []struct{ hint, n uint64 }{{256, 256}, {1024, 1024}, {84, 84}, {1400, 512}, {64, 512}} {
+		n, sizes, _, _ := sizing(tc.hint)
+		if n != tc.n {
+			t.Errorf("hint %d: N = %d, want %d", tc.hint, n, tc.n)
+		}
+		if sizes[0] != tc.hint {
+			t.Errorf("hint %d: first batch %d, want the hint", tc.hint, sizes[0])
+		}
+		if n == tc.hint && len(sizes) != 1 {
+			t.Errorf("hint %d kept but sizing ran %v", tc.hint, sizes)
+		}
+		if n != tc.hint && !reflect.DeepEqual(sizes[1:], doublingTo(512)) {
+			t.Errorf("hint %d dropped: sizing ran %v", tc.hint, sizes)
+		}
+	}
+	_, _, h, c := sizing(256)
+	if m := h.Measure(c.ops(1, nil), noLoop); m.N != 1024 || h.sized != 256 {
+		t.Fatalf("second sizing N = %d (want 1024, no hint), sized = %d (want the first, 256)", m.N, h.sized)
+	}
+}
+
+// A batch that reaches the target early (preempted) is not believed: its confirmation falls short.
+func TestAConfirmationThatFallsShortKeepsDoubling(t *testing.T) {
+	c := &scripted{}
+	h := scriptedHarness(c, 1000, 0, 1, nil)
+	batches := 0
+	m := h.Measure(func(n uint64) {
+		batches++
+		c.t += 3 * int64(n)
+		if batches == 3 { // the first batch of N = 4 is preempted
+			c.t += 5000
+		}
+	}, noLoop)
+	if m.N != 512 {
+		t.Fatalf("N = %d, want 512", m.N)
+	}
+}
+
+// Sizing stops at the op cap when the target is out of reach.
+func TestSizingStopsAtTheOpCap(t *testing.T) {
+	c := &scripted{}
+	h := scriptedHarness(c, 1e12, 0, 2, nil)
+	h.cfg.MaxBatchOps = 64
+	var sizes []uint64
+	m := h.Measure(c.ops(1, &sizes), noLoop)
+	if m.N != 64 || !reflect.DeepEqual(sizes, []uint64{1, 2, 4, 8, 16, 32, 64, 64}) {
+		t.Fatalf("N = %d, sizes %v", m.N, sizes)
+	}
+}
+
+// docs/METHOD.md §1's order: sizing test batches (each with its hooks), then per pair: before,
+// control, test, after.
+func TestOrderOfControlTestAndHooks(t *testing.T) {
+	c := &scripted{}
+	h := scriptedHarness(c, 1000, 2, 3, nil)
+	var ran []string
+	logged := func(tag string, perOp int64) Batch {
+		return func(n uint64) {
+			ran = append(ran, tag)
+			c.t += perOp * int64(n)
+		}
+	}
+	// Hooks cost a million ns each and change no sample: they run untimed.
+	m := h.MeasureWith(logged("T", 5), logged("C", 1), logged("B", 1e6), logged("A", 1e6))
+	var want []string
+	for range doublingTo(256) {
+		want = append(want, "B", "T", "A")
+	}
+	for i := 0; i < 2+3; i++ {
+		want = append(want, "B", "C", "T", "A")
+	}
+	if !reflect.DeepEqual(ran, want) {
+		t.Fatalf("ran %v\nwant %v", ran, want)
+	}
+	if m.N != 256 || !reflect.DeepEqual(m.TestNs, []int64{1280, 1280, 1280}) || !reflect.DeepEqual(m.ControlNs, []int64{256, 256, 256}) {
+		t.Fatalf("%+v", m)
+	}
+}
+
+// The batches line has the protocol's fields and types, sized_batch_ops only when something was
+// sized, and empty notes and extra rather than null.
+func TestBatchesLineShape(t *testing.T) {
+	o := &Outcome{M: Measurement{N: 8, TestNs: []int64{10, 11, 12}, ControlNs: []int64{1, 2, 3}}, Per: 2}
+	line, err := BatchesLine(o, 8, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"batches","v":2,"batch_ops":8,"per":2,"test_ns":[10,11,12],"control_ns":[1,2,3],"resolution_ns":20,"sized_batch_ops":8,"notes":[],"extra":{}}`
+	if string(line) != want {
+		t.Fatalf("got  %s\nwant %s", line, want)
+	}
+	o.Extra = map[string]float64{"k": 1.5}
+	o.PerThreadTestNs = [][]int64{{1, 2, 3}}
+	line, _ = BatchesLine(o, 0, 20)
+	if strings.Contains(string(line), "sized_batch_ops") || !strings.Contains(string(line), `"extra":{"k":1.5},"per_thread_test_ns":[[1,2,3]]`) {
+		t.Fatalf("got %s", line)
+	}
+	if _, err := BatchesLine(&Outcome{M: Measurement{N: 1, TestNs: []int64{1}}}, 0, 1); err == nil {
+		t.Fatal("unpaired batches accepted")
+	}
+}
+
+// A job end to end through run(): a batches line for a known point, an error line for an unknown
+// experiment or runtime, exit status 2 for bad arguments, and the version line.
+func TestRunWritesOneFinalLine(t *testing.T) {
+	job := func(exp, rt, params string) string {
+		return `{"v":2,"spec":{"experiment":"` + exp + `","runtime":"` + rt + `","params":` + params +
+			`,"cpus":[0],"placement":null},"time_source":{"clock":{"kind":"tsc","hz":2e9}},` +
+			`"harness":{"target_batch_ns":20000.0,"warmup":1,"repetitions":3,"max_batch_ops":4294967296,"noisy_fraction":0.05,"mode":"quick"},"batch_ops_hint":null}`
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0)) // run() sets it to the job's CPU count
+	var out, errOut strings.Builder
+	if st := run([]string{"--job", job("base.call", "go", "[]")}, &out, &errOut); st != 0 {
+		t.Fatalf("status %d: %s", st, out.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var msg map[string]interface{}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg["type"] != "batches" || len(msg["test_ns"].([]interface{})) != 3 || msg["per"].(float64) != 1 {
+		t.Fatalf("%v", msg)
+	}
+	for _, bad := range []string{job("no.such", "go", "[]"), job("base.call", "java-virtual", "[]"), job("sync.sem", "go", `[["op","q"]]`), `{"v":1}`, `[`} {
+		out.Reset()
+		if st := run([]string{"--job", bad}, &out, &errOut); st != 1 || !strings.HasPrefix(out.String(), `{"type":"error","v":2,"message":`) {
+			t.Errorf("job %s: status %d, output %s", bad, st, out.String())
+		}
+	}
+	if st := run([]string{"--bogus"}, &out, &errOut); st != 2 {
+		t.Errorf("unknown argument: status %d", st)
+	}
+	out.Reset()
+	if run([]string{"--version"}, &out, &errOut) != 0 || out.String() != "overhead-probe-go 1\n" {
+		t.Errorf("version: %q", out.String())
+	}
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"reflect"
+	"sync/atomic"
+	"testing"
+)
+
+// drive runs a leader plan against a batch cost of perOp ns an operation and returns its commands.
+func drive(p *leaderPlan, perOp int64) []uint64 {
+	var cmds []uint64
+	last, have := int64(0), false
+	for {
+		c := p.next(last, have)
+		cmds = append(cmds, c)
+		if c == 0 {
+			return cmds
+		}
+		if c&controlBit == 0 {
+			last, have = perOp*int64(c), true
+		}
+	}
+}
+
+// The leader sizes as a single thread does (doubling, a confirming batch), then posts warm-up and
+// kept pairs, control first; a hint near the target is kept, a far one dropped.
+func TestLeaderPlan(t *testing.T) {
+	c := &scripted{}
+	h := scriptedHarness(c, 1000, 1, 2, nil)
+	got := drive(newLeaderPlan(h), 3)
+	want := append(doublingTo(512), 512|controlBit, 512, 512|controlBit, 512, 512|controlBit, 512, 0)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("commands %v\nwant %v", got, want)
+	}
+	hint := uint64(300)
+	h = scriptedHarness(c, 1000, 0, 1, &hint)
+	if got := drive(newLeaderPlan(h), 3); !reflect.DeepEqual(got, []uint64{300, 300 | controlBit, 300, 0}) {
+		t.Fatalf("kept hint: %v", got)
+	}
+	if h.hint != 0 {
+		t.Fatal("the hint was not consumed")
+	}
+	hint = 5000
+	h = scriptedHarness(c, 1000, 0, 1, &hint)
+	got = drive(newLeaderPlan(h), 3)
+	if got[0] != 5000 || !reflect.DeepEqual(got[1:len(got)-3], doublingTo(512)) {
+		t.Fatalf("dropped hint: %v", got)
+	}
+}
+
+// A team keeps every member's kept test batches, and the team's batches are the slowest member's;
+// every member runs the same batches.
+func TestMeasureTeamShape(t *testing.T) {
+	c := &scripted{}
+	h := scriptedHarness(c, 20000, 1, 3, nil)
+	h.now = NewHarness(h.cfg, nil).now // a real clock: members run concurrently
+	var ops [3]atomic.Uint64
+	tm := h.MeasureTeam([]int{0, 0, 0}, false, func(thread int, n uint64) {
+		for i := uint64(0); i < n*uint64(thread+1); i++ {
+			teamSinks[thread].v = i
+		}
+		ops[thread].Add(n)
+	}, emptyTeamLoop)
+	if len(tm.M.TestNs) != 3 || len(tm.PerThreadNs) != 3 || h.sized != tm.M.N {
+		t.Fatalf("%+v", tm)
+	}
+	for r := 0; r < 3; r++ {
+		max := int64(0)
+		for _, own := range tm.PerThreadNs {
+			if own[r] > max {
+				max = own[r]
+			}
+		}
+		if tm.M.TestNs[r] != max {
+			t.Fatalf("pair %d: team %d, slowest member %d", r, tm.M.TestNs[r], max)
+		}
+	}
+	if a, b := ops[0].Load(), ops[2].Load(); a != b {
+		t.Fatalf("members ran %d and %d operations", a, b)
+	}
+}

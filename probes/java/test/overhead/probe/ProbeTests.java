@@ -1,0 +1,374 @@
+package overhead.probe;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The Java probe's unit tests, JDK only (no JUnit): the JSON reader and writer, the job and parameter
+ * checks, the harness's sizing and order on a scripted clock, and the protocol lines. Run:
+ *
+ * <pre>
+ *   javac --release 17 -d OUT $(find probes/java/src probes/java/test -name '*.java')
+ *   java -cp OUT overhead.probe.ProbeTests
+ * </pre>
+ *
+ * Prints one line per failed check and exits 1 if any failed.
+ */
+public final class ProbeTests {
+    private static int failures;
+    private static int checks;
+
+    /** Runs every check; exit status 1 if any failed. */
+    public static void main(String[] args) throws Exception {
+        json();
+        job();
+        params();
+        sizing();
+        hint();
+        order();
+        lines();
+        team();
+        runErrors();
+        System.out.println(failures == 0 ? "ok: " + checks + " checks" : failures + " of " + checks + " checks FAILED");
+        System.exit(failures == 0 ? 0 : 1);
+    }
+
+    /** Counts a check, printing what when it failed. */
+    private static void check(boolean ok, String what) {
+        checks++;
+        if (!ok) {
+            failures++;
+            System.out.println("FAIL: " + what);
+        }
+    }
+
+    /** Checks got equals want (arrays by content). */
+    private static void eq(Object got, Object want, String what) {
+        boolean same = got instanceof long[] && want instanceof long[] ? Arrays.equals((long[]) got, (long[]) want)
+                : got == null ? want == null : got.equals(want);
+        check(same, what + ": got " + (got instanceof long[] ? Arrays.toString((long[]) got) : got) + ", want "
+                + (want instanceof long[] ? Arrays.toString((long[]) want) : want));
+    }
+
+    /** Checks the JSON reader refuses text. */
+    private static void rejects(String text, String what) {
+        try {
+            Json.parse(text);
+            check(false, what + " accepted: " + text);
+        } catch (Json.JsonException e) {
+            check(true, what);
+        }
+    }
+
+    /** The reader is strict; the writer's output reads back to the same value. */
+    static void json() throws Exception {
+        Object v = Json.parse(" {\"a\":[1,-2.5e1,true,false,null,\"x\\u00e9\\n\\ud83d\\ude00\"],\"b\":{},\"c\":9007199254740993,\"d\":1e400} ");
+        Map<?, ?> m = (Map<?, ?>) v;
+        List<?> a = (List<?>) m.get("a");
+        eq(a.get(0), 1L, "integer is a Long");
+        eq(a.get(1), -25.0, "exponent is a Double");
+        eq(a.get(5), "xé\n\uD83D\uDE00", "escapes and a surrogate pair");
+        eq(m.get("c"), 9007199254740993L, "a long integer stays exact");
+        eq(m.get("d"), Double.POSITIVE_INFINITY, "an overflowing double");
+        eq(Json.parse("18446744073709551615"), 1.8446744073709552E19, "beyond long reads as a double");
+        for (String bad : new String[] {"", "{", "[1,]", "{\"a\":1,}", "01", "1.", "-", "+1", ".5", "1e", "tru", "nul",
+                "\"\\x\"", "\"\u0001\"", "\"\\ud83d\"", "\"\\ude00\"", "{\"a\":1,\"a\":2}", "[1] 2", "{a:1}", "'a'", "[1 2]",
+                "/*c*/1", "NaN"}) {
+            rejects(bad, "malformed JSON " + bad);
+        }
+        String deep = "[".repeat(100) + "]".repeat(100);
+        rejects(deep, "nesting too deep");
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        out.put("s", "q\"\\\n\t\u0002é");
+        out.put("l", new long[] {1, -2});
+        out.put("d", 1.5);
+        out.put("i", 3.0);
+        out.put("n", null);
+        out.put("b", List.of(true));
+        String w = Json.write(out);
+        eq(w, "{\"s\":\"q\\\"\\\\\\n\\t\\u0002\\u00e9\",\"l\":[1,-2],\"d\":1.5,\"i\":3,\"n\":null,\"b\":[true]}", "writer");
+        Map<?, ?> back = (Map<?, ?>) Json.parse(w);
+        eq(back.get("s"), "q\"\\\n\t\u0002é", "string round trip");
+        try {
+            Json.write(Double.NaN);
+            check(false, "NaN written");
+        } catch (IllegalArgumentException e) {
+            check(true, "NaN refused");
+        }
+    }
+
+    static final String GOOD = "{\"v\":2,\"spec\":{\"experiment\":\"sync.sem\",\"runtime\":\"java-platform\",\"params\":[[\"op\",\"switch\"]],"
+            + "\"cpus\":[0,0],\"placement\":\"same_cpu\"},\"time_source\":{\"clock\":{\"kind\":\"tsc\",\"hz\":2445404139.02},"
+            + "\"reason\":\"r\",\"calibration_error_ppm\":1.0,\"read_cost_ns\":23.8,\"resolution_ns\":20.0},\"harness\":"
+            + "{\"target_batch_ns\":500000.0,\"warmup\":1,\"repetitions\":3,\"max_batch_ops\":4294967296,\"noisy_fraction\":0.05,"
+            + "\"mode\":\"default\"},\"batch_ops_hint\":1234}";
+
+    /** The job reader keeps what the protocol allows and refuses the rest. */
+    static void job() throws Exception {
+        Job j = Job.parse(GOOD);
+        eq(j.spec().name(), "sync.sem/runtime:java-platform/op:switch", "spec name");
+        eq(j.batchOpsHint(), 1234L, "hint");
+        eq(j.harness().maxBatchOps(), 1L << 32, "max_batch_ops");
+        eq(j.spec().distinctCpus(), 1, "distinct CPUs");
+        eq(j.spec().placement(), "same_cpu", "placement");
+        eq(Job.parse(GOOD.replace(",\"batch_ops_hint\":1234", ",\"batch_ops_hint\":null")).batchOpsHint(), null, "null hint");
+        eq(Job.parse(GOOD.replace("\"placement\":\"same_cpu\"", "\"placement\":null")).spec().placement(), null, "null placement");
+        eq(Job.parse(GOOD.replace("4294967296", "18446744073709551615")).harness().maxBatchOps(), Long.MAX_VALUE, "u64 max clamps");
+        for (String bad : new String[] {GOOD.replace("\"v\":2", "\"v\":1"), GOOD.replace("[\"op\",\"switch\"]", "[\"op\"]"),
+                GOOD.replace("\"cpus\":[0,0]", "\"cpus\":[]"), GOOD.replace("\"mode\":\"default\"", "\"mode\":\"fast\""),
+                GOOD.replace("\"repetitions\":3", "\"repetitions\":\"3\""), GOOD.replace("\"warmup\":1", "\"warmup\":1.5"),
+                "{\"v\":2,\"spec\":{}}", "[]"}) {
+            try {
+                Job.parse(bad);
+                check(false, "bad job accepted: " + bad);
+            } catch (Json.JsonException e) {
+                check(true, "bad job");
+            }
+        }
+    }
+
+    /** A java-platform point of x.y with key, value, … parameters on CPU 0. */
+    private static Job.Spec spec(String... kv) {
+        List<String[]> p = new ArrayList<>();
+        for (int k = 0; k + 1 < kv.length; k += 2) {
+            p.add(new String[] {kv[k], kv[k + 1]});
+        }
+        return new Job.Spec("x.y", "java-platform", p, List.of(0), null);
+    }
+
+    /** Parameters: required keys once, allowed values, optional keys, no strangers. */
+    static void params() throws Exception {
+        Params.Rule[] rules = {Params.Rule.of("op", "p", "v"), Params.Rule.of("threads"), Params.Rule.optional("placement", "same_cpu")};
+        Params ok = Params.parse(spec("op", "v", "threads", "4"), rules);
+        eq(ok.get("op"), "v", "op");
+        eq(ok.integer("threads", 1), 4, "threads");
+        String[][] bad = {{"op", "q", "threads", "4"}, {"op", "p"}, {"op", "p", "threads", "1", "colour", "red"},
+                {"op", "p", "op", "v", "threads", "1"}, {"op", "p", "threads", "1", "placement", "other_core"}};
+        String[] why = {"op:q is not one of p, v", "needs parameter \"threads\"", "unknown parameter \"colour\"", "given twice",
+                "placement:other_core is not one of same_cpu"};
+        for (int k = 0; k < bad.length; k++) {
+            try {
+                Params.parse(spec(bad[k]), rules);
+                check(false, "accepted " + Arrays.toString(bad[k]));
+            } catch (ProbeException e) {
+                check(e.getMessage().contains(why[k]), "error '" + e.getMessage() + "' should say " + why[k]);
+            }
+        }
+        try {
+            Params.parse(spec("threads", "0"), Params.Rule.of("threads")).integer("threads", 1);
+            check(false, "threads:0 accepted");
+        } catch (ProbeException e) {
+            check(true, "threads:0");
+        }
+    }
+
+    /** A scripted clock: batches advance it by their cost, so the harness's choices have exact answers. */
+    static final class Scripted {
+        long t;
+        final List<Long> sizes = new ArrayList<>();
+
+        /** A batch costing perOp ns an operation, logging its sizes when log. */
+        Harness.Batch ops(long perOp, boolean log) {
+            return n -> {
+                if (log) {
+                    sizes.add(n);
+                }
+                t += perOp * n;
+            };
+        }
+
+        /** A harness on this clock with no JIT warm-up. */
+        Harness harness(double target, int warmup, int reps, Long hint, long maxOps) {
+            return new Harness(new Job.HarnessConfig(target, warmup, reps, maxOps, 0.05, "default"), hint, () -> t, 0, null);
+        }
+    }
+
+    /** Sizing's test batches when n is the first N to reach the target: 1, 2, 4, … n, then n again. */
+    private static List<Long> doublingTo(long n) {
+        List<Long> v = new ArrayList<>();
+        for (long k = 1; k < n; k *= 2) {
+            v.add(k);
+        }
+        v.add(n);
+        v.add(n);
+        return v;
+    }
+
+    /** Sizing doubles to the target and confirms it; a short confirmation keeps doubling; the op cap stops it. */
+    static void sizing() throws Exception {
+        Scripted c = new Scripted();
+        Harness h = c.harness(1000, 1, 3, null, 1L << 32);
+        Harness.Measurement m = h.measure(c.ops(3, true), c.ops(1, false));
+        eq(m.n(), 512L, "3 ns an op against 1000 ns settles at 512");
+        eq(h.sizedBatchOps(), 512L, "sized");
+        List<Long> want = doublingTo(512);
+        want.addAll(List.of(512L, 512L, 512L, 512L));
+        eq(c.sizes, want, "sizing then one warm-up and three kept test batches");
+        eq(m.testNs(), new long[] {1536, 1536, 1536}, "test batches");
+        eq(m.controlNs(), new long[] {512, 512, 512}, "control batches");
+
+        Scripted p = new Scripted();
+        int[] batches = {0};
+        Harness hp = p.harness(1000, 0, 1, null, 1L << 32);
+        eq(hp.measure(n -> {
+            batches[0]++;
+            p.t += 3 * n + (batches[0] == 3 ? 5000 : 0); // the first batch of N = 4 is preempted
+        }, n -> { }).n(), 512L, "a preempted batch is not believed");
+
+        Scripted cap = new Scripted();
+        Harness hc = cap.harness(1e12, 0, 2, null, 64);
+        eq(hc.measure(cap.ops(1, true), n -> { }).n(), 64L, "op cap");
+        eq(cap.sizes, List.of(1L, 2L, 4L, 8L, 16L, 32L, 64L, 64L), "op cap sizes");
+        Scripted cap2 = new Scripted();
+        eq(cap2.harness(1e12, 0, 1, null, 1L << 32).measure(cap2.ops(1, false), n -> { }, null, null, 100).n(), 100L,
+                "an experiment's own cap below a power of two");
+    }
+
+    /** A hint within a quarter to four times the target is kept; otherwise sizing doubles from 1; only the first sizing. */
+    static void hint() throws Exception {
+        long[][] cases = {{256, 256}, {1024, 1024}, {84, 84}, {1400, 512}, {64, 512}};
+        for (long[] tc : cases) {
+            Scripted c = new Scripted();
+            Harness h = c.harness(1000, 1, 3, tc[0], 1L << 32);
+            Harness.Measurement m = h.measure(c.ops(3, true), n -> { });
+            eq(m.n(), tc[1], "hint " + tc[0]);
+            eq(c.sizes.get(0), tc[0], "hint " + tc[0] + " tried first");
+            List<Long> sizing = c.sizes.subList(0, c.sizes.size() - 4);
+            if (tc[0] == tc[1]) {
+                eq(sizing.size(), 1, "kept hint " + tc[0] + ": no doubling");
+            } else {
+                eq(sizing.subList(1, sizing.size()), doublingTo(512), "dropped hint " + tc[0] + ": doubling");
+            }
+            if (tc[0] == 256) {
+                eq(h.measure(c.ops(1, false), n -> { }).n(), 1024L, "second sizing takes no hint");
+                eq(h.sizedBatchOps(), 256L, "the first N is reported");
+            }
+        }
+    }
+
+    /** docs/METHOD.md §1's order, hooks untimed. */
+    static void order() throws Exception {
+        Scripted c = new Scripted();
+        List<String> ran = new ArrayList<>();
+        java.util.function.BiFunction<String, Long, Harness.Batch> logged = (tag, cost) -> n -> {
+            ran.add(tag);
+            c.t += cost * n;
+        };
+        Harness h = c.harness(1000, 2, 3, null, 1L << 32);
+        Harness.Measurement m = h.measure(logged.apply("T", 5L), logged.apply("C", 1L), logged.apply("B", 1_000_000L),
+                logged.apply("A", 1_000_000L), Long.MAX_VALUE);
+        List<String> want = new ArrayList<>();
+        for (int k = 0; k < doublingTo(256).size(); k++) {
+            want.addAll(List.of("B", "T", "A"));
+        }
+        for (int k = 0; k < 5; k++) {
+            want.addAll(List.of("B", "C", "T", "A"));
+        }
+        eq(ran, want, "order of hooks, control and test");
+        eq(m.testNs(), new long[] {1280, 1280, 1280}, "hooks untimed");
+
+        // The JIT warm-up runs both kernels before sizing and notes it.
+        Scripted w = new Scripted();
+        Harness hw = new Harness(new Job.HarnessConfig(1000, 0, 1, 1L << 32, 0.05, "default"), null, () -> w.t, 100_000, null);
+        List<Long> control = new ArrayList<>();
+        hw.measure(w.ops(3, true), n -> {
+            control.add(n);
+            w.t += n;
+        });
+        check(control.size() > 3 && hw.notes().size() == 1 && hw.notes().get(0).startsWith("JIT warm-up"),
+                "warm-up ran control batches and noted it: " + hw.notes());
+    }
+
+    /** The team leader sizes as one thread does, then posts (control, test) pairs; members keep their batches. */
+    static void team() throws Exception {
+        Scripted c = new Scripted();
+        Team.LeaderPlan plan = new Team.LeaderPlan(c.harness(1000, 1, 2, null, 1L << 32));
+        List<Long> cmds = new ArrayList<>();
+        long last = -1;
+        while (true) {
+            long cmd = plan.next(last);
+            cmds.add(cmd);
+            if (cmd == 0) {
+                break;
+            }
+            last = (cmd & Team.CONTROL) != 0 ? 1 : 3 * (cmd & Team.N_MASK);
+        }
+        List<Long> want = doublingTo(512);
+        for (int k = 0; k < 3; k++) {
+            want.addAll(List.of(512 | Team.CONTROL, 512L));
+        }
+        want.add(0L);
+        eq(cmds, want, "leader's commands");
+
+        Scripted h = new Scripted();
+        Team.LeaderPlan hinted = new Team.LeaderPlan(h.harness(1000, 0, 1, 300L, 1L << 32));
+        eq(hinted.next(-1), 300L, "a hint is tried first");
+        eq(hinted.next(900), 300 | Team.CONTROL, "a hint near the target is kept");
+
+        Harness real = new Harness(new Job.HarnessConfig(20_000, 1, 3, 1L << 32, 0.05, "default"), null, System::nanoTime, 0, null);
+        java.util.concurrent.atomic.AtomicLongArray ops = new java.util.concurrent.atomic.AtomicLongArray(3);
+        Team.Result r = Team.measure(real, Activities.of("java-platform", 1, null), List.of(0, 1, 2), true, (thread, n) -> {
+            Team.emptyLoop(thread, n * (thread + 1));
+            ops.addAndGet(thread, n);
+        }, Team::emptyLoop);
+        eq(r.perThreadTestNs().size(), 3, "one row per member");
+        eq(real.sizedBatchOps(), r.m().n(), "the team's N is the sized one");
+        for (int k = 0; k < 3; k++) {
+            long max = 0;
+            for (long[] own : r.perThreadTestNs()) {
+                max = Math.max(max, own[k]);
+            }
+            eq(r.m().testNs()[k], max, "the team's batch is the slowest member's");
+        }
+        eq(ops.get(0), ops.get(2), "every member runs every batch");
+    }
+
+    /** The protocol's lines. */
+    static void lines() {
+        Outcome o = new Outcome(new Harness.Measurement(8, new long[] {10, 11, 12}, new long[] {1, 2, 3}), 2);
+        eq(o.batchesLine(8, 20), "{\"type\":\"batches\",\"v\":2,\"batch_ops\":8,\"per\":2,\"test_ns\":[10,11,12],\"control_ns\":[1,2,3],"
+                + "\"resolution_ns\":20,\"sized_batch_ops\":8,\"notes\":[],\"extra\":{}}", "batches line");
+        o.extra.put("k", 1.5);
+        o.perThreadTestNs = List.of(new long[] {1, 2, 3});
+        String line = o.batchesLine(0, 20.5);
+        check(!line.contains("sized_batch_ops") && line.contains("\"resolution_ns\":20.5")
+                && line.endsWith("\"extra\":{\"k\":1.5},\"per_thread_test_ns\":[[1,2,3]]}"), "batches line with extras: " + line);
+        eq(Outcome.errorLine("a \"b\""), "{\"type\":\"error\",\"v\":2,\"message\":\"a \\\"b\\\"\"}", "error line");
+        eq(Outcome.noteLine("n"), "{\"type\":\"note\",\"v\":2,\"text\":\"n\"}", "note line");
+        eq(Outcome.perOpNs(new Harness.Measurement(10, new long[] {100, 300, 200}, new long[] {0, 100, 0}), 2), 10.0, "per-op median");
+    }
+
+    /** Errors come back as one error line (status 1); bad arguments give status 2; --version. */
+    static void runErrors() {
+        String[][] jobs = {
+            {GOOD.replace("sync.sem", "no.such"), "unknown experiment \\\"no.such\\\""},
+            {GOOD.replace("java-platform", "go"), "not measured by the Java probe"},
+            {GOOD.replace("[\"op\",\"switch\"]", "[\"op\",\"q\"]"), "op:q is not one of"},
+            {GOOD.replace("\"v\":2", "\"v\":3"), "protocol v3"},
+            {"[", "JSON"},
+        };
+        for (String[] j : jobs) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            int st = Main.run(new String[] {"--job", j[0]}, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+            String s = out.toString(StandardCharsets.UTF_8);
+            check(st == 1 && s.startsWith("{\"type\":\"error\",\"v\":2,\"message\":") && s.contains(j[1]), "error line for " + j[1] + ": " + s);
+        }
+        if (Activities.jdk() < 21) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            Main.run(new String[] {"--job", GOOD.replace("java-platform", "java-virtual")}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                    System.err);
+            check(out.toString(StandardCharsets.UTF_8).contains("virtual threads need JDK \\u2265 21; this is JDK " + Activities.jdk()),
+                    "virtual threads on an old JDK: " + out);
+        }
+        ByteArrayOutputStream sink = new ByteArrayOutputStream();
+        eq(Main.run(new String[] {"--bogus"}, new PrintStream(sink), new PrintStream(sink)), 2, "usage error status");
+        ByteArrayOutputStream v = new ByteArrayOutputStream();
+        eq(Main.run(new String[] {"--version"}, new PrintStream(v, true, StandardCharsets.UTF_8), System.err), 0, "version status");
+        eq(v.toString(StandardCharsets.UTF_8).trim(), "overhead-probe-java 1", "version line");
+    }
+}
