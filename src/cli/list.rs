@@ -14,7 +14,7 @@ pub fn list() -> anyhow::Result<ExitCode> {
         let info = e.info();
         let runs: Vec<&str> = runtimes::registry()
             .iter()
-            .filter(|r| runtimes::missing(**r, e.requires()).is_none())
+            .filter(|r| runtimes::missing(**r, e.requires()).is_none() && r.refuses(e.id()).is_none())
             .map(|r| r.name())
             .collect();
         table.add_row([info.id, info.summary, info.source, &runs.join(",")]);

@@ -95,22 +95,43 @@ pub fn allowed_cpus() -> Vec<usize> {
 /// when a policy forbids it), or `ErrorKind::InvalidInput` if `cpu` exceeds
 /// [`MAX_CPU_INDEX`].
 pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
-    if cpu > MAX_CPU_INDEX {
+    set_affinity_mask(&cpu_mask(&[cpu])?)
+}
+
+/// The affinity mask holding `cpus`, as `sched_setaffinity` reads it: words of `c_ulong`, at least a
+/// `cpu_set_t`'s worth. Built ahead of [`set_affinity_mask`] so that call allocates nothing (it may run
+/// between `fork` and `exec`).
+///
+/// # Errors
+/// `ErrorKind::InvalidInput` when a CPU exceeds [`MAX_CPU_INDEX`].
+pub fn cpu_mask(cpus: &[usize]) -> io::Result<Vec<libc::c_ulong>> {
+    if let Some(&cpu) = cpus.iter().find(|&&c| c > MAX_CPU_INDEX) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("CPU {cpu} is beyond the largest supported index {MAX_CPU_INDEX}"),
         ));
     }
-    let words = (cpu / MASK_WORD_BITS + 1).max(MIN_MASK_WORDS);
+    let largest = cpus.iter().copied().max().unwrap_or(0);
+    let words = (largest / MASK_WORD_BITS + 1).max(MIN_MASK_WORDS);
     let mut mask: Vec<libc::c_ulong> = vec![0; words];
-    mask[cpu / MASK_WORD_BITS] |= 1 << (cpu % MASK_WORD_BITS);
-    // SAFETY: `mask` is a live buffer of exactly `words * size_of::<c_ulong>()`
-    // bytes, at least `size_of::<cpu_set_t>()` and aligned like `cpu_set_t`;
-    // the kernel only reads it, and reads no more than the length we pass.
-    // pid 0 means the calling thread.
-    let rc = unsafe {
-        libc::sched_setaffinity(0, words * size_of::<libc::c_ulong>(), mask.as_ptr().cast::<libc::cpu_set_t>())
-    };
+    for &cpu in cpus {
+        mask[cpu / MASK_WORD_BITS] |= 1 << (cpu % MASK_WORD_BITS);
+    }
+    Ok(mask)
+}
+
+/// Restricts the calling thread (and the threads and processes it starts later, which inherit the mask)
+/// to the CPUs of `mask` (from [`cpu_mask`]). Allocates nothing and makes one system call, so it is safe
+/// between `fork` and `exec` (an external probe's `pre_exec`).
+///
+/// # Errors
+/// The OS error from `sched_setaffinity`, as [`pin_current_thread`].
+pub fn set_affinity_mask(mask: &[libc::c_ulong]) -> io::Result<()> {
+    // SAFETY: `mask` is a live buffer of exactly `mask.len() * size_of::<c_ulong>()` bytes, at least
+    // `size_of::<cpu_set_t>()` (cpu_mask's minimum) and aligned like `cpu_set_t`; the kernel only reads it,
+    // and reads no more than the length we pass. pid 0 means the calling thread.
+    let rc =
+        unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(mask), mask.as_ptr().cast::<libc::cpu_set_t>()) };
     if rc == 0 {
         Ok(())
     } else {
@@ -152,6 +173,26 @@ mod tests {
                 // SAFETY: sched_getcpu has no preconditions.
                 let now = unsafe { libc::sched_getcpu() };
                 assert_eq!(usize::try_from(now).ok(), Some(target));
+            });
+        });
+    }
+
+    #[test]
+    fn a_mask_of_several_cpus_holds_exactly_them_and_is_kept_by_a_child() {
+        let mask = cpu_mask(&[1, 3, 3, MASK_WORD_BITS + 2]).unwrap();
+        assert!(mask.len() >= MIN_MASK_WORDS);
+        assert_eq!(mask_to_cpus(&mask), vec![1, 3, MASK_WORD_BITS + 2]);
+        assert!(cpu_mask(&[MAX_CPU_INDEX + 1]).is_err());
+        // A mask set on a thread is what the processes it starts inherit (how external probes are placed).
+        let allowed = allowed_cpus();
+        let target = *allowed.last().unwrap();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                set_affinity_mask(&cpu_mask(&[target]).unwrap()).unwrap();
+                let out = std::process::Command::new("cat").arg("/proc/self/status").output().unwrap();
+                let status = String::from_utf8_lossy(&out.stdout);
+                let line = status.lines().find(|l| l.starts_with("Cpus_allowed_list:")).unwrap();
+                assert_eq!(line.split_whitespace().nth(1), Some(target.to_string().as_str()), "{line}");
             });
         });
     }

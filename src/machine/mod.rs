@@ -12,7 +12,7 @@ mod cpu_list;
 mod describe;
 mod topology;
 
-pub use affinity::{allowed_cpus, pin_current_thread};
+pub use affinity::{allowed_cpus, cpu_mask, pin_current_thread, set_affinity_mask};
 pub use cpu_list::{parse_cpu_list, CpuListError, MAX_CPU_INDEX};
 pub use describe::{MachineInfo, TscFlags};
 pub use topology::{CacheInfo, CpuInfo, Placement, Topology};

@@ -65,7 +65,8 @@ pub fn build_plan(
         for runtime in runtimes {
             let skip =
                 |reason: String| Planned::Skip(ctx.spec(e.id(), runtime.name(), &[], vec![ctx.home_cpu()]), reason);
-            match (missing(*runtime, e.requires()), runtime.available()) {
+            let refused = || runtime.refuses(e.id()).map(|why| format!("runtime {}: {why}", runtime.name()));
+            match (missing(*runtime, e.requires()).or_else(refused), runtime.available()) {
                 (None, Ok(())) => plan.extend(e.points(ctx, *runtime)),
                 (None, Err(reason)) => {
                     plan.push(skip(format!("runtime {} is not available here: {reason}", runtime.name())))

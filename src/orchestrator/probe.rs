@@ -1,9 +1,9 @@
 //! The probe side: measure one point in this process and describe it as a record.
 
 use crate::experiments::find;
-use crate::harness::{speed, Harness};
+use crate::harness::{speed, Harness, Measurement};
 use crate::machine::pin_current_thread;
-use crate::record::{PointRecord, ThreadResult};
+use crate::record::{Details, PointRecord, PointSpec, ThreadResult};
 use crate::stats::Summary;
 
 use super::protocol::{ProbeJob, ProbeMessage, VERSION};
@@ -36,9 +36,36 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         Err(e) => return error(format!("{e:#}")),
     };
     let speed_after = speed::reference_loop_ns(&harness);
-    let m = &outcome.measurement;
+    notes.extend(outcome.notes.iter().cloned());
+    let extra = with_speed(&outcome.extra, speed_before, speed_after);
+    match point_record(spec, &outcome.measurement, notes, extra, outcome.details.clone(), job.harness.noisy_fraction) {
+        Ok(point) => ProbeMessage::Result {
+            v: VERSION,
+            point: Box::new(point),
+            sized_batch_ops: harness.first_sized_batch_ops(),
+        },
+        Err(message) => error(message),
+    }
+}
+
+/// One process's record of the point `spec` from its measurement (ns per operation), whoever measured it:
+/// this probe, or an external probe's raw batches (`runtimes::external`). The process's summary is made
+/// here, so every runtime's statistics are the same code.
+///
+/// Errors: the measurement has no finite sample, or the experiment is unknown.
+pub fn point_record(
+    spec: &PointSpec,
+    m: &Measurement,
+    notes: Vec<String>,
+    extra: BTreeMap<String, f64>,
+    details: Details,
+    noisy_fraction: f64,
+) -> Result<PointRecord, String> {
+    let Some(experiment) = find(&spec.experiment) else {
+        return Err(format!("unknown experiment {:?}", spec.experiment));
+    };
     let (Some(summary), Some(control)) = (m.summary(), m.control_summary()) else {
-        return error("the measurement produced no finite samples".into());
+        return Err("the measurement produced no finite samples".into());
     };
     let per_thread = spec
         .cpus
@@ -46,8 +73,7 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         .zip(&m.per_thread_ns)
         .filter_map(|(&cpu, samples)| Summary::of(samples).map(|summary| ThreadResult { cpu, summary }))
         .collect();
-    notes.extend(outcome.notes.iter().cloned());
-    let point = PointRecord {
+    Ok(PointRecord {
         name: spec.name(),
         spec: spec.clone(),
         metric: experiment.info().metric,
@@ -55,7 +81,7 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         // A team the runtime forms itself (OpenMP) has no per-thread samples; its size is the `threads` parameter.
         threads: spec.param("threads").and_then(|t| t.parse().ok()).unwrap_or(m.per_thread_ns.len()).max(1),
         batch_ops: m.batch_ops,
-        noisy: summary.is_noisy(job.harness.noisy_fraction),
+        noisy: summary.is_noisy(noisy_fraction),
         below_resolution: m.below_resolution(),
         resolution_ns: m.resolution_ns,
         summary,
@@ -70,10 +96,9 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         below_resolution_why: None,
         slow: false,
         wall_ms: 0.0,
-        extra: with_speed(&outcome.extra, speed_before, speed_after),
-        details: outcome.details.clone(),
-    };
-    ProbeMessage::Result { v: VERSION, point: Box::new(point), sized_batch_ops: harness.first_sized_batch_ops() }
+        extra,
+        details,
+    })
 }
 
 /// The experiment's extra values plus the reference loop's ns per iteration timed on the home CPU just before

@@ -3,7 +3,11 @@
 //! Kept small and versioned so that a probe written in Go or Java can speak it (docs/ARCHITECTURE.md "The
 //! data flow"). Version 2 messages: `result` (the point as this process measured it, and the batch size its
 //! first sizing settled on), `note` (free text for the log) and `error` (the point failed, with a message).
-//! Version 2 replaced version 1's wait-for-usual-speed fields by the batch-size hint.
+//! Version 2 replaced version 1's wait-for-usual-speed fields by the batch-size hint. A probe in another
+//! language (`runtimes::external`, `probes/`) answers `batches` instead of `result`: its raw batch times,
+//! from which the orchestrator makes the point, so the method's statistics live in one place (Rust).
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +44,12 @@ pub enum ProbeMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sized_batch_ops: Option<u64>,
     },
+    /// An external probe's raw batches (`probes/README.md`); the orchestrator makes the point from them.
+    Batches {
+        v: u32,
+        #[serde(flatten)]
+        batches: Box<RawBatches>,
+    },
     Note {
         v: u32,
         text: String,
@@ -50,9 +60,94 @@ pub enum ProbeMessage {
     },
 }
 
+/// What an external probe measured for one point: the total ns of each kept test batch and of the control
+/// batch interleaved with it, all of `batch_ops` iterations, plus what the point's record carries besides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RawBatches {
+    /// Iterations per batch (N), test and control alike.
+    pub batch_ops: u64,
+    /// Operations per iteration the result is reported per (2 for a round trip reported per message).
+    pub per: f64,
+    /// Total ns of each kept test batch.
+    pub test_ns: Vec<f64>,
+    /// Total ns of the control batch run just before each test batch.
+    pub control_ns: Vec<f64>,
+    /// The probe clock's smallest step (ns), for the whole batch.
+    pub resolution_ns: f64,
+    /// The N its first sizing settled on.
+    #[serde(default)]
+    pub sized_batch_ops: Option<u64>,
+    #[serde(default)]
+    pub notes: Vec<String>,
+    #[serde(default)]
+    pub extra: BTreeMap<String, f64>,
+    /// For a team: each member's own kept test batches (total ns), one row per member.
+    #[serde(default)]
+    pub per_thread_test_ns: Vec<Vec<f64>>,
+}
+
+impl RawBatches {
+    /// The batches per operation, as the Rust harness hands them back: test minus its control over
+    /// `batch_ops · per`, the control alone, each member's batches minus the team's control, the resolution
+    /// per operation.
+    ///
+    /// Errors: no batch, test and control of different counts, or a zero N or `per`.
+    pub fn measurement(&self) -> Result<crate::harness::Measurement, String> {
+        if self.test_ns.is_empty() || self.test_ns.len() != self.control_ns.len() {
+            return Err(format!(
+                "{} test and {} control batches: expected as many of each, at least one",
+                self.test_ns.len(),
+                self.control_ns.len()
+            ));
+        }
+        let ops = self.batch_ops as f64 * self.per;
+        if ops.is_nan() || ops <= 0.0 {
+            return Err(format!(
+                "batch_ops {} × per {}: expected a positive number of operations",
+                self.batch_ops, self.per
+            ));
+        }
+        let minus_control = |batches: &[f64]| -> Vec<f64> {
+            batches.iter().zip(&self.control_ns).map(|(t, c)| (t - c) / ops).collect()
+        };
+        Ok(crate::harness::Measurement {
+            batch_ops: self.batch_ops,
+            samples_ns: minus_control(&self.test_ns),
+            control_ns: self.control_ns.iter().map(|c| c / ops).collect(),
+            per_thread_ns: self.per_thread_test_ns.iter().map(|member| minus_control(member)).collect(),
+            resolution_ns: self.resolution_ns / ops,
+        })
+    }
+}
+
 impl ProbeMessage {
     /// The message as one line of JSON (no newline).
     pub fn to_line(&self) -> String {
         serde_json::to_string(self).expect("probe messages always serialise")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batches_line_of_an_external_probe_reads_and_subtracts_its_control() {
+        let line = r#"{"type":"batches","v":2,"batch_ops":1000,"per":2,"test_ns":[5000,6000],"control_ns":[1000,2000],"resolution_ns":40,"sized_batch_ops":1000,"notes":["n"],"extra":{"k":1.5},"per_thread_test_ns":[[5000,6000],[3000,4000]]}"#;
+        let ProbeMessage::Batches { v: 2, batches } = serde_json::from_str(line).unwrap() else {
+            panic!("not batches")
+        };
+        assert_eq!((batches.sized_batch_ops, batches.notes.len(), batches.extra["k"]), (Some(1000), 1, 1.5));
+        let m = batches.measurement().unwrap();
+        assert_eq!(m.samples_ns, [2.0, 2.0], "(test − control) / (N · per)");
+        assert_eq!(m.control_ns, [0.5, 1.0]);
+        assert_eq!(m.per_thread_ns, [vec![2.0, 2.0], vec![1.0, 1.0]]);
+        assert_eq!(m.resolution_ns, 0.02);
+        let minimal =
+            r#"{"type":"batches","v":2,"batch_ops":1,"per":1,"test_ns":[1],"control_ns":[],"resolution_ns":1}"#;
+        let ProbeMessage::Batches { batches, .. } = serde_json::from_str(minimal).unwrap() else {
+            panic!("not batches")
+        };
+        assert!(batches.measurement().unwrap_err().contains("1 test and 0 control"));
     }
 }

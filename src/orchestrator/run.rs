@@ -12,7 +12,7 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use wait_timeout::ChildExt;
 
-use super::protocol::{ProbeJob, ProbeMessage, VERSION};
+use super::protocol::{ProbeJob, ProbeMessage, RawBatches, VERSION};
 use super::rounds::RoundPolicy;
 use crate::analysis::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
 use crate::clock::TimeSourceInfo;
@@ -273,12 +273,11 @@ enum ProbeEnd {
 /// Starts a probe for `job`, waits for it under the watchdog, and reads its answer.
 fn run_one(exe: &std::path::Path, job: &ProbeJob, timeout: Duration, interrupted: &AtomicBool) -> ProbeEnd {
     let job_json = serde_json::to_string(job).expect("jobs always serialise");
-    let child = Command::new(exe)
-        .args(["probe", "--job", &job_json])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
+    let mut command = match probe_command(exe, job, &job_json) {
+        Ok(command) => command,
+        Err(e) => return ProbeEnd::Failed(SkipKind::Failed, format!("could not start the probe: {e:#}")),
+    };
+    let child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
     let mut child = match child {
         Ok(c) => c,
         Err(e) => return ProbeEnd::Failed(SkipKind::Failed, format!("could not start the probe: {e}")),
@@ -309,17 +308,50 @@ fn run_one(exe: &std::path::Path, job: &ProbeJob, timeout: Duration, interrupted
     if interrupted.load(Ordering::SeqCst) {
         return ProbeEnd::Interrupted;
     }
-    interpret(&out, &err, status)
+    interpret(job, &out, &err, status)
 }
 
-/// Reads the probe's JSON lines: the last result wins; an error message or a crash makes it a failure.
-fn interpret(out: &str, err: &str, status: std::process::ExitStatus) -> ProbeEnd {
+/// The process that measures `job`: `overhead probe` (this executable), or the runtime's external probe
+/// (`runtimes::external`), with the same job.
+fn probe_command(exe: &std::path::Path, job: &ProbeJob, job_json: &str) -> anyhow::Result<Command> {
+    match crate::runtimes::find(&job.spec.runtime).and_then(|r| r.external()) {
+        Some(external) => external.command(&job.spec, job_json),
+        None => {
+            let mut command = Command::new(exe);
+            command.args(["probe", "--job", job_json]);
+            Ok(command)
+        }
+    }
+}
+
+/// The point of an external probe's raw batches, made as `overhead probe` makes its own
+/// (`probe::point_record`): the same summary, CI and flags for every runtime.
+fn point_of_batches(job: &ProbeJob, batches: &RawBatches) -> Result<Box<PointRecord>, String> {
+    let measurement = batches.measurement()?;
+    let point = super::probe::point_record(
+        &job.spec,
+        &measurement,
+        batches.notes.clone(),
+        batches.extra.clone(),
+        Default::default(),
+        job.harness.noisy_fraction,
+    )?;
+    Ok(Box::new(point))
+}
+
+/// Reads the probe's JSON lines: the last result (or external probe's batches) wins; an error message or a
+/// crash makes it a failure.
+fn interpret(job: &ProbeJob, out: &str, err: &str, status: std::process::ExitStatus) -> ProbeEnd {
     let mut error = None;
     for line in out.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str::<ProbeMessage>(line) {
             Ok(ProbeMessage::Result { point, sized_batch_ops, .. }) if status.success() => {
                 return ProbeEnd::Result(point, sized_batch_ops)
             }
+            Ok(ProbeMessage::Batches { batches, .. }) if status.success() => match point_of_batches(job, &batches) {
+                Ok(point) => return ProbeEnd::Result(point, batches.sized_batch_ops),
+                Err(e) => error = Some(format!("the external probe's batches: {e}")),
+            },
             Ok(ProbeMessage::Error { message, .. }) => error = Some(message),
             Ok(_) => {}
             Err(e) => error = Some(format!("unreadable probe output ({e}): {line:.200}")),

@@ -25,7 +25,18 @@ pub trait RuntimeUnderTest: Sync {
     /// `None` when it has `capability`; otherwise why not, as a sentence fragment that follows
     /// "runtime NAME has no CAPABILITY: ".
     fn lacks(&self, capability: Capability) -> Option<&'static str>;
-    /// Whether `overhead run` measures it without `--runtime` (a runtime that is not built yet is not).
+    /// Why it has no cell for `experiment` although it has every capability the experiment requires (an
+    /// external probe that does not implement it yet), as a fragment that follows "runtime NAME: "; `None`
+    /// for every experiment its capabilities admit (the default).
+    fn refuses(&self, _experiment: &str) -> Option<&'static str> {
+        None
+    }
+    /// The external probe that measures it, for runtimes measured in another language's process
+    /// (`runtimes::external`); `None` (the default) for runtimes measured inside `overhead probe`.
+    fn external(&self) -> Option<&dyn super::external::ExternalProbe> {
+        None
+    }
+    /// Whether `overhead run` measures it without `--runtime` (a runtime that needs a toolchain is not).
     fn in_default_run(&self) -> bool {
         true
     }
