@@ -131,6 +131,26 @@ fn exports_of_a_record_parse_and_hold_every_point() {
         .stderr(predicate::str::contains("--table ipc"));
 }
 
+/// A reader that stops early (`| head`) ends `report` quietly, without a panic on the broken pipe.
+#[test]
+fn report_into_a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/quick-run.json");
+    let mut child = Command::cargo_bin("overhead")
+        .unwrap()
+        .args(["report", "--format", "csv"])
+        .arg(&fixture)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child.wait().unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
 /// `compare` of the fixture record with a copy whose every time is ×1.1 reports +10% on every point, and
 /// refuses a file that is not a record.
 #[test]

@@ -83,8 +83,11 @@ fn the_go_probe_measures_seed_004_and_seed_001_points() {
     }
     let rec = quick_run("go", "base.loop,msg.switch,spawn.create,sync.faa,grain.sweep", &[]);
     let points = medians(&rec, "go");
-    for name in ["base.loop/runtime:go", "msg.switch/runtime:go/placement:same_cpu", "spawn.create/runtime:go/kind:task"] {
-        let (_, median) = points.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} missing: {points:?}"));
+    for name in
+        ["base.loop/runtime:go", "msg.switch/runtime:go/placement:same_cpu", "spawn.create/runtime:go/kind:task"]
+    {
+        let (_, median) =
+            points.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} missing: {points:?}"));
         assert!(median.is_finite() && *median > 0.0, "{name}: {median}");
     }
     assert!(points.iter().any(|(n, _)| n.starts_with("sync.faa/runtime:go/impl:hw/")), "{points:?}");
@@ -94,13 +97,22 @@ fn the_go_probe_measures_seed_004_and_seed_001_points() {
     // What the probe does not implement is a skipped cell with the reason, not a failure.
     let reasons = skipped_reasons(&rec, "go");
     assert!(reasons.iter().any(|r| r.contains("does not implement it yet")), "{reasons:?}");
-    assert!(rec["skipped"].as_array().unwrap().iter().all(|s| s["kind"] == "skipped"), "nothing failed: {}", rec["skipped"]);
+    assert!(
+        rec["skipped"].as_array().unwrap().iter().all(|s| s["kind"] == "skipped"),
+        "nothing failed: {}",
+        rec["skipped"]
+    );
 }
 
 #[test]
 fn the_java_probe_measures_platform_threads_and_says_what_virtual_threads_need() {
-    let Some(feature) = java_feature().filter(|_| runs("javac", &["-version"]) || std::env::var_os("JAVA_HOME").is_some()) else {
-        assert!(std::env::var_os("OVERHEAD_REQUIRE_JAVA").is_none(), "OVERHEAD_REQUIRE_JAVA is set but no JDK was found");
+    let Some(feature) =
+        java_feature().filter(|_| runs("javac", &["-version"]) || std::env::var_os("JAVA_HOME").is_some())
+    else {
+        assert!(
+            std::env::var_os("OVERHEAD_REQUIRE_JAVA").is_none(),
+            "OVERHEAD_REQUIRE_JAVA is set but no JDK was found"
+        );
         eprintln!("no JDK: the java probe's run is skipped");
         return;
     };
@@ -114,6 +126,9 @@ fn the_java_probe_measures_platform_threads_and_says_what_virtual_threads_need()
     } else {
         assert!(virtual_points.is_empty());
         let reasons = skipped_reasons(&rec, "java-virtual");
-        assert!(!reasons.is_empty() && reasons.iter().all(|r| r.contains("virtual threads need JDK ≥ 21")), "{reasons:?}");
+        assert!(
+            !reasons.is_empty() && reasons.iter().all(|r| r.contains("virtual threads need JDK ≥ 21")),
+            "{reasons:?}"
+        );
     }
 }

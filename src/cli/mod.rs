@@ -186,6 +186,9 @@ pub struct UsageError(pub String);
 /// Parses the command line and runs the command.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if matches!(cli.command, Command::List | Command::Report(_) | Command::Compare(_)) {
+        quiet_on_closed_pipe();
+    }
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::List => list::list(),
@@ -204,6 +207,17 @@ pub fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
+    }
+}
+
+/// For the commands that only print (`list`, `report`, `compare`): a reader that stops early (`| head`)
+/// ends the process quietly, as it ends `cat`, instead of a panic on a broken pipe. Not for `run`, which
+/// must keep its record whatever happens to its output.
+fn quiet_on_closed_pipe() {
+    // SAFETY: setting SIGPIPE's disposition to the default, before any thread is started, is a plain
+    // system call with no memory handed over. Rust sets it to ignore at startup; this undoes that.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
