@@ -59,15 +59,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         m.topology.numa_nodes,
         m.kernel
     );
-    out += &format!(
-        "{bullet}time source: {:?} at {:.3} MHz (±{:.1} ppm), read {}, resolution {}; {}\n",
-        t.clock.kind,
-        t.clock.hz / 1e6,
-        t.calibration_error_ppm,
-        format_ns(t.read_cost_ns),
-        format_ns(t.resolution_ns),
-        t.reason
-    );
+    out += &format!("{bullet}time source: {}\n", time_source_line(t));
     let rounds = match record.rounds {
         Some(r) => format!("{}–{} processes per point, each ", r.min_rounds, r.max_rounds),
         None => String::new(),
@@ -129,6 +121,20 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         (SLOW_FACTOR - 1.0) * 100.0
     );
     out
+}
+
+/// The time source as the report's header describes it: counter, rate and its uncertainty, read cost,
+/// resolution, and why it was chosen.
+pub fn time_source_line(t: &crate::clock::TimeSourceInfo) -> String {
+    format!(
+        "{:?} at {:.3} MHz (±{:.1} ppm), read {}, resolution {}; {}",
+        t.clock.kind,
+        t.clock.hz / 1e6,
+        t.calibration_error_ppm,
+        format_ns(t.read_cost_ns),
+        format_ns(t.resolution_ns),
+        t.reason
+    )
 }
 
 /// How the run ended, as the header says it: interrupted, did not finish (no `finished_utc`: killed, or

@@ -18,7 +18,7 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use crate::record::{RunRecord, SkipKind};
-use crate::report::table::{batches_by_process, completion, flags_of};
+use crate::report::table::{batches_by_process, completion, flags_of, time_source_line};
 use crate::report::{format_ns, Format, SECTIONS};
 
 /// The page's stylesheet, shared with `compare`'s page.
@@ -96,7 +96,6 @@ fn render(name: &str, source: &str, context: &impl Serialize) -> anyhow::Result<
 /// The header's facts: the machine, the time source, the run.
 fn facts(record: &RunRecord) -> Vec<(String, String)> {
     let m = &record.machine;
-    let t = &record.time_source;
     let mut facts = vec![
         ("machine".to_string(), format!("{} — {} ({})", m.host_name, m.cpu_model, m.arch)),
         (
@@ -111,18 +110,7 @@ fn facts(record: &RunRecord) -> Vec<(String, String)> {
             ),
         ),
         ("kernel".into(), format!("{}, clocksource {}", m.kernel, m.clocksource.as_deref().unwrap_or("unknown"))),
-        (
-            "time source".into(),
-            format!(
-                "{:?} at {:.3} MHz (±{:.1} ppm), read {}, resolution {}; {}",
-                t.clock.kind,
-                t.clock.hz / 1e6,
-                t.calibration_error_ppm,
-                format_ns(t.read_cost_ns),
-                format_ns(t.resolution_ns),
-                t.reason
-            ),
-        ),
+        ("time source".into(), time_source_line(&record.time_source)),
     ];
     if let Some(v) = &m.virtualization {
         facts.push(("virtualization".into(), v.clone()));

@@ -55,6 +55,13 @@ fn svg(size: (u32, u32), draw: impl FnOnce(&Area) -> anyhow::Result<()>) -> anyh
     Ok(out)
 }
 
+/// A chart with the report's caption, margin and label areas (room for `1.20 µs` on the y axis).
+fn chart_builder<'a, 'b>(root: &'a Area<'b>, title: &str) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut builder = ChartBuilder::on(root);
+    builder.caption(title, ("sans-serif", 20)).margin(12).x_label_area_size(48).y_label_area_size(90);
+    builder
+}
+
 /// The axis range of `values` with 5% room, or a decade of room on a log axis; never empty.
 fn range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
     let (mut lo, mut hi) = values
@@ -146,13 +153,7 @@ where
     X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
     Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
 {
-    let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 20))
-        .margin(12)
-        .x_label_area_size(48)
-        .y_label_area_size(90)
-        .build_cartesian_2d(x, y)
-        .map_err(draw_err)?;
+    let mut chart = chart_builder(root, title).build_cartesian_2d(x, y).map_err(draw_err)?;
     chart
         .configure_mesh()
         .x_desc(curve.x.as_str())
@@ -294,7 +295,7 @@ fn blocks(matrix: &Matrix) -> (Vec<Vec<Option<f64>>>, Vec<String>, Vec<String>) 
 
 /// A vertical colour bar from `lo` (bottom) to `hi` (top), labelled with both ends and the unit.
 fn colour_bar(area: &Area, lo: f64, hi: f64, unit: &str) -> anyhow::Result<()> {
-    let (w, h) = area.dim_in_pixel();
+    let (_, h) = area.dim_in_pixel();
     let (top, bottom, left) = (60i32, h as i32 - 60, 20i32);
     let steps = 64;
     for k in 0..steps {
@@ -317,7 +318,6 @@ fn colour_bar(area: &Area, lo: f64, hi: f64, unit: &str) -> anyhow::Result<()> {
     };
     area.draw(&Text::new(end(hi), (left + 30, top), font.clone())).map_err(draw_err)?;
     area.draw(&Text::new(end(lo), (left + 30, bottom - 12), font.clone())).map_err(draw_err)?;
-    let _ = w;
     Ok(())
 }
 
@@ -327,11 +327,7 @@ pub fn histogram_svg(dist: &Distribution, title: &str) -> anyhow::Result<String>
     let (x_lo, x_hi) = range(dist.buckets.iter().map(|b| b.0).chain([dist.min_ns.max(1.0)]), true);
     let y_hi = dist.buckets.iter().map(|b| b.1).max().unwrap_or(1) as f64 * 2.0;
     svg(CHART, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(70)
+        let mut chart = chart_builder(root, title)
             .build_cartesian_2d((x_lo..x_hi).log_scale(), (0.5f64..y_hi).log_scale())
             .map_err(draw_err)?;
         chart
@@ -385,13 +381,8 @@ pub fn bars_svg(
     let (_, hi) = range(groups.iter().flat_map(|(_, v)| v.iter().copied()).chain([0.0]), false);
     let members = groups.len().max(1) as f64;
     svg(CHART, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0f64..categories.len() as f64, 0f64..hi)
-            .map_err(draw_err)?;
+        let mut chart =
+            chart_builder(root, title).build_cartesian_2d(0f64..categories.len() as f64, 0f64..hi).map_err(draw_err)?;
         chart
             .configure_mesh()
             .disable_x_mesh()
