@@ -54,6 +54,17 @@ pub enum ProbeMessage {
         v: u32,
         text: String,
     },
+    /// An external probe in the `grain.sweep` conversation has set its runtime up and waits for requests
+    /// (probes/README.md "grain.sweep").
+    Ready {
+        v: u32,
+    },
+    /// An external probe's answer to a [`RunsRequest`] of the `grain.sweep` conversation.
+    Runs {
+        v: u32,
+        #[serde(flatten)]
+        runs: Box<TimedRuns>,
+    },
     Error {
         v: u32,
         message: String,
@@ -84,6 +95,34 @@ pub struct RawBatches {
     /// For a team: each member's own kept test batches (total ns), one row per member.
     #[serde(default)]
     pub per_thread_test_ns: Vec<Vec<f64>>,
+}
+
+/// A request of the `grain.sweep` conversation, one line on the external probe's stdin: `runs` runs of
+/// the point's work split into `tasks` tasks, each timed after its own empty control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunsRequest {
+    /// Tasks the work is split into (≥ 1).
+    pub tasks: u64,
+    /// Runs to time (≥ 1).
+    pub runs: u64,
+}
+
+/// An external probe's runs of one [`RunsRequest`]: total ns of each run and of the empty control
+/// timed just before it, and where the tasks ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimedRuns {
+    /// The request's task count.
+    pub tasks: u64,
+    /// Total ns of each run of the whole work.
+    pub test_ns: Vec<f64>,
+    /// Total ns of the empty control (two clock reads) just before each run.
+    pub control_ns: Vec<f64>,
+    /// Tasks of all the runs that ran on each CPU, as `[cpu, tasks]`; CPUs without tasks may be absent.
+    #[serde(default)]
+    pub cpu_counts: Vec<(usize, u64)>,
+    /// Tasks whose CPU the probe cannot tell (every task of a Java probe).
+    #[serde(default)]
+    pub other_count: u64,
 }
 
 impl RawBatches {

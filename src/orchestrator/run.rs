@@ -312,9 +312,11 @@ fn run_one(exe: &std::path::Path, job: &ProbeJob, timeout: Duration, interrupted
 }
 
 /// The process that measures `job`: `overhead probe` (this executable), or the runtime's external probe
-/// (`runtimes::external`), with the same job.
+/// (`runtimes::external`), with the same job. An experiment driven from Rust (`grain.sweep`) runs in
+/// `overhead probe`, which starts the external probe itself.
 fn probe_command(exe: &std::path::Path, job: &ProbeJob, job_json: &str) -> anyhow::Result<Command> {
-    match crate::runtimes::find(&job.spec.runtime).and_then(|r| r.external()) {
+    let external = crate::runtimes::find(&job.spec.runtime).and_then(|r| r.external());
+    match external.filter(|e| !e.driven_from_rust(&job.spec.experiment)) {
         Some(external) => external.command(&job.spec, job_json),
         None => {
             let mut command = Command::new(exe);

@@ -7,10 +7,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::experiments::grain::{Tally, Work};
 use crate::experiments::{empty_loop, Outcome};
 use crate::harness::{Harness, Measurement, TeamReport};
+use crate::record::PointSpec;
 
 /// One run of the granularity sweep, as `grain.sweep` hands it to a runtime: `work_reads` reads of a
 /// shared variable split into tasks over `cpus`.
 pub struct Granularity<'a> {
+    /// The point (an external runtime hands it to its probe as the job).
+    pub spec: &'a PointSpec,
     /// The point's CPUs; the calling thread is pinned to the first.
     pub cpus: &'a [usize],
     /// The whole work, in reads of the shared variable.
@@ -31,9 +34,36 @@ pub struct Remarks {
     pub extra: std::collections::BTreeMap<String, f64>,
 }
 
-/// The sweep itself, as the experiment drives it: given the runtime's tally of tasks per CPU and a
-/// closure doing one run of the whole work split into `tasks` tasks, it measures every count it needs.
-pub type Sweep<'s> = dyn FnMut(&dyn Tally, &mut dyn FnMut(u64)) + 's;
+/// The sweep itself, as the experiment drives it: given the runtime's tally of tasks per CPU and its
+/// timed runs of the whole work split into `tasks` tasks, it measures every count it needs.
+pub type Sweep<'s> = dyn FnMut(&dyn Tally, &mut dyn GrainRuns) + 's;
+
+/// Where the sweep's timed runs come from: a closure doing one run in this process (every Rust runtime:
+/// the blanket impl times it with the harness), or an external probe that times its own runs
+/// (`super::external`, probes/README.md "grain.sweep").
+pub trait GrainRuns {
+    /// `runs` runs of the work split into `tasks` tasks, each timed whole after its own empty control
+    /// (ABAB), with `tally.after_run()` untimed after each: one sample per run, ns per run, control
+    /// subtracted (`batch_ops` 1).
+    ///
+    /// Errors: the runs could not be made (an external probe failed or ended).
+    fn time_runs(&mut self, h: &Harness, tally: &dyn Tally, tasks: u64, runs: usize) -> anyhow::Result<Measurement>;
+}
+
+impl<F: FnMut(u64)> GrainRuns for F {
+    /// Times each run alone ([`Harness::measure_runs`], no warm-up), so the tally is read between runs.
+    fn time_runs(&mut self, h: &Harness, tally: &dyn Tally, tasks: u64, runs: usize) -> anyhow::Result<Measurement> {
+        let mut all = h.measure_runs(|_| self(tasks), |_| {}, 0, 1);
+        tally.after_run();
+        for _ in 1..runs {
+            let next = h.measure_runs(|_| self(tasks), |_| {}, 0, 1);
+            tally.after_run();
+            all.samples_ns.extend(next.samples_ns);
+            all.control_ns.extend(next.control_ns);
+        }
+        Ok(all)
+    }
+}
 
 /// [`super::Capability::ForkJoin`]: one construct of tasks over the CPUs, joined — the spawns of seed 001
 /// §6 and the granularity sweep of §7. A runtime whose activities share one kernel thread

@@ -7,7 +7,7 @@ use crate::experiments::context::fan_out_of;
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::{Harness, HarnessConfig, Measurement, Mode};
 use crate::record::{Details, LabelledTable, Metric, PointSpec};
-use crate::runtimes::fan_out::Granularity;
+use crate::runtimes::fan_out::{Granularity, GrainRuns};
 use crate::runtimes::{Capability, RuntimeUnderTest};
 use crate::stats::Summary;
 
@@ -98,12 +98,12 @@ impl Experiment for Sweep {
         let budget = Budget::for_config(&h.config, work_reads);
         let cpus = &spec.cpus;
         let work = Work::new(cpus.iter().copied().max().unwrap_or(0)).leak();
-        let run = Granularity { cpus, work_reads, work, baseline_runs: budget.min_reps };
+        let run = Granularity { spec, cpus, work_reads, work, baseline_runs: budget.min_reps };
         let mut result = None;
-        let remarks = fan_out_of(spec)?.granularity(&run, h, &mut |tally, one_run| {
-            result = Some(drive(h, &budget, tally, one_run));
+        let remarks = fan_out_of(spec)?.granularity(&run, h, &mut |tally, runs| {
+            result = Some(drive(h, &budget, tally, runs));
         })?;
-        let result = result.ok_or_else(|| anyhow::anyhow!("{}: the runtime never ran the sweep", spec.name()))?;
+        let result = result.ok_or_else(|| anyhow::anyhow!("{}: the runtime never ran the sweep", spec.name()))??;
         let mut outcome = result.into_outcome(cpus, work_reads, remarks.notes);
         outcome.extra.extend(remarks.extra);
         Ok(outcome)
@@ -157,33 +157,30 @@ impl CountRuns {
     }
 }
 
-/// Measures `run(tasks)`: one warm-up run, one pilot run that sizes the rest to the count's budget,
-/// then the rest (`min_reps` ≤ runs ≤ `max_reps`, fewer when `max_reps` says so). Each run is timed
-/// alone (against the empty control) so that `tally.after_run` is called between runs, untimed.
+/// Measures `tasks` tasks: one warm-up run, one pilot run that sizes the rest to the count's budget,
+/// then the rest (`min_reps` ≤ runs ≤ `max_reps`, fewer when `max_reps` says so), each run timed alone
+/// against the empty control with `tally.after_run` untimed between runs ([`GrainRuns`]).
+///
+/// Errors: the runtime's runs failed (an external probe ended).
 fn measure_count(
     h: &Harness,
     budget: &Budget,
     max_reps: usize,
     tally: &dyn Tally,
-    run: &mut dyn FnMut(u64),
+    runs: &mut dyn GrainRuns,
     tasks: u64,
-) -> CountRuns {
+) -> anyhow::Result<CountRuns> {
     tally.take_counts();
-    let mut timed_run = || {
-        let m = h.measure_runs(|_| run(tasks), |_| {}, 0, 1);
-        tally.after_run();
-        m
-    };
-    timed_run();
-    let mut m = timed_run();
-    let pilot = m.samples_ns[0].max(1.0);
+    runs.time_runs(h, tally, tasks, 1)?;
+    let mut m = runs.time_runs(h, tally, tasks, 1)?;
+    let pilot = m.samples_ns.first().copied().unwrap_or(f64::NAN).max(1.0);
     let reps = ((budget.count_ns / pilot) as usize).clamp(budget.min_reps.min(max_reps), max_reps);
-    for _ in 1..reps {
-        let next = timed_run();
-        m.samples_ns.extend(next.samples_ns);
-        m.control_ns.extend(next.control_ns);
+    if reps > 1 {
+        let rest = runs.time_runs(h, tally, tasks, reps - 1)?;
+        m.samples_ns.extend(rest.samples_ns);
+        m.control_ns.extend(rest.control_ns);
     }
-    CountRuns { measurement: m, counts: tally.take_counts() }
+    Ok(CountRuns { measurement: m, counts: tally.take_counts() })
 }
 
 /// What a sweep found.
@@ -198,20 +195,33 @@ struct SweepResult {
     out_of_time: bool,
 }
 
-/// The decade sweep, the refinement and the final measurement, with `run(tasks)` doing one whole run.
-fn drive(h: &Harness, budget: &Budget, tally: &dyn Tally, run: &mut dyn FnMut(u64)) -> SweepResult {
+/// The decade sweep, the refinement and the final measurement, with `timed` making the runs.
+///
+/// Errors: the runtime's runs failed; the first failure ends the sweep.
+fn drive(h: &Harness, budget: &Budget, tally: &dyn Tally, timed: &mut dyn GrainRuns) -> anyhow::Result<SweepResult> {
     let deadline = Instant::now() + budget.wall;
     let mut runs: BTreeMap<u64, CountRuns> = BTreeMap::new();
     let mut out_of_time = false;
+    let mut failure: Option<anyhow::Error> = None;
     let mut measure = |tasks: u64, max_reps: usize, runs: &mut BTreeMap<u64, CountRuns>| -> Option<f64> {
+        if failure.is_some() {
+            return None;
+        }
         if Instant::now() > deadline {
             out_of_time = true;
             return None;
         }
-        let r = measure_count(h, budget, max_reps, tally, run, tasks);
-        let cost = r.cost();
-        runs.insert(tasks, r);
-        Some(cost)
+        match measure_count(h, budget, max_reps, tally, timed, tasks) {
+            Ok(r) => {
+                let cost = r.cost();
+                runs.insert(tasks, r);
+                Some(cost)
+            }
+            Err(e) => {
+                failure = Some(e);
+                None
+            }
+        }
     };
     let decades = sweep_decades(budget.max_tasks, STOP_FACTOR, |t| measure(t, budget.max_reps, &mut runs));
     let (best_decade, _) = best(&decades).unwrap_or((1, f64::INFINITY));
@@ -220,9 +230,12 @@ fn drive(h: &Harness, budget: &Budget, tally: &dyn Tally, run: &mut dyn FnMut(u6
     let refined = refine(lo, hi, REFINE_TOLERANCE, REFINE_EVALS, &decades, |t| measure(t, budget.min_reps, &mut runs));
     let all: Vec<Eval> = decades.iter().chain(&refined).copied().collect();
     let best_tasks = best(&all).map_or(1, |e| e.0);
+    if let Some(e) = failure {
+        return Err(e);
+    }
     // Measured again: the minimum of noisy medians is biased low (the winner's curse).
-    let final_runs = measure_count(h, budget, budget.max_reps, tally, run, best_tasks);
-    SweepResult { decades, refined, runs, best_tasks, final_runs, out_of_time }
+    let final_runs = measure_count(h, budget, budget.max_reps, tally, timed, best_tasks)?;
+    Ok(SweepResult { decades, refined, runs, best_tasks, final_runs, out_of_time })
 }
 
 impl SweepResult {
@@ -358,7 +371,7 @@ mod tests {
                 work.task(0);
             }
         };
-        let result = drive(&h, &budget, &work, &mut run);
+        let result = drive(&h, &budget, &work, &mut run).unwrap();
         let tried: Vec<u64> = result.decades.iter().map(|e| e.0).collect();
         assert_eq!(tried.first(), Some(&1));
         assert!(*tried.last().unwrap() <= 100_000, "the stop rule let the sweep run to {tried:?}");
@@ -395,7 +408,7 @@ mod tests {
         let team = crate::runtimes::openmp::Team::pinned(&cpus).unwrap();
         let tally = crate::runtimes::openmp::OmpTally::new(&team);
         for tasks in [1u64, 100, 1000] {
-            let r = measure_count(&h, &budget, 3, &tally, &mut |t| team.grain(20_000, t), tasks);
+            let r = measure_count(&h, &budget, 3, &tally, &mut |t| team.grain(20_000, t), tasks).unwrap();
             assert_eq!(r.measurement.samples_ns.len(), 3, "{tasks} tasks");
             assert_eq!(r.counts.iter().sum::<u64>(), 4 * tasks, "{tasks} tasks: {:?}", r.counts);
         }

@@ -10,6 +10,7 @@
 //! Their measuring methods are never called in this process: the orchestrator starts the external probe
 //! instead ([`ExternalProbe::command`]); called anyway, they return an error saying so.
 
+pub mod grain;
 pub mod toolchain;
 
 use std::os::unix::process::CommandExt;
@@ -32,6 +33,13 @@ pub trait ExternalProbe: Sync {
     ///
     /// Errors: the probe is not built (its toolchain is missing), or a CPU of the point is out of range.
     fn command(&self, spec: &PointSpec, job_json: &str) -> anyhow::Result<Command>;
+
+    /// Whether `overhead probe` measures `experiment` itself, asking the external probe only for timed
+    /// runs (`grain.sweep`, whose search stays in Rust: [`grain`]); otherwise the orchestrator starts the
+    /// external probe for the point.
+    fn driven_from_rust(&self, experiment: &str) -> bool {
+        experiment == "grain.sweep"
+    }
 }
 
 /// Which language and flavour a runtime's probe is.
@@ -124,10 +132,9 @@ impl RuntimeUnderTest for External {
             _ => None,
         }
     }
-    /// `spawn.remote` and `grain.sweep` are fan-out experiments the probes do not measure: the sweep's
-    /// result is a search over task counts with tables, which the batches message has no room for.
+    /// `spawn.remote` is a fan-out experiment the probes do not measure.
     fn refuses(&self, experiment: &str) -> Option<&'static str> {
-        matches!(experiment, "spawn.remote" | "grain.sweep").then_some(NOT_IN_PROBE)
+        (experiment == "spawn.remote").then_some(NOT_IN_PROBE)
     }
     /// Named with `--runtime`; a default run needs no Go or JDK.
     fn in_default_run(&self) -> bool {
@@ -263,7 +270,18 @@ impl FanOut for External {
     fn remote(&self, _: usize, _: &[usize], _: &Harness) -> anyhow::Result<Outcome> {
         elsewhere()
     }
-    fn granularity(&self, _: &Granularity<'_>, _: &Harness, _: &mut Sweep<'_>) -> anyhow::Result<Remarks> {
-        elsewhere()
+    /// The sweep's runs come from the external probe, started here with the point's job and asked for
+    /// timed runs ([`grain::RemoteRuns`]); the runs' tasks are the probe's (probes/README.md
+    /// "grain.sweep"). Java cannot tell a task's CPU: its shares are all "other", as a note says.
+    fn granularity(&self, run: &Granularity<'_>, h: &Harness, sweep: &mut Sweep<'_>) -> anyhow::Result<Remarks> {
+        let command = self.command(run.spec, &grain::job_json(run.spec, h))?;
+        let mut remote = grain::RemoteRuns::start(command, run.spec)?;
+        let tally = remote.tally();
+        sweep(&tally, &mut remote);
+        let mut notes = std::mem::take(&mut remote.notes);
+        if self.probe != Probe::Go {
+            notes.push("the JDK cannot tell the CPU a task ran on: every task is counted as \"other\"".into());
+        }
+        Ok(Remarks { notes, ..Remarks::default() })
     }
 }
