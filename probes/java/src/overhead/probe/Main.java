@@ -1,7 +1,10 @@
 package overhead.probe;
 
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.io.Reader;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.TreeSet;
 
@@ -11,6 +14,7 @@ import java.util.TreeSet;
  *
  * <pre>
  *   java [flags] -cp CLASSES overhead.probe.Main --job '&lt;JSON&gt;'   one final batches or error line
+ *                                          (grain.sweep: ready, then a runs line per request on stdin)
  *   java -cp CLASSES overhead.probe.Main --version                   overhead-probe-java 1
  * </pre>
  */
@@ -53,8 +57,16 @@ public final class Main {
         System.exit(status);
     }
 
-    /** Parses the command line and measures the job; returns 0, 1 (an error line) or 2 (usage). */
+    /** {@link #run(String[], Reader, PrintStream, PrintStream)} with grain.sweep's requests read from stdin (UTF-8). */
     static int run(String[] args, PrintStream out, PrintStream err) {
+        return run(args, new InputStreamReader(System.in, StandardCharsets.UTF_8), out, err);
+    }
+
+    /**
+     * Parses the command line and measures the job, or holds grain.sweep's conversation with requests
+     * read from in; returns 0, 1 (an error line) or 2 (usage).
+     */
+    static int run(String[] args, Reader in, PrintStream out, PrintStream err) {
         if (args.length == 1 && args[0].equals("--version")) {
             out.println(VERSION);
             return 0;
@@ -68,8 +80,22 @@ public final class Main {
             err.println("usage: overhead.probe.Main --job '<JSON>' | --version (got " + String.join(" ", args) + ")");
             return 2;
         }
+        return answer(job, Harness::forJob, in, out);
+    }
+
+    /**
+     * Answers a job on out: one batches line, or for grain.sweep the conversation with requests read
+     * from in ({@link GrainSweep}); harnessFor makes the harness (tests script it). Returns 0, or 1
+     * after writing the error line.
+     */
+    static int answer(String job, java.util.function.Function<Job, Harness> harnessFor, Reader in, PrintStream out) {
         try {
-            out.println(runJob(job, Harness::forJob));
+            Job parsed = Job.parse(job);
+            if (parsed.spec().experiment().equals(GrainSweep.ID)) {
+                GrainSweep.converse(parsed, harnessFor.apply(parsed), in, out);
+            } else {
+                out.println(runJob(parsed, harnessFor));
+            }
             return 0;
         } catch (ProbeException | Json.JsonException e) {
             out.println(Outcome.errorLine(e.getMessage()));
@@ -83,19 +109,30 @@ public final class Main {
 
     /** Measures a job and returns its batches line; harnessFor makes the harness (tests script it). */
     static String runJob(String text, java.util.function.Function<Job, Harness> harnessFor) throws Exception {
-        Job job = Job.parse(text);
+        return runJob(Job.parse(text), harnessFor);
+    }
+
+    /** Measures a parsed job and returns its batches line; harnessFor makes the harness. */
+    static String runJob(Job job, java.util.function.Function<Job, Harness> harnessFor) throws Exception {
         Point p = new Point(job.spec(), harnessFor.apply(job));
         p.act = Activities.of(job.spec().runtime(), job.spec().distinctCpus(), p);
         Experiment e = EXPERIMENTS.get(job.spec().experiment());
         if (e == null) {
             throw new ProbeException("unknown experiment \"" + job.spec().experiment() + "\" for runtime " + job.spec().runtime()
-                    + " (known: " + String.join(", ", new TreeSet<>(EXPERIMENTS.keySet())) + ")");
+                    + " (known: " + String.join(", ", known()) + ")");
         }
         double resolution = p.h.clockResolutionNs();
         Outcome o = p.act.inContext(() -> e.run(p));
         o.notes.addAll(0, p.h.notes());
         o.notes.addAll(0, p.notes);
         return o.batchesLine(p.h.sizedBatchOps(), resolution);
+    }
+
+    /** Every experiment the probe answers: the registry's and grain.sweep (a conversation), sorted. */
+    static TreeSet<String> known() {
+        TreeSet<String> ids = new TreeSet<>(EXPERIMENTS.keySet());
+        ids.add(GrainSweep.ID);
+        return ids;
     }
 
     /**

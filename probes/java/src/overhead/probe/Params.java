@@ -81,4 +81,17 @@ public final class Params {
         }
         throw new ProbeException(spec.name() + ": " + key + ":" + values.get(key) + " is not an integer ≥ " + min);
     }
+
+    /** The value of key as a long integer ≥ min (work counts beyond an int). */
+    public long longInteger(String key, long min) throws ProbeException {
+        try {
+            long v = Long.parseLong(values.get(key));
+            if (v >= min) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new ProbeException(spec.name() + ": " + key + ":" + values.get(key) + " is not an integer ≥ " + min);
+    }
 }

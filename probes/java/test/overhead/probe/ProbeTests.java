@@ -10,7 +10,8 @@ import java.util.Map;
 
 /**
  * The Java probe's unit tests, JDK only (no JUnit): the JSON reader and writer, the job and parameter
- * checks, the harness's sizing and order on a scripted clock, and the protocol lines. Run:
+ * checks, the harness's sizing and order on a scripted clock, the protocol lines, and grain.sweep's
+ * conversation. Run:
  *
  * <pre>
  *   javac --release 17 -d OUT $(find probes/java/src probes/java/test -name '*.java')
@@ -34,6 +35,7 @@ public final class ProbeTests {
         lines();
         team();
         runErrors();
+        grain();
         System.out.println(failures == 0 ? "ok: " + checks + " checks" : failures + " of " + checks + " checks FAILED");
         System.exit(failures == 0 ? 0 : 1);
     }
@@ -370,5 +372,119 @@ public final class ProbeTests {
         ByteArrayOutputStream v = new ByteArrayOutputStream();
         eq(Main.run(new String[] {"--version"}, new PrintStream(v, true, StandardCharsets.UTF_8), System.err), 0, "version status");
         eq(v.toString(StandardCharsets.UTF_8).trim(), "overhead-probe-java 1", "version line");
+    }
+
+    /** A grain.sweep job for runtime on CPUs [0, 1] with these parameters (a JSON array's inside). */
+    static String grainJob(String runtime, String params) {
+        return GOOD.replace("sync.sem", GrainSweep.ID).replace("java-platform", runtime).replace("[[\"op\",\"switch\"]]", "[" + params + "]")
+                .replace("\"cpus\":[0,0],\"placement\":\"same_cpu\"", "\"cpus\":[0,1],\"placement\":null");
+    }
+
+    /** The two-CPU sweep's parameters, work:1000. */
+    static final String GRAIN_PARAMS = "[\"threads\",\"2\"],[\"work\",\"1000\"]";
+
+    /**
+     * Holds a conversation of job with input on stdin, a 20 ms JIT warm-up; checks the exit status
+     * and returns the lines written.
+     */
+    private static List<String> converse(String job, String input, int wantStatus) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int st = Main.answer(job, j -> new Harness(j.harness(), null, System::nanoTime, 20_000_000L, null), new java.io.StringReader(input),
+                new PrintStream(out, true, StandardCharsets.UTF_8));
+        String text = out.toString(StandardCharsets.UTF_8);
+        check(st == wantStatus, "grain.sweep status " + st + ", want " + wantStatus + ": " + text);
+        check(text.isEmpty() || text.endsWith("\n"), "every line ends: " + text);
+        List<String> lines = new ArrayList<>(List.of(text.split("\n", -1)));
+        lines.remove(lines.size() - 1); // the empty rest after the last newline
+        return lines;
+    }
+
+    /** Checks line is a runs line answering tasks:k, runs:r. */
+    private static void runsLine(String line, long k, int r) {
+        try {
+            Map<?, ?> m = (Map<?, ?>) Json.parse(line);
+            check(line.startsWith("{\"type\":\"runs\",\"v\":2,\"tasks\":" + k + ",\"test_ns\":["), "runs line's head: " + line);
+            eq(List.copyOf(m.keySet()), List.of("type", "v", "tasks", "test_ns", "control_ns", "cpu_counts", "other_count"), "runs line's fields");
+            eq(((List<?>) m.get("test_ns")).size(), r, "one test_ns a run: " + line);
+            eq(((List<?>) m.get("control_ns")).size(), r, "one control_ns a run: " + line);
+            for (String key : new String[] {"test_ns", "control_ns"}) {
+                for (Object t : (List<?>) m.get(key)) {
+                    check(t instanceof Long && (Long) t >= 0, key + " holds ns: " + line);
+                }
+            }
+            eq(m.get("cpu_counts"), List.of(), "the JDK cannot tell a task's CPU");
+            eq(m.get("other_count"), r * k, "other_count counts every task");
+        } catch (Json.JsonException | ClassCastException e) {
+            check(false, "runs line " + line + ": " + e);
+        }
+    }
+
+    /** grain.sweep's conversation on java-platform and java-virtual: ready, runs lines, EOF; errors for bad requests and parameters. */
+    static void grain() throws Exception {
+        String ready = "{\"type\":\"ready\",\"v\":2}";
+        for (String runtime : new String[] {"java-platform", "java-virtual"}) {
+            String job = grainJob(runtime, GRAIN_PARAMS);
+            if (runtime.equals("java-virtual") && Activities.jdk() < 21) {
+                List<String> lines = converse(job, "{\"tasks\":1,\"runs\":1}\n", 1);
+                check(lines.size() == 1 && lines.get(0).startsWith("{\"type\":\"error\",\"v\":2,\"message\":")
+                        && lines.get(0).contains("virtual threads need JDK \\u2265 21; this is JDK " + Activities.jdk()),
+                        "grain.sweep on virtual threads on an old JDK: " + lines);
+                continue;
+            }
+            List<String> lines = converse(job, "{\"tasks\":10,\"runs\":3}\n{\"runs\":2, \"tasks\":1}\n{\"tasks\":2000,\"runs\":1}\n", 0);
+            eq(lines.size(), 4, runtime + ": ready and three runs lines: " + lines);
+            if (lines.size() == 4) {
+                eq(lines.get(0), ready, runtime + ": ready first");
+                runsLine(lines.get(1), 10, 3);
+                runsLine(lines.get(2), 1, 2);
+                runsLine(lines.get(3), 2000, 1); // more tasks than reads: none reads, every one counts
+            }
+            eq(converse(job, "", 0), List.of(ready), runtime + ": EOF at once, ready only");
+        }
+
+        String job = grainJob("java-platform", GRAIN_PARAMS);
+        String[][] badRequests = {{"{\"tasks\":0,\"runs\":1}", "tasks must be an integer from 1"},
+            {"{\"tasks\":1,\"runs\":1,\"cpu\":0}", "unknown field \\\"cpu\\\""},
+            {"tasks=1", "JSON"}, {"{\"tasks\":1}", "has no \\\"runs\\\""},
+            {"{\"tasks\":1.5,\"runs\":1}", "tasks must be an integer"}, {"{\"tasks\":2,\"runs\":-1}", "runs must be an integer"},
+            {"{\"tasks\":\"2\",\"runs\":1}", "tasks must be an integer"}, {"[2,1]", "must be a JSON object"}, {"", "JSON"}};
+        for (String[] bad : badRequests) {
+            List<String> lines = converse(job, "{\"tasks\":3,\"runs\":1}\n" + bad[0] + "\n{\"tasks\":3,\"runs\":1}\n", 1);
+            check(lines.size() == 3 && lines.get(0).equals(ready) && lines.get(1).startsWith("{\"type\":\"runs\"")
+                    && lines.get(2).startsWith("{\"type\":\"error\",\"v\":2,\"message\":") && lines.get(2).contains(bad[1]),
+                    "request " + bad[0] + ": a runs line, then an error saying " + bad[1] + ", then nothing: " + lines);
+        }
+
+        String[][] badParams = {{"[\"threads\",\"3\"],[\"work\",\"1000\"]", "threads:3 needs 3 CPUs"},
+            {"[\"threads\",\"2\"],[\"work\",\"0\"]", "work:0 is not an integer"},
+            {"[\"threads\",\"2\"]", "needs parameter \\\"work\\\""},
+            {"[\"threads\",\"0\"],[\"work\",\"10\"]", "threads:0 is not an integer"},
+            {"[\"threads\",\"2\"],[\"work\",\"10\"],[\"tasks\",\"1\"]", "unknown parameter \\\"tasks\\\""}};
+        for (String[] bad : badParams) {
+            List<String> lines = converse(grainJob("java-platform", bad[0]), "{\"tasks\":1,\"runs\":1}\n", 1);
+            check(lines.size() == 1 && lines.get(0).startsWith("{\"type\":\"error\",\"v\":2,\"message\":") && lines.get(0).contains(bad[1]),
+                    "parameters " + bad[0] + ": an error saying " + bad[1] + ": " + lines);
+        }
+        eq(GrainSweep.request("{\"tasks\":10000000,\"runs\":7}")[0], 10_000_000L, "a large task count");
+
+        // Through Main.run, the harness's own warm-up shortened by overhead.jitWarmupMs.
+        String before = System.getProperty("overhead.jitWarmupMs");
+        System.setProperty("overhead.jitWarmupMs", "20");
+        try {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            int st = Main.run(new String[] {"--job", job}, new java.io.StringReader("{\"tasks\":4,\"runs\":2}\n"),
+                    new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+            String[] lines = out.toString(StandardCharsets.UTF_8).split("\n");
+            check(st == 0 && lines.length == 2 && lines[0].equals(ready), "Main.run holds the conversation: " + Arrays.toString(lines));
+            if (lines.length == 2) {
+                runsLine(lines[1], 4, 2);
+            }
+        } finally {
+            if (before == null) {
+                System.clearProperty("overhead.jitWarmupMs");
+            } else {
+                System.setProperty("overhead.jitWarmupMs", before);
+            }
+        }
     }
 }
