@@ -63,6 +63,27 @@ fn skipped_reasons(rec: &serde_json::Value, runtime: &str) -> Vec<String> {
         .collect()
 }
 
+/// `runtime`'s `grain.sweep` point, checked for what the sweep always records: the decade table starting
+/// at one task, a best task count among the counts tried, and shares of the tasks adding up to 100%.
+fn sweep_point<'r>(rec: &'r serde_json::Value, runtime: &str) -> &'r serde_json::Value {
+    let point = rec["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["spec"]["experiment"] == "grain.sweep" && p["spec"]["runtime"] == runtime)
+        .unwrap_or_else(|| panic!("no grain.sweep point of {runtime}: {}", rec["skipped"]));
+    let tables = &point["details"]["tables"];
+    let decades = tables["sweep"]["rows"].as_array().unwrap();
+    assert_eq!(decades[0][0], "1", "{runtime}: {decades:?}");
+    let best = point["extra"]["best_tasks"].as_f64().unwrap();
+    assert!(best >= 1.0, "{runtime}: best_tasks {best}");
+    for row in tables["share"]["rows"].as_array().unwrap() {
+        let total: f64 = row[1].as_array().unwrap().iter().filter_map(|c| c.as_f64()).sum();
+        assert!((total - 100.0).abs() < 1e-6, "{runtime}: shares of {} add to {total}", row[0]);
+    }
+    point
+}
+
 #[test]
 fn without_a_toolchain_every_cell_says_why() {
     let rec = quick_run("go", "base.loop,msg.switch", &[("OVERHEAD_GO", "/nonexistent/go")]);
@@ -81,7 +102,7 @@ fn the_go_probe_measures_seed_004_and_seed_001_points() {
         eprintln!("no Go toolchain: the go probe's run is skipped");
         return;
     }
-    let rec = quick_run("go", "base.loop,msg.switch,spawn.create,sync.faa,grain.sweep", &[]);
+    let rec = quick_run("go", "base.loop,msg.switch,spawn.create,sync.faa,grain.sweep,spawn.remote", &[]);
     let points = medians(&rec, "go");
     for name in
         ["base.loop/runtime:go", "msg.switch/runtime:go/placement:same_cpu", "spawn.create/runtime:go/kind:task"]
@@ -94,6 +115,17 @@ fn the_go_probe_measures_seed_004_and_seed_001_points() {
     // A switch costs more than a loop iteration: the probe's control subtraction kept the order of things.
     let of = |name: &str| points.iter().find(|(n, _)| n == name).unwrap().1;
     assert!(of("msg.switch/runtime:go/placement:same_cpu") > 10.0 * of("base.loop/runtime:go"));
+    // The granularity sweep, driven from Rust over the probe's stdin: its tables, and every task counted
+    // on a CPU of the point (Go reads the CPU with RDTSCP where the CPU has it).
+    let sweep = sweep_point(&rec, "go");
+    if std::env::consts::ARCH == "x86_64" {
+        let shares = &sweep["details"]["tables"]["share"];
+        let other_column = shares["columns"].as_array().unwrap().len() - 1;
+        for row in shares["rows"].as_array().unwrap() {
+            let other = row[1][other_column].as_f64().unwrap();
+            assert!(other < 100.0, "every task of a go run counted as on another CPU: {shares}");
+        }
+    }
     // What the probe does not implement is a skipped cell with the reason, not a failure.
     let reasons = skipped_reasons(&rec, "go");
     assert!(reasons.iter().any(|r| r.contains("does not implement it yet")), "{reasons:?}");
@@ -116,13 +148,16 @@ fn the_java_probe_measures_platform_threads_and_says_what_virtual_threads_need()
         eprintln!("no JDK: the java probe's run is skipped");
         return;
     };
-    let rec = quick_run("java-platform,java-virtual", "base.call,msg.switch", &[]);
+    let rec = quick_run("java-platform,java-virtual", "base.call,msg.switch,grain.sweep", &[]);
     let platform = medians(&rec, "java-platform");
-    assert_eq!(platform.len(), 2, "{platform:?} / {}", rec["skipped"]);
+    assert_eq!(platform.len(), 3, "{platform:?} / {}", rec["skipped"]);
+    let sweep = sweep_point(&rec, "java-platform");
+    assert!(sweep["notes"].to_string().contains("cannot tell the CPU"), "{}", sweep["notes"]);
     assert!(platform.iter().all(|(_, m)| m.is_finite() && *m > 0.0), "{platform:?}");
     let virtual_points = medians(&rec, "java-virtual");
     if feature >= 21 {
-        assert_eq!(virtual_points.len(), 2, "{virtual_points:?} / {}", rec["skipped"]);
+        assert_eq!(virtual_points.len(), 3, "{virtual_points:?} / {}", rec["skipped"]);
+        sweep_point(&rec, "java-virtual");
     } else {
         assert!(virtual_points.is_empty());
         let reasons = skipped_reasons(&rec, "java-virtual");

@@ -7,7 +7,7 @@ use crate::experiments::context::fan_out_of;
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
 use crate::harness::{Harness, HarnessConfig, Measurement, Mode};
 use crate::record::{Details, LabelledTable, Metric, PointSpec};
-use crate::runtimes::fan_out::{Granularity, GrainRuns};
+use crate::runtimes::fan_out::{GrainRuns, Granularity};
 use crate::runtimes::{Capability, RuntimeUnderTest};
 use crate::stats::Summary;
 

@@ -4,10 +4,10 @@
 //! clock times each run and its empty control, so the pipe's round trip is never part of a run.
 
 use std::cell::RefCell;
-use std::rc::Rc;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
@@ -53,7 +53,13 @@ impl RemoteRuns {
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
         let slots = spec.cpus.iter().copied().max().unwrap_or(0) + 2;
-        let mut remote = RemoteRuns { child, stdin, stdout, counts: RemoteTally(Rc::new(RefCell::new(vec![0; slots]))), notes: Vec::new() };
+        let mut remote = RemoteRuns {
+            child,
+            stdin,
+            stdout,
+            counts: RemoteTally(Rc::new(RefCell::new(vec![0; slots]))),
+            notes: Vec::new(),
+        };
         loop {
             match remote.next_message()? {
                 ProbeMessage::Ready { .. } => return Ok(remote),
@@ -132,7 +138,10 @@ fn checked(request: RunsRequest, runs: &TimedRuns) -> anyhow::Result<()> {
     let counted: u64 = runs.cpu_counts.iter().map(|&(_, n)| n).sum::<u64>() + runs.other_count;
     let expected = request.tasks * request.runs;
     if counted != expected {
-        bail!("the external probe counted {counted} tasks in {asked} runs of {} tasks (expected {expected})", request.tasks);
+        bail!(
+            "the external probe counted {counted} tasks in {asked} runs of {} tasks (expected {expected})",
+            request.tasks
+        );
     }
     Ok(())
 }
@@ -215,13 +224,7 @@ mod tests {
     use super::*;
 
     fn answer(tasks: u64, runs: usize, cpu_counts: Vec<(usize, u64)>, other: u64) -> TimedRuns {
-        TimedRuns {
-            tasks,
-            test_ns: vec![1000.0; runs],
-            control_ns: vec![30.0; runs],
-            cpu_counts,
-            other_count: other,
-        }
+        TimedRuns { tasks, test_ns: vec![1000.0; runs], control_ns: vec![30.0; runs], cpu_counts, other_count: other }
     }
 
     /// The answer is checked against its request: run counts, and every task counted exactly once.
