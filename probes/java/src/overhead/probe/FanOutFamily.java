@@ -2,9 +2,8 @@ package overhead.probe;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -29,9 +28,9 @@ final class FanOutFamily {
      * spawn.forkjoin: seed 001 §6.1's fork-join episode of one empty task per CPU (T tasks), against the
      * control loop; per episode, with tasks and per_spawn_ns (episode / T) in extra. mechanism:spawn:
      * start T new activities (platform or virtual threads) and join each. mechanism:pool (java-platform
-     * only): a fixed pool of T platform threads (Executors.newFixedThreadPool, the JDK's idiom), an
-     * episode submitting T empty tasks and waiting on every Future. Virtual threads are not pooled (the
-     * JDK's own advice), so java-virtual has no pool point.
+     * only): a ForkJoinPool of parallelism T (the JDK's fork-join framework, as rayon's pool for Rust),
+     * an episode submitting T empty tasks from outside the pool and joining every one. Virtual threads
+     * are not pooled (the JDK's own advice), so java-virtual has no pool point.
      */
     static Outcome forkJoin(Point p) throws Exception {
         Params params = ContentionFamily.teamPoint(p, 1, Params.Rule.of("mechanism", "spawn", "pool"));
@@ -55,16 +54,15 @@ final class FanOutFamily {
             if (act.virtual) {
                 throw p.error("virtual threads are not pooled (one per task is the JDK's advice); mechanism:spawn only");
             }
-            ExecutorService pool = Executors.newFixedThreadPool(t);
-            List<Future<?>> futures = new ArrayList<>(t);
+            ForkJoinPool pool = new ForkJoinPool(t);
+            ForkJoinTask<?>[] tasks = new ForkJoinTask<?>[t];
             Harness.Batch test = n -> {
                 for (long i = 0; i < n; i++) {
-                    futures.clear();
                     for (int k = 0; k < t; k++) {
-                        futures.add(pool.submit(EMPTY));
+                        tasks[k] = pool.submit(EMPTY);
                     }
-                    for (Future<?> f : futures) {
-                        f.get();
+                    for (int k = 0; k < t; k++) {
+                        tasks[k].join();
                     }
                 }
             };
