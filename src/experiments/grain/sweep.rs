@@ -281,7 +281,13 @@ impl SweepResult {
                 rows: refined.iter().map(|&t| (t.to_string(), spread(t))).collect(),
             },
         );
-        details.tables.insert(tables::SHARE.into(), self.share_table(cpus));
+        // A runtime that cannot tell a task's CPU (the JDK's) counts every task as "other": no share table
+        // then, rather than one that says nothing (the runtime's note says why).
+        let share = self.share_table(cpus);
+        let other = share.columns.len() - 1;
+        if share.rows.iter().any(|(_, cells)| cells[..other].iter().flatten().any(|&pct| pct > 0.0)) {
+            details.tables.insert(tables::SHARE.into(), share);
+        }
         if let Some(&(last, cost)) = self.decades.last() {
             let best_so_far = best(&self.decades).map_or(f64::NAN, |e| e.1);
             if cost > STOP_FACTOR * best_so_far {
@@ -320,7 +326,8 @@ impl SweepResult {
         outcome
     }
 
-    /// Fig. 7: each CPU's share of the tasks, per decade and for the best count.
+    /// Fig. 7: each CPU's share of the tasks, per decade and for the best count (the last column: other CPUs
+    /// and tasks of unknown CPU).
     fn share_table(&self, cpus: &[usize]) -> LabelledTable {
         let mut sorted = cpus.to_vec();
         sorted.sort_unstable();
@@ -393,6 +400,26 @@ mod tests {
         }
         assert!(outcome.extra["speedup"] > 1.0, "{:?}", outcome.extra);
         assert_eq!(outcome.extra["work_reads"], 1000.0);
+    }
+
+    /// A tally that knows no task's CPU (every task "other", as the JDK's): no share table, the rest as
+    /// always.
+    #[test]
+    fn no_share_table_when_no_task_has_a_cpu() {
+        struct Unknown(std::cell::Cell<u64>);
+        impl Tally for Unknown {
+            fn take_counts(&self) -> Vec<u64> {
+                vec![0, 0, self.0.replace(0)]
+            }
+        }
+        let h = crate::harness::testing::quick_harness_with(HarnessConfig::for_mode(Mode::Quick));
+        let budget = Budget { max_tasks: 100, count_ns: 1e12, min_reps: 3, max_reps: 3, wall: Duration::from_secs(60) };
+        let tally = Unknown(std::cell::Cell::new(0));
+        let mut run = |tasks: u64| tally.0.set(tally.0.get() + tasks);
+        let result = drive(&h, &budget, &tally, &mut run).unwrap();
+        let outcome = result.into_outcome(&[0, 1], 100, Vec::new());
+        assert!(!outcome.details.tables.contains_key(tables::SHARE), "{:?}", outcome.details.tables.keys());
+        assert!(outcome.details.tables.contains_key(tables::SWEEP));
     }
 
     /// OpenMP's per-thread counts, collected after every run and mapped to CPUs, add up to the task count
