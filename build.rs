@@ -26,7 +26,7 @@ fn main() {
 }
 
 /// Writes `OUT_DIR/probe_sources.rs`: `GO_SOURCES` and `JAVA_SOURCES`, each `&[(relative path, contents)]`
-/// with `include_str!` of every file the probe's build needs (Go: `go.mod` and the non-test `.go` files;
+/// with `include_str!` of every file the probe's build needs (Go: `go.mod`, the non-test `.go` files and the assembly `.s` files;
 /// Java: every `.java` file under `src/`), in path order.
 fn probe_sources() {
     let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
@@ -46,7 +46,8 @@ fn probe_sources() {
         }
         out
     };
-    let go = list("probes/go", &|f| f == "go.mod" || (f.ends_with(".go") && !f.ends_with("_test.go")));
+    let go =
+        list("probes/go", &|f| f == "go.mod" || f.ends_with(".s") || (f.ends_with(".go") && !f.ends_with("_test.go")));
     let java = list("probes/java/src", &|f| f.ends_with(".java"));
     let code = format!(
         "/// The Go probe's build inputs: (path relative to `probes/go`, contents).\n\

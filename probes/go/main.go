@@ -2,6 +2,7 @@
 // `go` runtime) given as a JSON job and prints JSON lines, as probes/README.md describes.
 //
 //	probe --job '<JSON>'    measure the point; one final `batches` or `error` line on stdout
+//	                        (grain.sweep: a conversation over stdin, probes/README.md)
 //	probe --version         print "overhead-probe-go 1"
 package main
 
@@ -83,6 +84,15 @@ func runJob(text string, stdout io.Writer) (status int) {
 		WriteError(stdout, fmt.Sprintf("runtime %q is not measured by the Go probe (it measures go)", job.Spec.Runtime))
 		return 1
 	}
+	if job.Spec.Experiment == "grain.sweep" {
+		p := &Point{Spec: &job.Spec, H: NewHarness(job.Harness, nil)}
+		setUpProcess(p)
+		if err := grainConversation(p, conversationInput, stdout); err != nil {
+			WriteError(stdout, err.Error())
+			return 1
+		}
+		return 0
+	}
 	exp, ok := experiments[job.Spec.Experiment]
 	if !ok {
 		WriteError(stdout, fmt.Sprintf("unknown experiment %q for runtime go (known: %s)", job.Spec.Experiment, knownExperiments()))
@@ -129,7 +139,7 @@ func setUpProcess(p *Point) {
 
 // knownExperiments lists the registry's IDs, sorted, for the unknown-experiment error.
 func knownExperiments() string {
-	ids := make([]string, 0, len(experiments))
+	ids := []string{"grain.sweep"}
 	for id := range experiments {
 		ids = append(ids, id)
 	}
