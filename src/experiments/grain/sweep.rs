@@ -367,7 +367,10 @@ mod tests {
         // Three runs per count, the fastest deciding: a preempted run does not move the answer.
         let budget =
             Budget { max_tasks: 1_000_000, count_ns: 1e12, min_reps: 3, max_reps: 3, wall: Duration::from_secs(60) };
-        let work = Work::new(crate::machine::allowed_cpus()[0]);
+        // The test thread is not pinned: every allowed CPU is listed, so wherever the scheduler runs a task
+        // it counts on a listed CPU (listing one CPU let a migrated thread count every task as "other").
+        let allowed = crate::machine::allowed_cpus();
+        let work = Work::new(*allowed.iter().max().unwrap());
         // A run "costs" a spin proportional to 1 + (ln tasks − ln 300)², minimal at 300 tasks; every
         // task is counted so the shares are real.
         let mut run = |tasks: u64| {
@@ -389,8 +392,7 @@ mod tests {
             result.decades,
             result.refined
         );
-        let cpu = crate::machine::allowed_cpus()[0];
-        let outcome = result.into_outcome(&[cpu], 1000, Vec::new());
+        let outcome = result.into_outcome(&allowed, 1000, Vec::new());
         for name in [tables::SWEEP, tables::SPEEDUP, tables::REFINE, tables::SHARE] {
             assert!(outcome.details.tables.contains_key(name), "missing table {name}");
         }

@@ -23,6 +23,8 @@ use crate::report::{format_ns, Format, SECTIONS};
 
 /// The page's stylesheet, shared with `compare`'s page.
 const STYLE: &str = include_str!("style.css");
+/// The top of every page (a macro the page templates import).
+const HEAD: &str = include_str!("head.html");
 /// The report page's template.
 const REPORT_TEMPLATE: &str = include_str!("report.html");
 
@@ -89,6 +91,7 @@ pub fn html_report(record: &RunRecord) -> anyhow::Result<String> {
 fn render(name: &str, source: &str, context: &impl Serialize) -> anyhow::Result<String> {
     let mut env = Environment::new();
     env.add_template("style.css", STYLE)?;
+    env.add_template("head.html", HEAD)?;
     env.add_template(name, source)?;
     Ok(env.get_template(name)?.render(context)?)
 }
