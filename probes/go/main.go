@@ -119,7 +119,8 @@ func runJob(text string, stdout io.Writer) (status int) {
 // setUpProcess checks what the orchestrator promised: GOMAXPROCS equal to the number of distinct CPUs
 // of the point (set here, with a note, when it is not), and a process affinity inside spec.cpus (a
 // note when it is not: same-CPU points then run wherever the kernel puts the one P's thread). It
-// then collects garbage once so no cycle left over from start-up lands in a batch.
+// then collects garbage once so no cycle left over from start-up lands in a batch, and settles (settle.go)
+// so the runtime's monitor thread no longer wakes every 20 µs on the CPU being measured.
 func setUpProcess(p *Point) {
 	want := p.Spec.DistinctCpus()
 	if got := runtime.GOMAXPROCS(0); got != want {
@@ -135,6 +136,7 @@ func setUpProcess(p *Point) {
 		}
 	}
 	runtime.GC()
+	settle(settleTime)
 }
 
 // knownExperiments lists the registry's IDs, sorted, for the unknown-experiment error.
