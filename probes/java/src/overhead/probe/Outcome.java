@@ -48,19 +48,20 @@ public final class Outcome {
 
     /** The protocol's error line. */
     public static String errorLine(String message) {
-        Map<String, Object> msg = new LinkedHashMap<>();
-        msg.put("type", "error");
-        msg.put("v", Job.VERSION);
-        msg.put("message", message);
-        return Json.write(msg);
+        return textLine("error", "message", message);
     }
 
     /** A note line. */
     public static String noteLine(String text) {
+        return textLine("note", "text", text);
+    }
+
+    /** A protocol line of the given type carrying one text field. */
+    private static String textLine(String type, String key, String text) {
         Map<String, Object> msg = new LinkedHashMap<>();
-        msg.put("type", "note");
+        msg.put("type", type);
         msg.put("v", Job.VERSION);
-        msg.put("text", text);
+        msg.put(key, text);
         return Json.write(msg);
     }
 

@@ -71,15 +71,12 @@ public final class Params {
 
     /** The value of key as an integer ≥ min. */
     public int integer(String key, int min) throws ProbeException {
-        try {
-            int v = Integer.parseInt(values.get(key));
-            if (v >= min) {
-                return v;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
+        long v = longInteger(key, min);
+        if (v > Integer.MAX_VALUE) {
+            throw new ProbeException(
+                    spec.name() + ": " + key + ":" + v + " is not an integer from " + min + " to " + Integer.MAX_VALUE);
         }
-        throw new ProbeException(spec.name() + ": " + key + ":" + values.get(key) + " is not an integer ≥ " + min);
+        return (int) v;
     }
 
     /** The value of key as a long integer ≥ min (work counts beyond an int). */

@@ -167,6 +167,12 @@ public final class ProbeTests {
         } catch (ProbeException e) {
             check(true, "threads:0");
         }
+        try {
+            Params.parse(spec("threads", "4294967296"), Params.Rule.of("threads")).integer("threads", 1);
+            check(false, "threads:4294967296 accepted as an int");
+        } catch (ProbeException e) {
+            check(e.getMessage().contains("from 1 to 2147483647"), "error '" + e.getMessage() + "' should give the int range");
+        }
     }
 
     /** A scripted clock: batches advance it by their cost, so the harness's choices have exact answers. */
