@@ -113,9 +113,14 @@ pub fn bars_legend(groups: &[(String, Vec<f64>)]) -> Vec<LegendEntry> {
     groups.iter().enumerate().map(|(i, (label, _))| LegendEntry { colour: css(i), label: label.clone() }).collect()
 }
 
-/// Ticks on a y axis in ns read best with units (`1.20 µs`).
+/// Ticks on a y axis in ns read best with units (`1.20 µs`); the zero tick is `0` (a tick computed as
+/// −1e-13 would otherwise read `-0.000 ns`).
 fn ns_label(v: &f64) -> String {
-    format_ns(*v)
+    if v.abs() < 1e-6 {
+        "0".into()
+    } else {
+        format_ns(*v)
+    }
 }
 
 /// A curve: each series' medians joined by a line, the 95% CI as error bars, the fit as a dashed line
@@ -430,6 +435,14 @@ mod tests {
             series: vec![Series { label: "os · a:b".into(), points: points.to_vec(), fit: None }],
             marks: vec![Mark { label: "best".into(), series: 0, x: 10.0, y: 20.0 }],
         }
+    }
+
+    #[test]
+    fn the_zero_tick_reads_0_and_others_keep_their_unit() {
+        assert_eq!(ns_label(&-1e-13), "0");
+        assert_eq!(ns_label(&0.0), "0");
+        assert_eq!(ns_label(&1500.0), "1.50 µs");
+        assert_eq!(ns_label(&0.25), "0.250 ns");
     }
 
     #[test]
