@@ -109,7 +109,7 @@ fn write_html_report(record: &RunRecord, record_path: &Path) {
 /// Errors: the directory is not writable, or a file of that name already exists.
 fn write_beside(record_path: &Path, name: &str, text: &str) -> anyhow::Result<()> {
     let dir = record_path.parent().unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    let mut file = crate::record::temp_file_in(dir)?;
     std::io::Write::write_all(&mut file, text.as_bytes())?;
     file.as_file().sync_all()?;
     let path = dir.join(name);

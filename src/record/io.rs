@@ -35,7 +35,7 @@ pub enum RecordError {
 pub fn write_atomic(path: &Path, record: &RunRecord) -> Result<(), RecordError> {
     let write_err = |source| RecordError::Write { path: path.to_owned(), source };
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(write_err)?;
+    let mut tmp = temp_file_in(dir).map_err(write_err)?;
     // Serialised whole and written in one go: the record is rewritten after every probe, and a writer
     // straight to the file would make a system call per token (minutes of system time in a default run).
     let mut json = serde_json::to_vec(&File::from_record(record)).map_err(|e| write_err(e.into()))?;
@@ -44,6 +44,22 @@ pub fn write_atomic(path: &Path, record: &RunRecord) -> Result<(), RecordError> 
     tmp.as_file().sync_all().map_err(write_err)?;
     tmp.persist(path).map_err(|e| write_err(e.error))?;
     Ok(())
+}
+
+/// A temporary file in `dir` to be renamed into place, created with the permissions any new file gets
+/// (0666 less the umask: `rw-r--r--` usually). `NamedTempFile::new_in` makes it 0600, and a rename keeps
+/// that: a record or report shared with a colleague, or served from a web directory, would not be
+/// readable by them.
+///
+/// Errors: the directory does not exist or is not writable.
+pub fn temp_file_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir)
 }
 
 /// Reads a run record written by [`write_atomic`].
@@ -87,6 +103,20 @@ mod tests {
         // Overwriting leaves exactly one file: the temporary file was renamed, not left behind.
         write_atomic(&path, &record).unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// A record gets the mode any new file gets (that of `File::create` beside it), not tempfile's 0600.
+    #[cfg(unix)]
+    #[test]
+    fn a_record_is_created_with_the_usual_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let plain = dir.path().join("plain");
+        std::fs::File::create(&plain).unwrap();
+        let path = dir.path().join("results.json");
+        write_atomic(&path, &sample_record()).unwrap();
+        assert_eq!(mode(&path), mode(&plain), "record mode {:o}", mode(&path));
     }
 
     #[test]

@@ -18,7 +18,7 @@ mod summaries;
 pub use comparison::{CountFit, RatioCi, RuntimeComparison};
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::FitRecord;
-pub use io::{load, write_atomic, RecordError};
+pub use io::{load, temp_file_in, write_atomic, RecordError};
 pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult};
 pub use summaries::{load_summaries, Summaries};
 
