@@ -31,7 +31,7 @@ pub use seed001::seed001_tables;
 pub use table::{render, Format};
 pub use time::time_spent;
 pub use timers::timers_table;
-pub use units::format_ns;
+pub use units::{counted, format_ns};
 
 /// A section of the full report: the one list that the full report, `overhead report --table KEY` and its
 /// help all read.

@@ -3,7 +3,7 @@
 
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
-use super::format_ns;
+use super::{counted, format_ns};
 use crate::harness::speed::SLOW_FACTOR;
 use crate::record::{Metric, PointRecord, RunRecord, SkipKind};
 
@@ -50,13 +50,13 @@ pub fn render(record: &RunRecord, format: Format) -> String {
     out += &h("overhead run");
     let bullet = if format == Format::Md { "- " } else { "  " };
     out += &format!(
-        "{bullet}machine: {} ({}, {} CPUs, {} cores, {} packages, {} NUMA nodes), kernel {}\n",
+        "{bullet}machine: {} ({}, {}, {}, {}, {}), kernel {}\n",
         m.host_name,
         m.cpu_model,
-        m.logical_cpus,
-        m.topology.cores,
-        m.topology.packages,
-        m.topology.numa_nodes,
+        counted(m.logical_cpus, "CPU", "CPUs"),
+        counted(m.topology.cores, "core", "cores"),
+        counted(m.topology.packages, "package", "packages"),
+        counted(m.topology.numa_nodes, "NUMA node", "NUMA nodes"),
         m.kernel
     );
     out += &format!("{bullet}time source: {}\n", time_source_line(t));

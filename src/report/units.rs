@@ -25,9 +25,21 @@ pub fn format_ns(ns: f64) -> String {
     format!("{value:.digits$} {unit}")
 }
 
+/// `n` and the noun that goes with it: `1 package`, `2 packages`, `1 NUMA node`.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::format_ns;
+    use super::{counted, format_ns};
+
+    #[test]
+    fn one_takes_the_singular() {
+        assert_eq!(counted(1, "package", "packages"), "1 package");
+        assert_eq!(counted(0, "package", "packages"), "0 packages");
+        assert_eq!(counted(2, "NUMA node", "NUMA nodes"), "2 NUMA nodes");
+    }
 
     #[test]
     fn picks_unit_and_precision() {

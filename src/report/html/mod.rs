@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::record::{RunRecord, SkipKind};
 use crate::report::table::{batches_by_process, completion, flags_of, time_source_line};
-use crate::report::{format_ns, Format, SECTIONS};
+use crate::report::{counted, format_ns, Format, SECTIONS};
 
 /// The page's stylesheet, shared with `compare`'s page.
 const STYLE: &str = include_str!("style.css");
@@ -104,12 +104,12 @@ fn facts(record: &RunRecord) -> Vec<(String, String)> {
         (
             "topology".into(),
             format!(
-                "{} logical CPUs ({} allowed), {} cores, {} packages, {} NUMA nodes",
-                m.logical_cpus,
+                "{} ({} allowed), {}, {}, {}",
+                counted(m.logical_cpus, "logical CPU", "logical CPUs"),
                 m.allowed_cpus.len(),
-                m.topology.cores,
-                m.topology.packages,
-                m.topology.numa_nodes
+                counted(m.topology.cores, "core", "cores"),
+                counted(m.topology.packages, "package", "packages"),
+                counted(m.topology.numa_nodes, "NUMA node", "NUMA nodes")
             ),
         ),
         ("kernel".into(), format!("{}, clocksource {}", m.kernel, m.clocksource.as_deref().unwrap_or("unknown"))),
