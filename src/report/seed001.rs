@@ -96,7 +96,11 @@ fn yield_rounds(record: &RunRecord, format: Format) -> String {
     out += "load: extra yielding activities per CPU; a round: the measuring activity's yield and one turn of \
             every other activity on its CPU\n";
     let fits = record.fits.iter().filter(|f| f.experiment == "sched.yield").map(|f| {
-        let cpus = f.series.iter().find(|(k, _)| k == "cpus").map_or(String::new(), |(_, v)| format!(", {v} CPUs"));
+        let cpus = f
+            .series
+            .iter()
+            .find(|(k, _)| k == "cpus")
+            .map_or(String::new(), |(_, v)| format!(", {v} {}", if v == "1" { "CPU" } else { "CPUs" }));
         (format!("{}{cpus}", f.runtime), f)
     });
     out += &formulas(fits, format);
