@@ -9,6 +9,7 @@ pub mod cli;
 pub mod clock;
 pub mod experiments;
 pub mod harness;
+pub mod history;
 pub mod machine;
 pub mod orchestrator;
 pub mod record;

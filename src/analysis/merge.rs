@@ -16,6 +16,8 @@ pub struct Process {
     pub round: usize,
     /// Its wall time, start-up included (ms).
     pub wall_ms: f64,
+    /// When it started, seconds after the run started (`None` in tests and replays).
+    pub started_s: Option<f64>,
 }
 
 /// What the flags are judged against.
@@ -92,6 +94,7 @@ fn process_record(p: &Process) -> ProcessRecord {
         batches: p.record.samples_ns.len(),
         median_ns: p.record.summary.median,
         wall_ms: p.wall_ms,
+        started_s: p.started_s,
         extra: p.record.extra.clone(),
     }
 }
@@ -183,7 +186,7 @@ mod tests {
                 record.summary = Summary::of(&samples).unwrap();
                 record.extra = [("x".to_string(), i as f64)].into();
                 record.samples_ns = samples;
-                Process { record, round: i + 1, wall_ms: 10.0 }
+                Process { record, round: i + 1, wall_ms: 10.0, started_s: None }
             })
             .collect()
     }

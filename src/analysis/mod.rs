@@ -4,12 +4,13 @@
 
 pub mod compare;
 mod merge;
+pub mod run_level;
 mod speed;
 pub mod table004;
 pub mod timer_counts;
 
 pub use merge::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
-pub use speed::{slow_points, speed_warning};
+pub use speed::{run_speed, slow_points, speed_warning, SPEED_WINDOW_S};
 
 use crate::record::RunRecord;
 
@@ -24,6 +25,7 @@ pub fn analyze(record: &mut RunRecord) {
         point.slow = slow;
     }
     record.speed_warning = speed_warning(&record.points);
+    record.speed = run_speed(&record.points);
     record.comparisons = table004::comparisons(record);
     record.count_fits = timer_counts::count_fits(&record.points);
 }

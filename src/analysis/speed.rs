@@ -2,9 +2,13 @@
 //! ([`crate::harness::speed`]): which points ran while the CPU was slower than usual (the `slow` flag), and
 //! by how much the run's speed varied (the record's `speed_warning`). Part of [`super::analyze`].
 
-use crate::harness::speed::{point_reference_ns, SLOW_FACTOR};
-use crate::record::PointRecord;
-use crate::stats::percentile;
+use crate::harness::speed::{every_probe, point_reference_ns, SLOW_FACTOR};
+use crate::record::{PointRecord, RunSpeed, SpeedWindow};
+use crate::stats::{percentile, Summary};
+
+/// The length of one window of the run's speed course (s): long enough for tens of processes in a window,
+/// short enough to show the host's minutes-long drifts.
+pub const SPEED_WINDOW_S: f64 = 5.0;
 
 /// The median of the finite values of `xs`; `None` when there are none.
 fn median(xs: &[f64]) -> Option<f64> {
@@ -68,6 +72,43 @@ pub fn speed_warning(points: &[PointRecord]) -> Option<String> {
     })
 }
 
+/// The machine's speed over the run: the median of every reference reading of every process (before and
+/// after each) with its order-statistic 95% CI, and the same per [`SPEED_WINDOW_S`] window of process start
+/// times. `None` when no process carries a reference reading (external probes, older records).
+pub fn run_speed(points: &[PointRecord]) -> Option<RunSpeed> {
+    let processes = points.iter().flat_map(|p| &p.processes);
+    let readings: Vec<f64> = every_probe(processes.clone().map(|q| &q.extra)).into_iter().filter(|x| *x > 0.0).collect();
+    let all = Summary::of(&readings)?;
+    let mut windows: std::collections::BTreeMap<u64, Vec<f64>> = Default::default();
+    for q in processes {
+        if let Some(t) = q.started_s.filter(|t| t.is_finite() && *t >= 0.0) {
+            let reads = every_probe([&q.extra]).into_iter().filter(|x| *x > 0.0);
+            windows.entry((t / SPEED_WINDOW_S) as u64).or_default().extend(reads);
+        }
+    }
+    let course = windows
+        .into_iter()
+        .filter_map(|(k, reads)| {
+            let s = Summary::of(&reads)?;
+            Some(SpeedWindow {
+                start_s: k as f64 * SPEED_WINDOW_S,
+                length_s: SPEED_WINDOW_S,
+                median_ns: s.median,
+                ci_low_ns: s.ci_low,
+                ci_high_ns: s.ci_high,
+                readings: s.n,
+            })
+        })
+        .collect();
+    Some(RunSpeed {
+        median_ns: all.median,
+        ci_low_ns: all.ci_low,
+        ci_high_ns: all.ci_high,
+        readings: all.n,
+        course,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +123,7 @@ mod tests {
             batches: 3,
             median_ns: 1.0,
             wall_ms: 1.0,
+            started_s: None,
             extra: [(BEFORE.to_string(), before), (AFTER.to_string(), after)].into(),
         }
     }
@@ -115,6 +157,21 @@ mod tests {
         let points: Vec<PointRecord> = (0..10).map(|_| with_processes(&mix)).collect();
         assert!(slow_points(&points).iter().all(|s| !s));
         assert!(speed_warning(&points).unwrap().contains("0 point(s)"));
+    }
+
+    #[test]
+    fn the_run_speed_is_the_median_of_every_reading_and_its_course_follows_the_windows() {
+        let mut p = with_processes(&[(0.2, 0.2), (0.2, 0.2), (0.3, 0.3), (0.3, 0.3)]);
+        for (k, q) in p.processes.iter_mut().enumerate() {
+            q.started_s = Some(if k < 2 { 1.0 } else { SPEED_WINDOW_S + 1.0 });
+        }
+        let speed = run_speed(&[p]).unwrap();
+        assert_eq!(speed.readings, 8);
+        assert!((speed.median_ns - 0.25).abs() < 1e-12, "{speed:?}");
+        assert_eq!(speed.course.len(), 2);
+        assert!((speed.course[0].median_ns - 0.2).abs() < 1e-12 && (speed.course[1].median_ns - 0.3).abs() < 1e-12);
+        assert_eq!(speed.course[1].start_s, SPEED_WINDOW_S);
+        assert!(run_speed(&[point("base.loop", "os", &[], 1.0)]).is_none(), "no readings, no speed");
     }
 
     #[test]

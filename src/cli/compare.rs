@@ -1,22 +1,35 @@
-//! `overhead compare A.json B.json [C.json …]`: every point of B, C, … against A.
+//! `overhead compare A.json B.json [C.json …]`: every point of B, C, … against A; a side may be several
+//! replicates joined by commas. The run level comes from the replicates, else the machine's history, else
+//! the measured defaults (docs/METHOD.md §12).
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::{CompareArgs, CompareFormat, UsageError};
 use crate::analysis::compare::{compare as compare_sides, Side};
-use crate::record::load_summaries;
+use crate::analysis::run_level::{RunLevel, RunLevelSource};
+use crate::history::{default_path, run_level_of, History};
+use crate::record::{load, load_summaries, PointRunSummary, RecordError, RunSummary};
 use crate::report::{compare_tables, Format};
 
-/// Prints the comparison. An unreadable or foreign file is the user's input error (exit 2).
+/// Prints the comparison. An unreadable or foreign file, or an empty side, is the user's input error
+/// (exit 2).
 pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let sides = args
+    let runs: Vec<(String, Vec<RunSummary>)> = args
         .records
         .iter()
-        .map(|path| {
-            let points = load_summaries(path).map_err(|e| UsageError(e.to_string()))?;
-            Ok(Side { label: path.display().to_string(), points })
+        .map(|side| {
+            let paths: Vec<&str> = side.split(',').filter(|p| !p.is_empty()).collect();
+            if paths.is_empty() {
+                return Err(UsageError(format!("{side:?}: expected a record's path, or several joined by commas")));
+            }
+            let runs = paths.iter().map(|p| read_run(Path::new(p))).collect::<Result<Vec<_>, _>>()?;
+            Ok((side.clone(), runs))
         })
-        .collect::<Result<Vec<_>, UsageError>>()?;
+        .collect::<Result<_, UsageError>>()?;
+    let levels = run_levels(&runs, args.no_history);
+    let sides: Vec<Side> =
+        runs.into_iter().zip(levels).map(|((label, runs), level)| Side { label, runs, level }).collect();
     let comparison = compare_sides(&sides);
     match args.format {
         CompareFormat::Table => print!("{}", compare_tables(&comparison, Format::Table)),
@@ -24,4 +37,79 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
         CompareFormat::Html => print!("{}", crate::report::html::compare_html(&comparison)?),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A record, or a plain Google Benchmark file, as a run summary.
+fn read_run(path: &Path) -> Result<RunSummary, UsageError> {
+    let label = path.display().to_string();
+    match load(path) {
+        Ok(record) => Ok(RunSummary::of_record(&record, &label)),
+        Err(RecordError::PlainGoogleBenchmark { .. }) => {
+            let points = load_summaries(path).map_err(|e| UsageError(e.to_string()))?;
+            Ok(RunSummary {
+                label,
+                started_utc: String::new(),
+                config: None,
+                speed_ns: None,
+                max_other_share: None,
+                max_steal_share: None,
+                points: points.iter().map(|(n, s)| (n.clone(), PointRunSummary::of(s, s.n))).collect(),
+            })
+        }
+        Err(e) => Err(UsageError(e.to_string())),
+    }
+}
+
+/// The run level of each side, in the order of the sources: replicates given on the command line (pooled
+/// over the sides that have them); else the history of each side's machine; else the defaults.
+fn run_levels(sides: &[(String, Vec<RunSummary>)], no_history: bool) -> Vec<RunLevel> {
+    let replicated: Vec<Vec<&RunSummary>> =
+        sides.iter().filter(|(_, runs)| runs.len() >= 2).map(|(_, runs)| runs.iter().collect()).collect();
+    if !replicated.is_empty() {
+        let runs = replicated.iter().map(Vec::len).sum();
+        let level = RunLevel::estimate(&replicated, RunLevelSource::Replicates { runs, groups: replicated.len() });
+        return vec![level; sides.len()];
+    }
+    let history = if no_history { None } else { open_history() };
+    sides
+        .iter()
+        .map(|(_, runs)| {
+            let machine = runs.first().and_then(|r| r.config.as_ref()).map(|c| c.machine.clone());
+            match (&history, machine) {
+                (Some(h), Some(machine)) => match h.load(Some(&machine)) {
+                    Ok(loaded) => {
+                        for d in &loaded.damaged {
+                            eprintln!("history: skipped a damaged entry: {d}");
+                        }
+                        run_level_of(&loaded.entries)
+                    }
+                    Err(e) => {
+                        eprintln!("history: could not be read ({e:#}); the run level is assumed");
+                        RunLevel::assumed()
+                    }
+                },
+                _ => RunLevel::assumed(),
+            }
+        })
+        .collect()
+}
+
+/// The history, if there is one to read; a problem is told on stderr and the comparison goes on without it.
+fn open_history() -> Option<History> {
+    let path: PathBuf = default_path()?;
+    if !path.exists() {
+        return None;
+    }
+    match History::open(&path) {
+        Ok(h) => {
+            if let Some(notice) = &h.notice {
+                eprintln!("history: {notice}");
+            }
+            Some(h)
+        }
+        Err(e) => {
+            eprintln!("history: {e:#}; the run level is assumed");
+            None
+        }
+    }
 }

@@ -1,9 +1,10 @@
-//! The command line: `run`, `list`, `check`, `report`, and the hidden `probe`.
+//! The command line: `run`, `list`, `check`, `report`, `compare`, `history`, and the hidden `probe`.
 //!
 //! Exit codes: 0 success, 1 a failure while working, 2 bad input (as clap uses), 130 interrupted.
 
 mod check;
 mod compare;
+mod history;
 mod list;
 mod probe;
 mod report;
@@ -36,6 +37,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare records: every point of the others against the first, as a ratio with its 95% CI.
     Compare(CompareArgs),
+    /// List this machine's runs from the history and the run-level spread per family, or clear them.
+    History(HistoryArgs),
     /// Measure one point (used by `run`; speaks JSON lines).
     #[command(hide = true)]
     Probe {
@@ -80,6 +83,10 @@ pub struct RunArgs {
     /// (results.github-benchmark.json, github-action-benchmark's customSmallerIsBetter).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub export: Vec<crate::report::export::ExportFormat>,
+    /// Do not add this run to the machine's history ($XDG_DATA_HOME/overhead/history.sqlite), nor read
+    /// the history for how far each point moves between runs.
+    #[arg(long)]
+    pub no_history: bool,
     #[command(flatten)]
     pub time: TimeArgs,
 }
@@ -125,11 +132,27 @@ pub struct ReportArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct CompareArgs {
-    /// Records written by `overhead run` (or plain Google Benchmark files): the first is the baseline.
-    #[arg(required = true, num_args = 2..)]
-    pub records: Vec<PathBuf>,
+    /// Records written by `overhead run` (or plain Google Benchmark files): the first is the baseline. A
+    /// side may be several records of one configuration joined by commas (`a1.json,a2.json,a3.json`):
+    /// replicates, from which the run level is estimated.
+    #[arg(required = true, num_args = 2.., value_name = "RECORD[,RECORD…]")]
+    pub records: Vec<String>,
+    /// Do not read the machine's history for the run level: use the replicates given, else the measured
+    /// defaults (labelled "assumed").
+    #[arg(long)]
+    pub no_history: bool,
     #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
     pub format: CompareFormat,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct HistoryArgs {
+    /// Every machine's runs, not only this machine's.
+    #[arg(long)]
+    pub all_machines: bool,
+    /// Remove the listed runs (this machine's, or every machine's with --all-machines) from the history.
+    #[arg(long)]
+    pub clear: bool,
 }
 
 /// What `overhead compare --format` writes.
@@ -186,7 +209,7 @@ pub struct UsageError(pub String);
 /// Parses the command line and runs the command.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    if matches!(cli.command, Command::List | Command::Report(_) | Command::Compare(_)) {
+    if matches!(cli.command, Command::List | Command::Report(_) | Command::Compare(_) | Command::History(_)) {
         quiet_on_closed_pipe();
     }
     let result = match cli.command {
@@ -195,6 +218,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::check(args),
         Command::Report(args) => report::report(args),
         Command::Compare(args) => compare::compare(args),
+        Command::History(args) => history::history(args),
         Command::Probe { job } => probe::probe(&job),
     };
     match result {

@@ -12,7 +12,7 @@ use crate::experiments::{PlanContext, Planned};
 use crate::harness::Mode;
 use crate::machine::{parse_cpu_list, MachineInfo};
 use crate::orchestrator::{build_plan, run as run_plan, select_experiments, select_runtimes, RoundPolicy, RunOptions};
-use crate::record::RunRecord;
+use crate::record::{BetweenRuns, RunRecord, RunSummary};
 use crate::report::export::ExportFormat;
 use crate::report::{render, time_spent, Format};
 
@@ -68,7 +68,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         rounds,
         command_line: std::env::args().collect(),
     };
-    let outcome = run_plan(options, &interrupted)?;
+    let mut outcome = run_plan(options, &interrupted)?;
+    if !args.no_history && !outcome.record.interrupted {
+        add_to_history(&mut outcome.record, &outcome.path)?;
+    }
     write_exports(&outcome.record, &outcome.path, &args.export)?;
     write_html_report(&outcome.record, &outcome.path);
     print!("{}", render(&outcome.record, Format::Table));
@@ -79,6 +82,49 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Adds the finished run to the machine's history and writes into its record how far each point moves
+/// between runs here, when the history knows a repeated configuration (docs/METHOD.md §12). A history that
+/// cannot be opened or written is told on stderr and does not fail the run: the record is already safe.
+///
+/// Errors: the record could not be written again.
+fn add_to_history(record: &mut RunRecord, record_path: &Path) -> anyhow::Result<()> {
+    let Some(path) = crate::history::default_path() else {
+        eprintln!("history: no data folder (set XDG_DATA_HOME); this run was not added");
+        return Ok(());
+    };
+    let summary = RunSummary::of_record(record, &record_path.display().to_string());
+    let entries = crate::history::History::open(&path).and_then(|mut history| {
+        if let Some(notice) = &history.notice {
+            eprintln!("history: {notice}");
+        }
+        let id = history.add(&summary, &record_path.display().to_string())?;
+        let machine = summary.config.as_ref().map(|c| c.machine.as_str());
+        let loaded = history.load(machine)?;
+        for d in &loaded.damaged {
+            eprintln!("history: skipped a damaged entry: {d}");
+        }
+        eprintln!("history: added as run {id} of this machine ({} runs in {})", loaded.entries.len(), path.display());
+        Ok(loaded.entries)
+    });
+    let entries = match entries {
+        Ok(entries) => entries,
+        Err(e) => {
+            eprintln!("history: this run was not added ({e:#})");
+            return Ok(());
+        }
+    };
+    let level = crate::history::run_level_of(&entries);
+    if level.source.runs() >= 2 {
+        record.between_runs = Some(BetweenRuns {
+            source: level.source.describe(),
+            runs: level.source.runs(),
+            points_pct: level.between_runs_pct(&summary),
+        });
+        crate::record::write_atomic(record_path, record)?;
+    }
+    Ok(())
 }
 
 /// Writes each of `formats` next to the record at `record_path`, atomically (a temporary file in the same

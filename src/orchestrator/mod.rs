@@ -1,6 +1,7 @@
 //! The orchestrator (docs/ARCHITECTURE.md "The data flow"): turns the CLI's choices into a plan, runs it in rounds of
 //! probe processes with a watchdog, and writes the run record after every probe.
 
+mod machine_state;
 mod plan;
 mod probe;
 pub mod protocol;

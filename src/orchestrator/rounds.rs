@@ -119,7 +119,7 @@ mod tests {
             let mut record = point("base.call", "os", &[], 100.0);
             record.summary = Summary::of(&samples).unwrap();
             record.samples_ns = samples;
-            processes.push(Process { record, round: processes.len() + 1, wall_ms: 1.0 });
+            processes.push(Process { record, round: processes.len() + 1, wall_ms: 1.0, started_s: None });
             merged = Some(merge_processes(&processes, &RULES));
         }
         processes.len()

@@ -12,6 +12,7 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use wait_timeout::ChildExt;
 
+use super::machine_state::CpuWatch;
 use super::protocol::{ProbeJob, ProbeMessage, RawBatches, VERSION};
 use super::rounds::RoundPolicy;
 use crate::analysis::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
@@ -74,6 +75,9 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
         machine: opts.machine.clone(),
         warnings,
         speed_warning: None,
+        speed: None,
+        machine_state: None,
+        between_runs: None,
         points: Vec::new(),
         skipped: Vec::new(),
         fits: Vec::new(),
@@ -81,14 +85,21 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
         count_fits: Vec::new(),
     };
     let mut points = Vec::new();
+    let mut measured_cpus: Vec<usize> = Vec::new();
     for planned in opts.plan {
         match planned {
             Planned::Skip(spec, reason) => record.skipped.push(SkippedPoint::new(spec, SkipKind::Skipped, reason)),
-            Planned::Run(spec) => points.push(PointState::new(spec)),
+            Planned::Run(spec) => {
+                measured_cpus.extend(&spec.cpus);
+                points.push(PointState::new(spec))
+            }
         }
     }
     write_atomic(&path, &record)?;
     let exe = std::env::current_exe().context("locating this executable to start probes")?;
+    measured_cpus.sort_unstable();
+    measured_cpus.dedup();
+    let mut cpu_watch = CpuWatch::start();
     let run_started = Instant::now();
     let mut last_write = run_started;
     let policy = opts.rounds;
@@ -130,13 +141,16 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
                 batch_ops_hint: points[i].batch_ops_hint,
             };
             let started = Instant::now();
+            let started_s = Some(started.duration_since(run_started).as_secs_f64());
+            cpu_watch.before_probe();
             let end = run_one(&exe, &job, opts.point_timeout, interrupted);
+            cpu_watch.after_probe(&job.spec.cpus);
             let wall_ms = started.elapsed().as_secs_f64() * 1e3;
             match end {
                 ProbeEnd::Result(point, sized) => {
                     let state = &mut points[i];
                     state.batch_ops_hint = state.batch_ops_hint.or(sized);
-                    state.processes.push(Process { record: *point, round, wall_ms });
+                    state.processes.push(Process { record: *point, round, wall_ms, started_s });
                     let point = merge_processes(&points[i].processes, &flagging(&record, &points));
                     progress.finish(&format!("{}  {}", point.name, crate::report::format_ns(point.summary.median)));
                     place(&mut record.points, &mut points[i].slot, point);
@@ -182,6 +196,10 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
     let pin_refusals = record.points.iter().filter(|p| p.notes.iter().any(|n| n.contains("pinn"))).count();
     if pin_refusals > 0 {
         record.warnings.push(format!("Pinning was refused for {pin_refusals} point(s); see their notes."));
+    }
+    record.machine_state = cpu_watch.finish(&measured_cpus);
+    if let Some(warning) = record.machine_state.as_ref().and_then(|m| m.warning()) {
+        record.warnings.push(warning);
     }
     record.interrupted = interrupted.load(Ordering::SeqCst);
     record.finished_utc = Some(chrono::Utc::now().to_rfc3339());

@@ -60,10 +60,33 @@ pub fn sample_record() -> RunRecord {
         machine: MachineInfo::detect(),
         warnings: vec!["a warning".into()],
         speed_warning: None,
+        speed: None,
+        machine_state: None,
+        between_runs: None,
         skipped: vec![SkippedPoint::new(faa.spec.clone(), SkipKind::TimedOut, "timed out after 1 s")],
         fits: Vec::new(),
         comparisons: Vec::new(),
         count_fits: Vec::new(),
         points: vec![faa],
+    }
+}
+
+/// A run summary of one machine and configuration with `(name, median)` points, each with a CI of ±`rel`
+/// of its median.
+pub fn run_summary(label: &str, points: &[(&str, f64)], rel: f64) -> super::RunSummary {
+    super::RunSummary {
+        label: label.into(),
+        started_utc: String::new(),
+        config: Some(super::RunConfig { machine: "m".into(), kernel: "k".into(), build: "b".into(), options: "default".into() }),
+        speed_ns: Some(0.25),
+        max_other_share: Some(0.01),
+        max_steal_share: Some(0.0),
+        points: points
+            .iter()
+            .map(|&(n, m)| {
+                let p = super::PointRunSummary { median_ns: m, ci_low_ns: m * (1.0 - rel), ci_high_ns: m * (1.0 + rel), processes: 5 };
+                (n.to_string(), p)
+            })
+            .collect(),
     }
 }

@@ -4,6 +4,7 @@
 //! [`RunRecord`] is the source of truth; the Google Benchmark `context` and `benchmarks` are derived from
 //! it when the file is written ([`gbench`]), so the two can never disagree.
 
+mod between_runs;
 mod comparison;
 mod detail;
 mod fit;
@@ -11,15 +12,22 @@ mod fit;
 pub(crate) mod fixture;
 pub mod gbench;
 mod io;
+mod machine_state;
 pub mod params;
 mod point;
+mod run_summary;
+mod speed;
 mod summaries;
 
+pub use between_runs::BetweenRuns;
 pub use comparison::{CountFit, RatioCi, RuntimeComparison};
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::FitRecord;
 pub use io::{load, temp_file_in, write_atomic, RecordError};
 pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult};
+pub use machine_state::{CpuShare, MachineState};
+pub use run_summary::{family_of, PointRunSummary, RunConfig, RunSummary};
+pub use speed::{RunSpeed, SpeedWindow};
 pub use summaries::{load_summaries, Summaries};
 
 use serde::{Deserialize, Serialize};
@@ -79,6 +87,17 @@ pub struct RunRecord {
     /// `crate::analysis::analyze`); absent when it held, and in records older than the analysis stage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed_warning: Option<String>,
+    /// The machine's speed over the run by the reference loop (analysis); absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<RunSpeed>,
+    /// What else used the measured CPUs during the run; absent in older records and runs that could not
+    /// read the kernel's accounting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_state: Option<MachineState>,
+    /// How far each point moves between runs on this machine, from the history when the run ended; absent
+    /// when the history knew no repetition of this configuration (or was not used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between_runs: Option<BetweenRuns>,
     /// Points measured, in the order they ran.
     pub points: Vec<PointRecord>,
     /// Points that could not run here, or failed, with the reason.

@@ -154,6 +154,9 @@ pub struct ProcessRecord {
     pub median_ns: f64,
     /// Wall time of the process, start-up included (ms).
     pub wall_ms: f64,
+    /// When the process started, seconds after the run started; absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_s: Option<f64>,
     /// The experiment's extra values as this process measured them (the point's `extra` holds their
     /// medians over processes).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -16,19 +16,55 @@ pub fn compare_tables(c: &Comparison, format: Format) -> String {
         Format::Md => format!("### {title}\n\n"),
     };
     let gap = if format == Format::Md { "\n\n" } else { "\n" };
-    let mut out = heading(&format!("Every point against {} (the baseline)", c.labels[0]));
+    let bullet = if format == Format::Md { "- " } else { "  " };
+    let mut out = heading("The records");
+    out += &sides_lines(c, bullet);
+    out += "\n";
+    out += &heading(&format!("Every point against {} (the baseline)", c.labels[0]));
     out += &points_table(c, format);
     out += gap;
-    out += "change: other / baseline − 1, with the 95% CI of the ratio from both medians' CIs (log scale); \
-            * the CI excludes no change (significant); — the record lacks the point; n/a no CI\n";
+    out += "change: other / baseline − 1, with the 95% CI of the ratio (log scale) holding both records' within-run \
+            CIs and the run level: how far a point and its family move between runs on the machine (see the records \
+            above for its source); * the CI excludes no change (significant); ~ read at the baseline's machine \
+            speed (the family's speed covariate); — the record lacks the point; n/a no CI\n";
     if !c.families.is_empty() {
         out += "\n";
         out += &heading("Geometric mean of the ratios per family");
         out += &families_table(c, format);
         out += gap;
+        out += "the family's CI holds the shift its points share from run to run whole: it does not narrow with \
+                the number of points\n";
+    }
+    for (family, decision) in &c.speed_decisions {
+        out += &format!("{bullet}speed covariate for {family}: {decision}\n");
     }
     for (label, names) in &c.only_in {
         out += &format!("\nonly in {label} ({}): {}\n", names.len(), names.join(", "));
+    }
+    out
+}
+
+/// A line per record: its runs, machine speed and state, and where its run level came from; then the speed
+/// findings.
+pub fn sides_lines(c: &Comparison, bullet: &str) -> String {
+    let mut out = String::new();
+    for (k, s) in c.sides.iter().enumerate() {
+        let role = if k == 0 { "baseline" } else { "compared" };
+        let speed = s.speed_ns.map_or("no speed recorded".into(), |v| format!("reference loop {v:.4} ns per iteration"));
+        let state = match (s.max_other_share, s.max_steal_share) {
+            (Some(o), Some(st)) => format!("other processes ≤ {:.1}% of a measured CPU, steal ≤ {:.1}%", o * 100.0, st * 100.0),
+            _ => "machine state not recorded".into(),
+        };
+        out += &format!(
+            "{bullet}{} ({role}, {} record{}): {speed}; {state}; run level: {}\n",
+            s.label,
+            s.runs,
+            if s.runs == 1 { "" } else { "s" },
+            s.run_level
+        );
+    }
+    for finding in &c.speed_findings {
+        out += &format!("{bullet}{finding}\n");
     }
     out
 }
@@ -55,7 +91,8 @@ fn points_table(c: &Comparison, format: Format) -> String {
                 None => row.extend([right("—".into()), right("—".into())]),
                 Some(v) => {
                     row.push(right(format_ns(v.median)));
-                    row.push(right(v.ratio.map_or("n/a".into(), |r| change_text(&r, v.significant))));
+                    let mark = if v.speed_adjusted { " ~" } else { "" };
+                    row.push(right(v.ratio.map_or("n/a".into(), |r| change_text(&r, v.significant) + mark)));
                 }
             }
         }
@@ -86,18 +123,12 @@ fn families_table(c: &Comparison, format: Format) -> String {
 mod tests {
     use super::*;
     use crate::analysis::compare::{compare, Side};
-    use crate::stats::Summary;
+    use crate::analysis::run_level::RunLevel;
+    use crate::record::fixture::run_summary;
 
     fn side(label: &str, scale: f64) -> Side {
-        let points = [("sync.faa/runtime:os", 30.0), ("base.loop/runtime:os", 1.0)]
-            .into_iter()
-            .map(|(n, m)| {
-                let mut s = Summary::of(&[m * scale]).unwrap();
-                (s.ci_low, s.ci_high, s.ci_level) = (m * scale * 0.99, m * scale * 1.01, 0.95);
-                (n.to_string(), s)
-            })
-            .collect();
-        Side { label: label.into(), points }
+        let points = [("sync.faa/runtime:os", 30.0 * scale), ("base.loop/runtime:os", scale)];
+        Side { label: label.into(), runs: vec![run_summary(label, &points, 0.01)], level: RunLevel::assumed() }
     }
 
     #[test]
@@ -105,6 +136,7 @@ mod tests {
         let c = compare(&[side("a.json", 1.0), side("b.json", 1.1)]);
         let text = compare_tables(&c, Format::Table);
         assert!(text.contains("against a.json (the baseline)"), "{text}");
+        assert!(text.contains("run level: assumed"), "{text}");
         assert_eq!(text.matches("+10.0% [").count(), 4, "two points and two families: {text}");
         assert!(text.contains("] *"), "significant: {text}");
         assert!(text.contains("(1 points)"), "{text}");

@@ -28,7 +28,7 @@ pub use mem::mem_tables;
 pub use primitives::primitives_table;
 pub use rpc::rpc_tables;
 pub use seed001::seed001_tables;
-pub use table::{render, Format};
+pub use table::{new_table, render, Format};
 pub use time::time_spent;
 pub use timers::timers_table;
 pub use units::{counted, format_ns};

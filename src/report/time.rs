@@ -56,6 +56,7 @@ mod tests {
             batches: 1,
             median_ns: 1.0,
             wall_ms: 100.0,
+            started_s: None,
             extra: Default::default(),
         };
         record.points[0].wall_ms = 300.0;

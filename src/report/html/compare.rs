@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::analysis::compare::Comparison;
 use crate::report::compare::change_text;
+
 use crate::report::format_ns;
 
 const COMPARE_TEMPLATE: &str = include_str!("compare.html");
@@ -15,6 +16,8 @@ const COMPARE_TEMPLATE: &str = include_str!("compare.html");
 struct ComparePage {
     baseline: String,
     others: Vec<String>,
+    /// A line per record (runs, speed, state, run level's source) and the speed findings.
+    records: Vec<String>,
     rows: Vec<CompareRow>,
     families: Vec<CompareRow>,
     only_in: Vec<(String, Vec<String>)>,
@@ -94,6 +97,7 @@ pub fn compare_html(c: &Comparison) -> anyhow::Result<String> {
     let page = ComparePage {
         baseline: c.labels[0].clone(),
         others: c.labels[1..].to_vec(),
+        records: crate::report::compare::sides_lines(c, "").lines().map(str::to_owned).collect(),
         rows,
         families,
         only_in: c.only_in.clone(),
@@ -107,11 +111,12 @@ pub fn compare_html(c: &Comparison) -> anyhow::Result<String> {
 mod tests {
     use super::*;
     use crate::analysis::compare::{compare, Side};
-    use crate::record::fixture::point;
+    use crate::analysis::run_level::RunLevel;
+    use crate::record::fixture::run_summary;
 
     fn side(label: &str, scale: f64) -> Side {
-        let points = [point("sync.faa", "os", &[("threads", "2")], 10.0 * scale), point("base.loop", "os", &[], 1.0)];
-        Side { label: label.into(), points: points.into_iter().map(|p| (p.name, p.summary)).collect() }
+        let points = [("sync.faa/runtime:os/threads:2", 10.0 * scale), ("base.loop/runtime:os", 1.0)];
+        Side { label: label.into(), runs: vec![run_summary(label, &points, 0.01)], level: RunLevel::assumed() }
     }
 
     #[test]

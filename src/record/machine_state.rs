@@ -1,0 +1,67 @@
+//! What else used the measured CPUs during a run (docs/METHOD.md §13): from the kernel's per-CPU
+//! accounting (`/proc/stat`) over the run, less the CPU time of the run's own processes, and the time the
+//! hypervisor gave the vCPU to others (steal). pyperf and hyperfine warn when the machine is not quiet;
+//! this is the record behind such a warning.
+
+use serde::{Deserialize, Serialize};
+
+/// The share of each measured CPU's time that went elsewhere during the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MachineState {
+    /// Seconds between the two readings of the kernel's accounting.
+    pub elapsed_s: f64,
+    /// One entry per CPU the run measured on, in CPU order.
+    pub cpus: Vec<CpuShare>,
+    /// The share above which a CPU is reported busy ([`MachineState::busy_cpus`]): other processes' share,
+    /// and the steal share.
+    pub other_threshold: f64,
+    pub steal_threshold: f64,
+}
+
+/// One CPU's time during the run, as shares of its accounted time (0–1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CpuShare {
+    pub cpu: usize,
+    /// Busy time (user, nice, system, irq, softirq) not spent by the run's own processes.
+    pub other: f64,
+    /// Time the hypervisor ran something else while this vCPU wanted to run.
+    pub steal: f64,
+    /// The run's own processes' CPU time attributed to this CPU (each process's time spread evenly over
+    /// the CPUs it was pinned to).
+    pub own: f64,
+}
+
+impl MachineState {
+    /// The CPUs whose other share or steal share passed its threshold.
+    pub fn busy_cpus(&self) -> impl Iterator<Item = &CpuShare> {
+        self.cpus.iter().filter(|c| c.other > self.other_threshold || c.steal > self.steal_threshold)
+    }
+
+    /// The warning the reports print when a CPU was busy: which CPUs, with their shares; `None` when the
+    /// machine was quiet.
+    pub fn warning(&self) -> Option<String> {
+        let busy: Vec<String> = self
+            .busy_cpus()
+            .map(|c| format!("CPU {} ({:.0}% other processes, {:.1}% steal)", c.cpu, c.other * 100.0, c.steal * 100.0))
+            .collect();
+        (!busy.is_empty()).then(|| {
+            format!(
+                "The machine was not quiet: {} (thresholds {:.0}% and {:.0}% of the CPU's time). Points on these CPUs \
+                 shared them with other work; the record's `machine_state` has every CPU's shares.",
+                busy.join(", "),
+                self.other_threshold * 100.0,
+                self.steal_threshold * 100.0
+            )
+        })
+    }
+
+    /// The largest other share over the CPUs (0 without CPUs).
+    pub fn max_other(&self) -> f64 {
+        self.cpus.iter().map(|c| c.other).fold(0.0, f64::max)
+    }
+
+    /// The largest steal share over the CPUs (0 without CPUs).
+    pub fn max_steal(&self) -> f64 {
+        self.cpus.iter().map(|c| c.steal).fold(0.0, f64::max)
+    }
+}
