@@ -7,8 +7,11 @@ use std::time::{Duration, Instant};
 use assert_cmd::cargo::CommandCargoExt;
 use predicates::prelude::*;
 
+/// The binary, with its history in the test build's own folder (never the user's).
 fn overhead() -> assert_cmd::Command {
-    assert_cmd::Command::cargo_bin("overhead").unwrap()
+    let mut command = assert_cmd::Command::cargo_bin("overhead").unwrap();
+    command.env("XDG_DATA_HOME", concat!(env!("CARGO_TARGET_TMPDIR"), "/cli-history"));
+    command
 }
 
 fn read_json(path: &Path) -> serde_json::Value {

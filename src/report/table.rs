@@ -7,6 +7,7 @@ use super::{counted, format_ns};
 use crate::harness::speed::SLOW_FACTOR;
 use crate::record::{Metric, PointRecord, RunRecord, SkipKind};
 
+
 /// An empty comfy-table in the style of every report table: condensed box drawing for a terminal, or
 /// GitHub Markdown.
 pub fn new_table(format: Format) -> Table {
@@ -73,11 +74,22 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         record.started_utc,
         completion(record)
     );
+    if let Some(line) = speed_line(record) {
+        out += &format!("{bullet}speed: {line}\n");
+    }
+    if let Some(state) = &record.machine_state {
+        out += &format!(
+            "{bullet}machine state: other processes took at most {:.1}% of a measured CPU's time, steal at most {:.1}%\n",
+            state.max_other() * 100.0,
+            state.max_steal() * 100.0
+        );
+    }
+    out += &format!("{bullet}intervals: {}\n", intervals_line(record));
     for w in record.warnings.iter().chain(&record.speed_warning) {
         out += &format!("{bullet}warning: {w}\n");
     }
     out += "\n";
-    out += &results_table(&record.points, format);
+    out += &results_table(record, format);
     out += "\n";
     let floors: Vec<String> = record
         .points
@@ -111,7 +123,8 @@ pub fn render(record: &RunRecord, format: Format) -> String {
     }
     out += &format!(
         "\nmedian: per operation, control subtracted, the mean of each process's median batch; CI: 95% CI over \
-         processes (Student t); p10 – p90: every batch of every process; ovr: the control's own cost; \
+         this run's processes (Student t), for comparisons inside the run; between runs (when the history knows \
+         it): the 95% range of a run's median on this machine; p10 – p90: every batch of every process; ovr: the control's own cost; \
          N × R×P: operations per batch × batches per process × processes; flags: noisy = CI half-width > \
          {:.0}% of the median, unstable = the processes disagree more than their batches do, <res = no cost \
          the hardware can have (CI reaches the timing resolution, below one cycle, or inside the control's \
@@ -121,6 +134,40 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         (SLOW_FACTOR - 1.0) * 100.0
     );
     out
+}
+
+/// The machine's speed as the header states it: the reference loop's median over the run with its CI, and
+/// the range of its course; `None` for a record without speed readings.
+pub fn speed_line(record: &RunRecord) -> Option<String> {
+    let s = record.speed.as_ref()?;
+    let course = if s.course.len() >= 2 {
+        let lo = s.course.iter().map(|w| w.median_ns).fold(f64::INFINITY, f64::min);
+        let hi = s.course.iter().map(|w| w.median_ns).fold(0.0, f64::max);
+        format!(", {lo:.4}–{hi:.4} ns from one {:.0} s window of the run to the next", s.course[0].length_s)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "reference loop {:.4} ns per iteration (95% CI {:.4}–{:.4}, {} readings){course}",
+        s.median_ns, s.ci_low_ns, s.ci_high_ns, s.readings
+    ))
+}
+
+/// What a point's CI covers, and what the history knows about how far points move between runs here.
+pub fn intervals_line(record: &RunRecord) -> String {
+    let base = "a point's 95% CI covers this run's processes and batches: it is the interval for comparisons inside \
+                this run (runtimes measured interleaved)";
+    match &record.between_runs {
+        Some(b) => format!(
+            "{base}; between runs on this machine a point's median moves by the ± in the column `between runs` \
+             (95%, this run's error and the run level; {})",
+            b.source
+        ),
+        None => format!(
+            "{base}; how far points move between runs here is not known yet (no repeated configuration in the \
+             machine's history); `overhead compare` adds a measured default for it"
+        ),
+    }
 }
 
 /// The time source as the report's header describes it: counter, rate and its uncertainty, read cost,
@@ -149,13 +196,18 @@ pub fn completion(record: &RunRecord) -> &'static str {
     }
 }
 
-fn results_table(points: &[PointRecord], format: Format) -> String {
+fn results_table(record: &RunRecord, format: Format) -> String {
     let mut table = new_table(format);
     if format == Format::Table {
         table.set_content_arrangement(ContentArrangement::Disabled);
     }
-    table.set_header(["point", "metric", "median", "95% CI", "p10 – p90", "ovr", "N × R×P", "flags"]);
-    for p in points {
+    let between = record.between_runs.as_ref();
+    let mut header = vec!["point", "metric", "median", "95% CI", "p10 – p90", "ovr", "N × R×P", "flags"];
+    if between.is_some() {
+        header.insert(4, "between runs");
+    }
+    table.set_header(header);
+    for p in &record.points {
         let s = &p.summary;
         let metric = match p.metric {
             Metric::PerOp => "per op",
@@ -164,7 +216,7 @@ fn results_table(points: &[PointRecord], format: Format) -> String {
         };
         let flags = flags_of(p);
         let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
-        table.add_row(vec![
+        let mut row = vec![
             Cell::new(&p.name),
             Cell::new(metric),
             right(format_ns(s.median)),
@@ -173,7 +225,11 @@ fn results_table(points: &[PointRecord], format: Format) -> String {
             right(format_ns(p.control.median)),
             right(format!("{} × {}", p.batch_ops, batches_by_process(p))),
             Cell::new(flags.join(",")),
-        ]);
+        ];
+        if let Some(b) = between {
+            row.insert(4, right(b.points_pct.get(&p.name).map_or("—".into(), |x| format!("±{x:.1}%"))));
+        }
+        table.add_row(row);
     }
     table.to_string()
 }
@@ -215,6 +271,30 @@ mod tests {
         record.finished_utc = Some("2026-11-21T10:05:00+00:00".into());
         let text = render(&record, Format::Table);
         assert!(!text.contains("RUN DID NOT FINISH") && !text.contains("INTERRUPTED"));
+    }
+
+    #[test]
+    fn the_header_says_what_an_interval_covers_and_the_between_runs_column_appears_with_the_history() {
+        let mut record = sample_record();
+        let text = render(&record, Format::Table);
+        assert!(text.contains("covers this run's processes and batches") && text.contains("not known yet"), "{text}");
+        assert!(!text.contains("between runs ┆"), "{text}");
+        let name = record.points[0].name.clone();
+        record.between_runs = Some(crate::record::BetweenRuns {
+            source: "this machine's history: 6 runs in 1 configuration".into(),
+            runs: 6,
+            points_pct: [(name, 3.25)].into(),
+        });
+        let text = render(&record, Format::Table);
+        assert!(text.contains("±3.2%") && text.contains("6 runs in 1 configuration"), "{text}");
+        record.speed = Some(crate::record::RunSpeed {
+            median_ns: 0.2359,
+            ci_low_ns: 0.2351,
+            ci_high_ns: 0.2367,
+            readings: 15000,
+            course: vec![],
+        });
+        assert!(render(&record, Format::Table).contains("reference loop 0.2359 ns per iteration"));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::curves::{curves, grain_curve, Curve};
+use super::curves::{curves, grain_curve, Curve, CurvePoint, Series};
 use super::plot::{bars_legend, bars_svg, curve_svg, heat_map_svg, histogram_svg, legend, LegendEntry};
 use crate::record::{LabelledTable, RunRecord};
 use crate::report::format_ns;
@@ -69,6 +69,13 @@ pub fn figure_groups(record: &RunRecord) -> anyhow::Result<Vec<FigureGroup>> {
             figures: distributions(record)?,
         },
         FigureGroup {
+            id: "speed".into(),
+            short: "Speed".into(),
+            title: "The machine's speed over the run".into(),
+            intro: "The reference loop (the empty loop every process times just before and after its point) in windows of the run: a rise is the machine running slower (a busy SMT sibling, a frequency change, another tenant). The record states the run's median; `overhead compare` sets two runs' speeds side by side.".into(),
+            figures: speed_figure(record)?.into_iter().collect(),
+        },
+        FigureGroup {
             id: "shares".into(),
             short: "Shares".into(),
             title: "Shares: how accesses to one line split among CPUs (seed 001 Table 2)".into(),
@@ -90,6 +97,37 @@ pub fn slug(text: &str) -> String {
         }
     }
     out.trim_matches('-').to_string()
+}
+
+/// The reference loop's median per window of the run, with its CI (none without a course).
+fn speed_figure(record: &RunRecord) -> anyhow::Result<Option<Figure>> {
+    let Some(speed) = record.speed.as_ref().filter(|s| !s.course.is_empty()) else { return Ok(None) };
+    let points = speed
+        .course
+        .iter()
+        .map(|w| CurvePoint { x: w.start_s + w.length_s / 2.0, median: w.median_ns, ci_low: w.ci_low_ns, ci_high: w.ci_high_ns })
+        .collect();
+    let curve = Curve {
+        experiment: "speed".into(),
+        panel: Vec::new(),
+        x: "seconds into the run".into(),
+        log_x: false,
+        log_y: false,
+        y_label: "reference loop, per iteration".into(),
+        series: vec![Series { label: "reference loop".into(), points, fit: None }],
+        marks: Vec::new(),
+    };
+    let title = "Reference loop over the run".to_string();
+    Ok(Some(Figure {
+        id: "fig-speed-course".into(),
+        svg: curve_svg(&curve, &title)?,
+        legend: legend(&curve),
+        caption: vec![format!(
+            "Median ns per iteration of the processes that started in each {:.0} s window, with its 95% CI; over the whole run {:.4} ns (95% CI {:.4}–{:.4}, {} readings).",
+            speed.course[0].length_s, speed.median_ns, speed.ci_low_ns, speed.ci_high_ns, speed.readings
+        )],
+        title,
+    }))
 }
 
 fn curve_figure(curve: &Curve) -> anyhow::Result<Figure> {

@@ -18,7 +18,7 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use crate::record::{RunRecord, SkipKind};
-use crate::report::table::{batches_by_process, completion, flags_of, time_source_line};
+use crate::report::table::{batches_by_process, completion, flags_of, intervals_line, speed_line, time_source_line};
 use crate::report::{counted, format_ns, Format, SECTIONS};
 
 /// The page's stylesheet, shared with `compare`'s page.
@@ -39,6 +39,8 @@ struct Page {
     tables: Vec<TableSection>,
     points: Vec<PointRow>,
     skipped: Vec<(String, String)>,
+    /// The table has a `between runs` column.
+    has_between_runs: bool,
     /// The `noisy` threshold, in percent of the median, as text.
     noisy_fraction_pct: String,
 }
@@ -63,6 +65,8 @@ struct PointRow {
     batches: String,
     flags: String,
     notes: Vec<String>,
+    /// `±x%`: how far its median moves between runs here, when the history knows it.
+    between_runs: Option<String>,
 }
 
 /// The report of `record` as one HTML document.
@@ -76,7 +80,8 @@ pub fn html_report(record: &RunRecord) -> anyhow::Result<String> {
         headline: headline::headline(record),
         figure_groups: figures::figure_groups(record)?,
         tables: tables(record),
-        points: record.points.iter().map(point_row).collect(),
+        points: record.points.iter().map(|p| point_row(p, record.between_runs.as_ref())).collect(),
+        has_between_runs: record.between_runs.is_some(),
         skipped: record
             .skipped
             .iter()
@@ -132,6 +137,20 @@ fn facts(record: &RunRecord) -> Vec<(String, String)> {
             record.skipped.len()
         ),
     ));
+    if let Some(line) = speed_line(record) {
+        facts.push(("speed".into(), line));
+    }
+    if let Some(state) = &record.machine_state {
+        facts.push((
+            "machine state".into(),
+            format!(
+                "other processes took at most {:.1}% of a measured CPU's time, steal at most {:.1}%",
+                state.max_other() * 100.0,
+                state.max_steal() * 100.0
+            ),
+        ));
+    }
+    facts.push(("intervals".into(), intervals_line(record)));
     let ended = record.finished_utc.as_deref().unwrap_or("—");
     facts.push(("started / finished".into(), format!("{} / {ended}{}", record.started_utc, completion(record))));
     facts.push(("command".into(), record.command_line.join(" ")));
@@ -155,7 +174,7 @@ fn tables(record: &RunRecord) -> Vec<TableSection> {
         .collect()
 }
 
-fn point_row(p: &crate::record::PointRecord) -> PointRow {
+fn point_row(p: &crate::record::PointRecord, between: Option<&crate::record::BetweenRuns>) -> PointRow {
     let s = &p.summary;
     PointRow {
         name: p.name.clone(),
@@ -171,6 +190,7 @@ fn point_row(p: &crate::record::PointRecord) -> PointRow {
         batches: format!("{} × {}", p.batch_ops, batches_by_process(p)),
         flags: flags_of(p).join(","),
         notes: p.notes.clone(),
+        between_runs: between.map(|b| b.points_pct.get(&p.name).map_or("—".into(), |x| format!("±{x:.1}%"))),
     }
 }
 
