@@ -62,8 +62,7 @@ fn runs_fill_the_history_and_compare_names_its_source() {
     assert!(out.contains("by the reference loop"), "the speed ratio is a finding: {out}");
     let assumed = overhead(&data).args(["compare", "--no-history", &path(0), &path(2)]).output().unwrap();
     assert!(text(&assumed.stdout).contains("run level: assumed"), "{}", text(&assumed.stdout));
-    let replicated =
-        overhead(&data).args(["compare", &format!("{},{}", path(0), path(1)), &path(2)]).output().unwrap();
+    let replicated = overhead(&data).args(["compare", &format!("{},{}", path(0), path(1)), &path(2)]).output().unwrap();
     let out = text(&replicated.stdout);
     assert!(out.contains("(baseline, 2 records)") && out.contains("run level: replicates: 2 records"), "{out}");
     overhead(&data).args(["compare", ",", &path(2)]).assert().code(2);
@@ -97,7 +96,11 @@ fn a_damaged_history_is_moved_aside_and_the_run_goes_on() {
     std::fs::write(data.join("overhead/history.sqlite"), "not a database, not at all".repeat(300)).unwrap();
     let o = tiny_run(&data, &dir.path().join("r"));
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(text(&o.stderr).contains("moved to") && text(&o.stderr).contains("history: added as run 1"), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("moved to") && text(&o.stderr).contains("history: added as run 1"),
+        "{}",
+        text(&o.stderr)
+    );
     let kept = std::fs::read_dir(data.join("overhead")).unwrap().filter_map(|e| e.ok());
     assert!(kept.into_iter().any(|e| e.file_name().to_string_lossy().contains("damaged")));
 }

@@ -61,7 +61,8 @@ impl Side {
         } else {
             all.iter().map(|p| p.median_ns).sum::<f64>() / all.len() as f64
         };
-        let with_se: Vec<(f64, f64)> = all.iter().filter_map(|p| Some((p.median_ns.ln(), p.log_se()?.powi(2)))).collect();
+        let with_se: Vec<(f64, f64)> =
+            all.iter().filter_map(|p| Some((p.median_ns.ln(), p.log_se()?.powi(2)))).collect();
         let n = with_se.len() as f64;
         let logged = (n > 0.0 && with_se.len() == all.len()).then(|| LogPoint {
             log: with_se.iter().map(|v| v.0).sum::<f64>() / n,
@@ -288,12 +289,18 @@ fn family_means(baseline: &Side, others: &[Side]) -> Vec<FamilyMean> {
 
 fn family_mean(family: &str, names: &[&String], baseline: &Side, other: &Side) -> Option<(RatioCi, usize)> {
     let adjustment = speed_adjustment(family, baseline, other).unwrap_or(0.0);
-    let point_var = |side: &Side, name: &str, p: &LogPoint| (p.within + side.level.point_var(name, p.within)) / p.replicates;
+    let point_var =
+        |side: &Side, name: &str, p: &LogPoint| (p.within + side.level.point_var(name, p.within)) / p.replicates;
     let pairs: Vec<(f64, f64, f64, f64)> = names
         .iter()
         .filter_map(|n| {
             let (a, b) = (baseline.point(n)?.logged?, other.point(n)?.logged?);
-            Some((b.log - a.log - adjustment, point_var(baseline, n, &a) + point_var(other, n, &b), a.replicates, b.replicates))
+            Some((
+                b.log - a.log - adjustment,
+                point_var(baseline, n, &a) + point_var(other, n, &b),
+                a.replicates,
+                b.replicates,
+            ))
         })
         .collect();
     let n = pairs.len() as f64;

@@ -193,8 +193,10 @@ impl RunLevel {
     pub fn estimate(groups: &[Vec<&RunSummary>], source: RunLevelSource) -> RunLevel {
         let groups: Vec<&Vec<&RunSummary>> = groups.iter().filter(|g| g.len() >= 2).collect();
         let families: Vec<String> = {
-            let mut f: Vec<String> =
-                groups.iter().flat_map(|g| g.iter().flat_map(|r| r.points.keys().map(|n| family_of(n).to_string()))).collect();
+            let mut f: Vec<String> = groups
+                .iter()
+                .flat_map(|g| g.iter().flat_map(|r| r.points.keys().map(|n| family_of(n).to_string())))
+                .collect();
             f.sort();
             f.dedup();
             f
@@ -230,7 +232,10 @@ impl RunLevel {
                 d.within += (n as f64 - 1.0) / n as f64 * values.iter().map(|v| v.1).sum::<f64>();
                 d.df += n as f64 - 1.0;
                 if n == group.len() {
-                    residuals.entry(family_of(name)).or_default().push((values.iter().map(|v| v.0 - mean).collect(), ss));
+                    residuals
+                        .entry(family_of(name))
+                        .or_default()
+                        .push((values.iter().map(|v| v.0 - mean).collect(), ss));
                 }
             }
             let r = group.len() as f64;
@@ -296,7 +301,9 @@ fn speed_covariate(groups: &[&Vec<&RunSummary>], family: &str) -> (Option<f64>, 
         let names: Vec<&String> = group[0]
             .points
             .keys()
-            .filter(|n| family_of(n) == family && group.iter().all(|r| r.points.get(*n).is_some_and(|p| p.median_ns > 0.0)))
+            .filter(|n| {
+                family_of(n) == family && group.iter().all(|r| r.points.get(*n).is_some_and(|p| p.median_ns > 0.0))
+            })
             .collect();
         if names.is_empty() {
             continue;

@@ -77,7 +77,8 @@ pub fn speed_warning(points: &[PointRecord]) -> Option<String> {
 /// times. `None` when no process carries a reference reading (external probes, older records).
 pub fn run_speed(points: &[PointRecord]) -> Option<RunSpeed> {
     let processes = points.iter().flat_map(|p| &p.processes);
-    let readings: Vec<f64> = every_probe(processes.clone().map(|q| &q.extra)).into_iter().filter(|x| *x > 0.0).collect();
+    let readings: Vec<f64> =
+        every_probe(processes.clone().map(|q| &q.extra)).into_iter().filter(|x| *x > 0.0).collect();
     let all = Summary::of(&readings)?;
     let mut windows: std::collections::BTreeMap<u64, Vec<f64>> = Default::default();
     for q in processes {
@@ -100,13 +101,7 @@ pub fn run_speed(points: &[PointRecord]) -> Option<RunSpeed> {
             })
         })
         .collect();
-    Some(RunSpeed {
-        median_ns: all.median,
-        ci_low_ns: all.ci_low,
-        ci_high_ns: all.ci_high,
-        readings: all.n,
-        course,
-    })
+    Some(RunSpeed { median_ns: all.median, ci_low_ns: all.ci_low, ci_high_ns: all.ci_high, readings: all.n, course })
 }
 
 #[cfg(test)]

@@ -39,7 +39,14 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
     let groups = by_config(&loaded.entries);
     println!("\n{} configuration(s); runs of one configuration are repetitions of each other:", groups.len());
     for (k, (config, runs)) in groups.iter().enumerate() {
-        println!("  {}: {} run(s): {}, kernel {}, build {}", k + 1, runs.len(), config.options, config.kernel, config.build);
+        println!(
+            "  {}: {} run(s): {}, kernel {}, build {}",
+            k + 1,
+            runs.len(),
+            config.options,
+            config.kernel,
+            config.build
+        );
     }
     let level = run_level_of(&loaded.entries);
     println!("\nRun level per family ({})", level.source.describe());
@@ -55,7 +62,17 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
 
 fn runs_table(entries: &[crate::history::Entry]) -> String {
     let mut table = new_table(Format::Table);
-    table.set_header(["id", "started (UTC)", "options", "build", "points", "speed (ns/iter)", "other", "steal", "record"]);
+    table.set_header([
+        "id",
+        "started (UTC)",
+        "options",
+        "build",
+        "points",
+        "speed (ns/iter)",
+        "other",
+        "steal",
+        "record",
+    ]);
     let pct = |x: Option<f64>| x.map_or("—".into(), |x| format!("{:.1}%", x * 100.0));
     for e in entries {
         let s = &e.summary;
@@ -78,7 +95,17 @@ fn runs_table(entries: &[crate::history::Entry]) -> String {
 
 fn families_table(entries: &[crate::history::Entry], level: &crate::analysis::run_level::RunLevel) -> String {
     let mut table = new_table(Format::Table);
-    table.set_header(["family", "points", "df", "between runs", "shift", "λ", "shift (data)", "λ (data)", "speed covariate"]);
+    table.set_header([
+        "family",
+        "points",
+        "df",
+        "between runs",
+        "shift",
+        "λ",
+        "shift (data)",
+        "λ (data)",
+        "speed covariate",
+    ]);
     let Some(newest) = entries.last() else { return table.to_string() };
     let spreads = level.between_runs_pct(&newest.summary);
     for (family, names) in newest.summary.families() {

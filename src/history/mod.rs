@@ -25,7 +25,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The history file: `$XDG_DATA_HOME/overhead/history.sqlite`, else the platform's data folder's.
 pub fn default_path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(dirs::data_dir)?;
+    let base =
+        std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(dirs::data_dir)?;
     Some(base.join("overhead").join("history.sqlite"))
 }
 
@@ -68,7 +69,8 @@ impl History {
         match Self::open_checked(path) {
             Ok(connection) => Ok(History { connection, path: path.to_owned(), max_runs: MAX_RUNS, notice: None }),
             Err(e) if path.exists() => {
-                let aside = path.with_extension(format!("sqlite.damaged-{}", chrono::Utc::now().format("%Y%m%dT%H%M%S")));
+                let aside =
+                    path.with_extension(format!("sqlite.damaged-{}", chrono::Utc::now().format("%Y%m%dT%H%M%S")));
                 std::fs::rename(path, &aside)
                     .with_context(|| format!("moving the damaged history {} aside", path.display()))?;
                 let connection = Self::open_checked(path)?;
@@ -139,7 +141,9 @@ impl History {
         for row in rows {
             let (id, record_path, summary) = row?;
             let parsed = match summary {
-                rusqlite::types::Value::Text(text) => serde_json::from_str::<RunSummary>(&text).map_err(|e| e.to_string()),
+                rusqlite::types::Value::Text(text) => {
+                    serde_json::from_str::<RunSummary>(&text).map_err(|e| e.to_string())
+                }
                 other => Err(format!("a {:?} where a summary belongs", other.data_type())),
             };
             match parsed {
@@ -182,7 +186,8 @@ pub fn by_config(entries: &[Entry]) -> Vec<(RunConfig, Vec<&RunSummary>)> {
 /// The run level of `machine`'s runs in the history: estimated from its groups of repeated
 /// configurations, or the defaults when no configuration ran twice.
 pub fn run_level_of(entries: &[Entry]) -> RunLevel {
-    let groups: Vec<Vec<&RunSummary>> = by_config(entries).into_iter().map(|(_, runs)| runs).filter(|g| g.len() >= 2).collect();
+    let groups: Vec<Vec<&RunSummary>> =
+        by_config(entries).into_iter().map(|(_, runs)| runs).filter(|g| g.len() >= 2).collect();
     if groups.is_empty() {
         return RunLevel::assumed();
     }

@@ -14,7 +14,12 @@ fn summary(machine: &str, options: &str, median: f64) -> RunSummary {
     RunSummary {
         label: "r".into(),
         started_utc: "2026-11-25T12:00:00Z".into(),
-        config: Some(RunConfig { machine: machine.into(), kernel: "k".into(), build: "b".into(), options: options.into() }),
+        config: Some(RunConfig {
+            machine: machine.into(),
+            kernel: "k".into(),
+            build: "b".into(),
+            options: options.into(),
+        }),
         speed_ns: Some(0.25),
         max_other_share: Some(0.01),
         max_steal_share: Some(0.0),
@@ -72,9 +77,14 @@ fn a_damaged_entry_is_reported_and_skipped() {
     let mut h = History::open(&path).unwrap();
     h.add(&summary("m", "default", 1.0), "/r/1").unwrap();
     h.connection
-        .execute("INSERT INTO runs (added_utc, record_path, machine, summary) VALUES ('x', '/r/2', 'm', '{\"label\": 5')", [])
+        .execute(
+            "INSERT INTO runs (added_utc, record_path, machine, summary) VALUES ('x', '/r/2', 'm', '{\"label\": 5')",
+            [],
+        )
         .unwrap();
-    h.connection.execute("INSERT INTO runs (added_utc, record_path, machine, summary) VALUES ('x', '/r/3', 'm', 7)", []).unwrap();
+    h.connection
+        .execute("INSERT INTO runs (added_utc, record_path, machine, summary) VALUES ('x', '/r/3', 'm', 7)", [])
+        .unwrap();
     h.add(&summary("m", "default", 1.1), "/r/4").unwrap();
     let loaded = h.load(Some("m")).unwrap();
     assert_eq!(loaded.entries.len(), 2);

@@ -81,7 +81,8 @@ mod tests {
         let Some(t) = read_cpu_times() else { return };
         assert!(t.values().all(|c| c.total_s > 0.0 && c.busy_s <= c.total_s));
         let before = rusage_cpu_s(true);
-        let status = std::process::Command::new("sh").args(["-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"]).status();
+        let status =
+            std::process::Command::new("sh").args(["-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"]).status();
         if status.is_ok() {
             assert!(rusage_cpu_s(true) > before, "a waited-for child's CPU time counts");
         }

@@ -109,7 +109,8 @@ mod tests {
     fn a_probe_s_time_is_the_run_s_own_on_its_cpus() {
         let mut watch = CpuWatch::start();
         watch.before_probe();
-        let _ = std::process::Command::new("sh").args(["-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done"]).status();
+        let _ =
+            std::process::Command::new("sh").args(["-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done"]).status();
         watch.after_probe(&[0, 1]);
         assert!(watch.own_s[&0] > 0.0 && (watch.own_s[&0] - watch.own_s[&1]).abs() < 1e-12);
         if let Some(state) = watch.finish(&[0]) {

@@ -77,14 +77,24 @@ pub fn run_summary(label: &str, points: &[(&str, f64)], rel: f64) -> super::RunS
     super::RunSummary {
         label: label.into(),
         started_utc: String::new(),
-        config: Some(super::RunConfig { machine: "m".into(), kernel: "k".into(), build: "b".into(), options: "default".into() }),
+        config: Some(super::RunConfig {
+            machine: "m".into(),
+            kernel: "k".into(),
+            build: "b".into(),
+            options: "default".into(),
+        }),
         speed_ns: Some(0.25),
         max_other_share: Some(0.01),
         max_steal_share: Some(0.0),
         points: points
             .iter()
             .map(|&(n, m)| {
-                let p = super::PointRunSummary { median_ns: m, ci_low_ns: m * (1.0 - rel), ci_high_ns: m * (1.0 + rel), processes: 5 };
+                let p = super::PointRunSummary {
+                    median_ns: m,
+                    ci_low_ns: m * (1.0 - rel),
+                    ci_high_ns: m * (1.0 + rel),
+                    processes: 5,
+                };
                 (n.to_string(), p)
             })
             .collect(),

@@ -38,12 +38,7 @@ pub struct PointRunSummary {
 impl PointRunSummary {
     /// From a point's summary and its process count.
     pub fn of(summary: &Summary, processes: usize) -> PointRunSummary {
-        PointRunSummary {
-            median_ns: summary.median,
-            ci_low_ns: summary.ci_low,
-            ci_high_ns: summary.ci_high,
-            processes,
-        }
+        PointRunSummary { median_ns: summary.median, ci_low_ns: summary.ci_low, ci_high_ns: summary.ci_high, processes }
     }
 
     /// The standard error of `ln(median)` that the 95% CI implies (`ln(high / low) / (2 · 1.96)`); `None`

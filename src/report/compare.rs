@@ -50,9 +50,12 @@ pub fn sides_lines(c: &Comparison, bullet: &str) -> String {
     let mut out = String::new();
     for (k, s) in c.sides.iter().enumerate() {
         let role = if k == 0 { "baseline" } else { "compared" };
-        let speed = s.speed_ns.map_or("no speed recorded".into(), |v| format!("reference loop {v:.4} ns per iteration"));
+        let speed =
+            s.speed_ns.map_or("no speed recorded".into(), |v| format!("reference loop {v:.4} ns per iteration"));
         let state = match (s.max_other_share, s.max_steal_share) {
-            (Some(o), Some(st)) => format!("other processes ≤ {:.1}% of a measured CPU, steal ≤ {:.1}%", o * 100.0, st * 100.0),
+            (Some(o), Some(st)) => {
+                format!("other processes ≤ {:.1}% of a measured CPU, steal ≤ {:.1}%", o * 100.0, st * 100.0)
+            }
             _ => "machine state not recorded".into(),
         };
         out += &format!(

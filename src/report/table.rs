@@ -7,7 +7,6 @@ use super::{counted, format_ns};
 use crate::harness::speed::SLOW_FACTOR;
 use crate::record::{Metric, PointRecord, RunRecord, SkipKind};
 
-
 /// An empty comfy-table in the style of every report table: condensed box drawing for a terminal, or
 /// GitHub Markdown.
 pub fn new_table(format: Format) -> Table {

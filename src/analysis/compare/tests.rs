@@ -8,7 +8,9 @@ use crate::record::{PointRunSummary, RunConfig};
 fn side(label: &str, points: &[(&str, f64, f64)], level: RunLevel) -> Side {
     let points = points
         .iter()
-        .map(|&(n, m, h)| (n.to_string(), PointRunSummary { median_ns: m, ci_low_ns: m - h, ci_high_ns: m + h, processes: 5 }))
+        .map(|&(n, m, h)| {
+            (n.to_string(), PointRunSummary { median_ns: m, ci_low_ns: m - h, ci_high_ns: m + h, processes: 5 })
+        })
         .collect();
     Side { label: label.into(), runs: vec![run(label, points, Some(0.25))], level }
 }
@@ -17,7 +19,12 @@ fn run(label: &str, points: BTreeMap<String, PointRunSummary>, speed_ns: Option<
     RunSummary {
         label: label.into(),
         started_utc: String::new(),
-        config: Some(RunConfig { machine: "m".into(), kernel: "k".into(), build: "b".into(), options: "default".into() }),
+        config: Some(RunConfig {
+            machine: "m".into(),
+            kernel: "k".into(),
+            build: "b".into(),
+            options: "default".into(),
+        }),
         speed_ns,
         max_other_share: Some(0.01),
         max_steal_share: Some(0.0),
@@ -104,7 +111,8 @@ fn replicates_average_and_their_spread_narrows_the_interval() {
     let level = || RunLevel::fixed(&[("x", 1.0, 0.02)]);
     let one = side("a", &[("x.a", 100.0, 2.0)], level());
     let mut three = one.clone();
-    three.runs = vec![one.runs[0].clone(), scaled(&one, "a2", 1.02).runs[0].clone(), scaled(&one, "a3", 0.98).runs[0].clone()];
+    three.runs =
+        vec![one.runs[0].clone(), scaled(&one, "a2", 1.02).runs[0].clone(), scaled(&one, "a3", 0.98).runs[0].clone()];
     let b = scaled(&one, "b", 1.05);
     let single = compare(&[one, b.clone()]);
     let replicated = compare(&[three, b]);

@@ -29,13 +29,26 @@ pub(crate) fn simulate(
                     let log = (10.0 + k as f64).ln() + level.ln() + shift + sigma * rng.normal() + se * rng.normal();
                     let m = log.exp();
                     let name = format!("{family}.x/runtime:os/k:{k}");
-                    (name, PointRunSummary { median_ns: m, ci_low_ns: m * (-Z95 * se).exp(), ci_high_ns: m * (Z95 * se).exp(), processes: 5 })
+                    (
+                        name,
+                        PointRunSummary {
+                            median_ns: m,
+                            ci_low_ns: m * (-Z95 * se).exp(),
+                            ci_high_ns: m * (Z95 * se).exp(),
+                            processes: 5,
+                        },
+                    )
                 })
                 .collect();
             RunSummary {
                 label: format!("{config}-{r}"),
                 started_utc: String::new(),
-                config: Some(RunConfig { machine: "m".into(), kernel: "k".into(), build: "b".into(), options: config.into() }),
+                config: Some(RunConfig {
+                    machine: "m".into(),
+                    kernel: "k".into(),
+                    build: "b".into(),
+                    options: config.into(),
+                }),
                 speed_ns: None,
                 max_other_share: None,
                 max_steal_share: None,
@@ -87,7 +100,8 @@ fn two_configurations_in_the_history_do_not_inflate_the_run_level() {
     // The same points measured in another configuration, 50% slower: a real difference, not noise.
     let b = simulate(&mut rng, "b", 6, "msg", 100, params, 1.5);
     let alone = RunLevel::estimate(&[a.iter().collect()], RunLevelSource::History { runs: 6, groups: 1 });
-    let both = RunLevel::estimate(&[a.iter().collect(), b.iter().collect()], RunLevelSource::History { runs: 12, groups: 2 });
+    let both =
+        RunLevel::estimate(&[a.iter().collect(), b.iter().collect()], RunLevelSource::History { runs: 12, groups: 2 });
     let (fa, fb) = (alone.family("msg").data.unwrap(), both.family("msg").data.unwrap());
     let sd = |(l, t): (f64, f64)| (l * 1e-4 + t).sqrt();
     assert!(sd(fb) < 1.3 * sd(fa) && sd(fb) < 0.03, "alone {fa:?}, with another configuration {fb:?}");

@@ -105,7 +105,12 @@ fn speed_figure(record: &RunRecord) -> anyhow::Result<Option<Figure>> {
     let points = speed
         .course
         .iter()
-        .map(|w| CurvePoint { x: w.start_s + w.length_s / 2.0, median: w.median_ns, ci_low: w.ci_low_ns, ci_high: w.ci_high_ns })
+        .map(|w| CurvePoint {
+            x: w.start_s + w.length_s / 2.0,
+            median: w.median_ns,
+            ci_low: w.ci_low_ns,
+            ci_high: w.ci_high_ns,
+        })
         .collect();
     let curve = Curve {
         experiment: "speed".into(),
