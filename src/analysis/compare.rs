@@ -8,7 +8,7 @@
 //! ([`super::run_level`]): what the point moves by between runs beyond its family's shift, and the shift, each
 //! divided by the side's replicates. The ratio's CI is `r · exp(±1.96 · √(V_a + V_b))`; a difference is
 //! significant when it excludes 1. A family's geometric mean carries its shared shift whole: the shift does
-//! not shrink with the number of points (docs/METHOD.md §12). Where the history shows that the machine's
+//! not shrink with the number of points (docs/METHOD.md §13). Where the history shows that the machine's
 //! speed explains a family's shift, that family's ratios are read at the baseline's speed.
 
 use std::collections::BTreeMap;

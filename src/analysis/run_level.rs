@@ -1,4 +1,4 @@
-//! The run level as a variance component (docs/METHOD.md §12; Kalibera & Jones, *Rigorous benchmarking in
+//! The run level as a variance component (docs/METHOD.md §13; Kalibera & Jones, *Rigorous benchmarking in
 //! reasonable time*, ISMM 2013: estimate the variance at each level of the experiment, and count the levels
 //! that one run cannot repeat).
 //!
@@ -26,7 +26,7 @@ pub const SPEED_P_VALUE: f64 = 0.05;
 /// The measured defaults of a family, for when no repetitions are known: `(family, λ, τ)`, λ the
 /// run-level variance of a point beyond its family's shift in units of its own within-run variance, τ the
 /// standard deviation of the family's shared shift (log scale, ≈ relative). Measured on this project's
-/// machines (docs/METHOD.md §12 has the runs behind them).
+/// machines (docs/METHOD.md §13 has the runs behind them).
 pub const DEFAULTS: [(&str, f64, f64); 12] = [
     ("base", 1.0, 0.010),
     ("clock", 1.0, 0.010),

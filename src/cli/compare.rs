@@ -1,6 +1,6 @@
 //! `overhead compare A.json B.json [C.json …]`: every point of B, C, … against A; a side may be several
 //! replicates joined by commas. The run level comes from the replicates, else the machine's history, else
-//! the measured defaults (docs/METHOD.md §12).
+//! the measured defaults (docs/METHOD.md §13).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -53,7 +53,7 @@ fn read_run(path: &Path) -> Result<RunSummary, UsageError> {
                 speed_ns: None,
                 max_other_share: None,
                 max_steal_share: None,
-                points: points.iter().map(|(n, s)| (n.clone(), PointRunSummary::of(s, s.n))).collect(),
+                points: points.iter().map(|(n, s)| (n.clone(), PointRunSummary::of(s, 0))).collect(),
             })
         }
         Err(e) => Err(UsageError(e.to_string())),

@@ -1,5 +1,5 @@
 //! `overhead history`: this machine's runs from the history, and the run level per family learned from
-//! them (docs/METHOD.md §12); `--clear` removes them.
+//! them (docs/METHOD.md §13); `--clear` removes them.
 
 use std::process::ExitCode;
 

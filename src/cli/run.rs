@@ -85,7 +85,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Adds the finished run to the machine's history and writes into its record how far each point moves
-/// between runs here, when the history knows a repeated configuration (docs/METHOD.md §12). A history that
+/// between runs here, when the history knows a repeated configuration (docs/METHOD.md §13). A history that
 /// cannot be opened or written is told on stderr and does not fail the run: the record is already safe.
 ///
 /// Errors: the record could not be written again.

@@ -1,4 +1,4 @@
-//! The history of this machine's runs (docs/METHOD.md §12): every `overhead run` adds its summary (each
+//! The history of this machine's runs (docs/METHOD.md §13): every `overhead run` adds its summary (each
 //! point's median, CI and process count; the speed; the machine's state; the configuration), and
 //! `compare` and `overhead history` learn the run level from it. A user runs the tool on one machine many
 //! times; those runs are the repetitions of the run level that no single run can make.

@@ -1,6 +1,6 @@
 //! The kernel's per-CPU time accounting (`/proc/stat`, proc(5)): how each CPU's time divided between busy,
 //! idle and stolen, read at the start and end of a run to tell what else used the measured CPUs
-//! (docs/METHOD.md §13), and this process's and its children's CPU time (`getrusage`).
+//! (docs/METHOD.md §14), and this process's and its children's CPU time (`getrusage`).
 
 use std::collections::BTreeMap;
 

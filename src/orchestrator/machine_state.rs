@@ -1,4 +1,4 @@
-//! What else used the measured CPUs during a run (docs/METHOD.md §13): the kernel's per-CPU accounting at
+//! What else used the measured CPUs during a run (docs/METHOD.md §14): the kernel's per-CPU accounting at
 //! the start and end of the run, less the CPU time of the run's own processes, attributed to the CPUs each
 //! probe was pinned to.
 
@@ -9,7 +9,7 @@ use crate::record::{CpuShare, MachineState};
 
 /// A CPU is reported busy when other processes took more than this share of its time during the run. On a
 /// quiet machine the share stays near zero (the kernel's threads, the terminal, an editor: below 3% on the
-/// 2-vCPU VM of docs/METHOD.md §13); a process that keeps one CPU busy throughout takes half or more. A
+/// 2-vCPU VM of docs/METHOD.md §14); a process that keeps one CPU busy throughout takes half or more. A
 /// tenth of a CPU's time is as often as a ~0.5 ms batch has a one-in-ten chance of sharing its CPU.
 pub const OTHER_THRESHOLD: f64 = 0.10;
 

@@ -1,5 +1,5 @@
 //! How far each point's median moves between runs of this configuration on this machine, as the history
-//! knew it when the run ended (docs/METHOD.md §12). Written by `overhead run` after it added the run to the
+//! knew it when the run ended (docs/METHOD.md §13). Written by `overhead run` after it added the run to the
 //! history, so that a report made later from the record alone can say it.
 
 use std::collections::BTreeMap;

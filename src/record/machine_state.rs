@@ -1,4 +1,4 @@
-//! What else used the measured CPUs during a run (docs/METHOD.md §13): from the kernel's per-CPU
+//! What else used the measured CPUs during a run (docs/METHOD.md §14): from the kernel's per-CPU
 //! accounting (`/proc/stat`) over the run, less the CPU time of the run's own processes, and the time the
 //! hypervisor gave the vCPU to others (steal). pyperf and hyperfine warn when the machine is not quiet;
 //! this is the record behind such a warning.

@@ -1,4 +1,4 @@
-//! A run as the run level needs it (docs/METHOD.md §12): its configuration, its speed and state, and each
+//! A run as the run level needs it (docs/METHOD.md §13): its configuration, its speed and state, and each
 //! point's median with its within-run CI. What the history keeps of every run, and what `compare` reads of
 //! every record it is given.
 
@@ -32,6 +32,8 @@ pub struct PointRunSummary {
     pub median_ns: f64,
     pub ci_low_ns: f64,
     pub ci_high_ns: f64,
+    /// The processes the CI is over (its Student-t degrees of freedom + 1); 0 when the CI is not a t interval
+    /// over processes (a plain Google Benchmark file).
     pub processes: usize,
 }
 
@@ -41,12 +43,20 @@ impl PointRunSummary {
         PointRunSummary { median_ns: summary.median, ci_low_ns: summary.ci_low, ci_high_ns: summary.ci_high, processes }
     }
 
-    /// The standard error of `ln(median)` that the 95% CI implies (`ln(high / low) / (2 · 1.96)`); `None`
-    /// when the median or a bound is not positive.
+    /// The standard error of `ln(median)` that the 95% CI implies: `ln(high / low) / (2 q)`, with `q` the
+    /// quantile the CI was built with — Student's t with `processes − 1` degrees of freedom for a point of
+    /// several processes (docs/METHOD.md §3), the normal 1.96 otherwise (`processes` 0 or 1: one process, or a
+    /// plain Google Benchmark file's order-statistic CI). `None` when the median or a bound is not positive.
     pub fn log_se(&self) -> Option<f64> {
         const Z95: f64 = 1.959_963_984_540_054;
+        let q = if self.processes >= 2 {
+            use statrs::distribution::{ContinuousCDF, StudentsT};
+            StudentsT::new(0.0, 1.0, (self.processes - 1) as f64).map_or(Z95, |t| t.inverse_cdf(0.975))
+        } else {
+            Z95
+        };
         (self.median_ns > 0.0 && self.ci_low_ns > 0.0 && self.ci_high_ns >= self.ci_low_ns)
-            .then(|| (self.ci_high_ns / self.ci_low_ns).ln() / (2.0 * Z95))
+            .then(|| (self.ci_high_ns / self.ci_low_ns).ln() / (2.0 * q))
     }
 }
 
@@ -161,9 +171,12 @@ mod tests {
 
     #[test]
     fn the_log_standard_error_follows_the_ci() {
-        let p = PointRunSummary { median_ns: 100.0, ci_low_ns: 90.0, ci_high_ns: 110.0, processes: 5 };
+        let p = PointRunSummary { median_ns: 100.0, ci_low_ns: 90.0, ci_high_ns: 110.0, processes: 0 };
         let se = p.log_se().unwrap();
         assert!((se - (110f64 / 90.0).ln() / 3.919927969).abs() < 1e-9);
+        // Three processes: the CI is t(2) wide, 4.303 standard errors each way.
+        let three = PointRunSummary { processes: 3, ..p }.log_se().unwrap();
+        assert!((three - (110f64 / 90.0).ln() / (2.0 * 4.302652730)).abs() < 1e-6, "{three}");
         assert!(PointRunSummary { ci_low_ns: -1.0, ..p }.log_se().is_none());
     }
 }

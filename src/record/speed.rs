@@ -1,5 +1,5 @@
 //! The machine's speed over a run, as the reference loop timed around every probe process saw it
-//! (docs/METHOD.md §12): a finding of the run, recorded so that `compare` and the history can set two runs'
+//! (docs/METHOD.md §13): a finding of the run, recorded so that `compare` and the history can set two runs'
 //! speeds side by side.
 
 use serde::{Deserialize, Serialize};

@@ -35,7 +35,7 @@ pub(crate) fn simulate(
                             median_ns: m,
                             ci_low_ns: m * (-Z95 * se).exp(),
                             ci_high_ns: m * (Z95 * se).exp(),
-                            processes: 5,
+                            processes: 0,
                         },
                     )
                 })
