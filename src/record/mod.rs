@@ -17,7 +17,7 @@ mod summaries;
 
 pub use comparison::{CountFit, RatioCi, RuntimeComparison};
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
-pub use fit::FitRecord;
+pub use fit::{too_few_points_note, FitRecord, TOO_FEW_POINTS};
 pub use io::{load, temp_file_in, write_atomic, RecordError};
 pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult};
 pub use summaries::{load_summaries, Summaries};

@@ -4,7 +4,7 @@
 //! 001 draws its figures this way: Fig. 3's yield round against load with `a + b·load`). Pure data, so the
 //! choice of axes and series is tested apart from the drawing (`super::plot`).
 
-use crate::record::{FitRecord, Metric, PointRecord, RunRecord};
+use crate::record::{too_few_points_note, FitRecord, Metric, PointRecord, RunRecord};
 
 /// One chart: an experiment's points against one numeric parameter, in one panel.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,8 +44,12 @@ pub struct Series {
     pub label: String,
     /// Ascending in x.
     pub points: Vec<CurvePoint>,
-    /// The record's least-squares fit through these points, if it has one.
+    /// The record's least-squares fit through these points, if it has one and the points outnumber its
+    /// coefficients ([`FitRecord::is_supported`]).
     pub fit: Option<FitRecord>,
+    /// Why the series has no fit although its experiment fits its series against this x: `too few points
+    /// for a fit (2 points; a line needs 3)`.
+    pub fit_note: Option<String>,
 }
 
 /// A point of a [`Series`]: x, and the median with its 95% CI (ns).
@@ -191,15 +195,19 @@ fn curve(
                 })
                 .collect();
             members.sort_by(|a, b| a.x.total_cmp(&b.x));
-            let fit = fits
-                .iter()
-                .find(|f| f.runtime == runtime && same_params(&f.series, &rest, &panel))
-                .map(|f| (*f).clone());
+            let recorded = fits.iter().find(|f| f.runtime == runtime && same_params(&f.series, &rest, &panel));
+            let fit = recorded.filter(|f| f.is_supported()).map(|f| (*f).clone());
+            let first = points.iter().find(|p| series_key(p, x, &panel_keys) == (runtime.clone(), rest.clone()));
+            let fit_note = match (recorded, &fit) {
+                (Some(f), None) => Some(f.formula(crate::report::format_ns)),
+                (None, None) => first.and_then(|p| too_few_for_fit(p, x, members.len())),
+                _ => None,
+            };
             let label = std::iter::once(runtime)
                 .chain(rest.iter().map(|(k, v)| format!("{k}:{v}")))
                 .collect::<Vec<_>>()
                 .join(" · ");
-            Series { label, points: members, fit }
+            Series { label, points: members, fit, fit_note }
         })
         .collect();
     let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.x)).collect();
@@ -210,7 +218,8 @@ fn curve(
         x: x.into(),
         log_x: spans_decades(&xs),
         log_y: spans_decades(&ys),
-        y_label: format!("{} (ns)", metric_label(points[0].metric)),
+        // The ticks carry the unit (`1.20 µs`), so the label names none.
+        y_label: metric_label(points[0].metric).to_string(),
         series,
         marks: Vec::new(),
     }
@@ -248,7 +257,7 @@ pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
                 y: ns,
             });
         }
-        series.push(Series { label, points: members, fit: None });
+        series.push(Series { label, points: members, fit: None, fit_note: None });
     }
     (!series.is_empty()).then(|| Curve {
         experiment: "grain.sweep".into(),
@@ -256,10 +265,19 @@ pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
         x: "tasks".into(),
         log_x: true,
         log_y: true,
-        y_label: "elapsed (ns): median, min – p90".into(),
+        y_label: "elapsed: median, min – p90".into(),
         series,
         marks,
     })
+}
+
+/// The note for a series of `count` points like `point`, against `x`, that its experiment fits but that
+/// has too few points for the fit; `None` when the experiment fits no curve there or the points suffice
+/// (then the fit failed for another reason, such as equal `x`).
+fn too_few_for_fit(point: &PointRecord, x: &str, count: usize) -> Option<String> {
+    let spec = crate::experiments::find(&point.spec.experiment)?.fit_spec(point)?;
+    let parameters = spec.model.parameters();
+    (spec.x == x && (2..=parameters).contains(&count)).then(|| too_few_points_note(count, parameters))
 }
 
 /// The metric as the axis names it.
@@ -311,7 +329,10 @@ mod tests {
             b: 2.0,
             c: None,
             r2: 1.0,
-            points: 2,
+            points: 3,
+            a_se: None,
+            b_se: None,
+            c_se: None,
         }
     }
 
