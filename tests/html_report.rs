@@ -131,7 +131,7 @@ fn the_html_report_holds_the_headline_every_section_and_every_plot() {
 }
 
 /// A record like a run on a 16-CPU machine, from the fixture's first point: `sync.faa` (no fit) and
-/// `spawn.forkjoin` (a line with its standard errors) over 1…16 threads, `msg.ipc` over payloads from 8 B to 1 MiB, `sched.yield` at two
+/// `spawn.forkjoin` (a line with its standard errors) over 1…16 threads, `msg.ipc` over payloads from 8 B to 1 MiB (three transports, two placements), `sched.yield` at two
 /// loads (too few points for a line), `sync.oversub` `spawn_sync` at four activity counts (a quadratic) and
 /// `just_spawn` at three, and a `mem.c2c` matrix whose cells are all equal. Its fits are derived as a run
 /// derives them.
@@ -163,9 +163,19 @@ fn synthetic_record(dir: &Path) -> PathBuf {
         let y = (20_000.0 + 30_000.0 * f64::from(threads)) * wobble(threads + 1);
         points.push(point("spawn.forkjoin", &[("mechanism", "spawn".into()), ("threads", threads.to_string())], y));
     }
-    for (i, payload) in (3..=20).filter(|k| k % 2 == 1 || *k == 20).map(|k| 1u64 << k).enumerate() {
-        let y = 2500.0 + payload as f64 * 0.08 * wobble(i as u32);
-        points.push(point("msg.ipc", &[("transport", "pipe".into()), ("payload", payload.to_string())], y));
+    for placement in ["same_cpu", "other_core"] {
+        for (t, transport) in ["pipe", "unix_stream", "tcp"].iter().enumerate() {
+            for (i, payload) in (3..=20).filter(|k| k % 2 == 1 || *k == 20).map(|k| 1u64 << k).enumerate() {
+                let base = 2500.0 * (t as f64 + 1.0) * if placement == "same_cpu" { 0.6 } else { 1.0 };
+                let y = base + payload as f64 * 0.08 * wobble(i as u32);
+                let params = [
+                    ("transport", transport.to_string()),
+                    ("payload", payload.to_string()),
+                    ("placement", placement.to_string()),
+                ];
+                points.push(point("msg.ipc", &params, y));
+            }
+        }
     }
     for load in [0u32, 4] {
         points.push(point(
@@ -276,6 +286,11 @@ fn figures_read_right_and_fits_need_more_points_than_coefficients() {
     let synthetic = synthetic_record(dir.path());
     for (record, is_synthetic) in [(fixture(), false), (synthetic, true)] {
         let html = html_of(&record);
+        // sched.yield is drawn against load, as seed 001 Fig. 3 and its fit, even with too few loads to fit.
+        assert!(
+            html.contains("id=\"fig-sched-yield") && !html.contains("id=\"fig-sched-yield-load-"),
+            "sched.yield's axis"
+        );
         let texts = svg_texts(&html);
         assert!(texts.len() > 50, "{} texts", texts.len());
         for text in &texts {
@@ -301,6 +316,9 @@ fn figures_read_right_and_fits_need_more_points_than_coefficients() {
             assert!(ticks.iter().any(|t| t == threads), "threads tick {threads} missing from {ticks:?}");
         }
         assert!(ticks.iter().all(|t| !t.contains('.') || t.contains(' ')), "a fractional threads tick: {ticks:?}");
+        let yield_ticks =
+            svg_texts(html.split("id=\"fig-sched-yield").nth(1).unwrap().split("</figure>").next().unwrap());
+        assert!(!yield_ticks.iter().any(|t| t.starts_with('-')), "no negative load: {yield_ticks:?}");
         // The payload axis reads bytes in binary units, never a long row of digits.
         let ipc = html.split("id=\"fig-msg-ipc").nth(1).unwrap().split("</figure>").next().unwrap();
         let ipc_ticks = svg_texts(ipc);
@@ -312,6 +330,7 @@ fn figures_read_right_and_fits_need_more_points_than_coefficients() {
         assert!(html.contains("fit, os · mechanism:spawn: ("), "spawn.forkjoin's fit with errors");
         assert!(html.contains(" ± "), "coefficients with their standard errors");
         // A heat map of equal cells says so on its colour bar.
-        assert!(texts.iter().any(|t| t == "all cells: 80.0 ns"), "the colour bar of equal cells");
+        let bar = texts.iter().position(|t| t == "all cells").expect("the colour bar of equal cells says so");
+        assert_eq!(texts[bar + 1], "80.0 ns", "and gives their value");
     }
 }

@@ -108,7 +108,8 @@ fn curves_of(record: &RunRecord, experiment: &str) -> Vec<Curve> {
     }
 }
 
-/// The parameter to put on the x axis: numeric on every point, at least two values; a fit's `x` first.
+/// The parameter to put on the x axis: numeric on every point, at least two values; a fit's `x` first, then
+/// the `x` of the experiment's fit ([`crate::experiments::Experiment::fit_spec`]).
 fn axis_parameter(points: &[&PointRecord], fits: &[&FitRecord]) -> Option<String> {
     let first = points.first()?;
     let candidates: Vec<&String> = first
@@ -119,8 +120,10 @@ fn axis_parameter(points: &[&PointRecord], fits: &[&FitRecord]) -> Option<String
         .filter(|k| points.iter().all(|p| p.spec.param(k).is_some_and(|v| v.parse::<f64>().is_ok())))
         .filter(|k| distinct(points, k) >= 2)
         .collect();
-    if let Some(fit_x) = fits.iter().map(|f| &f.x).find(|x| candidates.contains(x)) {
-        return Some(fit_x.clone());
+    // The parameter the experiment fits against, even where no series has points enough for the fit.
+    let fitted = crate::experiments::find(&first.spec.experiment).and_then(|e| e.fit_spec(first)).map(|s| s.x);
+    if let Some(fit_x) = fits.iter().map(|f| f.x.as_str()).chain(fitted).find(|x| candidates.iter().any(|c| c == x)) {
+        return Some(fit_x.to_string());
     }
     // The last of the parameters with the most values: experiments list their sweep parameter last.
     candidates.into_iter().rev().max_by_key(|k| distinct(points, k)).cloned()

@@ -186,6 +186,8 @@ pub fn curve_svg(curve: &Curve, title: &str) -> anyhow::Result<String> {
         (false, _) => {
             // Whole numbers a power of ten apart, at most about a thousand of them; plotters picks the ticks.
             let step = 10f64.powf(((hi - lo) / 1000.0).log10().ceil().max(0.0));
+            // A count is never negative: the margin left of a point at 0 would read `-1`.
+            let lo = if all_points(curve).all(|p| p.x >= 0.0) { lo.max(0.0) } else { lo };
             let (lo, hi) = ((lo / step).floor() * step, (hi / step).ceil() * step);
             draw_with_y(root, curve, title, (lo..hi).step(step), format_x)
         }
@@ -236,6 +238,9 @@ where
         .x_desc(curve.x.as_str())
         .y_desc(curve.y_label.as_str())
         .y_label_formatter(&ns_label)
+        // On a log axis plotters adds 2×, 3×, … 9× ticks when it may show many, which crowd the top of a
+        // decade (`900 µs` over `1.00 ms`); five allow only the decades.
+        .y_labels(if curve.log_y { 5 } else { 10 })
         .x_label_formatter(&format_x)
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 15))
@@ -372,7 +377,7 @@ fn blocks(matrix: &Matrix) -> (Vec<Vec<Option<f64>>>, Vec<String>, Vec<String>) 
 
 /// A vertical colour bar from `lo` (bottom) to `hi` (top), labelled with both ends and the unit. When every
 /// cell holds the same value (`lo == hi`) there is no scale to show: one swatch in the cells' colour,
-/// labelled with that value and "all cells".
+/// labelled "all cells" and that value.
 fn colour_bar(area: &Area, lo: f64, hi: f64, unit: &str) -> anyhow::Result<()> {
     let (_, h) = area.dim_in_pixel();
     let (top, bottom, left) = (60i32, h as i32 - 60, 20i32);
@@ -393,7 +398,8 @@ fn colour_bar(area: &Area, lo: f64, hi: f64, unit: &str) -> anyhow::Result<()> {
             ViridisRGB::get_color(0.5).filled(),
         ))
         .map_err(draw_err)?;
-        area.draw(&Text::new(format!("all cells: {}", end(lo)), (left + 30, middle - 6), font)).map_err(draw_err)?;
+        area.draw(&Text::new("all cells", (left + 30, middle - 14), font.clone())).map_err(draw_err)?;
+        area.draw(&Text::new(end(lo), (left + 30, middle + 2), font)).map_err(draw_err)?;
         return Ok(());
     }
     let steps = 64;
