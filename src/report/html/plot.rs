@@ -430,6 +430,8 @@ pub fn histogram_svg(dist: &Distribution, title: &str) -> anyhow::Result<String>
             .x_desc("latency")
             .y_desc("events")
             .x_label_formatter(&ns_label)
+            // Counts: `100`, not plotters' default `100.0`.
+            .y_label_formatter(&number_label)
             .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(draw_err)?;
