@@ -85,18 +85,54 @@ fn rpc_service() {
         .unwrap_or_else(|e| panic!("generating the rpc service from {RPC_PROTO}: {e}"));
 }
 
+/// Sets `OVERHEAD_GIT_COMMIT` to `git describe --always --abbrev=12`, with `-dirty` when a tracked file differs
+/// from `HEAD`, without writing to the repository: `git describe --dirty` refreshes the index, so a build script
+/// that runs it and watches the index reruns on every build. Dirtiness comes from `git status` with optional
+/// locks off (it reads the index and never rewrites it). The script reruns when `HEAD` moves (its file, the
+/// branch's loose ref and `packed-refs`, found with `git rev-parse --git-path`, which also holds in a worktree
+/// where `.git` is a file) or when a tracked file or folder at the top of the tree changes.
 fn git_commit() {
-    let commit = std::process::Command::new("git")
-        .args(["describe", "--always", "--dirty", "--abbrev=12"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| String::from_utf8(o.stdout).ok());
-    if let Some(commit) = commit {
-        println!("cargo:rustc-env=OVERHEAD_GIT_COMMIT={}", commit.trim());
+    let git = |args: &[&str]| -> Option<String> {
+        let output = std::process::Command::new("git")
+            .arg("--no-optional-locks")
+            .args(args)
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        String::from_utf8(output.stdout).ok().map(|s| s.trim_end().to_string())
+    };
+    let Some(commit) = git(&["describe", "--always", "--abbrev=12"]) else {
+        // Not a git checkout (a source archive): nothing to record, nothing to watch.
+        return;
+    };
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_none_or(|s| !s.is_empty());
+    let suffix = if dirty { "-dirty" } else { "" };
+    println!("cargo:rustc-env=OVERHEAD_GIT_COMMIT={commit}{suffix}");
+    let root = std::env::current_dir().expect("the build script has a working directory");
+    // Only paths that exist: Cargo reruns a script on every build while a watched path is missing.
+    let watch = |path: &str| {
+        let path = root.join(path);
+        if path.exists() {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+    };
+    let git_path = |name: &str| git(&["rev-parse", "--git-path", name]).map(|p| root.join(p));
+    let mut refs = vec!["HEAD".to_string(), "packed-refs".to_string()];
+    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        // A branch only in `packed-refs` has no file yet: its first commit creates one in this folder.
+        let packed = git_path(&branch).is_some_and(|p| !p.exists());
+        let folder = branch.rsplit_once('/').map_or(branch.as_str(), |(folder, _)| folder).to_string();
+        refs.push(if packed { folder } else { branch });
     }
-    println!("cargo:rerun-if-changed=.git/HEAD");
-    println!("cargo:rerun-if-changed=.git/index");
+    for name in &refs {
+        if let Some(path) = git_path(name) {
+            watch(&path.to_string_lossy());
+        }
+    }
+    for entry in git(&["ls-tree", "--name-only", "HEAD"]).unwrap_or_default().lines() {
+        watch(entry);
+    }
 }
 
 /// Builds the kernels, or says why not through the environment of the crate's compilation.

@@ -3,11 +3,76 @@
 
 use std::collections::BTreeMap;
 
-use crate::record::{FitRecord, PointRecord};
-use crate::stats::{least_squares, quadratic_least_squares};
+use crate::record::{too_few_points_note, FitRecord, PointRecord, PointSpec};
+use crate::stats::{least_squares, quadratic_least_squares, standard_errors};
 
 /// Experiment, runtime and the parameters other than `x`: what makes points one series.
 type SeriesKey = (String, String, Vec<(String, String)>);
+
+/// A series that its experiment fits (see [`super::Experiment::fit_spec`]) but whose points do not outnumber
+/// the model's coefficients, so it has no fit: what the report prints in the fit's place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TooFewPoints {
+    /// Public experiment ID, e.g. `sched.yield`.
+    pub experiment: String,
+    /// The runtime of the series' points.
+    pub runtime: String,
+    /// The parameters shared by the series' points, without `x`.
+    pub series: Vec<(String, String)>,
+    /// The parameter the fit would be against.
+    pub x: String,
+    /// How many points the series has.
+    pub points: usize,
+    /// The model it would be fitted with.
+    pub model: Model,
+}
+
+impl TooFewPoints {
+    /// The series' name in Google Benchmark style, as [`FitRecord::name`].
+    pub fn name(&self) -> String {
+        let spec = PointSpec {
+            experiment: self.experiment.clone(),
+            runtime: self.runtime.clone(),
+            params: self.series.clone(),
+            cpus: Vec::new(),
+            placement: None,
+        };
+        spec.name()
+    }
+
+    /// `too few points for a fit (2 points; a line needs 3)`.
+    pub fn note(&self) -> String {
+        too_few_points_note(self.points, self.model.parameters())
+    }
+}
+
+/// Every series of `points` (a run's measured points) that its experiment would fit but that has too few
+/// points for the model, in the order of [`derive_fits`]' fits. A single point is no series (a runtime on one
+/// CPU has one thread count): it is left out.
+pub fn too_few_points(points: &[PointRecord]) -> Vec<TooFewPoints> {
+    let mut series: BTreeMap<(SeriesKey, &'static str), (Model, usize)> = BTreeMap::new();
+    for p in points {
+        let Some(spec) = super::find(&p.spec.experiment).and_then(|e| e.fit_spec(p)) else { continue };
+        if p.spec.param(spec.x).and_then(|v| v.parse::<f64>().ok()).is_none() {
+            continue;
+        }
+        let rest: Vec<(String, String)> = p.spec.params.iter().filter(|(k, _)| k != spec.x).cloned().collect();
+        let key = ((p.spec.experiment.clone(), p.spec.runtime.clone(), rest), spec.x);
+        series.entry(key).or_insert((spec.model, 0)).1 += 1;
+    }
+    series
+        .into_iter()
+        .filter(|(_, (model, count))| (2..=model.parameters()).contains(count))
+        .map(|(((experiment, runtime, series), x), (model, points))| TooFewPoints {
+            experiment,
+            runtime,
+            series,
+            x: x.into(),
+            points,
+            model,
+        })
+        .collect()
+}
 
 /// The shape of curve to fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,17 +83,32 @@ pub enum Model {
     Quadratic,
 }
 
+impl Model {
+    /// How many coefficients it has: 2 for a line, 3 for a quadratic.
+    pub fn parameters(self) -> usize {
+        match self {
+            Model::Linear => 2,
+            Model::Quadratic => 3,
+        }
+    }
+}
+
 /// What to fit for one experiment: the parameter on the x axis, its unit, and the model.
 #[derive(Debug, Clone, Copy)]
 pub struct FitSpec {
+    /// The parameter on the x axis.
     pub x: &'static str,
+    /// Its unit, as the report prints it.
     pub x_unit: &'static str,
+    /// The curve to fit.
     pub model: Model,
 }
 
 /// Fits `spec.model` to every series of `points` (all of one experiment) against the numeric parameter
-/// `spec.x`. Points whose `x` is missing or not a number are left out; a series with too few distinct
-/// `x` for the model gives no fit.
+/// `spec.x`. Points whose `x` is missing or not a number are left out; a series whose points do not
+/// outnumber the model's coefficients (fewer than 3 for a line, 4 for a quadratic) or with too few distinct
+/// `x` gives no fit: through so few points a curve fits exactly whatever was measured. Each fit carries the
+/// standard errors of its coefficients.
 pub fn fit_series(points: &[&PointRecord], spec: FitSpec) -> Vec<FitRecord> {
     let mut series: BTreeMap<SeriesKey, Vec<(f64, f64)>> = BTreeMap::new();
     for p in points {
@@ -41,10 +121,16 @@ pub fn fit_series(points: &[&PointRecord], spec: FitSpec) -> Vec<FitRecord> {
         .into_iter()
         .filter_map(|((experiment, runtime, rest), xy)| {
             let (xs, ys): (Vec<f64>, Vec<f64>) = xy.iter().copied().unzip();
+            if xs.len() <= spec.model.parameters() {
+                return None;
+            }
             let (a, b, c, r2) = match spec.model {
                 Model::Linear => least_squares(&xs, &ys).map(|f| (f.a, f.b, None, f.r2))?,
                 Model::Quadratic => quadratic_least_squares(&xs, &ys).map(|f| (f.a, f.b, Some(f.c), f.r2))?,
             };
+            let coefficients: Vec<f64> = [Some(a), Some(b), c].into_iter().flatten().collect();
+            let se = standard_errors(&xs, &ys, &coefficients);
+            let se_of = |i: usize| se.as_ref().and_then(|se| se.get(i).copied());
             Some(FitRecord {
                 experiment,
                 runtime,
@@ -57,6 +143,9 @@ pub fn fit_series(points: &[&PointRecord], spec: FitSpec) -> Vec<FitRecord> {
                 c,
                 r2,
                 points: xs.len(),
+                a_se: se_of(0),
+                b_se: se_of(1),
+                c_se: c.and(se_of(2)),
             })
         })
         .collect()
@@ -102,8 +191,40 @@ mod tests {
 
     #[test]
     fn too_few_points_give_no_fit() {
-        let points = [point("sched.yield", "os", &[("load", "1")], 5.0)];
+        let line = FitSpec { x: "load", x_unit: "", model: Model::Linear };
+        let quadratic = FitSpec { model: Model::Quadratic, ..line };
+        let points: Vec<PointRecord> =
+            (1..=4).map(|x| point("sched.yield", "os", &[("load", &x.to_string())], 5.0 + f64::from(x))).collect();
         let refs: Vec<&PointRecord> = points.iter().collect();
-        assert!(fit_series(&refs, FitSpec { x: "load", x_unit: "", model: Model::Linear }).is_empty());
+        assert!(fit_series(&refs[..2], line).is_empty(), "a line through 2 points");
+        assert_eq!(fit_series(&refs[..3], line).len(), 1);
+        assert!(fit_series(&refs[..3], quadratic).is_empty(), "a quadratic through 3 points");
+        assert_eq!(fit_series(&refs, quadratic).len(), 1);
+    }
+
+    #[test]
+    fn series_with_too_few_points_are_listed_with_their_note() {
+        let points: Vec<PointRecord> = (0..2)
+            .map(|load| point("sched.yield", "os", &[("cpus", "2"), ("load", &load.to_string())], 5.0))
+            .chain((0..3).map(|load| point("sched.yield", "tokio", &[("cpus", "2"), ("load", &load.to_string())], 5.0)))
+            .collect();
+        let few = too_few_points(&points);
+        assert_eq!(few.len(), 1, "{few:?}");
+        assert_eq!(few[0].name(), "sched.yield/runtime:os/cpus:2");
+        assert_eq!(few[0].note(), "too few points for a fit (2 points; a line needs 3)");
+        assert_eq!(derive_fits(&points).len(), 1, "tokio's three points get their line");
+    }
+
+    #[test]
+    fn a_fit_carries_its_coefficients_standard_errors() {
+        let points: Vec<PointRecord> = [(1, 3.1), (2, 4.9), (3, 7.1), (4, 8.9), (5, 11.1)]
+            .iter()
+            .map(|(x, y)| point("sched.yield", "os", &[("load", &x.to_string())], *y))
+            .collect();
+        let refs: Vec<&PointRecord> = points.iter().collect();
+        let fit = &fit_series(&refs, FitSpec { x: "load", x_unit: "", model: Model::Linear })[0];
+        let (a_se, b_se) = (fit.a_se.unwrap(), fit.b_se.unwrap());
+        assert!(a_se > 0.0 && b_se > 0.0 && fit.c_se.is_none(), "{fit:?}");
+        assert!((b_se - 0.04).abs() < 1e-9, "{fit:?}");
     }
 }

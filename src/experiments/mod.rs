@@ -98,6 +98,12 @@ pub trait Experiment: Sync {
         let _ = points;
         Vec::new()
     }
+    /// The fit [`Experiment::fits`] puts through the series of `point`, if any: what the report uses to say
+    /// that a series has too few points for its fit. None by default.
+    fn fit_spec(&self, point: &PointRecord) -> Option<fits::FitSpec> {
+        let _ = point;
+        None
+    }
     /// The details (matrices, tables) of one point from its processes' details, in the order they ran,
     /// or `None` to keep the representative process's (the default: most details describe one process,
     /// a histogram or a table of one run). An experiment whose details are its result, such as

@@ -22,7 +22,7 @@ mod summaries;
 pub use between_runs::BetweenRuns;
 pub use comparison::{CountFit, RatioCi, RuntimeComparison};
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
-pub use fit::FitRecord;
+pub use fit::{too_few_points_note, FitRecord, TOO_FEW_POINTS};
 pub use io::{load, temp_file_in, write_atomic, RecordError};
 pub use machine_state::{CpuShare, MachineState};
 pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult};

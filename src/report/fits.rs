@@ -2,23 +2,25 @@
 //! "0.140 + 0.072·load ms").
 
 use super::{format_ns, Format};
+use crate::experiments::fits::too_few_points;
 use crate::record::RunRecord;
 
-/// One line per fit in `record.fits`: the series name and its formula; empty when there are none.
+/// One line per fit in `record.fits`: the series name and its formula, each coefficient with its standard
+/// error; then one line per series its experiment fits that has too few points for it (`too few points for
+/// a fit (2 points; a line needs 3)`). Empty when there are neither.
 pub fn fits_section(record: &RunRecord, format: Format) -> String {
     let bullet = if format == Format::Md { "- " } else { "  " };
-    record
-        .fits
-        .iter()
-        .map(|f| {
-            let unit = if f.x_unit.is_empty() { String::new() } else { format!(" ({} in {})", f.x, f.x_unit) };
-            let formula = f.formula(format_ns);
-            match format {
-                Format::Md => format!("{bullet}`{}`: {formula}{unit}\n", f.name()),
-                Format::Table => format!("{bullet}{}: {formula}{unit}\n", f.name()),
-            }
-        })
-        .collect()
+    let line = |name: String, text: String| match format {
+        Format::Md => format!("{bullet}`{name}`: {text}\n"),
+        Format::Table => format!("{bullet}{name}: {text}\n"),
+    };
+    let fits = record.fits.iter().map(|f| {
+        let unit = if f.x_unit.is_empty() { String::new() } else { format!(" ({} in {})", f.x, f.x_unit) };
+        line(f.name(), format!("{}{unit}", f.formula(format_ns)))
+    });
+    let refused =
+        too_few_points(&record.points).into_iter().map(|s| line(s.name(), format!("{} against {}", s.note(), s.x)));
+    fits.chain(refused).collect()
 }
 
 #[cfg(test)]
@@ -43,6 +45,9 @@ mod tests {
             c: None,
             r2: 0.99,
             points: 8,
+            a_se: None,
+            b_se: None,
+            c_se: None,
         });
         let text = fits_section(&record, Format::Md);
         assert!(text.contains("`sched.yield/runtime:os`: 140 ns + 72.0 ns·load"), "{text}");

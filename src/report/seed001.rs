@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
+use crate::experiments::fits::too_few_points;
 use crate::record::{FitRecord, PointRecord, RunRecord};
 
 /// `sync.oversub`'s columns: (variant, barrier, label).
@@ -95,16 +96,24 @@ fn yield_rounds(record: &RunRecord, format: Format) -> String {
     let mut out = format!("{table}\n");
     out += "load: extra yielding activities per CPU; a round: the measuring activity's yield and one turn of \
             every other activity on its CPU\n";
-    let fits = record.fits.iter().filter(|f| f.experiment == "sched.yield").map(|f| {
-        let cpus = f
-            .series
+    let label = |runtime: &str, series: &[(String, String)]| {
+        let cpus = series
             .iter()
             .find(|(k, _)| k == "cpus")
             .map_or(String::new(), |(_, v)| format!(", {v} {}", if v == "1" { "CPU" } else { "CPUs" }));
-        (format!("{}{cpus}", f.runtime), f)
-    });
+        format!("{runtime}{cpus}")
+    };
+    let fits = record.fits.iter().filter(|f| f.experiment == "sched.yield").map(|f| (label(&f.runtime, &f.series), f));
     out += &formulas(fits, format);
+    let few = too_few_points(&record.points).into_iter().filter(|s| s.experiment == "sched.yield");
+    out += &notes(few.map(|s| (label(&s.runtime, &s.series), s.note())), format);
     out
+}
+
+/// "label: too few points for a fit (…)" lines, as [`formulas`] prints fits.
+fn notes(notes: impl Iterator<Item = (String, String)>, format: Format) -> String {
+    let bullet = if format == Format::Md { "- " } else { "  " };
+    notes.map(|(label, note)| format!("{bullet}{label}: {note}\n")).collect()
 }
 
 /// One runtime's `sync.oversub`: rows = activities, columns = variant and barrier; then the fits and,
@@ -134,14 +143,18 @@ fn oversub(record: &RunRecord, runtime: &str, format: Format) -> String {
     let mut out = format!("{table}\n");
     let fits: Vec<&FitRecord> =
         record.fits.iter().filter(|f| f.experiment == "sync.oversub" && f.runtime == runtime).collect();
-    let label = |f: &FitRecord| {
-        let get = |k: &str| f.series.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+    let label_of = |series: &[(String, String)], name: String| {
+        let get = |k: &str| series.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
         let column = OVERSUB_COLUMNS.iter().find(|c| get("variant") == Some(c.0) && get("barrier") == c.1);
-        column.map_or_else(|| f.name(), |c| c.2.to_string())
+        column.map_or(name, |c| c.2.to_string())
     };
+    let label = |f: &FitRecord| label_of(&f.series, f.name());
     out += &formulas(fits.iter().map(|f| (label(f), *f)), format);
+    let few =
+        too_few_points(&record.points).into_iter().filter(|s| s.experiment == "sync.oversub" && s.runtime == runtime);
+    out += &notes(few.map(|s| (label_of(&s.series, s.name()), s.note())), format);
     let bullet = if format == Format::Md { "- " } else { "  " };
-    for f in fits.iter().filter(|f| f.c.is_some()) {
+    for f in fits.iter().filter(|f| f.c.is_some() && f.is_supported()) {
         out += &quadratic_share(f, &label(f), activities.last().copied(), bullet);
     }
     out
@@ -204,7 +217,10 @@ mod tests {
         assert!(header.find("os (2 CPUs)").unwrap() < header.find("tokio (2 CPUs)").unwrap(), "{text}");
         let row4 = text.lines().find(|l| l.starts_with("| 4 ")).unwrap();
         assert!(row4.contains("3.80 µs") && row4.contains("300 ns"), "{row4}");
-        assert!(text.contains("- os, 2 CPUs: 1.00 µs + 700 ns·load (r² 1.000, 4 points)"), "{text}");
+        assert!(
+            text.contains("- os, 2 CPUs: (1.00 µs ± 0.000 ns) + (700 ns ± 0.000 ns)·load (r² 1.000, 4 points)"),
+            "{text}"
+        );
         assert!(!text.contains("sync.oversub"));
     }
 

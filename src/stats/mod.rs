@@ -8,6 +8,7 @@ mod fit;
 mod histogram;
 mod order;
 mod polyfit;
+mod stderr;
 mod summary;
 mod two_level;
 
@@ -15,6 +16,7 @@ pub use fit::{least_squares, LinearFit};
 pub use histogram::{distribution, latency_histogram};
 pub use order::{median_ci_ranks, percentile};
 pub use polyfit::{quadratic_least_squares, QuadraticFit};
+pub use stderr::standard_errors;
 pub use summary::{Summary, CI_LEVEL};
 #[cfg(test)]
 pub(crate) use two_level::tests as synthetic;

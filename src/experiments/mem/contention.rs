@@ -12,6 +12,9 @@ use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanCo
 use crate::harness::Harness;
 use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
 
+/// The fit through each series of this experiment's points.
+const FIT: FitSpec = FitSpec { x: "threads", x_unit: "threads", model: Model::Linear };
+
 /// Accesses per loop iteration: the seed repeats `*pg=lg` 100 times in-line "to reduce the effect of the
 /// loop handling itself"; the reported time is per access, the iteration's time over this.
 pub const ACCESSES_PER_ITERATION: u64 = 100;
@@ -107,7 +110,10 @@ impl Experiment for Contention {
         Ok(measure(op, &spec.cpus, h, |_, _| {})?.0)
     }
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
-        fit_series(points, FitSpec { x: "threads", x_unit: "threads", model: Model::Linear })
+        fit_series(points, FIT)
+    }
+    fn fit_spec(&self, _point: &PointRecord) -> Option<FitSpec> {
+        Some(FIT)
     }
 }
 

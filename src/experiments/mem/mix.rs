@@ -12,6 +12,9 @@ use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanCo
 use crate::harness::{Harness, Mode};
 use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
 
+/// The fit through each series of this experiment's points.
+const FIT: FitSpec = FitSpec { x: "threads", x_unit: "threads", model: Model::Linear };
+
 /// Operations per block (shared writes plus local increments), as in the seed's `DOx` macros.
 #[cfg(test)]
 const BLOCK_OPS: u32 = 100;
@@ -158,7 +161,10 @@ impl Experiment for Mix {
         Ok(measure::<Store>(x, &spec.cpus, h, |_, _| {}).map_err(|e| anyhow::anyhow!("{}: {e}", spec.name()))?.0)
     }
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
-        fit_series(points, FitSpec { x: "threads", x_unit: "threads", model: Model::Linear })
+        fit_series(points, FIT)
+    }
+    fn fit_spec(&self, _point: &PointRecord) -> Option<FitSpec> {
+        Some(FIT)
     }
 }
 

@@ -93,6 +93,9 @@ impl Experiment for Broadcast {
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
         fit_series(points, FIT)
     }
+    fn fit_spec(&self, _point: &PointRecord) -> Option<FitSpec> {
+        Some(FIT)
+    }
 }
 
 /// Waiter counts: one per other CPU and fewer (1, 2, 4, … up to CPUs − 1, and CPUs − 1 itself), then

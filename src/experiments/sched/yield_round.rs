@@ -102,6 +102,9 @@ impl Experiment for Yield {
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
         fit_series(points, FIT)
     }
+    fn fit_spec(&self, _point: &PointRecord) -> Option<FitSpec> {
+        Some(FIT)
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,9 @@ use crate::runtimes::{Capability, RuntimeUnderTest};
 
 use super::one_cpu_only;
 
+/// The fit through each series of this experiment's points.
+const FIT: FitSpec = FitSpec { x: "threads", x_unit: "CPUs, one task each", model: Model::Linear };
+
 /// `spawn.forkjoin`'s parameters: the runtime's fan-out mechanism and the team size.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Params {
@@ -69,6 +72,9 @@ impl Experiment for ForkJoin {
     /// Seed 001 found the episode "slightly superlinear" in the PEs: `a + b·threads` per mechanism shows
     /// the per-CPU increment.
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
-        fit_series(points, FitSpec { x: "threads", x_unit: "CPUs, one task each", model: Model::Linear })
+        fit_series(points, FIT)
+    }
+    fn fit_spec(&self, _point: &PointRecord) -> Option<FitSpec> {
+        Some(FIT)
     }
 }

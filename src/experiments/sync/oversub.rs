@@ -122,6 +122,11 @@ impl Experiment for Oversub {
         fits.extend(fit_series(&rest, LINEAR_FIT));
         fits
     }
+
+    fn fit_spec(&self, point: &PointRecord) -> Option<FitSpec> {
+        let spawn_sync = point.spec.param("variant") == Some(Variant::SpawnSync.name());
+        Some(if spawn_sync { SPAWN_SYNC_FIT } else { LINEAR_FIT })
+    }
 }
 
 #[cfg(test)]

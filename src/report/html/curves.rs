@@ -4,7 +4,7 @@
 //! 001 draws its figures this way: Fig. 3's yield round against load with `a + b·load`). Pure data, so the
 //! choice of axes and series is tested apart from the drawing (`super::plot`).
 
-use crate::record::{FitRecord, Metric, PointRecord, RunRecord};
+use crate::record::{too_few_points_note, FitRecord, Metric, PointRecord, RunRecord};
 
 /// One chart: an experiment's points against one numeric parameter, in one panel.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,8 +44,12 @@ pub struct Series {
     pub label: String,
     /// Ascending in x.
     pub points: Vec<CurvePoint>,
-    /// The record's least-squares fit through these points, if it has one.
+    /// The record's least-squares fit through these points, if it has one and the points outnumber its
+    /// coefficients ([`FitRecord::is_supported`]).
     pub fit: Option<FitRecord>,
+    /// Why the series has no fit although its experiment fits its series against this x: `too few points
+    /// for a fit (2 points; a line needs 3)`.
+    pub fit_note: Option<String>,
 }
 
 /// A point of a [`Series`]: x, and the median with its 95% CI (ns).
@@ -104,7 +108,8 @@ fn curves_of(record: &RunRecord, experiment: &str) -> Vec<Curve> {
     }
 }
 
-/// The parameter to put on the x axis: numeric on every point, at least two values; a fit's `x` first.
+/// The parameter to put on the x axis: numeric on every point, at least two values; a fit's `x` first, then
+/// the `x` of the experiment's fit ([`crate::experiments::Experiment::fit_spec`]).
 fn axis_parameter(points: &[&PointRecord], fits: &[&FitRecord]) -> Option<String> {
     let first = points.first()?;
     let candidates: Vec<&String> = first
@@ -115,8 +120,10 @@ fn axis_parameter(points: &[&PointRecord], fits: &[&FitRecord]) -> Option<String
         .filter(|k| points.iter().all(|p| p.spec.param(k).is_some_and(|v| v.parse::<f64>().is_ok())))
         .filter(|k| distinct(points, k) >= 2)
         .collect();
-    if let Some(fit_x) = fits.iter().map(|f| &f.x).find(|x| candidates.contains(x)) {
-        return Some(fit_x.clone());
+    // The parameter the experiment fits against, even where no series has points enough for the fit.
+    let fitted = crate::experiments::find(&first.spec.experiment).and_then(|e| e.fit_spec(first)).map(|s| s.x);
+    if let Some(fit_x) = fits.iter().map(|f| f.x.as_str()).chain(fitted).find(|x| candidates.iter().any(|c| c == x)) {
+        return Some(fit_x.to_string());
     }
     // The last of the parameters with the most values: experiments list their sweep parameter last.
     candidates.into_iter().rev().max_by_key(|k| distinct(points, k)).cloned()
@@ -191,15 +198,19 @@ fn curve(
                 })
                 .collect();
             members.sort_by(|a, b| a.x.total_cmp(&b.x));
-            let fit = fits
-                .iter()
-                .find(|f| f.runtime == runtime && same_params(&f.series, &rest, &panel))
-                .map(|f| (*f).clone());
+            let recorded = fits.iter().find(|f| f.runtime == runtime && same_params(&f.series, &rest, &panel));
+            let fit = recorded.filter(|f| f.is_supported()).map(|f| (*f).clone());
+            let first = points.iter().find(|p| series_key(p, x, &panel_keys) == (runtime.clone(), rest.clone()));
+            let fit_note = match (recorded, &fit) {
+                (Some(f), None) => Some(f.formula(crate::report::format_ns)),
+                (None, None) => first.and_then(|p| too_few_for_fit(p, x, members.len())),
+                _ => None,
+            };
             let label = std::iter::once(runtime)
                 .chain(rest.iter().map(|(k, v)| format!("{k}:{v}")))
                 .collect::<Vec<_>>()
                 .join(" · ");
-            Series { label, points: members, fit }
+            Series { label, points: members, fit, fit_note }
         })
         .collect();
     let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.x)).collect();
@@ -210,7 +221,8 @@ fn curve(
         x: x.into(),
         log_x: spans_decades(&xs),
         log_y: spans_decades(&ys),
-        y_label: format!("{} (ns)", metric_label(points[0].metric)),
+        // The ticks carry the unit (`1.20 µs`), so the label names none.
+        y_label: metric_label(points[0].metric).to_string(),
         series,
         marks: Vec::new(),
     }
@@ -248,7 +260,7 @@ pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
                 y: ns,
             });
         }
-        series.push(Series { label, points: members, fit: None });
+        series.push(Series { label, points: members, fit: None, fit_note: None });
     }
     (!series.is_empty()).then(|| Curve {
         experiment: "grain.sweep".into(),
@@ -256,10 +268,19 @@ pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
         x: "tasks".into(),
         log_x: true,
         log_y: true,
-        y_label: "elapsed (ns): median, min – p90".into(),
+        y_label: "elapsed: median, min – p90".into(),
         series,
         marks,
     })
+}
+
+/// The note for a series of `count` points like `point`, against `x`, that its experiment fits but that
+/// has too few points for the fit; `None` when the experiment fits no curve there or the points suffice
+/// (then the fit failed for another reason, such as equal `x`).
+fn too_few_for_fit(point: &PointRecord, x: &str, count: usize) -> Option<String> {
+    let spec = crate::experiments::find(&point.spec.experiment)?.fit_spec(point)?;
+    let parameters = spec.model.parameters();
+    (spec.x == x && (2..=parameters).contains(&count)).then(|| too_few_points_note(count, parameters))
 }
 
 /// The metric as the axis names it.
@@ -311,7 +332,10 @@ mod tests {
             b: 2.0,
             c: None,
             r2: 1.0,
-            points: 2,
+            points: 3,
+            a_se: None,
+            b_se: None,
+            c_se: None,
         }
     }
 

@@ -146,12 +146,11 @@ fn curve_figure(curve: &Curve) -> anyhow::Result<Figure> {
     if let Some(e) = crate::experiments::find(&curve.experiment) {
         caption.push(format!("{}: {}. Source: {}.", e.info().id, e.info().summary, e.info().source));
     }
-    caption.extend(
-        curve
-            .series
-            .iter()
-            .filter_map(|s| s.fit.as_ref().map(|f| format!("fit, {}: {}", s.label, f.formula(format_ns)))),
-    );
+    caption.extend(curve.series.iter().filter_map(|s| match (&s.fit, &s.fit_note) {
+        (Some(f), _) => Some(format!("fit, {}: {}", s.label, f.formula(format_ns))),
+        (None, Some(note)) => Some(format!("{}: {note}", s.label)),
+        (None, None) => None,
+    }));
     Ok(Figure {
         id: format!("fig-{}", slug(&title)),
         svg: curve_svg(curve, &title)?,

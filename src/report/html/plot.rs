@@ -80,12 +80,57 @@ fn range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
     ((lo - pad).min(if lo >= 0.0 { 0.0 } else { lo - pad }), hi + pad)
 }
 
-/// A tick on a count axis: whole numbers without decimals (`100000`, not `100000.0`).
+/// A tick on a count axis: whole numbers without decimals (`100000`, not `100000.0`); anything else with
+/// at most four significant digits (`0.6`, not `0.6000000000000001`).
 fn number_label(v: &f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{v:.0}")
-    } else {
+    } else if *v == 0.0 || !v.is_finite() {
         format!("{v}")
+    } else {
+        let decimals = (3 - v.abs().log10().floor() as i32).max(0) as usize;
+        let text = format!("{v:.decimals$}");
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            text
+        }
+    }
+}
+
+/// A tick on a byte axis: `512 B`, `4 KiB`, `1.5 MiB` (binary multiples, at most four significant digits).
+fn bytes_label(v: &f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = *v;
+    let mut unit = 0;
+    while value.abs() >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{} {}", number_label(&value), UNITS[unit])
+}
+
+/// Parameters whose values are sizes in bytes: their axis reads B, KiB, MiB.
+const BYTE_PARAMETERS: [&str; 3] = ["payload", "bytes", "size"];
+
+/// What the numbers on a curve's x axis are, which decides its ticks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum XKind {
+    /// Sizes in bytes: ticks at whole bytes, in binary units.
+    Bytes,
+    /// Whole numbers (threads, CPUs, activities, waiters, load, tasks): integer ticks only.
+    Count,
+    /// Anything else.
+    Number,
+}
+
+fn x_kind(curve: &Curve) -> XKind {
+    if BYTE_PARAMETERS.contains(&curve.x.as_str()) {
+        XKind::Bytes
+    } else if all_points(curve).all(|p| p.x.fract() == 0.0) {
+        XKind::Count
+    } else {
+        XKind::Number
     }
 }
 
@@ -126,13 +171,25 @@ fn ns_label(v: &f64) -> String {
 /// A curve: each series' medians joined by a line, the 95% CI as error bars, the fit as a dashed line
 /// over the series' x range, and marked points (an optimum) as rings in their series' colour. The legend
 /// is the page's ([`legend`]): inside the plot it would hide data.
+///
+/// Ticks come from plotters' own key points: a count or byte axis (threads, payload) is a [`Linspace`] of
+/// whole numbers, whose ticks plotters picks among them, or a base-2 logarithmic axis (powers of two); the
+/// y axis's ticks carry their unit (`1.20 µs`), so its label names none.
 pub fn curve_svg(curve: &Curve, title: &str) -> anyhow::Result<String> {
-    svg(CHART, |root| match (curve.log_x, curve.log_y) {
-        (false, false) => draw_curve(root, curve, title, range_x(curve, false), range_y(curve, false)),
-        (true, false) => draw_curve(root, curve, title, range_x(curve, true).log_scale(), range_y(curve, false)),
-        (false, true) => draw_curve(root, curve, title, range_x(curve, false), range_y(curve, true).log_scale()),
-        (true, true) => {
-            draw_curve(root, curve, title, range_x(curve, true).log_scale(), range_y(curve, true).log_scale())
+    let kind = x_kind(curve);
+    let (lo, hi) = range(all_points(curve).map(|p| p.x), curve.log_x);
+    let format_x: &dyn Fn(&f64) -> String = if kind == XKind::Bytes { &bytes_label } else { &number_label };
+    svg(CHART, |root| match (curve.log_x, kind) {
+        (true, XKind::Number) => draw_with_y(root, curve, title, (lo..hi).log_scale(), format_x),
+        (true, _) => draw_with_y(root, curve, title, (lo..hi).log_scale().base(2.0), format_x),
+        (false, XKind::Number) => draw_with_y(root, curve, title, lo..hi, format_x),
+        (false, _) => {
+            // Whole numbers a power of ten apart, at most about a thousand of them; plotters picks the ticks.
+            let step = 10f64.powf(((hi - lo) / 1000.0).log10().ceil().max(0.0));
+            // A count is never negative: the margin left of a point at 0 would read `-1`.
+            let lo = if all_points(curve).all(|p| p.x >= 0.0) { lo.max(0.0) } else { lo };
+            let (lo, hi) = ((lo / step).floor() * step, (hi / step).ceil() * step);
+            draw_with_y(root, curve, title, (lo..hi).step(step), format_x)
         }
     })
 }
@@ -141,17 +198,34 @@ fn all_points(curve: &Curve) -> impl Iterator<Item = &CurvePoint> {
     curve.series.iter().flat_map(|s| s.points.iter())
 }
 
-fn range_x(curve: &Curve, log: bool) -> std::ops::Range<f64> {
-    let (lo, hi) = range(all_points(curve).map(|p| p.x), log);
-    lo..hi
+/// [`draw_curve`] with the y axis linear or logarithmic, as `curve` says.
+fn draw_with_y<X>(
+    root: &Area,
+    curve: &Curve,
+    title: &str,
+    x: X,
+    format_x: &dyn Fn(&f64) -> String,
+) -> anyhow::Result<()>
+where
+    X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+    X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+{
+    let (lo, hi) = range(all_points(curve).flat_map(|p| [p.ci_low, p.median, p.ci_high]), curve.log_y);
+    if curve.log_y {
+        draw_curve(root, curve, title, x, (lo..hi).log_scale(), format_x)
+    } else {
+        draw_curve(root, curve, title, x, lo..hi, format_x)
+    }
 }
 
-fn range_y(curve: &Curve, log: bool) -> std::ops::Range<f64> {
-    let (lo, hi) = range(all_points(curve).flat_map(|p| [p.ci_low, p.median, p.ci_high]), log);
-    lo..hi
-}
-
-fn draw_curve<X, Y>(root: &Area, curve: &Curve, title: &str, x: X, y: Y) -> anyhow::Result<()>
+fn draw_curve<X, Y>(
+    root: &Area,
+    curve: &Curve,
+    title: &str,
+    x: X,
+    y: Y,
+    format_x: &dyn Fn(&f64) -> String,
+) -> anyhow::Result<()>
 where
     X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
     Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
@@ -164,7 +238,10 @@ where
         .x_desc(curve.x.as_str())
         .y_desc(curve.y_label.as_str())
         .y_label_formatter(&ns_label)
-        .x_label_formatter(&number_label)
+        // On a log axis plotters adds 2×, 3×, … 9× ticks when it may show many, which crowd the top of a
+        // decade (`900 µs` over `1.00 ms`); five allow only the decades.
+        .y_labels(if curve.log_y { 5 } else { 10 })
+        .x_label_formatter(&format_x)
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 15))
         .light_line_style(WHITE.mix(0.0))
@@ -298,10 +375,33 @@ fn blocks(matrix: &Matrix) -> (Vec<Vec<Option<f64>>>, Vec<String>, Vec<String>) 
     (values, group(&matrix.row_labels), group(&matrix.col_labels))
 }
 
-/// A vertical colour bar from `lo` (bottom) to `hi` (top), labelled with both ends and the unit.
+/// A vertical colour bar from `lo` (bottom) to `hi` (top), labelled with both ends and the unit. When every
+/// cell holds the same value (`lo == hi`) there is no scale to show: one swatch in the cells' colour,
+/// labelled "all cells" and that value.
 fn colour_bar(area: &Area, lo: f64, hi: f64, unit: &str) -> anyhow::Result<()> {
     let (_, h) = area.dim_in_pixel();
     let (top, bottom, left) = (60i32, h as i32 - 60, 20i32);
+    let font = ("sans-serif", 13).into_font();
+    let end = |v: f64| {
+        if !v.is_finite() {
+            "n/a".into()
+        } else if unit == "ns" {
+            format_ns(v)
+        } else {
+            format!("{} {unit}", number_label(&v))
+        }
+    };
+    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
+        let middle = (top + bottom) / 2;
+        area.draw(&Rectangle::new(
+            [(left, middle - 12), (left + 24, middle + 12)],
+            ViridisRGB::get_color(0.5).filled(),
+        ))
+        .map_err(draw_err)?;
+        area.draw(&Text::new("all cells", (left + 30, middle - 14), font.clone())).map_err(draw_err)?;
+        area.draw(&Text::new(end(lo), (left + 30, middle + 2), font)).map_err(draw_err)?;
+        return Ok(());
+    }
     let steps = 64;
     for k in 0..steps {
         let t = k as f64 / (steps - 1) as f64;
@@ -311,16 +411,6 @@ fn colour_bar(area: &Area, lo: f64, hi: f64, unit: &str) -> anyhow::Result<()> {
         area.draw(&Rectangle::new([(left, y0), (left + 24, y1)], ViridisRGB::get_color(t).filled()))
             .map_err(draw_err)?;
     }
-    let font = ("sans-serif", 13).into_font();
-    let end = |v: f64| {
-        if unit == "ns" {
-            format_ns(v)
-        } else if v.is_finite() {
-            format!("{v:.3} {unit}")
-        } else {
-            "n/a".into()
-        }
-    };
     area.draw(&Text::new(end(hi), (left + 30, top), font.clone())).map_err(draw_err)?;
     area.draw(&Text::new(end(lo), (left + 30, bottom - 12), font.clone())).map_err(draw_err)?;
     Ok(())
@@ -340,6 +430,8 @@ pub fn histogram_svg(dist: &Distribution, title: &str) -> anyhow::Result<String>
             .x_desc("latency")
             .y_desc("events")
             .x_label_formatter(&ns_label)
+            // Counts: `100`, not plotters' default `100.0`.
+            .y_label_formatter(&number_label)
             .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(draw_err)?;
@@ -432,7 +524,7 @@ mod tests {
             log_x: log,
             log_y: log,
             y_label: "per operation (ns)".into(),
-            series: vec![Series { label: "os · a:b".into(), points: points.to_vec(), fit: None }],
+            series: vec![Series { label: "os · a:b".into(), points: points.to_vec(), fit: None, fit_note: None }],
             marks: vec![Mark { label: "best".into(), series: 0, x: 10.0, y: 20.0 }],
         }
     }

@@ -164,10 +164,14 @@ mod tests {
         assert!(row4.contains("170 ns ±"), "{row4}");
         let row1 = text.lines().find(|l| l.starts_with("| 1 ") && l.contains("32.0 ns")).unwrap();
         assert!(row1.contains("(unstable)"), "{row1}");
-        assert!(text.contains("- store: 2.00 ns + 30.0 ns·threads (r² 1.000, 3 points)"), "{text}");
+        // Exact data: each coefficient's standard error is zero.
+        assert!(
+            text.contains("- store: (2.00 ns ± 0.000 ns) + (30.0 ns ± 0.000 ns)·threads (r² 1.000, 3 points)"),
+            "{text}"
+        );
         // a comes out of the fit within rounding of 10 ns (10.0 or 10.00 ns); b and r² are exact in print.
-        let add = text.lines().find(|l| l.starts_with("- atomic add: 10.0")).unwrap();
-        assert!(add.ends_with(" + 40.0 ns·threads (r² 1.000, 3 points)"), "{add}");
+        let add = text.lines().find(|l| l.starts_with("- atomic add: (10.0")).unwrap();
+        assert!(add.ends_with(" + (40.0 ns ± 0.000 ns)·threads (r² 1.000, 3 points)"), "{add}");
         assert!(text.contains("what each added writer adds"), "{text}");
     }
 
@@ -181,8 +185,9 @@ mod tests {
         let row4 = text.lines().find(|l| l.contains("500 ns ±")).unwrap();
         assert!(row4.contains("300 ns ±") && row4.contains(" 4 "), "{row4}");
         for x in X_VALUES {
-            let fit = text.lines().find(|l| l.starts_with(&format!("  x = {x}: 100"))).unwrap();
-            assert!(fit.ends_with(&format!(" + {}·threads (r² 1.000, 3 points)", format_ns(f64::from(x)))), "{fit}");
+            let fit = text.lines().find(|l| l.starts_with(&format!("  x = {x}: (100"))).unwrap();
+            let slope = format_ns(f64::from(x));
+            assert!(fit.ends_with(&format!(" + ({slope} ± 0.000 ns)·threads (r² 1.000, 3 points)")), "{fit}");
         }
         assert!(text.find("mem.contention").unwrap() < text.find("mem.mix").unwrap());
     }
