@@ -119,7 +119,7 @@ fn speed_figure(record: &RunRecord) -> anyhow::Result<Option<Figure>> {
         log_x: false,
         log_y: false,
         y_label: "reference loop, per iteration".into(),
-        series: vec![Series { label: "reference loop".into(), points, fit: None }],
+        series: vec![Series { label: "reference loop".into(), points, fit: None, fit_note: None }],
         marks: Vec::new(),
     };
     let title = "Reference loop over the run".to_string();
