@@ -131,7 +131,12 @@ mod tests {
 
     fn side(label: &str, scale: f64) -> Side {
         let points = [("sync.faa/runtime:os", 30.0 * scale), ("base.loop/runtime:os", scale)];
-        Side { label: label.into(), runs: vec![run_summary(label, &points, 0.01)], level: RunLevel::assumed() }
+        Side { label: label.into(), runs: vec![run_summary(label, &points, 0.01)], level: level() }
+    }
+
+    /// A run level of 1% per family, labelled assumed.
+    fn level() -> RunLevel {
+        RunLevel::fixed(&[("sync", 0.25, 0.01), ("base", 0.25, 0.01)])
     }
 
     #[test]
