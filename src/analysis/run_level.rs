@@ -222,7 +222,7 @@ impl RunLevel {
             let centre = speed_centre(group);
             let names: std::collections::BTreeSet<&String> = group.iter().flat_map(|r| r.points.keys()).collect();
             // Residuals of the points present in every run of the group, per family, for the shift.
-            let mut residuals: BTreeMap<&str, Vec<(Vec<f64>, f64, f64)>> = BTreeMap::new();
+            let mut residuals: BTreeMap<&str, Vec<Residuals>> = BTreeMap::new();
             for name in names {
                 let values: Vec<(f64, f64)> = group.iter().filter_map(|r| adjusted(r, name, centre)).collect();
                 let n = values.len();
@@ -290,6 +290,10 @@ impl RunLevel {
         level
     }
 }
+
+/// One point's residuals from its mean in each run of a group, its sum of squares, and its mean within-run
+/// variance.
+type Residuals = (Vec<f64>, f64, f64);
 
 /// The mean of ln(speed) over the group's runs that recorded it (0 when none did).
 fn speed_centre(group: &[&RunSummary]) -> f64 {
