@@ -4,7 +4,8 @@
 //!
 //! Each side is one record or several replicates of one configuration. On the log scale a side's value of a
 //! point is the mean of its replicates' log medians; its variance holds the replicates' within-run errors
-//! (each CI gives its median's standard error, `ln(high / low) / (2 · 1.96)`) and the run level
+//! (each CI gives its median's standard error, `ln(high / low) / (2q)` with `q` the CI's own quantile:
+//! [`crate::record::PointRunSummary::log_se`]) and the run level
 //! ([`super::run_level`]): what the point moves by between runs beyond its family's shift, and the shift, each
 //! divided by the side's replicates. The ratio's CI is `r · exp(±1.96 · √(V_a + V_b))`; a difference is
 //! significant when it excludes 1. A family's geometric mean carries its shared shift whole: the shift does
@@ -15,9 +16,7 @@ use std::collections::BTreeMap;
 
 use super::run_level::RunLevel;
 use crate::record::{family_of, RatioCi, RunSummary};
-
-/// The normal quantile of a two-sided 95% interval.
-const Z95: f64 = 1.959_963_984_540_054;
+use crate::stats::Z95;
 
 /// One side of the comparison: a label, its records (replicates of one configuration) and the run level
 /// of the machine they ran on.
@@ -245,11 +244,16 @@ fn speed_adjustment(family: &str, baseline: &Side, other: &Side) -> Option<f64> 
     same_machine.then(|| slope * (sb.ln() - sa.ln()))
 }
 
-/// The variance (log scale) a side's value of point `name` carries: its replicates' within-run variance and
-/// the point's run level, the family's shift included, over the replicates.
+/// The variance (log scale) a side's value of point `name` carries beyond its family's shift: its
+/// replicates' within-run variance and the point's own run level, over the replicates.
+fn point_own_var(side: &Side, name: &str, p: &LogPoint) -> f64 {
+    (p.within + side.level.point_var(name, p.within)) / p.replicates
+}
+
+/// The whole variance of a side's value of point `name`: [`point_own_var`] and the family's shift, over the
+/// replicates.
 fn side_var(side: &Side, name: &str, p: &LogPoint) -> f64 {
-    let family = side.level.family(family_of(name));
-    (p.within + side.level.point_var(name, p.within) + family.shift_var) / p.replicates
+    point_own_var(side, name, p) + side.level.family(family_of(name)).shift_var / p.replicates
 }
 
 fn versus(name: &str, baseline: &Side, a: &SidePoint, other: &Side) -> Option<Versus> {
@@ -289,15 +293,13 @@ fn family_means(baseline: &Side, others: &[Side]) -> Vec<FamilyMean> {
 
 fn family_mean(family: &str, names: &[&String], baseline: &Side, other: &Side) -> Option<(RatioCi, usize)> {
     let adjustment = speed_adjustment(family, baseline, other).unwrap_or(0.0);
-    let point_var =
-        |side: &Side, name: &str, p: &LogPoint| (p.within + side.level.point_var(name, p.within)) / p.replicates;
     let pairs: Vec<(f64, f64, f64, f64)> = names
         .iter()
         .filter_map(|n| {
             let (a, b) = (baseline.point(n)?.logged?, other.point(n)?.logged?);
             Some((
                 b.log - a.log - adjustment,
-                point_var(baseline, n, &a) + point_var(other, n, &b),
+                point_own_var(baseline, n, &a) + point_own_var(other, n, &b),
                 a.replicates,
                 b.replicates,
             ))

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use statrs::distribution::{ContinuousCDF, FisherSnedecor};
 
 use crate::record::{family_of, RunSummary};
+use crate::stats::Z95;
 
 /// How many runs' weight the defaults carry against the data (degrees of freedom of the prior).
 pub const PRIOR_RUNS: f64 = 4.0;
@@ -186,7 +187,7 @@ impl RunLevel {
             .filter_map(|(name, p)| {
                 let w = p.log_se()?.powi(2);
                 let v = w + self.point_var(name, w) + self.family(family_of(name)).shift_var;
-                Some((name.clone(), ((1.959_963_984_540_054 * v.sqrt()).exp() - 1.0) * 100.0))
+                Some((name.clone(), ((Z95 * v.sqrt()).exp() - 1.0) * 100.0))
             })
             .collect()
     }

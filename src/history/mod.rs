@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context as _;
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection};
 
 use crate::analysis::run_level::{RunLevel, RunLevelSource};
 use crate::record::{RunConfig, RunSummary};
@@ -50,7 +50,6 @@ pub struct Loaded {
 /// An open history.
 pub struct History {
     connection: Connection,
-    path: PathBuf,
     /// Runs kept ([`MAX_RUNS`] unless a test says otherwise).
     pub max_runs: i64,
     /// Said when the file had to be moved aside on opening.
@@ -67,7 +66,7 @@ impl History {
             std::fs::create_dir_all(dir).with_context(|| format!("creating the history's folder {}", dir.display()))?;
         }
         match Self::open_checked(path) {
-            Ok(connection) => Ok(History { connection, path: path.to_owned(), max_runs: MAX_RUNS, notice: None }),
+            Ok(connection) => Ok(History { connection, max_runs: MAX_RUNS, notice: None }),
             Err(e) if path.exists() => {
                 let aside =
                     path.with_extension(format!("sqlite.damaged-{}", chrono::Utc::now().format("%Y%m%dT%H%M%S")));
@@ -79,7 +78,7 @@ impl History {
                     path.display(),
                     aside.display()
                 );
-                Ok(History { connection, path: path.to_owned(), max_runs: MAX_RUNS, notice: Some(notice) })
+                Ok(History { connection, max_runs: MAX_RUNS, notice: Some(notice) })
             }
             Err(e) => Err(e),
         }
@@ -101,11 +100,6 @@ impl History {
              CREATE INDEX IF NOT EXISTS runs_machine ON runs (machine);",
         )?;
         Ok(connection)
-    }
-
-    /// Where it lives.
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Adds a run and removes the oldest beyond `max_runs`, in one transaction. Returns the run's id.
@@ -152,15 +146,6 @@ impl History {
             }
         }
         Ok(loaded)
-    }
-
-    /// The newest run of `machine`, if any.
-    pub fn newest_id(&self, machine: &str) -> anyhow::Result<Option<i64>> {
-        Ok(self
-            .connection
-            .query_row("SELECT MAX(id) FROM runs WHERE machine = ?1", params![machine], |r| r.get::<_, Option<i64>>(0))
-            .optional()?
-            .flatten())
     }
 
     /// Removes the runs of `machine` (every run when `None`). Returns how many.

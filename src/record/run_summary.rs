@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::RunRecord;
 use crate::harness::Mode;
-use crate::stats::Summary;
+use crate::stats::{Summary, Z95};
 
 /// What must be equal for two runs to be repetitions of one configuration: the machine, its kernel, the
 /// build and the options. Runs that differ in any of these differ by what a user wants to find, so the run
@@ -48,7 +48,6 @@ impl PointRunSummary {
     /// several processes (docs/METHOD.md §3), the normal 1.96 otherwise (`processes` 0 or 1: one process, or a
     /// plain Google Benchmark file's order-statistic CI). `None` when the median or a bound is not positive.
     pub fn log_se(&self) -> Option<f64> {
-        const Z95: f64 = 1.959_963_984_540_054;
         let q = if self.processes >= 2 {
             use statrs::distribution::{ContinuousCDF, StudentsT};
             StudentsT::new(0.0, 1.0, (self.processes - 1) as f64).map_or(Z95, |t| t.inverse_cdf(0.975))

@@ -17,7 +17,7 @@ pub use histogram::{distribution, latency_histogram};
 pub use order::{median_ci_ranks, percentile};
 pub use polyfit::{quadratic_least_squares, QuadraticFit};
 pub use stderr::standard_errors;
-pub use summary::{Summary, CI_LEVEL};
+pub use summary::{Summary, CI_LEVEL, Z95};
 #[cfg(test)]
 pub(crate) use two_level::tests as synthetic;
 pub use two_level::TwoLevel;

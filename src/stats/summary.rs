@@ -7,6 +7,10 @@ use super::order::{median_ci_ranks, percentile};
 /// Confidence level of the interval around the median.
 pub const CI_LEVEL: f64 = 0.95;
 
+/// The normal quantile of a two-sided 95% interval (what a 95% CI's half-width is in standard errors for
+/// a normal estimate).
+pub const Z95: f64 = 1.959_963_984_540_054;
+
 /// Summary of repeated samples, all in the samples' unit (ns per operation for timings).
 ///
 /// `ci_low..=ci_high` is the distribution-free confidence interval of the median from order statistics

@@ -6,8 +6,6 @@ use super::*;
 use crate::record::{PointRunSummary, RunConfig};
 use crate::stats::synthetic::Rng;
 
-const Z95: f64 = 1.959_963_984_540_054;
-
 /// Runs of one configuration: `points` points of family `family`, point k with within-run standard error
 /// `se` (log scale), its own run-level deviation `sigma` and the family's shift `tau` per run; the reported
 /// median is the truth times the three errors, its CI ±1.96·se around it.
