@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// ProtocolVersion is the probe protocol version this probe speaks (src/orchestrator/protocol.rs).
+// ProtocolVersion is the probe protocol version this probe speaks (src/protocol.rs).
 const ProtocolVersion = 2
 
 // Job is what the orchestrator asks for: measure one point with these harness settings. The job's

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use crate::record::{PointRecord, ProcessRecord};
-use crate::report::format_ns;
 use crate::stats::{percentile, Summary, TwoLevel};
+use crate::units::format_ns;
 
 /// A probe process's answer for a point, with when and how long it ran.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,7 +9,7 @@ use crate::clock::{calibrate, Calibration, Ticks, TimeSourceInfo};
 use crate::experiments::empty_loop;
 use crate::harness::{chain_batch, Harness, HarnessConfig, Mode};
 use crate::machine::{pin_current_thread, MachineInfo};
-use crate::report::format_ns;
+use crate::units::format_ns;
 
 /// Links in the known-cost chain: long enough that one operation dwarfs the loop around it.
 const CHAIN_LINKS: u64 = 1000;

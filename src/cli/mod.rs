@@ -42,7 +42,7 @@ pub enum Command {
     /// Measure one point (used by `run`; speaks JSON lines).
     #[command(hide = true)]
     Probe {
-        /// The job as JSON (see orchestrator::protocol::ProbeJob).
+        /// The job as JSON (see protocol::ProbeJob).
         #[arg(long)]
         job: String,
     },

@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
-use crate::orchestrator::protocol::{ProbeJob, ProbeMessage, VERSION};
 use crate::orchestrator::run_probe;
+use crate::protocol::{ProbeJob, ProbeMessage, VERSION};
 
 /// Runs one job and prints its message on stdout. Exits 1 when the point failed.
 pub fn probe(job: &str) -> anyhow::Result<ExitCode> {

@@ -16,40 +16,13 @@ pub(crate) mod spawn;
 mod sync;
 mod timer;
 
-use std::collections::BTreeMap;
-
 pub use plan::{PlanContext, Planned};
 
-use crate::harness::{Harness, Measurement, TeamReport};
+pub use crate::harness::empty_loop;
+use crate::harness::Harness;
+pub use crate::record::Outcome;
 use crate::record::{Details, FitRecord, Metric, PointRecord, PointSpec};
 use crate::runtimes::Capability;
-
-/// What an experiment hands back for one point.
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    pub measurement: Measurement,
-    /// Remarks for the record (e.g. refused pinning).
-    pub notes: Vec<String>,
-    /// Side numbers, unit in the key (e.g. `resolution_ns`).
-    pub extra: BTreeMap<String, f64>,
-    /// Matrices, a distribution or labelled tables (most experiments leave this empty).
-    pub details: Details,
-}
-
-impl From<TeamReport> for Outcome {
-    /// A team's measurement, with every refused pinning as a note.
-    fn from(report: TeamReport) -> Outcome {
-        let notes =
-            report.pin_failures.iter().map(|(cpu, e)| format!("thread for CPU {cpu} not pinned: {e}")).collect();
-        Outcome { measurement: report.measurement, notes, extra: BTreeMap::new(), details: Details::default() }
-    }
-}
-
-impl From<Measurement> for Outcome {
-    fn from(measurement: Measurement) -> Outcome {
-        Outcome { measurement, notes: Vec::new(), extra: BTreeMap::new(), details: Details::default() }
-    }
-}
 
 /// What `overhead list` and the record say about an experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,13 +144,4 @@ pub fn families() -> Vec<&'static str> {
         }
     }
     out
-}
-
-/// A loop of `n` iterations whose only work is keeping the index alive: the control for operations
-/// timed inside the same kind of loop.
-#[inline(always)]
-pub fn empty_loop(n: u64) {
-    for i in 0..n {
-        std::hint::black_box(i);
-    }
 }

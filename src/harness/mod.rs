@@ -172,3 +172,12 @@ impl<C: Ticks> Harness<C> {
 fn near_target(ticks: f64, target_ticks: f64) -> bool {
     ticks >= target_ticks / 4.0 && ticks <= target_ticks * 4.0
 }
+
+/// A loop of `n` iterations whose only work is keeping the index alive: the control for operations
+/// timed inside the same kind of loop.
+#[inline(always)]
+pub fn empty_loop(n: u64) {
+    for i in 0..n {
+        std::hint::black_box(i);
+    }
+}

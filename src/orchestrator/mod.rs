@@ -4,11 +4,10 @@
 mod machine_state;
 mod plan;
 mod probe;
-pub mod protocol;
 mod rounds;
 mod run;
 
+pub use crate::record::RoundPolicy;
 pub use plan::{build_plan, select_experiments, select_runtimes};
 pub use probe::run_probe;
-pub use rounds::RoundPolicy;
 pub use run::{run, RunOptions, RunOutcome};

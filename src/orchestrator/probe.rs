@@ -6,7 +6,7 @@ use crate::machine::pin_current_thread;
 use crate::record::{Details, PointRecord, PointSpec, ThreadResult};
 use crate::stats::Summary;
 
-use super::protocol::{ProbeJob, ProbeMessage, VERSION};
+use crate::protocol::{ProbeJob, ProbeMessage, VERSION};
 use std::collections::BTreeMap;
 
 /// Runs `job` and returns the message to print: a result, or an error saying what went wrong.

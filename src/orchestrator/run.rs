@@ -13,13 +13,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use wait_timeout::ChildExt;
 
 use super::machine_state::CpuWatch;
-use super::protocol::{ProbeJob, ProbeMessage, RawBatches, VERSION};
-use super::rounds::RoundPolicy;
 use crate::analysis::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
 use crate::clock::TimeSourceInfo;
 use crate::experiments::Planned;
 use crate::harness::{speed, HarnessConfig, Mode};
 use crate::machine::MachineInfo;
+use crate::protocol::{ProbeJob, ProbeMessage, RawBatches, VERSION};
+use crate::record::RoundPolicy;
 use crate::record::{
     write_atomic, PointRecord, PointSpec, RunRecord, SkipKind, SkippedPoint, ToolInfo, SCHEMA_VERSION,
 };
@@ -152,7 +152,7 @@ pub fn run(opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutc
                     state.batch_ops_hint = state.batch_ops_hint.or(sized);
                     state.processes.push(Process { record: *point, round, wall_ms, started_s });
                     let point = merge_processes(&points[i].processes, &flagging(&record, &points));
-                    progress.finish(&format!("{}  {}", point.name, crate::report::format_ns(point.summary.median)));
+                    progress.finish(&format!("{}  {}", point.name, crate::units::format_ns(point.summary.median)));
                     place(&mut record.points, &mut points[i].slot, point);
                     crate::analysis::analyze(&mut record);
                 }

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::stats::Distribution;
+
 /// A labelled matrix of numbers, row `i` against column `j`, in one unit. Cells that could not be
 /// measured (a CPU against itself, a refused pinning) are `None` (JSON `null`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,23 +49,6 @@ impl Matrix {
         };
         shape_ok(&self.values) && self.uncertainty.as_ref().is_none_or(shape_ok)
     }
-}
-
-/// A distribution of single-event latencies (ns), summarised from a histogram: what `cyclictest` and
-/// HdrHistogram users read.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Distribution {
-    /// Events recorded.
-    pub count: u64,
-    pub min_ns: f64,
-    pub p50_ns: f64,
-    pub p90_ns: f64,
-    pub p99_ns: f64,
-    pub p999_ns: f64,
-    pub max_ns: f64,
-    pub mean_ns: f64,
-    /// `(upper bound ns, events)` per histogram bucket with events, ascending.
-    pub buckets: Vec<(f64, u64)>,
 }
 
 /// A small labelled table of numbers: rows by name, columns by name, one unit for the table.

@@ -13,8 +13,10 @@ pub(crate) mod fixture;
 pub mod gbench;
 mod io;
 mod machine_state;
+mod outcome;
 pub mod params;
 mod point;
+mod round_policy;
 mod run_summary;
 mod speed;
 mod summaries;
@@ -25,7 +27,9 @@ pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::{too_few_points_note, FitRecord, TOO_FEW_POINTS};
 pub use io::{load, temp_file_in, write_atomic, RecordError};
 pub use machine_state::{CpuShare, MachineState};
+pub use outcome::Outcome;
 pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult};
+pub use round_policy::RoundPolicy;
 pub use run_summary::{family_of, PointRunSummary, RunConfig, RunSummary};
 pub use speed::{RunSpeed, SpeedWindow};
 pub use summaries::{load_summaries, Summaries};
@@ -35,7 +39,6 @@ use serde::{Deserialize, Serialize};
 use crate::clock::TimeSourceInfo;
 use crate::harness::{HarnessConfig, Mode};
 use crate::machine::MachineInfo;
-use crate::orchestrator::RoundPolicy;
 
 /// Version of the `"overhead"` section's layout. Bump on any change that an older reader would misread.
 /// 2: points are merged from several processes (`processes`, `two_level`, `unstable`, `wall_ms`).

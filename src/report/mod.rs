@@ -17,8 +17,8 @@ mod seed001;
 pub(crate) mod table;
 mod time;
 mod timers;
-mod units;
 
+pub use crate::units::{counted, format_ns};
 pub use compare::compare_tables;
 pub use convert::convert_table;
 pub use grain::grain_table;
@@ -31,7 +31,6 @@ pub use seed001::seed001_tables;
 pub use table::{new_table, render, Format};
 pub use time::time_spent;
 pub use timers::timers_table;
-pub use units::{counted, format_ns};
 
 /// A section of the full report: the one list that the full report, `overhead report --table KEY` and its
 /// help all read.

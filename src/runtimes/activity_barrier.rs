@@ -2,8 +2,8 @@
 //! experiment 2 (Fig. 10), written once as `sync.oversub` against [`ActivityBarrier`]
 //! (docs/ARCHITECTURE.md "Runtimes under test").
 
-use crate::experiments::Outcome;
 use crate::harness::Harness;
+use crate::record::Outcome;
 
 /// What one operation of `sync.oversub` is (its `variant:` parameter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

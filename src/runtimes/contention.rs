@@ -2,8 +2,8 @@
 //! contended lock (docs/ARCHITECTURE.md "Runtimes under test"). `sync.faa`, `sync.barrier` and
 //! `sync.mutex` are written once against [`Contention`]; `os` and `openmp` implement it in their modules.
 
-use crate::experiments::Outcome;
 use crate::harness::Harness;
+use crate::record::Outcome;
 
 /// [`super::Capability::BETWEEN_CPUS`]: one thread per CPU of `cpus` (pinned, started together), each
 /// doing `n` operations per batch; the time per operation is the slowest thread's, against the runtime's

@@ -4,10 +4,12 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::experiments::grain::{Tally, Work};
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::{Harness, Measurement, TeamReport};
+use crate::record::Outcome;
 use crate::record::PointSpec;
+use crate::runtimes::grain_tally::Tally;
+use crate::runtimes::grain_work::Work;
 
 /// One run of the granularity sweep, as `grain.sweep` hands it to a runtime: `work_reads` reads of a
 /// shared variable split into tasks over `cpus`.

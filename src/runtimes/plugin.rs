@@ -33,7 +33,7 @@ pub trait RuntimeUnderTest: Sync {
     }
     /// The external probe that measures it, for runtimes measured in another language's process
     /// (`runtimes::external`); `None` (the default) for runtimes measured inside `overhead probe`.
-    fn external(&self) -> Option<&dyn super::external::ExternalProbe> {
+    fn external(&self) -> Option<&dyn super::external_probe::ExternalProbe> {
         None
     }
     /// Whether `overhead run` measures it without `--runtime` (a runtime that needs a toolchain is not).

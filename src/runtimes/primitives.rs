@@ -7,8 +7,8 @@
 //! with the harness, against the control the experiment's documentation names, and returns the
 //! measurement per operation as described; the experiment turns it into its metric.
 
-use crate::experiments::Outcome;
 use crate::harness::{Harness, Measurement};
+use crate::record::Outcome;
 
 /// A measuring body, run once inside a runtime's context. Boxed so that [`Context`] is object-safe: the
 /// box is called once per process, never inside a timed loop.

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
 
 use crate::clock::Clock;
-use crate::experiments::Outcome;
 use crate::harness::{Harness, Measurement};
+use crate::record::Outcome;
 
 /// Where a runtime's waiters run, which decides the CPUs of a `sched.broadcast` point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

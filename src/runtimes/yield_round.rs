@@ -1,8 +1,8 @@
 //! The yield round as a runtime implements it: seed 001 §5.1 (Fig. 3), written once as `sched.yield`
 //! against [`YieldRound`] (docs/ARCHITECTURE.md "Runtimes under test").
 
-use crate::experiments::Outcome;
 use crate::harness::Harness;
+use crate::record::Outcome;
 
 /// [`super::Capability::Yield`]: one measuring activity per CPU of `cpus` yields in a loop while `load`
 /// extra activities per CPU do nothing but yield too; the time per iteration is one yield round, against

@@ -3,7 +3,7 @@
 
 use hdrhistogram::Histogram;
 
-use crate::record::Distribution;
+use super::Distribution;
 
 /// Highest latency a [`latency_histogram`] tracks without saturating: 60 s, in ns.
 pub const LATENCY_MAX_NS: u64 = 60_000_000_000;

@@ -4,6 +4,7 @@
 //! Kept apart from the harness, as criterion keeps its `stats` module, so that renderers and tests can use
 //! the same arithmetic on samples read back from a run record.
 
+mod distribution;
 mod fit;
 mod histogram;
 mod order;
@@ -12,6 +13,7 @@ mod stderr;
 mod summary;
 mod two_level;
 
+pub use distribution::Distribution;
 pub use fit::{least_squares, LinearFit};
 pub use histogram::{distribution, latency_histogram};
 pub use order::{median_ci_ranks, percentile};

@@ -3,9 +3,7 @@
 
 pub(crate) mod search;
 mod sweep;
-mod tally;
-mod work;
 
+pub use crate::runtimes::grain_tally::Tally;
+pub use crate::runtimes::grain_work::{reads_per_task, Work};
 pub use sweep::{tables, Sweep, MAX_TASKS, STOP_FACTOR};
-pub use tally::Tally;
-pub use work::{reads_per_task, Work};

@@ -12,8 +12,8 @@ use crate::runtimes::{Capability, RuntimeUnderTest};
 use crate::stats::Summary;
 
 use super::search::{best, bracket, refine, sweep_decades, Eval};
-use super::tally::Tally;
-use super::work::{shares_percent, Work};
+use crate::runtimes::grain_tally::Tally;
+use crate::runtimes::grain_work::{shares_percent, Work};
 
 /// The most tasks the sweep tries (seed 001 went to 10^7).
 pub const MAX_TASKS: u64 = 10_000_000;

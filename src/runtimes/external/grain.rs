@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
 
-use crate::experiments::grain::Tally;
 use crate::harness::{Harness, Measurement};
-use crate::orchestrator::protocol::{ProbeJob, ProbeMessage, RunsRequest, TimedRuns, VERSION};
+use crate::protocol::{ProbeJob, ProbeMessage, RunsRequest, TimedRuns, VERSION};
 use crate::record::PointSpec;
 use crate::runtimes::fan_out::GrainRuns;
+use crate::runtimes::grain_tally::Tally;
 
 /// How long the probe may take to end after its stdin closes before it is killed.
 const END_WAIT: Duration = Duration::from_secs(5);
@@ -272,13 +272,13 @@ read line; echo '{{"type":"error","v":2,"message":"boom"}}'"#
         let mut remote = RemoteRuns::start(command, &spec).unwrap();
         assert_eq!(remote.notes, vec!["warmed up".to_string()]);
         let h = crate::harness::testing::quick_harness();
-        let m = remote.time_runs(&h, &crate::experiments::grain::Work::new(0), 3, 2).unwrap();
+        let m = remote.time_runs(&h, &crate::runtimes::grain_work::Work::new(0), 3, 2).unwrap();
         assert_eq!(m.samples_ns, vec![480.0, 580.0]);
         let counts = remote.tally().take_counts();
         assert_eq!(counts[cpu], 4, "{counts:?}");
         assert_eq!(*counts.last().unwrap(), 2, "{counts:?}");
         assert_eq!(counts.iter().sum::<u64>(), 6);
-        let e = remote.time_runs(&h, &crate::experiments::grain::Work::new(0), 3, 1).unwrap_err();
+        let e = remote.time_runs(&h, &crate::runtimes::grain_work::Work::new(0), 3, 1).unwrap_err();
         assert!(format!("{e:#}").contains("boom"), "{e:#}");
     }
 }

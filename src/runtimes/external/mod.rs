@@ -1,7 +1,7 @@
 //! Runtimes measured by probes in other languages (issue 15; docs/ARCHITECTURE.md "Runtimes under test"):
 //! `go`, `java-platform` and `java-virtual`. Their probes (`probes/go`, `probes/java`) are built on first
 //! use ([`toolchain`]), take the same job as `overhead probe` and answer raw batches
-//! ([`crate::orchestrator::protocol::RawBatches`]), from which the orchestrator makes the point: the
+//! ([`crate::protocol::RawBatches`]), from which the orchestrator makes the point: the
 //! method's statistics stay in one place. No toolchain, or one too old, makes every cell of the runtime a
 //! skipped cell with that reason.
 //!
@@ -17,30 +17,13 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use super::contention::Contention;
+pub use super::external_probe::ExternalProbe;
 use super::fan_out::{FanOut, Granularity, Remarks, Sweep};
 use super::primitives::{Body, Context, Primitives, SemOp, SwitchMechanism};
 use super::yield_round::YieldRound;
 use super::{Capability, RuntimeUnderTest, KERNEL_UNDER_OS};
-use crate::experiments::Outcome;
 use crate::harness::{Harness, Measurement};
-use crate::record::PointSpec;
-
-/// What starts a runtime's external probe for one point.
-pub trait ExternalProbe: Sync {
-    /// The probe process for `spec` with the job `job_json` (`--job`), restricted to the point's CPUs
-    /// before it runs (every thread it starts inherits the mask), with the runtime's settings for that many
-    /// CPUs (GOMAXPROCS, the virtual-thread carriers).
-    ///
-    /// Errors: the probe is not built (its toolchain is missing), or a CPU of the point is out of range.
-    fn command(&self, spec: &PointSpec, job_json: &str) -> anyhow::Result<Command>;
-
-    /// Whether `overhead probe` measures `experiment` itself, asking the external probe only for timed
-    /// runs (`grain.sweep`, whose search stays in Rust: [`grain`]); otherwise the orchestrator starts the
-    /// external probe for the point.
-    fn driven_from_rust(&self, experiment: &str) -> bool {
-        experiment == "grain.sweep"
-    }
-}
+use crate::record::{Outcome, PointSpec};
 
 /// Which language and flavour a runtime's probe is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -6,8 +6,9 @@ use std::hint::black_box;
 use std::rc::Rc;
 
 use super::{FiberRuntime, SwitchPair};
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::{Harness, Measurement};
+use crate::record::Outcome;
 use crate::runtimes::fiber;
 use crate::runtimes::primitives::{Body, Context, Primitives, SemOp, SwitchMechanism};
 

@@ -7,8 +7,9 @@ use std::hint::black_box;
 use std::rc::Rc;
 
 use super::FiberRuntime;
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::{Harness, Measurement};
+use crate::record::Outcome;
 use crate::runtimes::fan_out::{measure_warm, FanOut, Granularity, Remarks, Sweep};
 use crate::runtimes::fiber;
 use crate::runtimes::primitives::Context;

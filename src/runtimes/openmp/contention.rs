@@ -3,8 +3,8 @@
 //! when its slowest thread does.
 
 use super::{OpenMp, Team, Variable};
-use crate::experiments::Outcome;
 use crate::harness::Harness;
+use crate::record::Outcome;
 use crate::runtimes::contention::Contention;
 
 impl Contention for OpenMp {

@@ -3,8 +3,8 @@
 //! table of kernels).
 
 use super::{OmpTally, OpenMp, Team};
-use crate::experiments::Outcome;
 use crate::harness::Harness;
+use crate::record::Outcome;
 use crate::runtimes::fan_out::{measure_warm, FanOut, Granularity, Remarks, Sweep};
 
 impl FanOut for OpenMp {

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 
 use super::Team;
-use crate::experiments::grain::Tally;
+use crate::runtimes::grain_tally::Tally;
 
 /// The `openmp` tally: after each [`Team::grain`] run, adds [`Team::tasks_per_thread`] to the count of
 /// each thread's CPU (`team.cpus()[i]`). A thread whose pinning was refused is still counted on its

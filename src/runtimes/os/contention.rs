@@ -10,8 +10,9 @@ use super::hashed_faa::HashedFaa;
 use super::pthread_barrier::PthreadBarrier;
 use super::spin_lock::SpinLock;
 use super::Os;
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::{Harness, SpinBarrier, TeamReport};
+use crate::record::Outcome;
 use crate::runtimes::contention::Contention;
 
 /// One counter alone on a 128-byte block (crossbeam's `CachePadded` on x86-64): two 64-byte lines, so the

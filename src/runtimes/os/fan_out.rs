@@ -8,13 +8,14 @@ use anyhow::Context as _;
 
 use super::hot_team::{with_hot_team, HotTeam};
 use super::Os;
-use crate::experiments::grain::{reads_per_task, Work};
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::Harness;
 use crate::machine::pin_current_thread;
+use crate::record::Outcome;
 use crate::runtimes::fan_out::{
     measure_team_warm, measure_warm, per_executor_spawn, FanOut, Granularity, Remarks, Sweep,
 };
+use crate::runtimes::grain_work::{reads_per_task, Work};
 
 /// `n` kernel threads in one `std::thread::scope`; thread `i` first pins itself to `cpus[i % cpus.len()]`
 /// (a new thread inherits its creator's one-CPU mask, so without this every task would run on the

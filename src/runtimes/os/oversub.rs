@@ -7,8 +7,9 @@ use crossbeam_utils::CachePadded;
 
 use super::fan_out::threads;
 use super::Os;
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::{Harness, TeamReport};
+use crate::record::Outcome;
 use crate::runtimes::activity_barrier::{refused_note, ActivityBarrier, BarrierKind, Variant};
 use crate::runtimes::yield_barrier::YieldBarrier;
 

@@ -9,9 +9,10 @@ use anyhow::Context as _;
 use super::futex::Handoff;
 use super::sem::PosixSemaphore;
 use super::Os;
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::{Harness, Measurement};
 use crate::machine::pin_current_thread;
+use crate::record::Outcome;
 use crate::runtimes::primitives::{Body, Context, Primitives, SemOp, SwitchMechanism};
 
 /// Sentinel that ends an echo partner or a server.

@@ -8,9 +8,9 @@ use crossbeam_utils::CachePadded;
 
 use super::futex;
 use super::Os;
-use crate::experiments::Outcome;
 use crate::harness::Harness;
 use crate::machine::pin_current_thread;
+use crate::record::Outcome;
 use crate::runtimes::wake_all::{measure_episodes, Progress, WaiterCpus, WakeAll};
 
 /// A way for threads to wait for the next generation and for one thread to start it, waking them all.

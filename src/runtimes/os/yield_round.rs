@@ -3,9 +3,10 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::Os;
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::Harness;
 use crate::machine::pin_current_thread;
+use crate::record::Outcome;
 use crate::runtimes::yield_round::YieldRound;
 
 impl YieldRound for Os {

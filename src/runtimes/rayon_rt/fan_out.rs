@@ -3,12 +3,13 @@
 use std::hint::black_box;
 
 use super::Rayon;
-use crate::experiments::grain::reads_per_task;
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::Harness;
+use crate::record::Outcome;
 use crate::runtimes::fan_out::{
     measure_team_warm, measure_warm, per_executor_spawn, pool_notes, FanOut, Granularity, Remarks, Sweep,
 };
+use crate::runtimes::grain_work::reads_per_task;
 
 /// Called on a worker of the pool (inside `install`): one `rayon::scope` that spawns `n` jobs of `f`
 /// (one heap job each, pushed on the caller's deque and stolen by idle workers) and returns when all

@@ -3,8 +3,9 @@
 
 use super::fan_out::scope;
 use super::Rayon;
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::Harness;
+use crate::record::Outcome;
 use crate::runtimes::activity_barrier::{ActivityBarrier, BarrierKind, Variant};
 use crate::runtimes::fan_out::pool_notes;
 use crate::runtimes::yield_barrier::YieldBarrier;

@@ -2,8 +2,9 @@
 //! pending.
 
 use super::Rayon;
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::Harness;
+use crate::record::Outcome;
 use crate::runtimes::fan_out::pool_notes;
 use crate::runtimes::yield_round::YieldRound;
 

@@ -5,12 +5,13 @@ use std::future::Future;
 use std::hint::black_box;
 
 use super::Tokio;
-use crate::experiments::grain::reads_per_task;
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::Harness;
+use crate::record::Outcome;
 use crate::runtimes::fan_out::{
     measure_team_warm, measure_warm, per_executor_spawn, pool_notes, FanOut, Granularity, Remarks, Sweep,
 };
+use crate::runtimes::grain_work::reads_per_task;
 
 /// Inside a task: `n` spawns of `make()`'s future (from a worker the first goes to its LIFO slot, the
 /// rest to its run queue, where idle workers steal them), then awaits every `JoinHandle`. `handles` is

@@ -57,7 +57,7 @@ where
     F: Fn(u64) -> Fut,
     Fut: Future<Output = ()>,
 {
-    h.measure(|n| rt.block_on(test(n)), |n| rt.block_on(async move { crate::experiments::empty_loop(n) }))
+    h.measure(|n| rt.block_on(test(n)), |n| rt.block_on(async move { crate::harness::empty_loop(n) }))
 }
 
 /// tokio as a runtime under test: the current-thread scheduler in seed 004's table, the multi-thread one

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use super::fan_out::{on_worker, spawn_all};
 use super::Tokio;
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::Harness;
+use crate::record::Outcome;
 use crate::runtimes::activity_barrier::{ActivityBarrier, BarrierKind, Variant};
 use crate::runtimes::fan_out::pool_notes;
 use crate::runtimes::yield_barrier::YieldBarrier;

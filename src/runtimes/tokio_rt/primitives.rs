@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::{current_thread, measure, Tokio};
-use crate::experiments::Outcome;
 use crate::harness::{Harness, Measurement};
+use crate::record::Outcome;
 use crate::runtimes::primitives::{Body, Context, Primitives, SemOp, SwitchMechanism};
 
 /// Sentinel that ends an echo partner.

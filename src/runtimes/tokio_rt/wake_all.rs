@@ -4,8 +4,8 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::Tokio;
-use crate::experiments::Outcome;
 use crate::harness::Harness;
+use crate::record::Outcome;
 use crate::runtimes::fan_out::pool_notes;
 use crate::runtimes::wake_all::{measure_episodes, Progress, WaiterCpus, WakeAll};
 

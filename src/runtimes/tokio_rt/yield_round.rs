@@ -5,8 +5,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::Tokio;
-use crate::experiments::{empty_loop, Outcome};
+use crate::harness::empty_loop;
 use crate::harness::Harness;
+use crate::record::Outcome;
 use crate::runtimes::fan_out::pool_notes;
 use crate::runtimes::yield_round::YieldRound;
 

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The job the orchestrator hands a probe (src/orchestrator/protocol.rs {@code ProbeJob}): the point
+ * The job the orchestrator hands a probe (src/protocol.rs {@code ProbeJob}): the point
  * to measure, the harness settings and an optional batch-size hint. The job's {@code time_source} is
  * ignored: the probe times with {@link System#nanoTime()}.
  */

@@ -2,7 +2,7 @@
 //! tasks count themselves on the CPU they ran on ([`Work`]); a runtime whose tasks cannot (OpenMP's C
 //! tasks) brings its own tally (`crate::runtimes::openmp::OmpTally`).
 
-use super::work::Work;
+use super::grain_work::Work;
 
 /// A source of per-CPU task counts for the sweep's runs.
 pub trait Tally {
