@@ -50,15 +50,20 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 mod arch;
+pub mod fan_out;
 mod pair;
 mod plugin;
 mod primitives;
-pub mod seed001;
 mod stack;
 mod sync;
 #[cfg(test)]
 mod tests;
 mod uctx;
+mod wake_all;
+mod yield_round;
+
+/// Why a construct that spreads over CPUs has no fiber cell.
+const ONE_THREAD: &str = "the fibers share one kernel thread";
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
