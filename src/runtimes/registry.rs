@@ -93,7 +93,7 @@ mod tests {
                 }
             }
             if offers.fork_join.has().is_some() {
-                assert_eq!(runtime.fan_out().is_some(), true, "{}", runtime.name());
+                assert!(runtime.fan_out().is_some(), "{}", runtime.name());
                 let sweeps = runtime.one_thread().is_none();
                 assert_eq!(runtime.grain_sweep().is_some(), sweeps, "{}: grain.sweep", runtime.name());
             }

@@ -7,7 +7,7 @@ use crate::runtimes::primitives::SwitchKind;
 use crate::runtimes::{Capability, RuntimeUnderTest};
 
 /// `sched.switch`'s parameters (besides the placement the plan adds): the runtime's switch mechanism
-/// ([`crate::runtimes::primitives::Primitives::switch_mechanism`]).
+/// ([`crate::runtimes::Offers::raw_switch`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
     mechanism: SwitchKind,

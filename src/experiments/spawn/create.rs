@@ -6,7 +6,7 @@ use crate::record::Metric;
 use crate::runtimes::primitives::SpawnKind;
 use crate::runtimes::{Capability, RuntimeUnderTest};
 
-/// `spawn.create`'s parameters: `kind` is one of the runtime's [`crate::runtimes::primitives::Primitives::spawn_kinds`].
+/// `spawn.create`'s parameters: `kind` is one the runtime offers ([`crate::runtimes::Offers::spawn_join`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
     kind: SpawnKind,
