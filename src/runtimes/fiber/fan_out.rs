@@ -3,7 +3,7 @@
 
 use std::hint::black_box;
 
-use super::FiberRuntime;
+use super::{FiberRuntime, ONE_THREAD};
 use crate::harness::empty_loop;
 use crate::harness::Harness;
 use crate::record::Outcome;
@@ -11,8 +11,6 @@ use crate::runtimes::fan_out::{measure_warm, FanOut, ForkJoinMechanism};
 use crate::runtimes::fiber;
 use crate::runtimes::offer::not_offered;
 use crate::runtimes::primitives::Context;
-
-use super::ONE_THREAD;
 
 /// `n` spawns of `f` (queued, not yet run), then a join of each (the first join runs them all).
 /// `handles` is cleared and refilled; give it the capacity for `n` beforehand so the loop does not

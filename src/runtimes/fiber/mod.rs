@@ -62,9 +62,6 @@ mod uctx;
 mod wake_all;
 mod yield_round;
 
-/// Why a construct that spreads over CPUs has no fiber cell.
-const ONE_THREAD: &str = "the fibers share one kernel thread";
-
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -73,6 +70,9 @@ use std::ptr;
 use std::rc::Rc;
 
 use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+/// Why a construct that spreads over CPUs has no fiber cell.
+const ONE_THREAD: &str = "the fibers share one kernel thread";
 
 pub use pair::SwitchPair;
 pub use plugin::{FiberRuntime, FIBER_ASM, FIBER_COROSENSEI, FIBER_UCONTEXT};
