@@ -47,3 +47,51 @@ impl<'a> Point<'a> {
 pub fn unimplemented_runtime(spec: &PointSpec) -> anyhow::Error {
     anyhow::anyhow!("{} does not implement runtime {}", spec.experiment, spec.runtime)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(experiment: &str, runtime: &str, params: &[(&str, &str)]) -> PointSpec {
+        PointSpec {
+            experiment: experiment.into(),
+            runtime: runtime.into(),
+            params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            cpus: vec![0],
+            placement: None,
+        }
+    }
+
+    /// A job naming no runtime of the registry is not a point; the error names the experiment and the name.
+    #[test]
+    fn an_unknown_runtime_resolves_to_nothing() {
+        let bad = spec("sync.faa", "pthreads", &[]);
+        assert!(Point::resolve(&bad).is_none());
+        let err = unimplemented_runtime(&bad).to_string();
+        assert!(err.contains("sync.faa") && err.contains("pthreads"), "{err}");
+    }
+
+    /// The runtime comes resolved; a capability it has no code for is the same error, and a bad parameter
+    /// value names the point.
+    #[test]
+    fn a_point_gives_its_runtime_code_and_params() {
+        let good = spec("sync.faa", "os", &[("impl", "hashed_lock")]);
+        let point = Point::resolve(&good).unwrap();
+        assert_eq!(point.runtime.name(), "os");
+        assert!(point.in_process(|r| r.contention()).is_ok());
+        let rayon = spec("sync.faa", "rayon", &[]);
+        let err = Point::resolve(&rayon).unwrap().in_process(|r| r.contention()).err().unwrap().to_string();
+        assert!(err.contains("does not implement runtime rayon"), "{err}");
+
+        #[derive(Debug, serde::Deserialize)]
+        struct Params {
+            #[serde(rename = "impl")]
+            implementation: crate::runtimes::contention::AtomicImpl,
+        }
+        let params: Params = point.params().unwrap();
+        assert_eq!(params.implementation, crate::runtimes::contention::AtomicImpl::HashedLock);
+        let bad = spec("sync.faa", "os", &[("impl", "cas")]);
+        let err = Point::resolve(&bad).unwrap().params::<Params>().unwrap_err().to_string();
+        assert!(err.contains("sync.faa/runtime:os/impl:cas") && err.contains("hashed_lock"), "{err}");
+    }
+}

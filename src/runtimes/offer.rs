@@ -133,3 +133,32 @@ pub fn not_offered<V: serde::Serialize>(runtime: &str, key: &str, variant: V) ->
     let value = serde_json::to_value(&variant).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
     anyhow::anyhow!("runtime {runtime} does not offer {key}:{value}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtimes::contention::Variable;
+
+    /// `lacking` lacks everything for its reason; a struct update states what a runtime has.
+    #[test]
+    fn offers_say_per_capability_what_is_offered_or_why_not() {
+        let offers = Offers { atomic: Offer::Has(&[AtomicImpl::Hw]), ..Offers::lacking("a reason") };
+        assert_eq!(offers.lacks(Capability::Atomic), None);
+        assert_eq!(offers.atomic.has(), Some(&[AtomicImpl::Hw][..]));
+        for c in [Capability::Context, Capability::Kernel, Capability::RawSwitch, Capability::Lock] {
+            assert_eq!(offers.lacks(c), Some("a reason"), "{c}");
+        }
+    }
+
+    /// A measuring method asked for a variant its runtime does not offer refuses it by its parameter value,
+    /// before starting anything.
+    #[test]
+    fn a_variant_not_offered_is_refused_by_name() {
+        let err = not_offered("os", "impl", AtomicImpl::OmpAtomic).to_string();
+        assert_eq!(err, "runtime os does not offer impl:omp_atomic");
+        let h = crate::harness::testing::quick_harness();
+        let os = crate::runtimes::find("os").and_then(|r| r.contention()).unwrap();
+        let err = os.fetch_and_add(AtomicImpl::OmpAtomic, Variable::Shared, &[0], &h).unwrap_err().to_string();
+        assert!(err.contains("impl:omp_atomic"), "{err}");
+    }
+}
