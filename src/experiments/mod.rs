@@ -3,13 +3,13 @@
 
 mod base;
 mod clock;
-pub mod context;
 pub mod fits;
 pub mod grain;
 pub(crate) mod mem;
 mod msg;
 pub mod pairwise;
 mod plan;
+pub mod point;
 pub(crate) mod rpc;
 mod sched;
 pub(crate) mod spawn;
@@ -17,11 +17,12 @@ mod sync;
 mod timer;
 
 pub use plan::{PlanContext, Planned};
+pub use point::Point;
 
 pub use crate::harness::empty_loop;
 use crate::harness::Harness;
 pub use crate::record::Outcome;
-use crate::record::{Details, FitRecord, Metric, PointRecord, PointSpec};
+use crate::record::{Details, FitRecord, Metric, PointRecord};
 use crate::runtimes::Capability;
 
 /// What `overhead list` and the record say about an experiment.
@@ -36,7 +37,7 @@ pub struct ExperimentInfo {
     /// What the reported time means.
     pub metric: Metric,
     /// What a runtime needs to have for a cell of this experiment; each runtime says whether it has it
-    /// ([`crate::runtimes::RuntimeUnderTest::lacks`]).
+    /// ([`crate::runtimes::RuntimeUnderTest::offers`]).
     pub requires: &'static [Capability],
 }
 
@@ -52,19 +53,22 @@ pub trait Experiment: Sync {
     fn id(&self) -> &'static str {
         self.info().id
     }
-    /// The points to run for `runtime` on this machine (its capabilities decide the shape: mechanisms,
-    /// one CPU for a runtime on one kernel thread, loads it refuses); points that cannot run here come back as
-    /// [`Planned::Skip`] with the reason. Called only for runtimes that have every capability in
-    /// [`Experiment::requires`].
+    /// The points to run for `runtime` on this machine (what it offers decides the shape: mechanisms,
+    /// one CPU for a runtime on one kernel thread, loads it refuses; [`crate::runtimes::Offers`]); points that
+    /// cannot run here come back as [`Planned::Skip`] with the reason. Called only for runtimes that have
+    /// every capability in [`Experiment::requires`]; the specs name `runtime` ([`PlanContext::spec_of`]).
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned>;
     /// What a runtime must have for a cell of this experiment.
     fn requires(&self) -> &'static [Capability] {
         self.info().requires
     }
-    /// Measures one point. The calling thread is already pinned to `spec.cpus[0]`.
+    /// Measures one point: its spec, its runtime (resolved once by the probe) and its typed parameters
+    /// ([`Point::params`]). The calling thread is already pinned to `point.spec.cpus[0]`.
     ///
-    /// Errors: the point's resources could not be set up (a pipe, a fork, a thread).
-    fn run(&self, spec: &PointSpec, harness: &Harness) -> anyhow::Result<Outcome>;
+    /// Errors: the point's parameters are not the experiment's (the text names the point); its runtime has
+    /// no in-process code for the capability ([`Point::in_process`]); the point's resources could not be
+    /// set up (a pipe, a fork, a thread).
+    fn run(&self, point: &Point<'_>, harness: &Harness) -> anyhow::Result<Outcome>;
     /// Fits through this experiment's measured `points` (all of this experiment), e.g. seed 001's
     /// `a + b·load`; see [`fits::fit_series`]. None by default.
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {

@@ -10,10 +10,11 @@ use std::time::Duration;
 use crate::experiments::{PlanContext, Planned};
 use crate::harness::{HarnessConfig, Mode, SpinBarrier};
 use crate::machine::pin_current_thread;
+use crate::runtimes::RuntimeUnderTest;
 
 /// The one point of a pairwise experiment: every usable CPU, no parameters, no placement (the pairs
 /// have all placements). With one usable CPU there is no pair, and the point is skipped saying so.
-pub fn whole_machine(ctx: &PlanContext, experiment: &str, runtime: &str) -> Vec<Planned> {
+pub fn whole_machine(ctx: &PlanContext, experiment: &str, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
     let mut spec = ctx.spec(experiment, runtime, &[], ctx.cpus.clone());
     spec.placement = None;
     if ctx.cpus.len() < 2 {
@@ -111,7 +112,7 @@ mod tests {
     #[test]
     fn one_cpu_gives_a_skipped_point_with_the_reason() {
         let ctx = PlanContext { cpus: vec![3], topology: Topology::detect(), mode: Mode::Quick };
-        let planned = whole_machine(&ctx, "clock.skew", "os");
+        let planned = whole_machine(&ctx, "clock.skew", &crate::runtimes::os::Os);
         let [Planned::Skip(spec, reason)] = planned.as_slice() else { panic!("{planned:?}") };
         assert_eq!(spec.cpus, [3]);
         assert!(reason.contains("two usable CPUs") && reason.contains("CPU 3"), "{reason}");
@@ -120,7 +121,7 @@ mod tests {
     #[test]
     fn several_cpus_give_one_point_for_all_of_them() {
         let ctx = PlanContext { cpus: vec![0, 2, 5], topology: Topology::detect(), mode: Mode::Quick };
-        let planned = whole_machine(&ctx, "clock.rate", "os");
+        let planned = whole_machine(&ctx, "clock.rate", &crate::runtimes::os::Os);
         let [Planned::Run(spec)] = planned.as_slice() else { panic!("{planned:?}") };
         assert_eq!(spec.cpus, [0, 2, 5]);
         assert_eq!(spec.name(), "clock.rate/runtime:os");

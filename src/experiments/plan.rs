@@ -3,6 +3,7 @@
 use crate::harness::Mode;
 use crate::machine::{Placement, Topology};
 use crate::record::PointSpec;
+use crate::runtimes::RuntimeUnderTest;
 
 /// A point to run, or one that cannot run here and why.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,23 +27,29 @@ impl PlanContext {
         self.cpus[0]
     }
 
-    /// A spec with the given parameters on the given CPUs.
-    pub fn spec(&self, experiment: &str, runtime: &str, params: &[(&str, String)], cpus: Vec<usize>) -> PointSpec {
+    /// A spec of `runtime` with the given parameters on the given CPUs.
+    pub fn spec(
+        &self,
+        experiment: &str,
+        runtime: &dyn RuntimeUnderTest,
+        params: &[(&str, String)],
+        cpus: Vec<usize>,
+    ) -> PointSpec {
         PointSpec {
             experiment: experiment.into(),
-            runtime: runtime.into(),
+            runtime: runtime.name().into(),
             params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
             placement: (cpus.len() >= 2).then(|| self.topology.placement(cpus[0], cpus[1])),
             cpus,
         }
     }
 
-    /// A spec with the typed parameters `params` (encoded in field order, [`crate::record::params`]) on the
-    /// given CPUs.
+    /// A spec of `runtime` with the typed parameters `params` (encoded in field order,
+    /// [`crate::record::params`]) on the given CPUs.
     pub fn spec_of<P: serde::Serialize>(
         &self,
         experiment: &str,
-        runtime: &str,
+        runtime: &dyn RuntimeUnderTest,
         params: &P,
         cpus: Vec<usize>,
     ) -> PointSpec {
@@ -52,13 +59,18 @@ impl PlanContext {
     }
 
     /// The one point of an experiment without parameters, on the home CPU.
-    pub fn single(&self, experiment: &str, runtime: &str) -> Vec<Planned> {
+    pub fn single(&self, experiment: &str, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
         vec![Planned::Run(self.spec(experiment, runtime, &[], vec![self.home_cpu()]))]
     }
 
     /// The one two-party point of an experiment whose parties share the home CPU (the runtimes of seed
     /// 004's table run on one thread; `os` pins both threads there), with `placement:same_cpu` last.
-    pub fn same_cpu_pair<P: serde::Serialize>(&self, experiment: &str, runtime: &str, params: &P) -> Vec<Planned> {
+    pub fn same_cpu_pair<P: serde::Serialize>(
+        &self,
+        experiment: &str,
+        runtime: &dyn RuntimeUnderTest,
+        params: &P,
+    ) -> Vec<Planned> {
         let home = self.home_cpu();
         let spec = self.spec_of(experiment, runtime, params, vec![home, home]);
         vec![Planned::Run(with_placement(spec, Placement::SameCpu))]
@@ -67,7 +79,12 @@ impl PlanContext {
     /// Two-party points: the same CPU, and one partner CPU for each kind of placement this machine has
     /// among the usable CPUs (SMT sibling, other core, other NUMA node, other package). On a machine
     /// with one usable CPU the "other CPU" point is skipped with the reason.
-    pub fn pair_points<P: serde::Serialize>(&self, experiment: &str, runtime: &str, params: &P) -> Vec<Planned> {
+    pub fn pair_points<P: serde::Serialize>(
+        &self,
+        experiment: &str,
+        runtime: &dyn RuntimeUnderTest,
+        params: &P,
+    ) -> Vec<Planned> {
         let home = self.home_cpu();
         let on = |cpus: Vec<usize>, placement: Placement| {
             with_placement(self.spec_of(experiment, runtime, params, cpus), placement)

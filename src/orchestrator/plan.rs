@@ -63,8 +63,7 @@ pub fn build_plan(
     let mut plan = Vec::new();
     for e in experiments {
         for runtime in runtimes {
-            let skip =
-                |reason: String| Planned::Skip(ctx.spec(e.id(), runtime.name(), &[], vec![ctx.home_cpu()]), reason);
+            let skip = |reason: String| Planned::Skip(ctx.spec(e.id(), *runtime, &[], vec![ctx.home_cpu()]), reason);
             let refused = || runtime.refuses(e.id()).map(|why| format!("runtime {}: {why}", runtime.name()));
             match (missing(*runtime, e.requires()).or_else(refused), runtime.available()) {
                 (None, Ok(())) => plan.extend(e.points(ctx, *runtime)),
@@ -84,7 +83,8 @@ mod tests {
     use super::*;
     use crate::harness::Mode;
     use crate::machine::Topology;
-    use crate::runtimes::Capability;
+    use crate::runtimes::yield_round::YieldLimits;
+    use crate::runtimes::{Capability, Offer, Offers};
 
     #[test]
     fn unknown_id_gets_closest_names() {
@@ -118,6 +118,10 @@ mod tests {
 
     const YIELD_ONLY_REASON: &str = "the test runtime implements yield and nothing else";
 
+    /// What it offers: a yield round at every load, nothing else.
+    const YIELD_ONLY_OFFERS: Offers =
+        Offers { yield_round: Offer::Has(YieldLimits::NONE), ..Offers::lacking(YIELD_ONLY_REASON) };
+
     impl RuntimeUnderTest for YieldOnly {
         fn name(&self) -> &'static str {
             "yield-only"
@@ -125,8 +129,8 @@ mod tests {
         fn about(&self) -> &'static str {
             "a test runtime"
         }
-        fn lacks(&self, capability: Capability) -> Option<&'static str> {
-            (capability != Capability::Yield).then_some(YIELD_ONLY_REASON)
+        fn offers(&self) -> &Offers {
+            &YIELD_ONLY_OFFERS
         }
     }
 

@@ -1,6 +1,7 @@
 //! The probe side: measure one point in this process and describe it as a record.
 
-use crate::experiments::find;
+use crate::experiments::point::unimplemented_runtime;
+use crate::experiments::{find, Point};
 use crate::harness::{speed, Harness, Measurement};
 use crate::machine::pin_current_thread;
 use crate::record::{Details, PointRecord, PointSpec, ThreadResult};
@@ -19,6 +20,10 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
     let Some(experiment) = find(&spec.experiment) else {
         return error(format!("unknown experiment {:?}", spec.experiment));
     };
+    // The runtime, resolved once: the experiment gets it with the spec and measures without looking it up.
+    let Some(point) = Point::resolve(spec) else {
+        return error(format!("{:#}", unimplemented_runtime(spec)));
+    };
     let Some(&home) = spec.cpus.first() else {
         return error("the point names no CPU".into());
     };
@@ -31,7 +36,7 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
     // for or measured again: a slow minute lands on different points in different rounds and shows up as
     // between-process variance (docs/METHOD.md).
     let speed_before = speed::reference_loop_ns(&harness);
-    let outcome = match experiment.run(spec, &harness) {
+    let outcome = match experiment.run(&point, &harness) {
         Ok(outcome) => outcome,
         Err(e) => return error(format!("{e:#}")),
     };

@@ -48,11 +48,6 @@ pub enum BarrierKind {
 /// with `barrier`, against the empty loop. `just_spawn` passes no barrier; its `barrier` is
 /// [`BarrierKind::Blocking`] and unused.
 pub trait ActivityBarrier: Sync {
-    /// Why this runtime cannot run `variant` with `barrier` (`None` for `just_spawn`), when it cannot.
-    fn refuses(&self, variant: Variant, barrier: Option<BarrierKind>) -> Option<&'static str> {
-        let _ = (variant, barrier);
-        None
-    }
     /// Measures one operation of `variant`.
     ///
     /// Errors: the runtime could not start its threads or pool; a combination it refuses.
@@ -64,6 +59,29 @@ pub trait ActivityBarrier: Sync {
         cpus: &[usize],
         h: &Harness,
     ) -> anyhow::Result<Outcome>;
+}
+
+/// What a runtime offers of [`super::Capability::ActivityBarrier`]: the combinations it refuses, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActivityBarrierLimits {
+    /// Why it cannot run `just_sync` (with any barrier), when it cannot.
+    pub just_sync: Option<&'static str>,
+    /// Why it cannot run a [`BarrierKind::Blocking`] barrier, when it cannot.
+    pub blocking: Option<&'static str>,
+}
+
+impl ActivityBarrierLimits {
+    /// Every combination runs.
+    pub const NONE: ActivityBarrierLimits = ActivityBarrierLimits { just_sync: None, blocking: None };
+
+    /// Why the runtime cannot run `variant` with `barrier` (`None` for `just_spawn`), when it cannot.
+    pub fn refuses(&self, variant: Variant, barrier: Option<BarrierKind>) -> Option<&'static str> {
+        match (variant, barrier) {
+            (Variant::JustSync, _) if self.just_sync.is_some() => self.just_sync,
+            (_, Some(BarrierKind::Blocking)) => self.blocking,
+            _ => None,
+        }
+    }
 }
 
 /// A note when `refused` pinning requests were refused (the activities ran unpinned).

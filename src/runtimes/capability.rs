@@ -1,8 +1,7 @@
 //! What a runtime under test can do, as the experiments ask for it (docs/ARCHITECTURE.md "Runtimes under test").
 //!
 //! An experiment names the capabilities it needs ([`crate::experiments::Experiment::requires`]); a
-//! runtime says, per capability, whether it has it and, if not, why
-//! ([`super::RuntimeUnderTest::lacks`]). The plan gets a cell for every runtime that has them all and a
+//! runtime says, per capability, whether it has it and, if not, why ([`super::Offers`]). The plan gets a cell for every runtime that has them all and a
 //! skipped cell with the runtime's reason for every other one the user named.
 
 use std::fmt;
@@ -70,8 +69,9 @@ impl Capability {
         }
     }
 
-    /// Seed 004's primitives, the columns every runtime of its table fills.
-    pub const TABLE_004: [Capability; 7] = [
+    /// Seed 004's primitives (its timing table's rows: call, spawn + join, semaphore, asynchronous
+    /// message, message with switch, rendezvous, raw switch), which every runtime of the table fills.
+    pub const PRIMITIVES: [Capability; 7] = [
         Capability::Call,
         Capability::SpawnJoin,
         Capability::Semaphore,

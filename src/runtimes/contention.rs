@@ -5,27 +5,86 @@
 use crate::harness::Harness;
 use crate::record::Outcome;
 
+/// `sync.faa`'s implementations (its `impl:` parameter), across runtimes; each runtime offers some
+/// ([`super::Offers::atomic`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AtomicImpl {
+    /// The CPU's atomic add (`lock xadd` on x86-64; Go's `sync/atomic`, Java's `AtomicLong`).
+    Hw,
+    /// Seed 001 §8.1's `faa`: the address hashed to one of 256 test-and-set spin locks, a plain add under it.
+    HashedLock,
+    /// `#pragma omp atomic`.
+    OmpAtomic,
+}
+
+/// `sync.faa`'s `variable:` parameter: seed 001 §8.1's two cases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Variable {
+    /// All threads on one counter: its line moves between CPUs.
+    Shared,
+    /// Each thread on its own counter, alone on a 128-byte block.
+    Distinct,
+}
+
+/// `sync.barrier`'s implementations (its `impl:` parameter), across runtimes ([`super::Offers::barrier`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BarrierImpl {
+    /// `std::sync::Barrier` (mutex and condition variable).
+    Std,
+    /// A sense-reversing spin barrier (seed 001's counter-and-flag `sync`).
+    Spin,
+    /// POSIX `pthread_barrier_wait`.
+    Pthread,
+    /// `#pragma omp barrier`.
+    OmpBarrier,
+    /// Java's `CyclicBarrier`, Go's barrier of a mutex and condition (the external probes).
+    Cyclic,
+}
+
+/// `sync.mutex`'s locks (its `lock:` parameter), across runtimes ([`super::Offers::lock`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LockImpl {
+    /// `std::sync::Mutex`.
+    Std,
+    /// A test-and-test-and-set lock with backoff.
+    Spin,
+    /// Drepper's three-state futex lock.
+    Futex,
+    /// `omp_lock_t`.
+    OmpLock,
+    /// Go's `sync.Mutex`.
+    Mutex,
+    /// Java's `synchronized` block.
+    Synchronized,
+    /// Java's `ReentrantLock`.
+    Reentrant,
+}
+
 /// [`super::Capability::BETWEEN_CPUS`]: one thread per CPU of `cpus` (pinned, started together), each
 /// doing `n` operations per batch; the time per operation is the slowest thread's, against the runtime's
-/// empty loop. Implementation names are the runtime's own (the points' `impl:` and `lock:` values).
+/// empty loop. The variants a runtime has are its data ([`super::Offers`]); one it does not offer is an
+/// error ([`super::offer::not_offered`]).
 pub trait Contention: Sync {
-    /// The `impl:` values of `sync.faa` this runtime has, in plan order.
-    fn atomic_impls(&self) -> &'static [&'static str];
-    /// `sync.faa`: every thread adds 1 to one shared counter (`shared`) or to its own, on its own line.
+    /// `sync.faa`: every thread adds 1 to one shared counter or to its own, on its own line.
     ///
-    /// Errors: `implementation` is not one of [`Contention::atomic_impls`]; the team could not start.
-    fn fetch_and_add(&self, implementation: &str, shared: bool, cpus: &[usize], h: &Harness)
-        -> anyhow::Result<Outcome>;
-    /// The `impl:` values of `sync.barrier` this runtime has, in plan order.
-    fn barrier_impls(&self) -> &'static [&'static str];
+    /// Errors: an `implementation` the runtime does not offer; the team could not start.
+    fn fetch_and_add(
+        &self,
+        implementation: AtomicImpl,
+        variable: Variable,
+        cpus: &[usize],
+        h: &Harness,
+    ) -> anyhow::Result<Outcome>;
     /// `sync.barrier`: one barrier episode per operation.
     ///
-    /// Errors: unknown `implementation`; the barrier or the team could not be created.
-    fn barrier(&self, implementation: &str, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome>;
-    /// The `lock:` values of `sync.mutex` this runtime has, in plan order.
-    fn lock_impls(&self) -> &'static [&'static str];
+    /// Errors: an `implementation` the runtime does not offer; the barrier or the team could not be created.
+    fn barrier(&self, implementation: BarrierImpl, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome>;
     /// `sync.mutex`: lock, increment a shared counter, unlock, per operation.
     ///
-    /// Errors: unknown `implementation`; the team could not start; the lock lost an update.
-    fn lock(&self, implementation: &str, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome>;
+    /// Errors: a `lock` the runtime does not offer; the team could not start; the lock lost an update.
+    fn lock(&self, lock: LockImpl, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome>;
 }

@@ -1,5 +1,5 @@
-//! Fork-join fan-out as a runtime implements it: seed 001 §6 (spawning) and §7 (granularity), written
-//! once as `spawn.forkjoin`, `spawn.bulk`, `spawn.remote` and `grain.sweep` against [`FanOut`]
+//! Fork-join fan-out as a runtime implements it: seed 001 §6 (spawning), written once as `spawn.forkjoin`,
+//! `spawn.bulk` and `spawn.remote` against [`FanOut`]
 //! (docs/ARCHITECTURE.md "Runtimes under test"), with the measuring helpers the implementations share.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -7,76 +7,34 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::harness::empty_loop;
 use crate::harness::{Harness, Measurement, TeamReport};
 use crate::record::Outcome;
-use crate::record::PointSpec;
-use crate::runtimes::grain_tally::Tally;
-use crate::runtimes::grain_work::Work;
 
-/// One run of the granularity sweep, as `grain.sweep` hands it to a runtime: `work_reads` reads of a
-/// shared variable split into tasks over `cpus`.
-pub struct Granularity<'a> {
-    /// The point (an external runtime hands it to its probe as the job).
-    pub spec: &'a PointSpec,
-    /// The point's CPUs; the calling thread is pinned to the first.
-    pub cpus: &'a [usize],
-    /// The whole work, in reads of the shared variable.
-    pub work_reads: u64,
-    /// The Rust runtimes' task body and per-CPU task counter.
-    pub work: &'static Work,
-    /// Runs of a baseline a runtime measures beside the sweep (openmp's plain C loop).
-    pub baseline_runs: usize,
-}
-
-/// What a runtime adds to a point besides the measurement: notes (refused pinning, caveats) and side
-/// numbers, unit in the key, as [`Outcome`]'s.
-#[derive(Debug, Clone, Default)]
-pub struct Remarks {
-    /// Remarks for the record.
-    pub notes: Vec<String>,
-    /// Side numbers, unit in the key (e.g. `serial_reads_ns`).
-    pub extra: std::collections::BTreeMap<String, f64>,
-}
-
-/// The sweep itself, as the experiment drives it: given the runtime's tally of tasks per CPU and its
-/// timed runs of the whole work split into `tasks` tasks, it measures every count it needs.
-pub type Sweep<'s> = dyn FnMut(&dyn Tally, &mut dyn GrainRuns) + 's;
-
-/// Where the sweep's timed runs come from: a closure doing one run in this process (every Rust runtime:
-/// the blanket impl times it with the harness), or an external probe that times its own runs
-/// (`super::external`, probes/README.md "grain.sweep").
-pub trait GrainRuns {
-    /// `runs` runs of the work split into `tasks` tasks, each timed whole after its own empty control
-    /// (ABAB), with `tally.after_run()` untimed after each: one sample per run, ns per run, control
-    /// subtracted (`batch_ops` 1).
-    ///
-    /// Errors: the runs could not be made (an external probe failed or ended).
-    fn time_runs(&mut self, h: &Harness, tally: &dyn Tally, tasks: u64, runs: usize) -> anyhow::Result<Measurement>;
-}
-
-impl<F: FnMut(u64)> GrainRuns for F {
-    /// Times each run alone ([`Harness::measure_runs`], no warm-up), so the tally is read between runs.
-    fn time_runs(&mut self, h: &Harness, tally: &dyn Tally, tasks: u64, runs: usize) -> anyhow::Result<Measurement> {
-        let mut all = h.measure_runs(|_| self(tasks), |_| {}, 0, 1);
-        tally.after_run();
-        for _ in 1..runs {
-            let next = h.measure_runs(|_| self(tasks), |_| {}, 0, 1);
-            tally.after_run();
-            all.samples_ns.extend(next.samples_ns);
-            all.control_ns.extend(next.control_ns);
-        }
-        Ok(all)
-    }
+/// `spawn.forkjoin`'s mechanisms (its `mechanism:` parameter), across runtimes
+/// ([`super::Offers::fork_join`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ForkJoinMechanism {
+    /// A new activity per task, joined (a kernel thread, a fiber, a tokio task, a goroutine).
+    Spawn,
+    /// Threads created once and pinned, woken per episode through a spin barrier (an OpenMP hot team).
+    HotTeam,
+    /// `rayon::broadcast`: one job on every worker of the pool.
+    Broadcast,
+    /// A `rayon::scope` spawning one job per CPU.
+    Scope,
+    /// An empty `#pragma omp parallel` region.
+    Parallel,
+    /// A pool of workers the tasks are submitted to (the external probes).
+    Pool,
 }
 
 /// [`super::Capability::ForkJoin`]: one construct of tasks over the CPUs, joined — the spawns of seed 001
-/// §6 and the granularity sweep of §7. A runtime whose activities share one kernel thread
-/// ([`super::RuntimeUnderTest::one_thread`]) is only asked for one CPU.
+/// §6. A runtime whose activities share one kernel thread ([`super::RuntimeUnderTest::one_thread`]) is
+/// only asked for one CPU. The granularity sweep of §7 is [`super::grain_sweep::GrainSweep`].
 pub trait FanOut: Sync {
-    /// The `mechanism:` values of `spawn.forkjoin` this runtime has, in plan order.
-    fn fork_join_mechanisms(&self) -> &'static [&'static str];
     /// `spawn.forkjoin`: ns per episode of fork, one empty task per CPU of `cpus`, join.
     ///
-    /// Errors: unknown `mechanism`; the runtime's threads could not be started.
-    fn fork_join(&self, mechanism: &str, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome>;
+    /// Errors: a `mechanism` the runtime does not offer; the runtime's threads could not be started.
+    fn fork_join(&self, mechanism: ForkJoinMechanism, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome>;
     /// `spawn.bulk`: ns per construct of `tasks` empty tasks run by the CPUs of `cpus`.
     ///
     /// Errors: the runtime's threads could not be started.
@@ -86,11 +44,6 @@ pub trait FanOut: Sync {
     ///
     /// Errors: the runtime's threads could not be started; it runs on one thread.
     fn remote(&self, executor: usize, generators: &[usize], h: &Harness) -> anyhow::Result<Outcome>;
-    /// `grain.sweep`: lends `sweep` the runtime's tally and one run of the work; returns the runtime's
-    /// notes and side numbers (the measurement is the sweep's).
-    ///
-    /// Errors: the runtime's threads could not be started; it runs on one thread.
-    fn granularity(&self, run: &Granularity<'_>, h: &Harness, sweep: &mut Sweep<'_>) -> anyhow::Result<Remarks>;
 }
 
 /// Operations run untimed before [`measure_warm`] and [`measure_team_warm`] measure.
@@ -172,7 +125,7 @@ mod tests {
         assert!(handles.is_empty() && handles.capacity() >= N as usize);
         assert_eq!(runs.swap(0, Ordering::Relaxed), N, "tokio");
 
-        fiber::run(fiber::Backend::Corosensei, move || fiber::seed001::spawn_all(N, count, &mut Vec::new()));
+        fiber::run(fiber::Backend::Corosensei, move || fiber::fan_out::spawn_all(N, count, &mut Vec::new()));
         assert_eq!(runs.swap(0, Ordering::Relaxed), N, "fiber");
     }
 
@@ -216,18 +169,24 @@ mod tests {
         let cpus = cpus();
         // External runtimes are measured by their own probes (tests/external_probes.rs).
         for runtime in crate::runtimes::registry().iter().filter(|r| r.external().is_none()) {
-            let (Some(fan_out), Ok(())) = (runtime.fan_out(), runtime.available()) else { continue };
+            let (Some(fan_out), Some(mechanisms), Ok(())) =
+                (runtime.fan_out(), runtime.offers().fork_join.has(), runtime.available())
+            else {
+                continue;
+            };
             let cpus = if runtime.one_thread().is_some() { &cpus[..1] } else { &cpus[..] };
-            for mechanism in fan_out.fork_join_mechanisms() {
+            for &mechanism in mechanisms {
                 let outcome = fan_out.fork_join(mechanism, cpus, &h).unwrap();
                 assert_eq!(
                     outcome.measurement.samples_ns.len(),
                     h.config.repetitions,
-                    "{} {mechanism}",
+                    "{} {mechanism:?}",
                     runtime.name()
                 );
             }
-            assert!(fan_out.fork_join("no such mechanism", cpus, &h).is_err());
+            let offered = |m: &ForkJoinMechanism| mechanisms.contains(m);
+            let not_offered = [ForkJoinMechanism::Spawn, ForkJoinMechanism::Parallel].into_iter().find(|m| !offered(m));
+            assert!(fan_out.fork_join(not_offered.unwrap(), cpus, &h).is_err());
             let bulk = fan_out.bulk(cpus, 50, &h).unwrap();
             assert_eq!(bulk.measurement.samples_ns.len(), h.config.repetitions, "{}", runtime.name());
             if runtime.one_thread().is_some() {

@@ -8,8 +8,10 @@ pub mod external;
 pub mod external_probe;
 pub mod fan_out;
 pub mod fiber;
+pub mod grain_sweep;
 pub mod grain_tally;
 pub mod grain_work;
+pub mod offer;
 pub mod openmp;
 pub mod os;
 pub(crate) mod plugin;
@@ -23,5 +25,6 @@ pub mod yield_barrier;
 pub mod yield_round;
 
 pub use capability::{Capability, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS};
+pub use offer::{Offer, Offers};
 pub use plugin::{implements, missing, RuntimeUnderTest};
 pub use registry::{column_rank, default_run, find, names, registry};

@@ -3,14 +3,18 @@
 use super::activity_barrier::ActivityBarrier;
 use super::contention::Contention;
 use super::fan_out::FanOut;
+use super::grain_sweep::GrainSweep;
+use super::offer::Offers;
 use super::primitives::{Context, Primitives};
 use super::wake_all::WakeAll;
 use super::yield_round::YieldRound;
 use super::Capability;
 
-/// One runtime under test (docs/ARCHITECTURE.md "Runtimes under test"): its public name, whether it can run here, and
-/// for each [`Capability`] whether it has it or why not. The plan asks only this; adding a runtime is one
-/// module implementing it plus one line in [`super::registry`].
+/// One runtime under test (docs/ARCHITECTURE.md "Runtimes under test"): its public name, whether it can run here,
+/// what it offers of each [`Capability`] or why it lacks it ([`Offers`], data the plan reads), and, for a
+/// runtime measured in this process, the code that measures each capability it has (the accessors,
+/// `None` by default; [`capabilities!`] writes them). Adding a runtime is one module implementing it plus
+/// one line in [`super::registry`].
 pub trait RuntimeUnderTest: Sync {
     /// The public name: the `runtime:` key of point names, the column header, the `--runtime` value
     /// (`"os"`, `"fiber-asm"`). Records keep it as a string, so it never changes once published.
@@ -22,9 +26,8 @@ pub trait RuntimeUnderTest: Sync {
     fn available(&self) -> Result<(), String> {
         Ok(())
     }
-    /// `None` when it has `capability`; otherwise why not, as a sentence fragment that follows
-    /// "runtime NAME has no CAPABILITY: ".
-    fn lacks(&self, capability: Capability) -> Option<&'static str>;
+    /// What it offers of every capability, or why it lacks it: stated once, read by the plan.
+    fn offers(&self) -> &Offers;
     /// Why it has no cell for `experiment` although it has every capability the experiment requires (an
     /// external probe that does not implement it yet), as a fragment that follows "runtime NAME: "; `None`
     /// for every experiment its capabilities admit (the default).
@@ -40,31 +43,39 @@ pub trait RuntimeUnderTest: Sync {
     fn in_default_run(&self) -> bool {
         true
     }
-    /// Its own context for single-thread loops ([`Capability::Context`]), if it has one.
+    /// Its own context for single-thread loops ([`Capability::Context`]), if it has one and is measured in
+    /// this process.
     fn context(&self) -> Option<&dyn Context> {
         None
     }
-    /// Its seed 004 primitives ([`Capability::TABLE_004`]), if it has them.
+    /// Its seed 004 primitives ([`Capability::PRIMITIVES`]), if it has them and is measured in this process.
     fn primitives(&self) -> Option<&dyn Primitives> {
         None
     }
-    /// Its contention between CPUs ([`Capability::BETWEEN_CPUS`]), if it has it.
+    /// Its contention between CPUs ([`Capability::BETWEEN_CPUS`]), if it has it and is measured in this process.
     fn contention(&self) -> Option<&dyn Contention> {
         None
     }
-    /// Its yield round ([`Capability::Yield`]), if it has one.
+    /// Its yield round ([`Capability::Yield`]), if it has one and is measured in this process.
     fn yield_round(&self) -> Option<&dyn YieldRound> {
         None
     }
-    /// Its wake-all ([`Capability::WakeAll`]), if it has one.
+    /// Its wake-all ([`Capability::WakeAll`]), if it has one and is measured in this process.
     fn wake_all(&self) -> Option<&dyn WakeAll> {
         None
     }
-    /// Its fork-join fan-out ([`Capability::ForkJoin`]), if it has one.
+    /// Its fork-join fan-out ([`Capability::ForkJoin`]), if it has one and is measured in this process.
     fn fan_out(&self) -> Option<&dyn FanOut> {
         None
     }
-    /// Its many activities on a barrier ([`Capability::ActivityBarrier`]), if it has them.
+    /// Its granularity sweep ([`Capability::ForkJoin`]), if it has one whose work runs across CPUs: every
+    /// runtime with fork-join fan-out whose activities do not share one kernel thread, external ones
+    /// included (their probe times the runs; [`super::ExternalProbe::driven_from_rust`]).
+    fn grain_sweep(&self) -> Option<&dyn GrainSweep> {
+        None
+    }
+    /// Its many activities on a barrier ([`Capability::ActivityBarrier`]), if it has them and is measured in
+    /// this process.
     fn activity_barrier(&self) -> Option<&dyn ActivityBarrier> {
         None
     }
@@ -79,12 +90,14 @@ pub trait RuntimeUnderTest: Sync {
 /// Why `runtime` cannot give a cell for an experiment needing `requires`: the first capability it lacks,
 /// with its reason, or `None` when it has them all.
 pub fn missing(runtime: &dyn RuntimeUnderTest, requires: &[Capability]) -> Option<String> {
-    requires.iter().find_map(|&c| runtime.lacks(c).map(|why| format!("runtime {} has no {c}: {why}", runtime.name())))
+    let offers = runtime.offers();
+    requires.iter().find_map(|&c| offers.lacks(c).map(|why| format!("runtime {} has no {c}: {why}", runtime.name())))
 }
 
 /// Whether `runtime` has an implementation object for `capability` (the accessor behind it is `Some`);
 /// `None` for [`Capability::Kernel`], whose experiments are written against the kernel directly. What a
-/// runtime claims in [`RuntimeUnderTest::lacks`] must agree with it (a test checks every runtime).
+/// runtime measured in this process offers ([`RuntimeUnderTest::offers`]) must agree with it, and an
+/// external runtime has none but its granularity sweep (a test checks every runtime).
 pub fn implements(runtime: &dyn RuntimeUnderTest, capability: Capability) -> Option<bool> {
     use Capability as C;
     Some(match capability {
@@ -95,7 +108,7 @@ pub fn implements(runtime: &dyn RuntimeUnderTest, capability: Capability) -> Opt
         }
         C::Yield => runtime.yield_round().is_some(),
         C::WakeAll => runtime.wake_all().is_some(),
-        C::ForkJoin => runtime.fan_out().is_some(),
+        C::ForkJoin => runtime.fan_out().is_some() || runtime.grain_sweep().is_some(),
         C::ActivityBarrier => runtime.activity_barrier().is_some(),
         C::Atomic | C::Barrier | C::Lock => runtime.contention().is_some(),
     })
@@ -103,7 +116,8 @@ pub fn implements(runtime: &dyn RuntimeUnderTest, capability: Capability) -> Opt
 
 /// Inside an `impl RuntimeUnderTest`, the accessors of the capabilities the type implements, each
 /// returning `Some(self)`, e.g. `capabilities!(context, primitives, fan_out);`. The names are the accessors'
-/// (`context`, `primitives`, `contention`, `yield_round`, `wake_all`, `fan_out`, `activity_barrier`); the
+/// (`context`, `primitives`, `contention`, `yield_round`, `wake_all`, `fan_out`, `grain_sweep`,
+/// `activity_barrier`); the
 /// type must implement the matching trait, or the expansion does not compile.
 macro_rules! capabilities {
     ($($capability:ident),* $(,)?) => {
@@ -136,6 +150,11 @@ macro_rules! capabilities {
     };
     (@one fan_out) => {
         fn fan_out(&self) -> Option<&dyn $crate::runtimes::fan_out::FanOut> {
+            Some(self)
+        }
+    };
+    (@one grain_sweep) => {
+        fn grain_sweep(&self) -> Option<&dyn $crate::runtimes::grain_sweep::GrainSweep> {
             Some(self)
         }
     };

@@ -56,27 +56,66 @@ impl SemOp {
     }
 }
 
-/// How a runtime's `sched.switch` points are laid out: the mechanism's name (the `mechanism:` key) and
-/// whether its two activities can sit on different CPUs (kernel threads) or share one thread (fibers,
-/// a current-thread tokio runtime).
+/// `spawn.create`'s kinds of activity (its `kind:` parameter), across runtimes ([`super::Offers::spawn_join`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpawnKind {
+    /// A kernel thread, created and joined.
+    Thread,
+    /// A process, forked and waited for.
+    Process,
+    /// A runtime's own task (a fiber, a tokio task, a goroutine, a virtual thread), spawned and joined.
+    Task,
+}
+
+/// `sched.switch`'s mechanisms (its `mechanism:` parameter), across runtimes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SwitchKind {
+    /// A futex handoff between two kernel threads.
+    Futex,
+    /// The fibers' own switch.
+    RawSwitch,
+    /// A yield to the other task (tokio, Java's virtual threads).
+    Yield,
+    /// Go's `runtime.Gosched`.
+    Gosched,
+    /// Java's `LockSupport.park`/`unpark` between platform threads.
+    Park,
+}
+
+/// `msg.call`'s `new_task:` parameter: whether the callee runs in a new activity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NewTask {
+    /// The call runs in the caller's activity, through an opaque operation reference.
+    No,
+    /// A new activity answers the call; the caller waits for its result.
+    Yes,
+}
+
+/// How a runtime's `sched.switch` points are laid out: the mechanism (the `mechanism:` key) and whether its
+/// two activities can sit on different CPUs (kernel threads) or share one thread (fibers, a current-thread
+/// tokio runtime).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SwitchMechanism {
-    pub name: &'static str,
+    /// What switches.
+    pub kind: SwitchKind,
+    /// Whether the two activities may sit on different CPUs.
     pub across_cpus: bool,
 }
 
-/// The seed 004 primitives: [`super::Capability::TABLE_004`]. `partner_cpu` is the CPU a second kernel
-/// thread is pinned to where the runtime uses one (the home CPU for seed 004's same-CPU rows).
+/// The seed 004 primitives: [`super::Capability::PRIMITIVES`]. `partner_cpu` is the CPU a second kernel
+/// thread is pinned to where the runtime uses one (the home CPU for seed 004's same-CPU rows). The kinds and
+/// the switch mechanism a runtime has are its data ([`super::Offers`]).
 pub trait Primitives: Sync {
     /// `msg.call`: a call through an opaque operation reference in the caller's activity
-    /// (`new_task == false`), or answered by a new activity the caller waits for; per call.
-    fn call(&self, new_task: bool, h: &Harness) -> anyhow::Result<Measurement>;
-    /// The `kind:` values of `spawn.create` this runtime has (`thread`, `process`; `task`).
-    fn spawn_kinds(&self) -> &'static [&'static str];
+    /// (`NewTask::No`), or answered by a new activity the caller waits for; per call.
+    fn call(&self, new_task: NewTask, h: &Harness) -> anyhow::Result<Measurement>;
     /// `spawn.create`: create an empty activity of `kind` and wait for its end; per activity.
     ///
-    /// Errors: `kind` is not one of [`Primitives::spawn_kinds`]; the first activity could not be created.
-    fn spawn_join(&self, kind: &str, h: &Harness) -> anyhow::Result<Measurement>;
+    /// Errors: a `kind` the runtime does not offer; the first activity could not be created.
+    fn spawn_join(&self, kind: SpawnKind, h: &Harness) -> anyhow::Result<Measurement>;
     /// `sync.sem`: one P, one V, a V+P pair, or (`SemOp::Switch`) one round trip of the permit through
     /// a partner activity on the same CPU (two handoffs).
     fn semaphore(&self, op: SemOp, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement>;
@@ -86,8 +125,6 @@ pub trait Primitives: Sync {
     fn message_round_trip(&self, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement>;
     /// `msg.rendezvous`: a call a server activity accepts and replies to; per call.
     fn rendezvous(&self, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement>;
-    /// What `sched.switch` measures for this runtime.
-    fn switch_mechanism(&self) -> SwitchMechanism;
     /// `sched.switch`: one switch round trip between the two activities on `cpus` (home, partner).
     fn switch_round_trip(&self, cpus: [usize; 2], h: &Harness) -> anyhow::Result<Outcome>;
 }

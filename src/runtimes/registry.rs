@@ -45,9 +45,10 @@ mod tests {
     use super::*;
     use crate::runtimes::{implements, Capability};
 
-    /// Every capability a runtime claims has its implementation behind the accessor, and every one it
-    /// says it lacks has none: the plan (which asks `lacks`) and the experiments (which ask the
-    /// accessors) cannot disagree.
+    /// Every capability a runtime measured in this process offers has its implementation behind the
+    /// accessor, and every one it lacks has none: the plan (which reads the offers) and the experiments
+    /// (which ask the accessors) cannot disagree. An external runtime has no in-process code but its
+    /// granularity sweep, exactly when it offers fork-join fan-out.
     #[test]
     fn what_a_runtime_claims_is_what_it_implements() {
         use Capability as C;
@@ -70,12 +71,31 @@ mod tests {
             C::Lock,
         ];
         for runtime in registry() {
-            if runtime.in_default_run() {
-                for c in all {
-                    if let Some(has) = implements(*runtime, c) {
-                        assert_eq!(has, runtime.lacks(c).is_none(), "{} and {c}", runtime.name());
-                    }
+            let offers = runtime.offers();
+            if runtime.external().is_some() {
+                assert!(
+                    runtime.context().is_none()
+                        && runtime.primitives().is_none()
+                        && runtime.contention().is_none()
+                        && runtime.yield_round().is_none()
+                        && runtime.wake_all().is_none()
+                        && runtime.fan_out().is_none()
+                        && runtime.activity_barrier().is_none(),
+                    "{} is external: data only",
+                    runtime.name()
+                );
+                assert_eq!(runtime.grain_sweep().is_some(), offers.fork_join.has().is_some(), "{}", runtime.name());
+                continue;
+            }
+            for c in all {
+                if let Some(has) = implements(*runtime, c) {
+                    assert_eq!(has, offers.lacks(c).is_none(), "{} and {c}", runtime.name());
                 }
+            }
+            if offers.fork_join.has().is_some() {
+                assert!(runtime.fan_out().is_some(), "{}", runtime.name());
+                let sweeps = runtime.one_thread().is_none();
+                assert_eq!(runtime.grain_sweep().is_some(), sweeps, "{}: grain.sweep", runtime.name());
             }
         }
     }

@@ -25,22 +25,42 @@ pub enum WaiterCpus {
     WakersThread,
 }
 
+/// `sched.broadcast`'s mechanisms (its `mechanism:` parameter), across runtimes ([`super::Offers::wake_all`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WakeMechanism {
+    /// A generation word and `FUTEX_WAKE` of all sleepers.
+    Futex,
+    /// std's `Condvar::notify_all`.
+    Condvar,
+    /// tokio's `Notify::notify_waiters`.
+    Notify,
+    /// N V's on a semaphore N fibers are blocked in P on.
+    Semaphore,
+}
+
+/// What a runtime offers of [`super::Capability::WakeAll`]: its mechanisms, in plan order, and where its
+/// waiters run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WakeAllOffer {
+    /// The `mechanism:` values of `sched.broadcast`.
+    pub mechanisms: &'static [WakeMechanism],
+    /// Where its waiters run, which decides a point's CPUs.
+    pub waiter_cpus: WaiterCpus,
+}
+
 /// [`super::Capability::WakeAll`]: one activity wakes `waiters` activities blocked on one condition and
 /// waits until the last of them has run, one broadcast episode per operation, against a control that
 /// only waits the same settle time (`settle_ticks` of the harness clock, so that the waiters are asleep
 /// when woken).
 pub trait WakeAll: Sync {
-    /// The `mechanism:` values this runtime has, in plan order (`futex`, `condvar`, `notify`, …).
-    fn wake_all_mechanisms(&self) -> &'static [&'static str];
-    /// Where its waiters run.
-    fn waiter_cpus(&self) -> WaiterCpus;
-    /// Measures broadcast episodes of `mechanism` with `waiters` waiters; `cpus` as [`WakeAll::waiter_cpus`]
-    /// says, the waker's first.
+    /// Measures broadcast episodes of `mechanism` with `waiters` waiters; `cpus` as the runtime's
+    /// [`WakeAllOffer::waiter_cpus`] says, the waker's first.
     ///
-    /// Errors: unknown `mechanism`; the runtime could not start its threads or pool.
+    /// Errors: a `mechanism` the runtime does not offer; the runtime could not start its threads or pool.
     fn wake_all(
         &self,
-        mechanism: &str,
+        mechanism: WakeMechanism,
         waiters: usize,
         cpus: &[usize],
         settle_ticks: u64,

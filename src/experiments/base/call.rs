@@ -2,10 +2,9 @@
 
 use std::hint::black_box;
 
-use crate::experiments::context::context_of;
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 use crate::runtimes::Capability;
 
 /// The callee: one argument in, one result out, nothing else.
@@ -29,15 +28,14 @@ impl Experiment for Call {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         ctx.single(self.id(), runtime)
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let test = |n: u64| {
             for i in 0..n {
                 black_box(callee(black_box(i)));
             }
         };
-        Ok(context_of(spec)?.in_context(h, Box::new(move |h| h.measure(test, empty_loop)))?.into())
+        Ok(point.in_process(|r| r.context())?.in_context(h, Box::new(move |h| h.measure(test, empty_loop)))?.into())
     }
 }

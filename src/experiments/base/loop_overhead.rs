@@ -1,9 +1,8 @@
 //! `base.loop`: the cost of one iteration of the harness's own control loop.
 
-use crate::experiments::context::context_of;
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 use crate::runtimes::Capability;
 
 /// Seed 004's "loop control overhead" row: a counted loop whose body only keeps its index alive,
@@ -21,10 +20,9 @@ impl Experiment for LoopOverhead {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         ctx.single(self.id(), runtime)
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        Ok(context_of(spec)?.in_context(h, Box::new(|h| h.measure(empty_loop, |_| {})))?.into())
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        Ok(point.in_process(|r| r.context())?.in_context(h, Box::new(|h| h.measure(empty_loop, |_| {})))?.into())
     }
 }

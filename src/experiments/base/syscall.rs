@@ -2,9 +2,9 @@
 
 use std::hint::black_box;
 
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 
 /// lmbench's `lat_syscall null`: `getppid`, which the kernel answers without work and glibc does not
 /// cache, called through `syscall(2)` so no library shortcut interferes; against the empty loop.
@@ -21,10 +21,9 @@ impl Experiment for Syscall {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         ctx.single(self.id(), runtime)
     }
-    fn run(&self, _spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+    fn run(&self, _point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let test = |n: u64| {
             for _ in 0..n {
                 // SAFETY: getppid takes no arguments, cannot fail and touches no user memory.

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 
 use crate::clock::convert::{input_max, worst_error, Direction, Imp, Prepared, QuantaPeer, Routine, NS_PER_S, RANGES};
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::{Harness, Measurement};
-use crate::record::{Details, LabelledTable, Metric, PointSpec};
+use crate::record::{Details, LabelledTable, Metric};
 
 /// Inputs a timed loop cycles through.
 const INPUTS: usize = 64;
@@ -54,7 +54,6 @@ impl Experiment for Convert {
     }
 
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         let mut out = Vec::new();
         for routine in Routine::ALL {
             for direction in Direction::ALL {
@@ -68,8 +67,9 @@ impl Experiment for Convert {
         out
     }
 
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { routine, direction } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { routine, direction } = point.params()?;
         if let Some(why) = routine.unsupported(direction) {
             anyhow::bail!("{}: {why}", spec.name());
         }

@@ -12,9 +12,9 @@ use super::hardware;
 use super::race::{count, mean_and_standard_error, race, relative_rate_ppm, Lane, Line, Marks, Snapshot};
 use crate::clock::TimeSourceKind;
 use crate::experiments::pairwise::{cpu_labels, deadline, effort_ns, index_pairs, on_pair, per_pair, whole_machine};
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::{Harness, HarnessConfig, SpinBarrier};
-use crate::record::{Details, Matrix, Metric, PointSpec};
+use crate::record::{Details, Matrix, Metric};
 
 /// Races per pair; a cell is their mean, as seed 001's "averages of five measurements for each pair".
 pub const REPETITIONS: usize = 5;
@@ -46,10 +46,10 @@ impl Experiment for Rate {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         whole_machine(ctx, self.id(), runtime)
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
         let progress = Line::new(AtomicU64::new(0));
         let measurement = h.measure(|n| count(&progress, 0, n), |_| {});
         let ns_per_iteration = measurement

@@ -4,9 +4,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use crate::clock::clock_gettime_ns;
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 
 /// The sources, by parameter value. The x86-64 counters come first; the rest exist everywhere.
 const SOURCES: [&str; 8] = [
@@ -42,7 +42,6 @@ impl Experiment for Read {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         SOURCES
             .iter()
             .map(|source| {
@@ -56,8 +55,8 @@ impl Experiment for Read {
             })
             .collect()
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { source } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let Params { source } = point.params()?;
         let source = source.as_str();
         let (mut outcome, step_ticks_to_ns): (Outcome, f64) = match source {
             #[cfg(target_arch = "x86_64")]

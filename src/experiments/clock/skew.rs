@@ -16,9 +16,9 @@ use super::hardware;
 use super::offset::{combine_directions, count_warps, estimate_offset, exchanges};
 use crate::clock::Clock;
 use crate::experiments::pairwise::{cpu_labels, deadline, effort_ns, index_pairs, on_pair, per_pair, whole_machine};
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::{Harness, HarnessConfig, Measurement};
-use crate::record::{Details, Matrix, Metric, PointSpec};
+use crate::record::{Details, Matrix, Metric};
 
 /// Readings per pair never exceed this: 50 000 exchanges each way are plenty for the minimum.
 const MAX_READINGS: usize = 100_000;
@@ -57,10 +57,10 @@ impl Experiment for Skew {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         whole_machine(ctx, self.id(), runtime)
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
         let clock = hardware::counter_clock(h);
         let readings = readings_per_pair(&h.config, index_pairs(spec.cpus.len()).len());
         let skew = measure_skew(clock, &spec.cpus, readings, Instant::now() + deadline(&h.config));

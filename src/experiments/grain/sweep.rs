@@ -3,11 +3,10 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use crate::experiments::context::fan_out_of;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::{Harness, HarnessConfig, Measurement, Mode};
-use crate::record::{Details, LabelledTable, Metric, PointSpec};
-use crate::runtimes::fan_out::{GrainRuns, Granularity};
+use crate::record::{Details, LabelledTable, Metric};
+use crate::runtimes::grain_sweep::{GrainRuns, Granularity};
 use crate::runtimes::{Capability, RuntimeUnderTest};
 use crate::stats::Summary;
 
@@ -83,7 +82,7 @@ impl Experiment for Sweep {
         };
         let threads = ctx.cpus.len();
         let name = runtime.name();
-        let spec = ctx.spec_of(self.id(), name, &Params { threads, work }, ctx.team_cpus(threads));
+        let spec = ctx.spec_of(self.id(), runtime, &Params { threads, work }, ctx.team_cpus(threads));
         if let Some(why) = runtime.one_thread() {
             let reason = format!(
                 "{name} {why}; the sweep asks how work spreads over CPUs (one CPU's cost per task is spawn.bulk's)"
@@ -92,15 +91,16 @@ impl Experiment for Sweep {
         }
         vec![Planned::Run(spec)]
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { work: work_reads, .. } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { work: work_reads, .. } = point.params()?;
         anyhow::ensure!(work_reads > 0, "{}: grain.sweep needs work > 0 (reads of the shared variable)", spec.name());
         let budget = Budget::for_config(&h.config, work_reads);
         let cpus = &spec.cpus;
         let work = Work::new(cpus.iter().copied().max().unwrap_or(0)).leak();
         let run = Granularity { spec, cpus, work_reads, work, baseline_runs: budget.min_reps };
         let mut result = None;
-        let remarks = fan_out_of(spec)?.granularity(&run, h, &mut |tally, runs| {
+        let remarks = point.in_process(|r| r.grain_sweep())?.granularity(&run, h, &mut |tally, runs| {
             result = Some(drive(h, &budget, tally, runs));
         })?;
         let result = result.ok_or_else(|| anyhow::anyhow!("{}: the runtime never ran the sweep", spec.name()))??;

@@ -25,10 +25,10 @@ use super::classes::PairClass;
 use super::page::{FirstTouchPage, LINE_STRIDE};
 use crate::clock::Ticks;
 use crate::experiments::pairwise::{cpu_labels, deadline, effort_ns, index_pairs, on_pair, per_pair};
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::{Harness, HarnessConfig, Measurement};
 use crate::machine::Topology;
-use crate::record::{Details, LabelledTable, Matrix, Metric, PointSpec};
+use crate::record::{Details, LabelledTable, Matrix, Metric};
 use crate::stats::Summary;
 
 /// Round trips per pair never exceed this: 100 000 give seven batches of over 10 000 each.
@@ -88,7 +88,7 @@ impl Experiment for C2c {
         [Op::Cas, Op::LoadStore]
             .into_iter()
             .map(|op| {
-                let mut spec = ctx.spec_of(self.id(), runtime.name(), &Params { op }, ctx.cpus.clone());
+                let mut spec = ctx.spec_of(self.id(), runtime, &Params { op }, ctx.cpus.clone());
                 // Every pair has its own placement: the matrix, not the point, carries them.
                 spec.placement = None;
                 match ctx.cpus.as_slice() {
@@ -100,8 +100,9 @@ impl Experiment for C2c {
             })
             .collect()
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { op } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { op } = point.params()?;
         let round_trips = round_trips_per_pair(&h.config, index_pairs(spec.cpus.len()).len());
         let m = measure_matrix(h, op, &spec.cpus, round_trips, Instant::now() + deadline(&h.config));
         if m.samples_ns.is_empty() {

@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::experiments::fits::{fit_series, FitSpec, Model};
 use crate::experiments::mem::page::{FirstTouchPage, LINE_STRIDE};
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::Harness;
-use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
+use crate::record::{FitRecord, Metric, PointRecord};
 
 /// The fit through each series of this experiment's points.
 const FIT: FitSpec = FitSpec { x: "threads", x_unit: "threads", model: Model::Linear };
@@ -95,7 +95,6 @@ impl Experiment for Contention {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         let mut out = Vec::new();
         for op in Op::ALL {
             for threads in ctx.thread_ladder(1) {
@@ -105,8 +104,9 @@ impl Experiment for Contention {
         }
         out
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { op, .. } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { op, .. } = point.params()?;
         Ok(measure(op, &spec.cpus, h, |_, _| {})?.0)
     }
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
@@ -298,7 +298,7 @@ mod tests {
         ctx.cpus = vec![allowed_cpus()[0]];
         let Planned::Run(spec) = Contention.points(&ctx, os()).remove(0) else { panic!() };
         assert_eq!(spec.param("op"), Some("store"));
-        let outcome = Contention.run(&spec, &h).unwrap();
+        let outcome = Contention.run(&crate::experiments::Point::resolve(&spec).unwrap(), &h).unwrap();
         let m = &outcome.measurement;
         assert_eq!(m.samples_ns.len(), h.config.repetitions);
         assert!(m.samples_ns.iter().all(|s| s.is_finite()) && m.resolution_ns > 0.0, "{m:?}");

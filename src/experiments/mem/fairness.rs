@@ -13,10 +13,10 @@ use crossbeam_utils::CachePadded;
 
 use super::page::FirstTouchPage;
 use crate::clock::Clock;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::{Harness, HarnessConfig, Measurement, Mode, SpinBarrier};
 use crate::machine::pin_current_thread;
-use crate::record::{Details, LabelledTable, Metric, PointSpec};
+use crate::record::{Details, LabelledTable, Metric};
 
 /// Accesses per inner loop for `atomic_inc` (the seed's `ITER`): a contended `fetch_add` costs tens of
 /// ns, so the stop flag is read every microsecond or two.
@@ -85,10 +85,11 @@ impl Experiment for Fairness {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        plan(ctx, self.id(), runtime.name())
+        plan(ctx, self.id(), runtime)
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { access } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { access } = point.params()?;
         let (warmup, kept) = windows(&h.config);
         let run = hammer(access, &spec.cpus, h.clock, window_ns(h.config.mode), warmup + kept)?;
         run.check()?;
@@ -97,7 +98,7 @@ impl Experiment for Fairness {
 }
 
 /// One point per access kind on every usable CPU (one per core first), or both skipped on one CPU.
-fn plan(ctx: &PlanContext, experiment: &str, runtime: &str) -> Vec<Planned> {
+fn plan(ctx: &PlanContext, experiment: &str, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
     let cpus = ctx.team_cpus(ctx.cpus.len());
     Access::ALL
         .iter()
@@ -431,14 +432,18 @@ mod tests {
 
     #[test]
     fn plan_is_one_point_per_access_on_every_cpu_or_skipped_on_one() {
-        let one = plan(&ctx(vec![3], Topology::detect()), "mem.fairness", "os");
+        let one = plan(&ctx(vec![3], Topology::detect()), "mem.fairness", &crate::runtimes::os::Os);
         assert_eq!(one.len(), 2);
         for p in &one {
             let Planned::Skip(spec, reason) = p else { panic!("{p:?}") };
             assert_eq!(spec.cpus, [3]);
             assert!(reason.contains("two usable CPUs") && reason.contains("CPU 3"), "{reason}");
         }
-        let two = plan(&crate::experiments::plan::tests::two_cpu_context(Mode::Default), "mem.fairness", "os");
+        let two = plan(
+            &crate::experiments::plan::tests::two_cpu_context(Mode::Default),
+            "mem.fairness",
+            &crate::runtimes::os::Os,
+        );
         let names: Vec<String> = two
             .iter()
             .map(|p| match p {
@@ -450,7 +455,7 @@ mod tests {
             names,
             ["mem.fairness/runtime:os/access:atomic_inc", "mem.fairness/runtime:os/access:neighbour_inc"]
         );
-        let many = plan(&ctx((0..16).collect(), simulated(1, 2, 2, 2, 2)), "mem.fairness", "os");
+        let many = plan(&ctx((0..16).collect(), simulated(1, 2, 2, 2, 2)), "mem.fairness", &crate::runtimes::os::Os);
         let Planned::Run(spec) = &many[0] else { panic!("{many:?}") };
         assert_eq!(spec.cpus.len(), 16);
         assert_eq!(&spec.cpus[..8], &[0, 2, 4, 6, 8, 10, 12, 14], "one thread per core first");

@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::experiments::fits::{fit_series, FitSpec, Model};
 use crate::experiments::mem::page::{FirstTouchPage, LINE_STRIDE};
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::{Harness, Mode};
-use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
+use crate::record::{FitRecord, Metric, PointRecord};
 
 /// The fit through each series of this experiment's points.
 const FIT: FitSpec = FitSpec { x: "threads", x_unit: "threads", model: Model::Linear };
@@ -145,7 +145,6 @@ impl Experiment for Mix {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         let xs: &[u32] = if ctx.mode == Mode::Quick { &QUICK_X_VALUES } else { &X_VALUES };
         let mut out = Vec::new();
         for &x in xs {
@@ -156,8 +155,9 @@ impl Experiment for Mix {
         }
         out
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { x, .. } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { x, .. } = point.params()?;
         Ok(measure::<Store>(x, &spec.cpus, h, |_, _| {}).map_err(|e| anyhow::anyhow!("{}: {e}", spec.name()))?.0)
     }
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
@@ -323,12 +323,12 @@ mod tests {
         let os = crate::runtimes::find("os").unwrap();
         let ctx = PlanContext { cpus: vec![allowed_cpus()[0]], topology: Topology::detect(), mode: Mode::Quick };
         let Planned::Run(mut spec) = Mix.points(&ctx, os).remove(0) else { panic!() };
-        let m = Mix.run(&spec, &h).unwrap().measurement;
+        let m = Mix.run(&crate::experiments::Point::resolve(&spec).unwrap(), &h).unwrap().measurement;
         assert_eq!(m.samples_ns.len(), h.config.repetitions);
         // 99 chained increments in memory per block: well above the empty loop.
         assert!(m.samples_ns.iter().all(|&s| s.is_finite() && s > 0.0), "{m:?}");
         spec.params[0].1 = "30".into();
-        let err = Mix.run(&spec, &h).unwrap_err().to_string();
+        let err = Mix.run(&crate::experiments::Point::resolve(&spec).unwrap(), &h).unwrap_err().to_string();
         assert!(err.contains("x 30 is not one of"), "{err}");
     }
 }

@@ -23,7 +23,7 @@ use super::fairness::{window_ns, windows};
 use super::page::FirstTouchPage;
 use crate::clock::Clock;
 use crate::experiments::plan::serde_plain;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::{Harness, Measurement};
 use crate::machine::{pin_current_thread, Placement, Topology};
 use crate::record::{Details, LabelledTable, Metric, PointSpec};
@@ -149,10 +149,11 @@ impl Experiment for Remote {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        plan(ctx, self.id(), runtime.name())
+        plan(ctx, self.id(), runtime)
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { case, reference } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { case, reference } = point.params()?;
         let (warmup, kept) = windows(&h.config);
         let window = window_ns(h.config.mode);
         if matches!(case, Case::NumaLocal | Case::NumaRemote) {
@@ -169,7 +170,7 @@ impl Experiment for Remote {
 }
 
 /// The points: one per case, each with the reference this machine allows, or skipped with the reason.
-fn plan(ctx: &PlanContext, experiment: &str, runtime: &str) -> Vec<Planned> {
+fn plan(ctx: &PlanContext, experiment: &str, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
     let cpus = ctx.team_cpus(ctx.cpus.len());
     let n = cpus.len();
     let spec = |case: Case, reference: Reference, cpus: Vec<usize>, pair: Option<(usize, usize)>| {
@@ -799,7 +800,7 @@ mod tests {
     use crate::machine::allowed_cpus;
 
     fn planned(cpus: Vec<usize>, topology: Topology) -> Vec<Planned> {
-        plan(&PlanContext { cpus, topology, mode: Mode::Default }, "mem.remote", "os")
+        plan(&PlanContext { cpus, topology, mode: Mode::Default }, "mem.remote", &crate::runtimes::os::Os)
     }
 
     fn case_of(p: &Planned) -> (&PointSpec, Option<&str>) {

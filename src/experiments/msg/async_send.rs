@@ -1,9 +1,8 @@
 //! `msg.async`: an asynchronous send and its receive, with no context switch.
 
-use crate::experiments::context::primitives_of;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 use crate::runtimes::Capability;
 
 /// Seed 004's "asynchronous send/receive": one activity sends a message to a channel and receives it
@@ -22,10 +21,9 @@ impl Experiment for AsyncSend {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         ctx.single(self.id(), runtime)
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        Ok(primitives_of(spec)?.async_message(h)?.into())
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        Ok(point.in_process(|r| r.primitives())?.async_message(h)?.into())
     }
 }

@@ -3,9 +3,9 @@
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::{Harness, Mode};
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 use crate::runtimes::os::ipc::{open, End, Peer, Role, Transport, WithEnds};
 
 /// `msg.bw`'s parameters, in name order; `placement` follows.
@@ -49,13 +49,14 @@ impl Experiment for Bandwidth {
         let mut out = Vec::new();
         for transport in Transport::STREAMS {
             for payload in payloads(ctx.mode) {
-                out.extend(ctx.pair_points(self.id(), runtime.name(), &Params { transport, payload }));
+                out.extend(ctx.pair_points(self.id(), runtime, &Params { transport, payload }));
             }
         }
         out
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { transport, payload } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { transport, payload } = point.params()?;
         anyhow::ensure!(
             Transport::STREAMS.contains(&transport),
             "{}: msg.bw streams through pipe, unix_stream or tcp, not {}",

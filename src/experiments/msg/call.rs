@@ -1,25 +1,15 @@
 //! `msg.call`: an inter-task call, answered in the caller's activity or by a new one.
 
-use serde::{Deserialize, Serialize};
-
-use crate::experiments::context::primitives_of;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
+use crate::runtimes::primitives::NewTask;
 use crate::runtimes::Capability;
 
 /// `msg.call`'s parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
     new_task: NewTask,
-}
-
-/// Whether the callee runs in a new activity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum NewTask {
-    No,
-    Yes,
 }
 
 /// Seed 004's "interresource call, no new process" and "…, new process". `new_task:no`: the call goes
@@ -40,14 +30,13 @@ impl Experiment for Call {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         [NewTask::No, NewTask::Yes]
             .into_iter()
             .map(|new_task| Planned::Run(ctx.spec_of(self.id(), runtime, &Params { new_task }, vec![ctx.home_cpu()])))
             .collect()
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let params: Params = spec.params_as()?;
-        Ok(primitives_of(spec)?.call(params.new_task == NewTask::Yes, h)?.into())
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let params: Params = point.params()?;
+        Ok(point.in_process(|r| r.primitives())?.call(params.new_task, h)?.into())
     }
 }

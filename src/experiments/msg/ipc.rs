@@ -3,9 +3,9 @@
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::{Harness, Mode};
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 use crate::runtimes::os::ipc::{open, payload_limit, End, Peer, Role, Transport, WithEnds};
 
 /// `msg.ipc`'s parameters, in name order; `placement` follows (two-party points).
@@ -58,7 +58,7 @@ impl Experiment for Ipc {
         for transport in Transport::ALL {
             let limit = payload_limit(transport);
             for payload in payloads(ctx.mode) {
-                let planned = ctx.pair_points(self.id(), runtime.name(), &Params { transport, payload });
+                let planned = ctx.pair_points(self.id(), runtime, &Params { transport, payload });
                 match limit.as_ref().filter(|l| payload > l.bytes) {
                     Some(l) => out.extend(planned.into_iter().map(|p| match p {
                         Planned::Run(spec) | Planned::Skip(spec, _) => Planned::Skip(spec, l.why.clone()),
@@ -69,8 +69,9 @@ impl Experiment for Ipc {
         }
         out
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { transport, payload } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { transport, payload } = point.params()?;
         anyhow::ensure!(payload > 0, "{}: msg.ipc needs a payload of at least 1 byte", spec.name());
         let peer_cpu = *spec.cpus.get(1).unwrap_or(&spec.cpus[0]);
         open(transport, payload, PingPong { h, payload, peer_cpu })

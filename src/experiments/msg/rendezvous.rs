@@ -1,10 +1,9 @@
 //! `msg.rendezvous`: a synchronous call answered by a server activity.
 
-use crate::experiments::context::primitives_of;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
 use crate::record::params::NoParams;
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 use crate::runtimes::Capability;
 
 /// Seed 004's "rendezvous" (SR's `call` answered by an `in` statement): the client blocks until a
@@ -24,10 +23,10 @@ impl Experiment for Rendezvous {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         ctx.same_cpu_pair(self.id(), runtime, &NoParams {})
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        Ok(primitives_of(spec)?.rendezvous(spec.cpus[1], h)?.into())
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        Ok(point.in_process(|r| r.primitives())?.rendezvous(spec.cpus[1], h)?.into())
     }
 }

@@ -1,10 +1,9 @@
 //! `msg.switch`: message passing that requires a context switch.
 
-use crate::experiments::context::primitives_of;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
 use crate::record::params::NoParams;
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 use crate::runtimes::Capability;
 
 /// Seed 004's "message passing requiring context switch": the timed activity sends to a partner that
@@ -25,10 +24,10 @@ impl Experiment for Switch {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         ctx.same_cpu_pair(self.id(), runtime, &NoParams {})
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        Ok(primitives_of(spec)?.message_round_trip(spec.cpus[1], h)?.per(2.0).into())
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        Ok(point.in_process(|r| r.primitives())?.message_round_trip(spec.cpus[1], h)?.per(2.0).into())
     }
 }

@@ -22,9 +22,9 @@ use super::evict::Evictor;
 use super::server::{EchoServer, GrpcServer};
 use super::service::{connect, reply, request, Method, Stub};
 use super::{evict_mib, one_thread_note, placements, Transport};
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::{Harness, Measurement, Mode};
-use crate::record::{LabelledTable, Metric, PointSpec};
+use crate::record::{LabelledTable, Metric};
 
 /// Key of the hot/cold table in an `rpc.floor` point's `details.tables`.
 pub(crate) const TABLE_KEY: &str = "floor";
@@ -85,12 +85,13 @@ impl Experiment for Floor {
         let evict_mib = evict_mib(&ctx.topology);
         Transport::ALL
             .into_iter()
-            .flat_map(|transport| placements(ctx, self.id(), runtime.name(), &Params { transport, evict_mib }))
+            .flat_map(|transport| placements(ctx, self.id(), runtime, &Params { transport, evict_mib }))
             .collect()
     }
 
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let params: Params = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let params: Params = point.params()?;
         let server_cpu = *spec.cpus.last().context("the point names no CPU")?;
         let evict_bytes = usize::try_from(params.evict_mib << 20).context("evict_mib")?;
         let words = request(0);

@@ -10,9 +10,9 @@ use super::accounting::{methods_table, per_call_extras, totals, TABLE_KEY};
 use super::server::GrpcServer;
 use super::service::{connect, Method, Stub};
 use super::{one_thread_note, placements, Transport};
-use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 
 use Method::{CapCopy as C, FolioAlloc as F, ObjectAlloc as A, ObjectDiscard as D};
 
@@ -55,12 +55,13 @@ impl Experiment for Methods {
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
         Transport::ALL
             .into_iter()
-            .flat_map(|transport| placements(ctx, self.id(), runtime.name(), &Params { transport }))
+            .flat_map(|transport| placements(ctx, self.id(), runtime, &Params { transport }))
             .collect()
     }
 
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let params: Params = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let params: Params = point.params()?;
         let server_cpu = *spec.cpus.last().context("the point names no CPU")?;
         // Forked before this process starts a runtime of its own (server.rs).
         let server = GrpcServer::start(params.transport, server_cpu, h.clock, None)?;

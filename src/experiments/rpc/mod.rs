@@ -61,7 +61,12 @@ impl Transport {
 /// one) and one other CPU (another core when there is one, else the nearest other placement), so that a
 /// default run has at most two points per transport and experiment; `--full` keeps every placement the
 /// machine has. Skipped points (one usable CPU) are kept with their reason.
-fn placements<P: Serialize>(ctx: &PlanContext, experiment: &str, runtime: &str, params: &P) -> Vec<Planned> {
+fn placements<P: Serialize>(
+    ctx: &PlanContext,
+    experiment: &str,
+    runtime: &dyn crate::runtimes::RuntimeUnderTest,
+    params: &P,
+) -> Vec<Planned> {
     let all = ctx.pair_points(experiment, runtime, params);
     if ctx.mode == Mode::Full {
         return all;
@@ -136,19 +141,19 @@ pub(crate) mod tests {
     #[test]
     fn default_keeps_the_same_cpu_and_another_core_full_keeps_all() {
         let params = crate::record::params::NoParams {};
-        let default = placements(&four_cpus(Mode::Default), "rpc.x", "os", &params);
+        let default = placements(&four_cpus(Mode::Default), "rpc.x", &crate::runtimes::os::Os, &params);
         assert_eq!(placements_of(&default), [(Some(Placement::SameCpu), true), (Some(Placement::OtherCore), true)]);
-        let full = placements(&four_cpus(Mode::Full), "rpc.x", "os", &params);
+        let full = placements(&four_cpus(Mode::Full), "rpc.x", &crate::runtimes::os::Os, &params);
         let expected = [Placement::SameCpu, Placement::SmtSibling, Placement::OtherCore, Placement::OtherPackage];
         assert_eq!(placements_of(&full), expected.map(|p| (Some(p), true)));
         // Without another core, the nearest other placement stands in for it.
         let mut ctx = four_cpus(Mode::Quick);
         ctx.cpus = vec![0, 1];
-        let quick = placements(&ctx, "rpc.x", "os", &params);
+        let quick = placements(&ctx, "rpc.x", &crate::runtimes::os::Os, &params);
         assert_eq!(placements_of(&quick), [(Some(Placement::SameCpu), true), (Some(Placement::SmtSibling), true)]);
         // One usable CPU: the other-CPU point is skipped, not dropped.
         ctx.cpus = vec![2];
-        let one = placements(&ctx, "rpc.x", "os", &params);
+        let one = placements(&ctx, "rpc.x", &crate::runtimes::os::Os, &params);
         assert_eq!(placements_of(&one), [(Some(Placement::SameCpu), true), (Some(Placement::OtherCore), false)]);
     }
 

@@ -1,11 +1,10 @@
 //! `sched.broadcast`: one activity wakes N sleeping waiters; the time until the last of them has run.
 
-use crate::experiments::context::wake_all_of;
 use crate::experiments::fits::{fit_series, FitSpec, Model};
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::{Harness, Mode};
-use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
-use crate::runtimes::wake_all::WaiterCpus;
+use crate::record::{FitRecord, Metric, PointRecord};
+use crate::runtimes::wake_all::{WaiterCpus, WakeMechanism};
 use crate::runtimes::{Capability, RuntimeUnderTest};
 
 /// How long the waker waits, after every waiter has said it is about to block, before it broadcasts
@@ -17,9 +16,9 @@ const SETTLE_NS: f64 = 5_000.0;
 const FIT: FitSpec = FitSpec { x: "waiters", x_unit: "", model: Model::Linear };
 /// `sched.broadcast`'s parameters: the runtime's wake-all mechanism (`futex`, `condvar`, `notify`,
 /// `semaphore`) and the number of waiters.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Params {
-    mechanism: String,
+    mechanism: WakeMechanism,
     waiters: usize,
 }
 
@@ -54,13 +53,13 @@ impl Experiment for Broadcast {
     }
 
     fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
-        let Some(wake_all) = runtime.wake_all() else { return Vec::new() };
+        let Some(wake_all) = runtime.offers().wake_all.has() else { return Vec::new() };
         let home = ctx.home_cpu();
         let others: Vec<usize> = ctx.cpus.iter().copied().filter(|&c| c != home).collect();
         let waiter_cpus = if others.is_empty() { vec![home] } else { others };
         let cpus_for = |waiters: usize| -> Vec<usize> {
             let on_others = |n: usize| (0..n).map(|i| waiter_cpus[i % waiter_cpus.len()]);
-            match wake_all.waiter_cpus() {
+            match wake_all.waiter_cpus {
                 WaiterCpus::OnePerWaiter => std::iter::once(home).chain(on_others(waiters)).collect(),
                 WaiterCpus::Pool => std::iter::once(home).chain(waiter_cpus.iter().copied()).collect(),
                 WaiterCpus::WakersThread => vec![home],
@@ -68,23 +67,25 @@ impl Experiment for Broadcast {
         };
         let counts = waiter_counts(ctx.cpus.len(), ctx.mode);
         wake_all
-            .wake_all_mechanisms()
+            .mechanisms
             .iter()
-            .flat_map(|m| counts.iter().map(move |&n| (m, n)))
+            .flat_map(|&m| counts.iter().map(move |&n| (m, n)))
             .map(|(mechanism, waiters)| {
-                let params = Params { mechanism: mechanism.to_string(), waiters };
-                Planned::Run(ctx.spec_of(self.id(), runtime.name(), &params, cpus_for(waiters)))
+                let params = Params { mechanism, waiters };
+                Planned::Run(ctx.spec_of(self.id(), runtime, &params, cpus_for(waiters)))
             })
             .collect()
     }
 
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { mechanism, waiters } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { mechanism, waiters } = point.params()?;
         anyhow::ensure!(waiters > 0, "{}: sched.broadcast needs at least one waiter", spec.name());
-        let wake_all = wake_all_of(spec)?;
+        let wake_all = point.in_process(|r| r.wake_all())?;
         let settle_ticks = (SETTLE_NS * h.clock.hz / 1e9) as u64;
-        let mut outcome = wake_all.wake_all(&mechanism, waiters, &spec.cpus, settle_ticks, h)?;
-        if wake_all.waiter_cpus() != WaiterCpus::WakersThread {
+        let mut outcome = wake_all.wake_all(mechanism, waiters, &spec.cpus, settle_ticks, h)?;
+        let offer = point.runtime.offers().wake_all.has();
+        if offer.is_some_and(|o| o.waiter_cpus != WaiterCpus::WakersThread) {
             outcome.extra.insert("settle_ns".into(), SETTLE_NS);
         }
         Ok(outcome)

@@ -1,16 +1,16 @@
 //! `sched.switch`: a futex handoff round trip between two kernel threads.
 
-use crate::experiments::context::primitives_of;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
-use crate::runtimes::Capability;
+use crate::record::Metric;
+use crate::runtimes::primitives::SwitchKind;
+use crate::runtimes::{Capability, RuntimeUnderTest};
 
 /// `sched.switch`'s parameters (besides the placement the plan adds): the runtime's switch mechanism
-/// ([`crate::runtimes::primitives::Primitives::switch_mechanism`]).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// ([`crate::runtimes::Offers::raw_switch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
-    mechanism: String,
+    mechanism: SwitchKind,
 }
 
 /// Seed 004's `csloop`: a switch round trip, per runtime. `os`: two threads pass control back and forth
@@ -30,21 +30,18 @@ impl Experiment for Switch {
             requires: &[Capability::RawSwitch],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
-        let Some(mechanism) = crate::runtimes::find(runtime).and_then(|r| r.primitives()).map(|p| p.switch_mechanism())
-        else {
-            return Vec::new();
-        };
-        let params = Params { mechanism: mechanism.name.into() };
+    fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
+        let Some(mechanism) = runtime.offers().raw_switch.has() else { return Vec::new() };
+        let params = Params { mechanism: mechanism.kind };
         if mechanism.across_cpus {
             ctx.pair_points(self.id(), runtime, &params)
         } else {
             ctx.same_cpu_pair(self.id(), runtime, &params)
         }
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
         let cpus = [spec.cpus[0], spec.cpus[spec.cpus.len() - 1]];
-        primitives_of(spec)?.switch_round_trip(cpus, h)
+        point.in_process(|r| r.primitives())?.switch_round_trip(cpus, h)
     }
 }

@@ -1,10 +1,9 @@
 //! `sched.yield`: the cost of a scheduling round, measured by yielding under load (seed 001 §5.1).
 
-use crate::experiments::context::yield_round_of;
 use crate::experiments::fits::{fit_series, FitSpec, Model};
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::{Harness, Mode};
-use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
+use crate::record::{FitRecord, Metric, PointRecord};
 use crate::runtimes::{Capability, RuntimeUnderTest};
 
 /// The fit through each runtime's rounds: seed 001 Fig. 3's `a + b·load`.
@@ -63,7 +62,7 @@ impl Experiment for Yield {
         let all = ctx.cpus.len();
         let name = runtime.name();
         let point = |cpus: usize, load: Option<usize>| {
-            ctx.spec_of(self.id(), name, &Params { cpus, load }, ctx.team_cpus(cpus))
+            ctx.spec_of(self.id(), runtime, &Params { cpus, load }, ctx.team_cpus(cpus))
         };
         let mut out = Vec::new();
         // A runtime on one kernel thread gets cpus:1, and a skipped cell for all CPUs after it.
@@ -79,11 +78,11 @@ impl Experiment for Yield {
             None if ctx.mode == Mode::Full && all > 1 => vec![1, all],
             None => vec![all],
         };
-        let rounds = runtime.yield_round();
+        let limits = runtime.offers().yield_round.has();
         for &cpus in &cpu_counts {
             for &load in &loads {
                 let spec = point(cpus, Some(load));
-                out.push(match rounds.and_then(|r| r.refuses_load(load)) {
+                out.push(match limits.and_then(|l| l.refuses_load(load)) {
                     Some(reason) => Planned::Skip(spec, reason.into()),
                     None => Planned::Run(spec),
                 });
@@ -93,10 +92,11 @@ impl Experiment for Yield {
         out
     }
 
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let params: Params = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let params: Params = point.params()?;
         let load = params.load.ok_or_else(|| anyhow::anyhow!("{}: sched.yield needs a load", spec.name()))?;
-        yield_round_of(spec)?.yield_round(&spec.cpus, load, h)
+        point.in_process(|r| r.yield_round())?.yield_round(&spec.cpus, load, h)
     }
 
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {

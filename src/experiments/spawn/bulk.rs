@@ -1,9 +1,8 @@
 //! `spawn.bulk`: one construct of many empty tasks, executed by all the CPUs.
 
-use crate::experiments::context::fan_out_of;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 use crate::runtimes::{Capability, RuntimeUnderTest};
 
 use super::one_cpu_only;
@@ -49,15 +48,16 @@ impl Experiment for Bulk {
             .into_iter()
             .map(|threads| {
                 let params = Params { tasks: TASKS, threads };
-                let spec = ctx.spec_of(self.id(), runtime.name(), &params, ctx.team_cpus(threads));
+                let spec = ctx.spec_of(self.id(), runtime, &params, ctx.team_cpus(threads));
                 one_cpu_only(spec, runtime, threads)
             })
             .collect()
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { tasks, .. } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { tasks, .. } = point.params()?;
         anyhow::ensure!(tasks > 0, "{}: spawn.bulk needs at least one task", spec.name());
-        let mut outcome = fan_out_of(spec)?.bulk(&spec.cpus, tasks, h)?;
+        let mut outcome = point.in_process(|r| r.fan_out())?.bulk(&spec.cpus, tasks, h)?;
         outcome.measurement = outcome.measurement.per(tasks as f64);
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
         outcome.extra.insert("tasks".into(), tasks as f64);

@@ -1,15 +1,15 @@
 //! `spawn.create`: create an empty activity and wait for its end.
 
-use crate::experiments::context::primitives_of;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
-use crate::runtimes::Capability;
+use crate::record::Metric;
+use crate::runtimes::primitives::SpawnKind;
+use crate::runtimes::{Capability, RuntimeUnderTest};
 
-/// `spawn.create`'s parameters: `kind` is one of the runtime's [`crate::runtimes::primitives::Primitives::spawn_kinds`].
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// `spawn.create`'s parameters: `kind` is one the runtime offers ([`crate::runtimes::Offers::spawn_join`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
-    kind: String,
+    kind: SpawnKind,
 }
 
 /// Seed 004's "process create/destroy" for kernel activities: `std::thread::spawn` of an empty closure
@@ -29,18 +29,15 @@ impl Experiment for Create {
             requires: &[Capability::SpawnJoin],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
-        let kinds = crate::runtimes::find(runtime).and_then(|r| r.primitives()).map_or(&[][..], |p| p.spawn_kinds());
+    fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
+        let kinds = runtime.offers().spawn_join.has().unwrap_or_default();
         kinds
             .iter()
-            .map(|&kind| {
-                Planned::Run(ctx.spec_of(self.id(), runtime, &Params { kind: kind.into() }, vec![ctx.home_cpu()]))
-            })
+            .map(|&kind| Planned::Run(ctx.spec_of(self.id(), runtime, &Params { kind }, vec![ctx.home_cpu()])))
             .collect()
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { kind } = spec.params_as()?;
-        Ok(primitives_of(spec)?.spawn_join(&kind, h)?.into())
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let Params { kind } = point.params()?;
+        Ok(point.in_process(|r| r.primitives())?.spawn_join(kind, h)?.into())
     }
 }

@@ -1,10 +1,10 @@
 //! `spawn.forkjoin`: a fork-join episode of one empty task per CPU.
 
-use crate::experiments::context::fan_out_of;
 use crate::experiments::fits::{fit_series, FitSpec, Model};
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
+use crate::record::{FitRecord, Metric, PointRecord};
+use crate::runtimes::fan_out::ForkJoinMechanism;
 use crate::runtimes::{Capability, RuntimeUnderTest};
 
 use super::one_cpu_only;
@@ -13,9 +13,9 @@ use super::one_cpu_only;
 const FIT: FitSpec = FitSpec { x: "threads", x_unit: "CPUs, one task each", model: Model::Linear };
 
 /// `spawn.forkjoin`'s parameters: the runtime's fan-out mechanism and the team size.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Params {
-    mechanism: String,
+    mechanism: ForkJoinMechanism,
     threads: usize,
 }
 
@@ -49,20 +49,20 @@ impl Experiment for ForkJoin {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
-        let Some(fan_out) = runtime.fan_out() else { return Vec::new() };
         let mut out = Vec::new();
-        for mechanism in fan_out.fork_join_mechanisms() {
+        for &mechanism in runtime.offers().fork_join.has().unwrap_or_default() {
             for threads in ctx.thread_counts(1) {
-                let params = Params { mechanism: mechanism.to_string(), threads };
-                let spec = ctx.spec_of(self.id(), runtime.name(), &params, ctx.team_cpus(threads));
+                let params = Params { mechanism, threads };
+                let spec = ctx.spec_of(self.id(), runtime, &params, ctx.team_cpus(threads));
                 out.push(one_cpu_only(spec, runtime, threads));
             }
         }
         out
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { mechanism, .. } = spec.params_as()?;
-        let mut outcome = fan_out_of(spec)?.fork_join(&mechanism, &spec.cpus, h)?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { mechanism, .. } = point.params()?;
+        let mut outcome = point.in_process(|r| r.fan_out())?.fork_join(mechanism, &spec.cpus, h)?;
         let tasks = spec.cpus.len() as f64;
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
         outcome.extra.insert("tasks".into(), tasks);

@@ -46,7 +46,7 @@ fn forkjoin_points_run_with_a_per_spawn_figure() {
     let points = omp_points(&ForkJoin, &ctx());
     assert_eq!(points[0].name(), "spawn.forkjoin/runtime:openmp/mechanism:parallel/threads:1");
     for spec in points {
-        let outcome = ForkJoin.run(&spec, &h).unwrap();
+        let outcome = ForkJoin.run(&crate::experiments::Point::resolve(&spec).unwrap(), &h).unwrap();
         assert_finite(&outcome, &spec.name(), h.config.repetitions);
         let episode = outcome.measurement.summary().unwrap().median;
         let tasks = spec.cpus.len() as f64;
@@ -59,7 +59,7 @@ fn forkjoin_points_run_with_a_per_spawn_figure() {
 fn bulk_points_run_per_spawn_with_the_region_cancelled() {
     let h = quick_harness();
     for spec in omp_points(&Bulk, &ctx()) {
-        let outcome = Bulk.run(&spec, &h).unwrap();
+        let outcome = Bulk.run(&crate::experiments::Point::resolve(&spec).unwrap(), &h).unwrap();
         assert_finite(&outcome, &spec.name(), h.config.repetitions);
         let per_spawn = outcome.measurement.summary().unwrap().median;
         assert!((outcome.extra["construct_ns"] - 1000.0 * per_spawn).abs() < 1e-6 * outcome.extra["construct_ns"]);
@@ -75,10 +75,15 @@ fn remote_point_runs_and_reports_the_executor_share() {
     let ctx = ctx();
     let spec = match omp_points(&Remote, &ctx).into_iter().next() {
         Some(spec) if ctx.cpus.len() >= 2 => spec,
-        _ => ctx.spec("spawn.remote", "openmp", &[("generators", "1".into())], vec![ctx.cpus[0]; 2]),
+        _ => ctx.spec(
+            "spawn.remote",
+            &crate::runtimes::openmp::OpenMp,
+            &[("generators", "1".into())],
+            vec![ctx.cpus[0]; 2],
+        ),
     };
     assert_eq!(spec.name(), "spawn.remote/runtime:openmp/generators:1");
-    let outcome = Remote.run(&spec, &h).unwrap();
+    let outcome = Remote.run(&crate::experiments::Point::resolve(&spec).unwrap(), &h).unwrap();
     assert_finite(&outcome, &spec.name(), h.config.repetitions);
     let share = outcome.extra["executor_share_pct"];
     assert!((0.0..=100.0).contains(&share), "{share}");
@@ -95,7 +100,7 @@ fn grain_point_runs_with_shares_on_the_team_cpus() {
     let [mut spec] = omp_points(&Sweep, &ctx).try_into().expect("one grain.sweep point per runtime");
     spec.params.retain(|(k, _)| k != "work");
     spec.params.push(("work".into(), "50000".into()));
-    let outcome = Sweep.run(&spec, &h).unwrap();
+    let outcome = Sweep.run(&crate::experiments::Point::resolve(&spec).unwrap(), &h).unwrap();
     let m = &outcome.measurement;
     assert!(!m.samples_ns.is_empty() && m.samples_ns.iter().all(|s| s.is_finite() && *s > 0.0), "{m:?}");
     for key in ["serial_ns", "best_ns", "serial_reads_ns", "speedup"] {

@@ -1,9 +1,8 @@
 //! `spawn.remote`: one CPU executes single-task spawns made by generators on the other CPUs.
 
-use crate::experiments::context::fan_out_of;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::{Harness, Mode};
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 use crate::runtimes::{Capability, RuntimeUnderTest};
 
 /// `spawn.remote`'s parameters: threads that spawn onto the one executor CPU.
@@ -58,23 +57,24 @@ impl Experiment for Remote {
             None => None,
         };
         if let Some(reason) = reason {
-            let spec = ctx.spec_of(self.id(), name, &Params { generators: 1 }, vec![ctx.home_cpu()]);
+            let spec = ctx.spec_of(self.id(), runtime, &Params { generators: 1 }, vec![ctx.home_cpu()]);
             return vec![Planned::Skip(spec, reason)];
         }
         counts
             .into_iter()
-            .map(|g| Planned::Run(ctx.spec_of(self.id(), name, &Params { generators: g }, ctx.team_cpus(g + 1))))
+            .map(|g| Planned::Run(ctx.spec_of(self.id(), runtime, &Params { generators: g }, ctx.team_cpus(g + 1))))
             .collect()
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { generators } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { generators } = point.params()?;
         anyhow::ensure!(
             spec.cpus.len() == generators + 1 && generators > 0,
             "{}: spawn.remote needs an executor CPU and one CPU per generator, got CPUs {:?}",
             spec.name(),
             spec.cpus
         );
-        fan_out_of(spec)?.remote(spec.cpus[0], &spec.cpus[1..], h)
+        point.in_process(|r| r.fan_out())?.remote(spec.cpus[0], &spec.cpus[1..], h)
     }
 }
 

@@ -1,16 +1,16 @@
 //! `sync.barrier`: one barrier episode across a team of threads.
 
-use crate::experiments::context::contention_of;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
-use crate::runtimes::Capability;
+use crate::record::Metric;
+use crate::runtimes::contention::BarrierImpl;
+use crate::runtimes::{Capability, RuntimeUnderTest};
 
-/// `sync.barrier`'s parameters: `impl` is one of the runtime's `Contention::barrier_impls`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// `sync.barrier`'s parameters: `impl` is one the runtime offers ([`crate::runtimes::Offers::barrier`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
     #[serde(rename = "impl")]
-    implementation: String,
+    implementation: BarrierImpl,
     threads: usize,
 }
 
@@ -32,12 +32,11 @@ impl Experiment for Barrier {
             requires: &[Capability::Barrier],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
+    fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
         let counts = ctx.thread_counts(2);
         let mut out = Vec::new();
-        for implementation in implementations(runtime) {
-            let params = |threads| Params { implementation: implementation.to_string(), threads };
+        for &implementation in runtime.offers().barrier.has().unwrap_or_default() {
+            let params = |threads| Params { implementation, threads };
             if counts.is_empty() {
                 let spec = ctx.spec_of(self.id(), runtime, &params(2), ctx.team_cpus(1));
                 out.push(Planned::Skip(spec, format!("needs 2 usable CPUs; this run may use {}", ctx.cpus.len())));
@@ -48,14 +47,9 @@ impl Experiment for Barrier {
         }
         out
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { implementation, .. } = spec.params_as()?;
-        contention_of(spec)?.barrier(&implementation, &spec.cpus, h)
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { implementation, .. } = point.params()?;
+        point.in_process(|r| r.contention())?.barrier(implementation, &spec.cpus, h)
     }
-}
-
-/// The runtime's implementations, in plan order (none for a runtime without the capability: the plan
-/// never asks then).
-fn implementations(runtime: &str) -> &'static [&'static str] {
-    crate::runtimes::find(runtime).and_then(|r| r.contention()).map_or(&[], |c| c.barrier_impls())
 }

@@ -1,27 +1,19 @@
 //! `sync.faa`: fetch-and-add on one shared variable vs. one variable per thread, with the hardware's
 //! atomic add and with seed 001's own lock-based `faa`.
 
-use crate::experiments::context::contention_of;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
-use crate::runtimes::Capability;
+use crate::record::Metric;
+use crate::runtimes::contention::{AtomicImpl, Variable};
+use crate::runtimes::{Capability, RuntimeUnderTest};
 
-/// `sync.faa`'s parameters: `impl` is one of the runtime's `Contention::atomic_impls`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// `sync.faa`'s parameters: `impl` is one the runtime offers ([`crate::runtimes::Offers::atomic`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
     #[serde(rename = "impl")]
-    implementation: String,
+    implementation: AtomicImpl,
     variable: Variable,
     threads: usize,
-}
-
-/// One variable for all threads, or one each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum Variable {
-    Shared,
-    Distinct,
 }
 
 /// Seed 001 §8.1 (Fig. 8): every thread adds 1 to a counter in a loop, all on the same variable
@@ -49,27 +41,21 @@ impl Experiment for Faa {
             requires: &[Capability::Atomic],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
+    fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
-        for implementation in implementations(runtime) {
+        for &implementation in runtime.offers().atomic.has().unwrap_or_default() {
             for variable in [Variable::Shared, Variable::Distinct] {
                 for threads in ctx.thread_counts(1) {
-                    let params = Params { implementation: implementation.to_string(), variable, threads };
+                    let params = Params { implementation, variable, threads };
                     out.push(Planned::Run(ctx.spec_of(self.id(), runtime, &params, ctx.team_cpus(threads))));
                 }
             }
         }
         out
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { implementation, variable, .. } = spec.params_as()?;
-        contention_of(spec)?.fetch_and_add(&implementation, variable == Variable::Shared, &spec.cpus, h)
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { implementation, variable, .. } = point.params()?;
+        point.in_process(|r| r.contention())?.fetch_and_add(implementation, variable, &spec.cpus, h)
     }
-}
-
-/// The runtime's implementations, in plan order (none for a runtime without the capability: the plan
-/// never asks then).
-fn implementations(runtime: &str) -> &'static [&'static str] {
-    crate::runtimes::find(runtime).and_then(|r| r.contention()).map_or(&[], |c| c.atomic_impls())
 }

@@ -1,15 +1,15 @@
 //! `sync.mutex`: lock, a one-line critical section, unlock, by 1…CPUs threads on one lock.
 
-use crate::experiments::context::contention_of;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
-use crate::runtimes::Capability;
+use crate::record::Metric;
+use crate::runtimes::contention::LockImpl;
+use crate::runtimes::{Capability, RuntimeUnderTest};
 
-/// `sync.mutex`'s parameters: `lock` is one of the runtime's `Contention::lock_impls`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// `sync.mutex`'s parameters: `lock` is one the runtime offers ([`crate::runtimes::Offers::lock`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
-    lock: String,
+    lock: LockImpl,
     threads: usize,
 }
 
@@ -35,25 +35,19 @@ impl Experiment for Mutex {
             requires: &[Capability::Lock],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
+    fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
-        for lock in implementations(runtime) {
+        for &lock in runtime.offers().lock.has().unwrap_or_default() {
             for threads in ctx.thread_counts(1) {
-                let params = Params { lock: lock.to_string(), threads };
+                let params = Params { lock, threads };
                 out.push(Planned::Run(ctx.spec_of(self.id(), runtime, &params, ctx.team_cpus(threads))));
             }
         }
         out
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { lock, .. } = spec.params_as()?;
-        contention_of(spec)?.lock(&lock, &spec.cpus, h)
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { lock, .. } = point.params()?;
+        point.in_process(|r| r.contention())?.lock(lock, &spec.cpus, h)
     }
-}
-
-/// The runtime's implementations, in plan order (none for a runtime without the capability: the plan
-/// never asks then).
-fn implementations(runtime: &str) -> &'static [&'static str] {
-    crate::runtimes::find(runtime).and_then(|r| r.contention()).map_or(&[], |c| c.lock_impls())
 }

@@ -1,11 +1,10 @@
 //! `sync.oversub`: barriers with many more activities than CPUs, with and without spawning them first
 //! (seed 001 §8.2 experiment 2, Fig. 10).
 
-use crate::experiments::context::activity_barrier_of;
 use crate::experiments::fits::{fit_series, FitSpec, Model};
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::{Harness, Mode};
-use crate::record::{FitRecord, Metric, PointRecord, PointSpec};
+use crate::record::{FitRecord, Metric, PointRecord};
 use crate::runtimes::activity_barrier::{BarrierKind, Variant};
 use crate::runtimes::{Capability, RuntimeUnderTest};
 
@@ -81,7 +80,7 @@ impl Experiment for Oversub {
     }
 
     fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
-        let Some(activity_barrier) = runtime.activity_barrier() else { return Vec::new() };
+        let Some(limits) = runtime.offers().activity_barrier.has() else { return Vec::new() };
         let cpus = ctx.cpus.len();
         let mut out = Vec::new();
         for variant in Variant::ALL {
@@ -93,8 +92,8 @@ impl Experiment for Oversub {
             for &barrier in barriers {
                 for &k in per_cpu(variant, ctx.mode) {
                     let params = Params { variant, barrier, cpus, activities: k * cpus };
-                    let spec = ctx.spec_of(self.id(), runtime.name(), &params, ctx.cpus.clone());
-                    out.push(match activity_barrier.refuses(variant, barrier) {
+                    let spec = ctx.spec_of(self.id(), runtime, &params, ctx.cpus.clone());
+                    out.push(match limits.refuses(variant, barrier) {
                         Some(reason) => Planned::Skip(spec, reason.into()),
                         None => Planned::Run(spec),
                     });
@@ -104,15 +103,16 @@ impl Experiment for Oversub {
         out
     }
 
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { variant, barrier, activities, .. } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { variant, barrier, activities, .. } = point.params()?;
         let barrier = match (variant, barrier) {
             (Variant::JustSpawn, _) => BarrierKind::Blocking,
             (_, Some(barrier)) => barrier,
             (_, None) => anyhow::bail!("{}: sync.oversub {} needs a barrier", spec.name(), variant.name()),
         };
         anyhow::ensure!(activities > 0, "{}: sync.oversub needs at least one activity", spec.name());
-        activity_barrier_of(spec)?.activity_barrier(variant, barrier, activities, &spec.cpus, h)
+        point.in_process(|r| r.activity_barrier())?.activity_barrier(variant, barrier, activities, &spec.cpus, h)
     }
 
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
@@ -188,11 +188,15 @@ mod tests {
         let cpus = &cpus[..cpus.len().min(2)];
         let a = 4 * cpus.len();
         for runtime in crate::runtimes::registry() {
-            let Some(activity_barrier) = runtime.activity_barrier() else { continue };
+            let (Some(activity_barrier), Some(limits)) =
+                (runtime.activity_barrier(), runtime.offers().activity_barrier.has())
+            else {
+                continue;
+            };
             for variant in Variant::ALL {
                 for barrier in [BarrierKind::Yield, BarrierKind::Blocking] {
                     let asked = (variant != Variant::JustSpawn).then_some(barrier);
-                    if activity_barrier.refuses(variant, asked).is_some() {
+                    if limits.refuses(variant, asked).is_some() {
                         continue;
                     }
                     let outcome = activity_barrier.activity_barrier(variant, barrier, a, cpus, &h).unwrap();

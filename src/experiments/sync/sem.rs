@@ -1,9 +1,8 @@
 //! `sync.sem`: semaphore P only, V only, a pair, and a handoff that requires a context switch.
 
-use crate::experiments::context::primitives_of;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 use crate::runtimes::primitives::SemOp;
 use crate::runtimes::Capability;
 
@@ -25,7 +24,6 @@ impl Experiment for Sem {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         let home = ctx.home_cpu();
         SemOp::ALL
             .into_iter()
@@ -35,9 +33,10 @@ impl Experiment for Sem {
             })
             .collect()
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { op } = spec.params_as()?;
-        let m = primitives_of(spec)?.semaphore(op, spec.cpus[spec.cpus.len() - 1], h)?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { op } = point.params()?;
+        let m = point.in_process(|r| r.primitives())?.semaphore(op, spec.cpus[spec.cpus.len() - 1], h)?;
         // A switch round trip is two handoffs; the row is per handoff.
         Ok(if op == SemOp::Switch { m.per(2.0) } else { m }.into())
     }

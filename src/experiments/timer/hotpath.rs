@@ -9,7 +9,7 @@ use crate::clock::convert::Converter;
 use crate::clock::TimeSourceKind;
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::Harness;
-use crate::record::{Details, LabelledTable, Metric, PointSpec};
+use crate::record::{Details, LabelledTable, Metric};
 use crate::runtimes::timerq::{
     count_per_op, Counts, MonotonicRaw, NoCount, NsBase, Scenario, StartMode, TickBase, TickSource, TimeBase,
     TimeBaseKind, Workload, COUNT_COLUMNS, COUNT_EXTRA_KEYS,
@@ -46,7 +46,6 @@ impl Experiment for HotPath {
     }
 
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         let mut out = Vec::new();
         for scenario in Scenario::ALL {
             for base in TimeBaseKind::ALL {
@@ -59,8 +58,8 @@ impl Experiment for HotPath {
         out
     }
 
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { scenario, time_base: base, start } = spec.params_as()?;
+    fn run(&self, point: &crate::experiments::Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let Params { scenario, time_base: base, start } = point.params()?;
         let point = Point { scenario, base, start };
         match h.clock.kind {
             #[cfg(target_arch = "x86_64")]
@@ -204,11 +203,11 @@ mod tests {
         let h = crate::harness::testing::quick_harness();
         let spec = ctx().spec(
             "timer.hotpath",
-            "os",
+            &crate::runtimes::os::Os,
             &[("scenario", "absolute_timer".into()), ("time_base", "ns".into()), ("start", "relative".into())],
             vec![0],
         );
-        let outcome = HotPath.run(&spec, &h).unwrap();
+        let outcome = HotPath.run(&crate::experiments::Point::resolve(&spec).unwrap(), &h).unwrap();
         assert_eq!(outcome.extra["conversions_per_op"], 5.0, "§4.3 ns-based: {:?}", outcome.extra);
         assert_eq!(outcome.extra["ticks_to_ns_per_op"], 4.0);
         assert_eq!(outcome.extra["fired_per_op"], 1.0);
@@ -218,7 +217,7 @@ mod tests {
         assert!(outcome.notes.iter().all(|n| !n.contains("differ")), "{:?}", outcome.notes);
         let mut bad = spec.clone();
         bad.params[1].1 = "jiffies".into();
-        let err = HotPath.run(&bad, &h).unwrap_err().to_string();
+        let err = HotPath.run(&crate::experiments::Point::resolve(&bad).unwrap(), &h).unwrap_err().to_string();
         assert!(err.contains("time_base") && err.contains("jiffies"), "{err}");
     }
 }

@@ -7,9 +7,9 @@ use anyhow::{bail, Context as _};
 
 use super::signal_timer::{self, SignalTimer};
 use crate::clock::clock_gettime_ns;
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::{Harness, Measurement};
-use crate::record::{Metric, PointSpec};
+use crate::record::Metric;
 
 /// Timer rates of the points, Hz: none (the method's null result), 1 kHz and 10 kHz.
 pub const RATES_HZ: [u64; 3] = [0, 1_000, 10_000];
@@ -52,14 +52,14 @@ impl Experiment for Stolen {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         RATES_HZ
             .iter()
             .map(|rate| Planned::Run(ctx.spec_of(self.id(), runtime, &Params { rate_hz: *rate }, vec![ctx.home_cpu()])))
             .collect()
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { rate_hz } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { rate_hz } = point.params()?;
         if rate_hz > 100_000 {
             bail!("{}: rate_hz {rate_hz} is not in 0…100000 Hz", spec.name());
         }

@@ -3,9 +3,9 @@
 
 use anyhow::bail;
 
-use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::{Harness, HarnessConfig, Measurement, Mode};
-use crate::record::{Details, Metric, PointSpec};
+use crate::record::{Details, Metric};
 use crate::runtimes::os::timed_wait::{collect, Mechanism, Wakeups};
 use crate::stats::{distribution, latency_histogram, percentile};
 
@@ -39,7 +39,6 @@ impl Experiment for Wakeup {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let runtime = runtime.name();
         Mechanism::ALL
             .iter()
             .map(|m| {
@@ -48,8 +47,9 @@ impl Experiment for Wakeup {
             })
             .collect()
     }
-    fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
-        let Params { mechanism, interval_us } = spec.params_as()?;
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { mechanism, interval_us } = point.params()?;
         if !(1..=1_000_000).contains(&interval_us) {
             bail!("{}: interval_us {interval_us} is not in 1…1000000 µs", spec.name());
         }

@@ -15,7 +15,7 @@ use anyhow::{bail, Context as _};
 use crate::harness::{Harness, Measurement};
 use crate::protocol::{ProbeJob, ProbeMessage, RunsRequest, TimedRuns, VERSION};
 use crate::record::PointSpec;
-use crate::runtimes::fan_out::GrainRuns;
+use crate::runtimes::grain_sweep::GrainRuns;
 use crate::runtimes::grain_tally::Tally;
 
 /// How long the probe may take to end after its stdin closes before it is killed.

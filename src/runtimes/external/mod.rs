@@ -5,10 +5,11 @@
 //! method's statistics stay in one place. No toolchain, or one too old, makes every cell of the runtime a
 //! skipped cell with that reason.
 //!
-//! The plan asks these runtimes what it asks every runtime (their capabilities, spawn kinds, switch
-//! mechanism, implementations), so their points are named like everyone's and land in the same tables.
-//! Their measuring methods are never called in this process: the orchestrator starts the external probe
-//! instead ([`ExternalProbe::command`]); called anyway, they return an error saying so.
+//! The plan reads these runtimes' data as every runtime's ([`Offers`]: their capabilities, spawn kinds,
+//! switch mechanism, implementations), so their points are named like everyone's and land in the same
+//! tables. They have no measuring code in this process: the orchestrator starts the external probe instead
+//! ([`ExternalProbe::command`]). The one exception is the granularity sweep, whose search stays in Rust and
+//! asks the probe for timed runs ([`GrainSweep`], [`grain`]).
 
 pub mod grain;
 pub mod toolchain;
@@ -16,14 +17,15 @@ pub mod toolchain;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
-use super::contention::Contention;
+use super::contention::{AtomicImpl, BarrierImpl, LockImpl};
 pub use super::external_probe::ExternalProbe;
-use super::fan_out::{FanOut, Granularity, Remarks, Sweep};
-use super::primitives::{Body, Context, Primitives, SemOp, SwitchMechanism};
-use super::yield_round::YieldRound;
-use super::{Capability, RuntimeUnderTest, KERNEL_UNDER_OS};
-use crate::harness::{Harness, Measurement};
-use crate::record::{Outcome, PointSpec};
+use super::fan_out::ForkJoinMechanism;
+use super::grain_sweep::{GrainSweep, Granularity, Remarks, Sweep};
+use super::primitives::{SpawnKind, SwitchKind, SwitchMechanism};
+use super::yield_round::YieldLimits;
+use super::{Offer, Offers, RuntimeUnderTest, KERNEL_UNDER_OS};
+use crate::harness::Harness;
+use crate::record::PointSpec;
 
 /// Which language and flavour a runtime's probe is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -33,15 +35,40 @@ enum Probe {
     JavaVirtual,
 }
 
-/// A runtime measured by an external probe: its name and what the plan needs to know of its probe.
+/// A runtime measured by an external probe: its name, its probe, and what its probe offers.
 pub struct External {
     name: &'static str,
     about: &'static str,
     probe: Probe,
-    spawn_kinds: &'static [&'static str],
+    offers: Offers,
+}
+
+/// What every external probe offers, given the variants that differ between them: seed 004's primitives,
+/// the yield round, fork-join fan-out and contention between CPUs (`impl:hw`, `impl:cyclic`).
+const fn probe_offers(
+    spawn_kinds: &'static [SpawnKind],
     switch: SwitchMechanism,
-    lock_impls: &'static [&'static str],
-    fork_join_mechanisms: &'static [&'static str],
+    locks: &'static [LockImpl],
+    fork_join: &'static [ForkJoinMechanism],
+) -> Offers {
+    Offers {
+        context: Offer::Has(()),
+        kernel: Offer::Lacks(KERNEL_UNDER_OS),
+        call: Offer::Has(()),
+        spawn_join: Offer::Has(spawn_kinds),
+        semaphore: Offer::Has(()),
+        channel: Offer::Has(()),
+        message_switch: Offer::Has(()),
+        rendezvous: Offer::Has(()),
+        raw_switch: Offer::Has(switch),
+        yield_round: Offer::Has(YieldLimits::NONE),
+        wake_all: Offer::Lacks(NOT_IN_PROBE),
+        fork_join: Offer::Has(fork_join),
+        activity_barrier: Offer::Lacks(NOT_IN_PROBE),
+        atomic: Offer::Has(&[AtomicImpl::Hw]),
+        barrier: Offer::Has(&[BarrierImpl::Cyclic]),
+        lock: Offer::Has(locks),
+    }
 }
 
 /// Go: goroutines on GOMAXPROCS = the point's CPUs, channels, `sync`, `sync/atomic` (`probes/go`).
@@ -49,10 +76,12 @@ pub const GO: External = External {
     name: "go",
     about: "Go goroutines, channels and sync (external probe, probes/go; needs Go ≥ 1.19)",
     probe: Probe::Go,
-    spawn_kinds: &["task"],
-    switch: SwitchMechanism { name: "gosched", across_cpus: false },
-    lock_impls: &["mutex"],
-    fork_join_mechanisms: &["spawn", "pool"],
+    offers: probe_offers(
+        &[SpawnKind::Task],
+        SwitchMechanism { kind: SwitchKind::Gosched, across_cpus: false },
+        &[LockImpl::Mutex],
+        &[ForkJoinMechanism::Spawn, ForkJoinMechanism::Pool],
+    ),
 };
 
 /// Java platform threads (kernel threads) and java.util.concurrent (`probes/java`).
@@ -60,10 +89,12 @@ pub const JAVA_PLATFORM: External = External {
     name: "java-platform",
     about: "Java platform threads and java.util.concurrent (external probe, probes/java; needs a JDK ≥ 17)",
     probe: Probe::JavaPlatform,
-    spawn_kinds: &["thread"],
-    switch: SwitchMechanism { name: "park", across_cpus: true },
-    lock_impls: &["synchronized", "reentrant"],
-    fork_join_mechanisms: &["spawn", "pool"],
+    offers: probe_offers(
+        &[SpawnKind::Thread],
+        SwitchMechanism { kind: SwitchKind::Park, across_cpus: true },
+        &[LockImpl::Synchronized, LockImpl::Reentrant],
+        &[ForkJoinMechanism::Spawn, ForkJoinMechanism::Pool],
+    ),
 };
 
 /// Java virtual threads on one carrier per CPU of the point (`probes/java`, JDK ≥ 21).
@@ -71,11 +102,13 @@ pub const JAVA_VIRTUAL: External = External {
     name: "java-virtual",
     about: "Java virtual threads, one carrier per CPU (external probe, probes/java; needs a JDK ≥ 21)",
     probe: Probe::JavaVirtual,
-    spawn_kinds: &["task"],
-    switch: SwitchMechanism { name: "yield", across_cpus: false },
-    lock_impls: &["synchronized", "reentrant"],
-    // Virtual threads are not pooled: one per task is the idiom.
-    fork_join_mechanisms: &["spawn"],
+    offers: probe_offers(
+        &[SpawnKind::Task],
+        SwitchMechanism { kind: SwitchKind::Yield, across_cpus: false },
+        &[LockImpl::Synchronized, LockImpl::Reentrant],
+        // Virtual threads are not pooled: one per task is the idiom.
+        &[ForkJoinMechanism::Spawn],
+    ),
 };
 
 /// Why an external runtime has no cell for the experiments its probe does not implement.
@@ -108,12 +141,8 @@ impl RuntimeUnderTest for External {
             }
         }
     }
-    fn lacks(&self, capability: Capability) -> Option<&'static str> {
-        match capability {
-            Capability::Kernel => Some(KERNEL_UNDER_OS),
-            Capability::WakeAll | Capability::ActivityBarrier => Some(NOT_IN_PROBE),
-            _ => None,
-        }
+    fn offers(&self) -> &Offers {
+        &self.offers
     }
     /// `spawn.remote` is a fan-out experiment the probes do not measure.
     fn refuses(&self, experiment: &str) -> Option<&'static str> {
@@ -126,7 +155,7 @@ impl RuntimeUnderTest for External {
     fn external(&self) -> Option<&dyn ExternalProbe> {
         Some(self)
     }
-    super::plugin::capabilities!(context, primitives, contention, yield_round, fan_out);
+    super::plugin::capabilities!(grain_sweep);
 }
 
 impl ExternalProbe for External {
@@ -172,87 +201,7 @@ impl ExternalProbe for External {
     }
 }
 
-/// The error of a measuring method called in this process.
-fn elsewhere<T>() -> anyhow::Result<T> {
-    anyhow::bail!("this runtime is measured by its external probe (probes/), not inside overhead's own probe")
-}
-
-impl Context for External {
-    fn in_context(&self, _: &Harness, _: Body) -> anyhow::Result<Measurement> {
-        elsewhere()
-    }
-}
-
-impl Primitives for External {
-    fn call(&self, _: bool, _: &Harness) -> anyhow::Result<Measurement> {
-        elsewhere()
-    }
-    fn spawn_kinds(&self) -> &'static [&'static str] {
-        self.spawn_kinds
-    }
-    fn spawn_join(&self, _: &str, _: &Harness) -> anyhow::Result<Measurement> {
-        elsewhere()
-    }
-    fn semaphore(&self, _: SemOp, _: usize, _: &Harness) -> anyhow::Result<Measurement> {
-        elsewhere()
-    }
-    fn async_message(&self, _: &Harness) -> anyhow::Result<Measurement> {
-        elsewhere()
-    }
-    fn message_round_trip(&self, _: usize, _: &Harness) -> anyhow::Result<Measurement> {
-        elsewhere()
-    }
-    fn rendezvous(&self, _: usize, _: &Harness) -> anyhow::Result<Measurement> {
-        elsewhere()
-    }
-    fn switch_mechanism(&self) -> SwitchMechanism {
-        self.switch
-    }
-    fn switch_round_trip(&self, _: [usize; 2], _: &Harness) -> anyhow::Result<Outcome> {
-        elsewhere()
-    }
-}
-
-impl Contention for External {
-    fn atomic_impls(&self) -> &'static [&'static str] {
-        &["hw"]
-    }
-    fn fetch_and_add(&self, _: &str, _: bool, _: &[usize], _: &Harness) -> anyhow::Result<Outcome> {
-        elsewhere()
-    }
-    fn barrier_impls(&self) -> &'static [&'static str] {
-        &["cyclic"]
-    }
-    fn barrier(&self, _: &str, _: &[usize], _: &Harness) -> anyhow::Result<Outcome> {
-        elsewhere()
-    }
-    fn lock_impls(&self) -> &'static [&'static str] {
-        self.lock_impls
-    }
-    fn lock(&self, _: &str, _: &[usize], _: &Harness) -> anyhow::Result<Outcome> {
-        elsewhere()
-    }
-}
-
-impl YieldRound for External {
-    fn yield_round(&self, _: &[usize], _: usize, _: &Harness) -> anyhow::Result<Outcome> {
-        elsewhere()
-    }
-}
-
-impl FanOut for External {
-    fn fork_join_mechanisms(&self) -> &'static [&'static str] {
-        self.fork_join_mechanisms
-    }
-    fn fork_join(&self, _: &str, _: &[usize], _: &Harness) -> anyhow::Result<Outcome> {
-        elsewhere()
-    }
-    fn bulk(&self, _: &[usize], _: u64, _: &Harness) -> anyhow::Result<Outcome> {
-        elsewhere()
-    }
-    fn remote(&self, _: usize, _: &[usize], _: &Harness) -> anyhow::Result<Outcome> {
-        elsewhere()
-    }
+impl GrainSweep for External {
     /// The sweep's runs come from the external probe, started here with the point's job and asked for
     /// timed runs ([`grain::RemoteRuns`]); the runs' tasks are the probe's (probes/README.md
     /// "grain.sweep"). Java cannot tell a task's CPU: its shares are all "other", as a note says.

@@ -50,15 +50,17 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 mod arch;
+pub mod fan_out;
 mod pair;
 mod plugin;
 mod primitives;
-pub mod seed001;
 mod stack;
 mod sync;
 #[cfg(test)]
 mod tests;
 mod uctx;
+mod wake_all;
+mod yield_round;
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -68,6 +70,9 @@ use std::ptr;
 use std::rc::Rc;
 
 use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+/// Why a construct that spreads over CPUs has no fiber cell.
+const ONE_THREAD: &str = "the fibers share one kernel thread";
 
 pub use pair::SwitchPair;
 pub use plugin::{FiberRuntime, FIBER_ASM, FIBER_COROSENSEI, FIBER_UCONTEXT};

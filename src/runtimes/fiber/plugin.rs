@@ -1,7 +1,39 @@
 //! The three `fiber-*` runtimes as plug-ins: one scheduler, three switch back-ends.
 
 use super::Backend;
-use crate::runtimes::{Capability, RuntimeUnderTest};
+use crate::runtimes::fan_out::ForkJoinMechanism;
+use crate::runtimes::primitives::{SpawnKind, SwitchKind, SwitchMechanism};
+use crate::runtimes::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
+use crate::runtimes::yield_round::YieldLimits;
+use crate::runtimes::{Offer, Offers, RuntimeUnderTest, KERNEL_UNDER_OS};
+
+/// Why the fibers lack contention between CPUs.
+const NOTHING_CONTENDS: &str = "its fibers share one kernel thread, so nothing contends between CPUs";
+
+/// What every fiber runtime offers: seed 004's primitives and seed 001's constructs on one kernel thread.
+const OFFERS: Offers = Offers {
+    context: Offer::Has(()),
+    kernel: Offer::Lacks(KERNEL_UNDER_OS),
+    call: Offer::Has(()),
+    spawn_join: Offer::Has(&[SpawnKind::Task]),
+    semaphore: Offer::Has(()),
+    channel: Offer::Has(()),
+    message_switch: Offer::Has(()),
+    rendezvous: Offer::Has(()),
+    raw_switch: Offer::Has(SwitchMechanism { kind: SwitchKind::RawSwitch, across_cpus: false }),
+    yield_round: Offer::Has(YieldLimits::NONE),
+    wake_all: Offer::Has(WakeAllOffer {
+        mechanisms: &[WakeMechanism::Semaphore],
+        waiter_cpus: WaiterCpus::WakersThread,
+    }),
+    fork_join: Offer::Has(&[ForkJoinMechanism::Spawn]),
+    activity_barrier: Offer::Lacks(
+        "its fibers share one kernel thread, and this experiment spreads activities over every CPU",
+    ),
+    atomic: Offer::Lacks(NOTHING_CONTENDS),
+    barrier: Offer::Lacks(NOTHING_CONTENDS),
+    lock: Offer::Lacks(NOTHING_CONTENDS),
+};
 
 /// The project's fibers switching with one back-end, as a runtime under test.
 pub struct FiberRuntime {
@@ -46,16 +78,7 @@ impl RuntimeUnderTest for FiberRuntime {
     fn one_thread(&self) -> Option<&'static str> {
         Some("runs its fibers on one kernel thread (one CPU)")
     }
-    fn lacks(&self, capability: Capability) -> Option<&'static str> {
-        match capability {
-            Capability::Kernel => Some(crate::runtimes::KERNEL_UNDER_OS),
-            Capability::ActivityBarrier => {
-                Some("its fibers share one kernel thread, and this experiment spreads activities over every CPU")
-            }
-            Capability::Atomic | Capability::Barrier | Capability::Lock => {
-                Some("its fibers share one kernel thread, so nothing contends between CPUs")
-            }
-            _ => None,
-        }
+    fn offers(&self) -> &Offers {
+        &OFFERS
     }
 }

@@ -10,7 +10,8 @@ use crate::harness::empty_loop;
 use crate::harness::{Harness, Measurement};
 use crate::record::Outcome;
 use crate::runtimes::fiber;
-use crate::runtimes::primitives::{Body, Context, Primitives, SemOp, SwitchMechanism};
+use crate::runtimes::offer::not_offered;
+use crate::runtimes::primitives::{Body, Context, NewTask, Primitives, SemOp, SpawnKind};
 
 /// Sentinel that ends an echo partner or a server.
 const STOP: u64 = u64::MAX;
@@ -31,11 +32,11 @@ impl Context for FiberRuntime {
 
 impl Primitives for FiberRuntime {
     /// Through a `&dyn Fn` in the calling fiber; or `spawn` + `join` of a new fiber.
-    fn call(&self, new_task: bool, h: &Harness) -> anyhow::Result<Measurement> {
+    fn call(&self, new_task: NewTask, h: &Harness) -> anyhow::Result<Measurement> {
         self.in_context(
             h,
             Box::new(move |h| {
-                if new_task {
+                if new_task == NewTask::Yes {
                     h.measure(
                         |n| {
                             for i in 0..n {
@@ -59,13 +60,14 @@ impl Primitives for FiberRuntime {
         )
     }
 
-    fn spawn_kinds(&self) -> &'static [&'static str] {
-        &["task"]
-    }
-
     /// `spawn` of an empty fiber plus `join` (a pooled stack, two switches).
-    fn spawn_join(&self, kind: &str, h: &Harness) -> anyhow::Result<Measurement> {
-        anyhow::ensure!(kind == "task", "unknown spawn.create kind {kind:?} for {}; expected task", self.name_str());
+    fn spawn_join(&self, kind: SpawnKind, h: &Harness) -> anyhow::Result<Measurement> {
+        match kind {
+            SpawnKind::Task => {}
+            other @ (SpawnKind::Thread | SpawnKind::Process) => {
+                return Err(not_offered(self.name_str(), "kind", other))
+            }
+        }
         self.in_context(
             h,
             Box::new(|h| {
@@ -163,10 +165,6 @@ impl Primitives for FiberRuntime {
                 m
             }),
         )
-    }
-
-    fn switch_mechanism(&self) -> SwitchMechanism {
-        SwitchMechanism { name: "raw_switch", across_cpus: false }
     }
 
     /// The back-end's raw switch to a partner context and back, no scheduler.

@@ -2,26 +2,25 @@
 //! region, against the same region with an empty loop (the region's fork-join cancels); the region ends
 //! when its slowest thread does.
 
-use super::{OpenMp, Team, Variable};
+use super::{OpenMp, Team};
 use crate::harness::Harness;
 use crate::record::Outcome;
-use crate::runtimes::contention::Contention;
+use crate::runtimes::contention::{AtomicImpl, BarrierImpl, Contention, LockImpl, Variable};
+use crate::runtimes::offer::not_offered;
 
 impl Contention for OpenMp {
-    fn atomic_impls(&self) -> &'static [&'static str] {
-        &["omp_atomic"]
-    }
-
     /// `#pragma omp atomic` increments of one shared or per-thread counter.
     fn fetch_and_add(
         &self,
-        implementation: &str,
-        shared: bool,
+        implementation: AtomicImpl,
+        variable: Variable,
         cpus: &[usize],
         h: &Harness,
     ) -> anyhow::Result<Outcome> {
-        anyhow::ensure!(implementation == "omp_atomic", "unknown sync.faa impl {implementation:?} for openmp");
-        let variable = if shared { Variable::Shared } else { Variable::Distinct };
+        match implementation {
+            AtomicImpl::OmpAtomic => {}
+            other @ (AtomicImpl::Hw | AtomicImpl::HashedLock) => return Err(not_offered("openmp", "impl", other)),
+        }
         let team = Team::pinned(cpus)?;
         let measurement = h.measure(
             |n| {
@@ -32,25 +31,30 @@ impl Contention for OpenMp {
         Ok(with_notes(measurement.into(), &team))
     }
 
-    fn barrier_impls(&self) -> &'static [&'static str] {
-        &["omp_barrier"]
-    }
-
     /// `#pragma omp barrier`.
-    fn barrier(&self, implementation: &str, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
-        anyhow::ensure!(implementation == "omp_barrier", "unknown sync.barrier impl {implementation:?} for openmp");
+    fn barrier(&self, implementation: BarrierImpl, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
+        match implementation {
+            BarrierImpl::OmpBarrier => {}
+            other @ (BarrierImpl::Std | BarrierImpl::Spin | BarrierImpl::Pthread | BarrierImpl::Cyclic) => {
+                return Err(not_offered("openmp", "impl", other))
+            }
+        }
         let team = Team::pinned(cpus)?;
         Ok(with_notes(h.measure(|n| team.barrier(n), |n| team.team_loop(n)).into(), &team))
     }
 
-    fn lock_impls(&self) -> &'static [&'static str] {
-        &["omp_lock"]
-    }
-
     /// `omp_lock_t` around a shared counter's increment; the count proves mutual exclusion held in every
     /// timed batch.
-    fn lock(&self, implementation: &str, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
-        anyhow::ensure!(implementation == "omp_lock", "unknown sync.mutex lock {implementation:?} for openmp");
+    fn lock(&self, lock: LockImpl, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
+        match lock {
+            LockImpl::OmpLock => {}
+            other @ (LockImpl::Std
+            | LockImpl::Spin
+            | LockImpl::Futex
+            | LockImpl::Mutex
+            | LockImpl::Synchronized
+            | LockImpl::Reentrant) => return Err(not_offered("openmp", "lock", other)),
+        }
         let team = Team::pinned(cpus)?;
         let threads = cpus.len() as u64;
         let (mut counted, mut asked) = (0u64, 0u64);

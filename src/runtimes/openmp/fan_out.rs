@@ -5,18 +5,22 @@
 use super::{OmpTally, OpenMp, Team};
 use crate::harness::Harness;
 use crate::record::Outcome;
-use crate::runtimes::fan_out::{measure_warm, FanOut, Granularity, Remarks, Sweep};
+use crate::runtimes::fan_out::{measure_warm, FanOut, ForkJoinMechanism};
+use crate::runtimes::grain_sweep::{GrainSweep, Granularity, Remarks, Sweep};
+use crate::runtimes::offer::not_offered;
 
 impl FanOut for OpenMp {
-    fn fork_join_mechanisms(&self) -> &'static [&'static str] {
-        &["parallel"]
-    }
-
     /// `parallel`: an empty `#pragma omp parallel` region of a pinned team ([`Team::forkjoin`]), against
     /// the same C loop without the region ([`Team::empty_loop`]): EPCC syncbench PARALLEL, the region's
     /// fork (waking the pool) and join (its end barrier).
-    fn fork_join(&self, mechanism: &str, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
-        anyhow::ensure!(mechanism == "parallel", "spawn.forkjoin: runtime openmp has no mechanism {mechanism:?}");
+    fn fork_join(&self, mechanism: ForkJoinMechanism, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
+        use ForkJoinMechanism as M;
+        match mechanism {
+            M::Parallel => {}
+            other @ (M::Spawn | M::HotTeam | M::Broadcast | M::Scope | M::Pool) => {
+                return Err(not_offered("openmp", "mechanism", other))
+            }
+        }
         // Made here, on the probe thread pinned to cpus[0]: it is the team's master (thread 0).
         let team = Team::pinned(cpus)?;
         let m = measure_warm(h, |n| team.forkjoin(n), |n| team.empty_loop(n));
@@ -84,7 +88,9 @@ impl FanOut for OpenMp {
         outcome.extra.insert("executor_share_pct".into(), share);
         Ok(outcome)
     }
+}
 
+impl GrainSweep for OpenMp {
     /// One run is one call of the C kernel [`Team::grain`]: `work_reads` reads of a shared `volatile int`
     /// split into `tasks` `omp task`s (the remainder spread one read each over the first tasks, where the
     /// Rust runtimes drop it: at most `tasks − 1` reads), created by thread 0 inside `single` and run by

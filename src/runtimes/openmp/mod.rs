@@ -40,7 +40,7 @@ mod tests;
 pub use fan_out::executor_share_pct;
 pub use plugin::OpenMp;
 pub use tally::OmpTally;
-pub use team::{Team, Variable};
+pub use team::Team;
 
 /// Why a point of `sched.yield` (or any yield) has no `openmp` cell. OpenMP 3.1's `taskyield` is only a
 /// task scheduling point that may switch to another task of the same team, not a yield of the CPU to another

@@ -1,6 +1,29 @@
 //! The `openmp` runtime as a plug-in.
 
-use crate::runtimes::{Capability, RuntimeUnderTest};
+use crate::runtimes::contention::{AtomicImpl, BarrierImpl, LockImpl};
+use crate::runtimes::fan_out::ForkJoinMechanism;
+use crate::runtimes::{Offer, Offers, RuntimeUnderTest, KERNEL_UNDER_OS};
+
+/// What `openmp` offers: fork-join fan-out and contention between CPUs, as C kernels of a pinned team.
+const OFFERS: Offers = Offers {
+    context: Offer::Lacks("its code runs as C kernels on the calling thread: a loop there is os's loop"),
+    kernel: Offer::Lacks(KERNEL_UNDER_OS),
+    yield_round: Offer::Lacks(super::NO_YIELD),
+    wake_all: Offer::Lacks(
+        "OpenMP has no wait/notify between threads: a thread waits only at a barrier (sync.barrier) or a lock \
+         (sync.mutex), and both release every waiter as part of the construct",
+    ),
+    fork_join: Offer::Has(&[ForkJoinMechanism::Parallel]),
+    activity_barrier: Offer::Lacks(
+        "an OpenMP team is sized and pinned to the CPUs (one thread each); oversubscribing it (OMP_NUM_THREADS \
+         ≫ CPUs) makes libgomp's spinning barrier the seed's spin-with-yield case, which the os runtime \
+         measures directly",
+    ),
+    atomic: Offer::Has(&[AtomicImpl::OmpAtomic]),
+    barrier: Offer::Has(&[BarrierImpl::OmpBarrier]),
+    lock: Offer::Has(&[LockImpl::OmpLock]),
+    ..Offers::lacking("seed 004's primitives are not written as OpenMP kernels in this build")
+};
 
 /// C kernels run by the OpenMP runtime library (libgomp) through FFI.
 pub struct OpenMp;
@@ -15,25 +38,8 @@ impl RuntimeUnderTest for OpenMp {
     fn available(&self) -> Result<(), String> {
         super::available()
     }
-    crate::runtimes::plugin::capabilities!(contention, fan_out);
-    fn lacks(&self, capability: Capability) -> Option<&'static str> {
-        match capability {
-            Capability::Context => Some("its code runs as C kernels on the calling thread: a loop there is os's loop"),
-            Capability::Kernel => Some(crate::runtimes::KERNEL_UNDER_OS),
-            c if Capability::TABLE_004.contains(&c) => {
-                Some("seed 004's primitives are not written as OpenMP kernels in this build")
-            }
-            Capability::Yield => Some(super::NO_YIELD),
-            Capability::WakeAll => Some(
-                "OpenMP has no wait/notify between threads: a thread waits only at a barrier (sync.barrier) or a lock \
-                 (sync.mutex), and both release every waiter as part of the construct",
-            ),
-            Capability::ActivityBarrier => Some(
-                "an OpenMP team is sized and pinned to the CPUs (one thread each); oversubscribing it (OMP_NUM_THREADS \
-                 ≫ CPUs) makes libgomp's spinning barrier the seed's spin-with-yield case, which the os runtime \
-                 measures directly",
-            ),
-            _ => None,
-        }
+    crate::runtimes::plugin::capabilities!(contention, fan_out, grain_sweep);
+    fn offers(&self) -> &Offers {
+        &OFFERS
     }
 }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use super::ffi::{self, Slot};
 use super::{available, settings, Error};
 use crate::machine::pin_current_thread;
+use crate::runtimes::contention::Variable;
 
 /// A new team's warm-up (see `Team::warm_up`) ends after this many fast empty regions in a row…
 const WARM_UP_STREAK: u32 = 32;
@@ -18,15 +19,6 @@ const WARM_UP_STREAK: u32 = 32;
 const WARM_UP_FAST: Duration = Duration::from_micros(100);
 /// …or after this long in any case.
 const WARM_UP_LIMIT: Duration = Duration::from_millis(200);
-
-/// Which variable the threads of [`Team::faa`] increment (seed 001 §8.1's two cases).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Variable {
-    /// All threads on one counter: its line moves between CPUs.
-    Shared,
-    /// Each thread on its own counter, alone on a 128-byte block.
-    Distinct,
-}
 
 /// A team of `cpus.len()` OpenMP threads, thread `i` pinned to `cpus[i]`; thread 0 is the thread that made
 /// the `Team` (the OpenMP master), so pin it to `cpus[0]` first (the probe does).

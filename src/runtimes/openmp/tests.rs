@@ -23,6 +23,7 @@ mod kernels {
     use super::super::ffi::{self, Slot};
     use super::super::*;
     use crate::machine::allowed_cpus;
+    use crate::runtimes::contention::Variable;
 
     /// `threads` CPUs from those this process may use, repeating them on a machine with fewer.
     fn cpus(threads: usize) -> Vec<usize> {

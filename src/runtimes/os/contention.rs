@@ -13,7 +13,8 @@ use super::Os;
 use crate::harness::empty_loop;
 use crate::harness::{Harness, SpinBarrier, TeamReport};
 use crate::record::Outcome;
-use crate::runtimes::contention::Contention;
+use crate::runtimes::contention::{AtomicImpl, BarrierImpl, Contention, LockImpl, Variable};
+use crate::runtimes::offer::not_offered;
 
 /// One counter alone on a 128-byte block (crossbeam's `CachePadded` on x86-64): two 64-byte lines, so the
 /// adjacent-line prefetcher cannot make neighbours share.
@@ -23,23 +24,20 @@ type PaddedCounter = CachePadded<AtomicU64>;
 type PaddedSense = CachePadded<AtomicBool>;
 
 impl Contention for Os {
-    fn atomic_impls(&self) -> &'static [&'static str] {
-        &["hw", "hashed_lock"]
-    }
-
     /// `hw`: the hardware's atomic add; `hashed_lock`: seed 001 §8.1's `faa`, a lock from a table hashed by
     /// the variable's address around a plain add.
     fn fetch_and_add(
         &self,
-        implementation: &str,
-        shared: bool,
+        implementation: AtomicImpl,
+        variable: Variable,
         cpus: &[usize],
         h: &Harness,
     ) -> anyhow::Result<Outcome> {
         let counters: Vec<PaddedCounter> = (0..cpus.len()).map(|_| PaddedCounter::default()).collect();
+        let shared = variable == Variable::Shared;
         let counter = |thread: usize| &counters[if shared { 0 } else { thread }];
         let report = match implementation {
-            "hw" => h.measure_team(
+            AtomicImpl::Hw => h.measure_team(
                 cpus,
                 |thread, n| {
                     let counter = counter(thread);
@@ -49,7 +47,7 @@ impl Contention for Os {
                 },
                 |_, n| empty_loop(n),
             ),
-            "hashed_lock" => {
+            AtomicImpl::HashedLock => {
                 let faa = HashedFaa::new();
                 h.measure_team(
                     cpus,
@@ -62,27 +60,23 @@ impl Contention for Os {
                     |_, n| empty_loop(n),
                 )
             }
-            other => anyhow::bail!("unknown sync.faa impl {other:?} for os; expected hw or hashed_lock"),
+            other @ AtomicImpl::OmpAtomic => return Err(not_offered("os", "impl", other)),
         };
         Ok(report.into())
     }
 
-    fn barrier_impls(&self) -> &'static [&'static str] {
-        &["std", "spin", "pthread"]
-    }
-
     /// `std`: `std::sync::Barrier` (mutex and condition variable); `spin`: the harness's sense-reversing
     /// spin barrier; `pthread`: `pthread_barrier_t`.
-    fn barrier(&self, implementation: &str, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
+    fn barrier(&self, implementation: BarrierImpl, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
         let threads = cpus.len();
         let report = match implementation {
-            "std" => {
+            BarrierImpl::Std => {
                 let barrier = std::sync::Barrier::new(threads);
                 episodes(h, cpus, || {
                     barrier.wait();
                 })
             }
-            "spin" => {
+            BarrierImpl::Spin => {
                 let barrier = SpinBarrier::new(threads);
                 let senses: Vec<PaddedSense> = (0..threads).map(|_| PaddedSense::default()).collect();
                 h.measure_team(
@@ -97,27 +91,23 @@ impl Contention for Os {
                     |_, n| empty_loop(n),
                 )
             }
-            "pthread" => {
+            BarrierImpl::Pthread => {
                 let barrier = PthreadBarrier::new(threads)?;
                 episodes(h, cpus, || {
                     barrier.wait();
                 })
             }
-            other => anyhow::bail!("unknown sync.barrier impl {other:?} for os; expected std, spin or pthread"),
+            other @ (BarrierImpl::OmpBarrier | BarrierImpl::Cyclic) => return Err(not_offered("os", "impl", other)),
         };
         Ok(report.into())
     }
 
-    fn lock_impls(&self) -> &'static [&'static str] {
-        &["std", "spin", "futex"]
-    }
-
     /// `std`: `std::sync::Mutex`; `spin`: a test-and-test-and-set lock with backoff; `futex`: Drepper's
     /// three-state futex lock.
-    fn lock(&self, implementation: &str, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
+    fn lock(&self, lock: LockImpl, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
         let control = |_: usize, n: u64| empty_loop(n);
-        let report = match implementation {
-            "std" => {
+        let report = match lock {
+            LockImpl::Std => {
                 let lock = std::sync::Mutex::new(0u64);
                 h.measure_team(
                     cpus,
@@ -130,15 +120,17 @@ impl Contention for Os {
                     control,
                 )
             }
-            "spin" => {
+            LockImpl::Spin => {
                 let lock = SpinLock::new(0u64);
                 h.measure_team(cpus, |_, n| (0..n).for_each(|_| black_box(&lock).with(|c| *c += 1)), control)
             }
-            "futex" => {
+            LockImpl::Futex => {
                 let lock = FutexLock::new(0u64);
                 h.measure_team(cpus, |_, n| (0..n).for_each(|_| black_box(&lock).with(|c| *c += 1)), control)
             }
-            other => anyhow::bail!("unknown sync.mutex lock {other:?} for os; expected std, spin or futex"),
+            other @ (LockImpl::OmpLock | LockImpl::Mutex | LockImpl::Synchronized | LockImpl::Reentrant) => {
+                return Err(not_offered("os", "lock", other))
+            }
         };
         Ok(report.into())
     }

@@ -12,10 +12,10 @@ use crate::harness::empty_loop;
 use crate::harness::Harness;
 use crate::machine::pin_current_thread;
 use crate::record::Outcome;
-use crate::runtimes::fan_out::{
-    measure_team_warm, measure_warm, per_executor_spawn, FanOut, Granularity, Remarks, Sweep,
-};
+use crate::runtimes::fan_out::{measure_team_warm, measure_warm, per_executor_spawn, FanOut, ForkJoinMechanism};
+use crate::runtimes::grain_sweep::{GrainSweep, Granularity, Remarks, Sweep};
 use crate::runtimes::grain_work::{reads_per_task, Work};
+use crate::runtimes::offer::not_offered;
 
 /// `n` kernel threads in one `std::thread::scope`; thread `i` first pins itself to `cpus[i % cpus.len()]`
 /// (a new thread inherits its creator's one-CPU mask, so without this every task would run on the
@@ -94,19 +94,16 @@ impl Descriptor {
 }
 
 impl FanOut for Os {
-    fn fork_join_mechanisms(&self) -> &'static [&'static str] {
-        &["spawn", "hot_team"]
-    }
-
     /// `spawn`: a scope of one pinned kernel thread per CPU, joined; `hot_team`: threads created once and
     /// pinned, woken per episode through a spin barrier, the caller member 0 (an OpenMP hot team with
     /// active waiting; EPCC syncbench PARALLEL).
-    fn fork_join(&self, mechanism: &str, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
+    fn fork_join(&self, mechanism: ForkJoinMechanism, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
         let empty = || {
             black_box(());
         };
+        use ForkJoinMechanism as M;
         match mechanism {
-            "spawn" => {
+            M::Spawn => {
                 let notes = pinning_notes(cpus)?;
                 let refused = AtomicUsize::new(0);
                 let tasks = cpus.len() as u64;
@@ -115,7 +112,7 @@ impl FanOut for Os {
                 outcome.notes = notes;
                 Ok(outcome)
             }
-            "hot_team" => {
+            M::HotTeam => {
                 let (m, refused) = with_hot_team(
                     cpus,
                     |_| empty(),
@@ -125,7 +122,7 @@ impl FanOut for Os {
                 outcome.notes.extend(team_notes(&refused));
                 Ok(outcome)
             }
-            other => anyhow::bail!("spawn.forkjoin: runtime os has no mechanism {other:?}"),
+            other @ (M::Broadcast | M::Scope | M::Parallel | M::Pool) => Err(not_offered("os", "mechanism", other)),
         }
     }
 
@@ -163,7 +160,9 @@ impl FanOut for Os {
         });
         Ok(per_executor_spawn(report, generators.len(), notes))
     }
+}
 
+impl GrainSweep for Os {
     /// A pinned hot team claiming tasks from a shared [`Descriptor`] by fetch-and-add (ParC's own
     /// mechanism; a kernel thread per task would stop the sweep at 10^4).
     fn granularity(&self, run: &Granularity<'_>, _h: &Harness, sweep: &mut Sweep<'_>) -> anyhow::Result<Remarks> {

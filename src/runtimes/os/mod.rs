@@ -1,6 +1,7 @@
 //! The `os` runtime: kernel threads and processes, futexes and pipes, and the locks and barriers built
 //! on them.
 
+mod activity_barrier;
 mod contention;
 pub mod fan_out;
 pub mod futex;
@@ -8,7 +9,6 @@ pub mod futex_lock;
 pub mod hashed_faa;
 pub mod hot_team;
 pub mod ipc;
-mod oversub;
 pub mod pipe;
 mod plugin;
 mod primitives;

@@ -1,6 +1,35 @@
 //! The `os` runtime as a plug-in.
 
-use crate::runtimes::{Capability, RuntimeUnderTest};
+use crate::runtimes::activity_barrier::ActivityBarrierLimits;
+use crate::runtimes::contention::{AtomicImpl, BarrierImpl, LockImpl};
+use crate::runtimes::fan_out::ForkJoinMechanism;
+use crate::runtimes::primitives::{SpawnKind, SwitchKind, SwitchMechanism};
+use crate::runtimes::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
+use crate::runtimes::yield_round::YieldLimits;
+use crate::runtimes::{Offer, Offers, RuntimeUnderTest};
+
+/// What `os` offers: every capability.
+const OFFERS: Offers = Offers {
+    context: Offer::Has(()),
+    kernel: Offer::Has(()),
+    call: Offer::Has(()),
+    spawn_join: Offer::Has(&[SpawnKind::Thread, SpawnKind::Process]),
+    semaphore: Offer::Has(()),
+    channel: Offer::Has(()),
+    message_switch: Offer::Has(()),
+    rendezvous: Offer::Has(()),
+    raw_switch: Offer::Has(SwitchMechanism { kind: SwitchKind::Futex, across_cpus: true }),
+    yield_round: Offer::Has(YieldLimits::NONE),
+    wake_all: Offer::Has(WakeAllOffer {
+        mechanisms: &[WakeMechanism::Futex, WakeMechanism::Condvar],
+        waiter_cpus: WaiterCpus::OnePerWaiter,
+    }),
+    fork_join: Offer::Has(&[ForkJoinMechanism::Spawn, ForkJoinMechanism::HotTeam]),
+    activity_barrier: Offer::Has(ActivityBarrierLimits::NONE),
+    atomic: Offer::Has(&[AtomicImpl::Hw, AtomicImpl::HashedLock]),
+    barrier: Offer::Has(&[BarrierImpl::Std, BarrierImpl::Spin, BarrierImpl::Pthread]),
+    lock: Offer::Has(&[LockImpl::Std, LockImpl::Spin, LockImpl::Futex]),
+};
 
 /// Kernel threads and processes: `std::thread`, futexes, pipes, sockets, POSIX semaphores.
 pub struct Os;
@@ -12,8 +41,8 @@ impl RuntimeUnderTest for Os {
     fn about(&self) -> &'static str {
         "kernel threads and processes: std::thread, futex, POSIX semaphores, pipes, sockets"
     }
-    fn lacks(&self, _: Capability) -> Option<&'static str> {
-        None
+    fn offers(&self) -> &Offers {
+        &OFFERS
     }
     crate::runtimes::plugin::capabilities!(
         context,
@@ -21,6 +50,7 @@ impl RuntimeUnderTest for Os {
         yield_round,
         wake_all,
         fan_out,
+        grain_sweep,
         activity_barrier,
         contention
     );

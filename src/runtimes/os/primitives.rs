@@ -13,7 +13,8 @@ use crate::harness::empty_loop;
 use crate::harness::{Harness, Measurement};
 use crate::machine::pin_current_thread;
 use crate::record::Outcome;
-use crate::runtimes::primitives::{Body, Context, Primitives, SemOp, SwitchMechanism};
+use crate::runtimes::offer::not_offered;
+use crate::runtimes::primitives::{Body, Context, NewTask, Primitives, SemOp, SpawnKind};
 
 /// Sentinel that ends an echo partner or a server.
 const STOP: u64 = u64::MAX;
@@ -32,8 +33,8 @@ impl Context for Os {
 
 impl Primitives for Os {
     /// In the caller's thread through a `&dyn Fn`; or a new thread, spawn + join.
-    fn call(&self, new_task: bool, h: &Harness) -> anyhow::Result<Measurement> {
-        if !new_task {
+    fn call(&self, new_task: NewTask, h: &Harness) -> anyhow::Result<Measurement> {
+        if new_task == NewTask::No {
             let op: &dyn Fn(u64) -> u64 = black_box(&operation);
             return Ok(h.measure(
                 |n| {
@@ -54,15 +55,11 @@ impl Primitives for Os {
         ))
     }
 
-    fn spawn_kinds(&self) -> &'static [&'static str] {
-        &["thread", "process"]
-    }
-
     /// `thread`: `std::thread::spawn` of an empty closure plus `join`; `process`: `fork` of a child that
     /// `_exit`s plus `waitpid` (lmbench's `lat_proc fork`). The new activity inherits the creator's CPU.
-    fn spawn_join(&self, kind: &str, h: &Harness) -> anyhow::Result<Measurement> {
+    fn spawn_join(&self, kind: SpawnKind, h: &Harness) -> anyhow::Result<Measurement> {
         match kind {
-            "thread" => {
+            SpawnKind::Thread => {
                 // Spawn failures (out of threads) panic inside std; check once before timing instead.
                 std::thread::Builder::new().spawn(|| ()).context("creating a thread")?.join().ok();
                 Ok(h.measure(
@@ -74,7 +71,7 @@ impl Primitives for Os {
                     empty_loop,
                 ))
             }
-            "process" => {
+            SpawnKind::Process => {
                 fork_and_wait().context("forking a child process")?;
                 Ok(h.measure(
                     |n| {
@@ -85,7 +82,7 @@ impl Primitives for Os {
                     empty_loop,
                 ))
             }
-            other => anyhow::bail!("unknown spawn.create kind {other:?} for os; expected thread or process"),
+            other @ SpawnKind::Task => Err(not_offered("os", "kind", other)),
         }
     }
 
@@ -212,10 +209,6 @@ impl Primitives for Os {
                 let _ = request_tx.send(STOP);
             },
         ))
-    }
-
-    fn switch_mechanism(&self) -> SwitchMechanism {
-        SwitchMechanism { name: "futex", across_cpus: true }
     }
 
     /// Two threads pass control back and forth through one futex word, each round trip two wake-ups and,

@@ -11,7 +11,9 @@ use super::Os;
 use crate::harness::Harness;
 use crate::machine::pin_current_thread;
 use crate::record::Outcome;
-use crate::runtimes::wake_all::{measure_episodes, Progress, WaiterCpus, WakeAll};
+use crate::runtimes::offer::not_offered;
+use crate::runtimes::wake_all::WakeMechanism as Mechanism;
+use crate::runtimes::wake_all::{measure_episodes, Progress, WakeAll};
 
 /// A way for threads to wait for the next generation and for one thread to start it, waking them all.
 pub trait WakeMechanism: Sync + Default {
@@ -107,18 +109,12 @@ fn broadcast<W: WakeMechanism>(waiter_cpus: &[usize], h: &Harness, settle_ticks:
 }
 
 impl WakeAll for Os {
-    fn wake_all_mechanisms(&self) -> &'static [&'static str] {
-        &["futex", "condvar"]
-    }
-    fn waiter_cpus(&self) -> WaiterCpus {
-        WaiterCpus::OnePerWaiter
-    }
     /// `futex`: a generation word, `FUTEX_WAKE` of all sleepers ([`FutexWake`]); `condvar`: std's
     /// `Condvar::notify_all` ([`CondvarWake`]; waiters then take the mutex one after the other). The
     /// waiters are pinned as `cpus[1..]` says, so more waiters than CPUs queue on their CPU.
     fn wake_all(
         &self,
-        mechanism: &str,
+        mechanism: Mechanism,
         waiters: usize,
         cpus: &[usize],
         settle_ticks: u64,
@@ -130,9 +126,9 @@ impl WakeAll for Os {
             "os: {waiters} waiters need as many CPUs after the waker's, got {cpus:?}"
         );
         match mechanism {
-            "futex" => Ok(broadcast(waiter_cpus, h, settle_ticks, FutexWake::default())),
-            "condvar" => Ok(broadcast(waiter_cpus, h, settle_ticks, CondvarWake::default())),
-            other => anyhow::bail!("sched.broadcast has no mechanism {other:?} for runtime os"),
+            Mechanism::Futex => Ok(broadcast(waiter_cpus, h, settle_ticks, FutexWake::default())),
+            Mechanism::Condvar => Ok(broadcast(waiter_cpus, h, settle_ticks, CondvarWake::default())),
+            other @ (Mechanism::Notify | Mechanism::Semaphore) => Err(not_offered("os", "mechanism", other)),
         }
     }
 }

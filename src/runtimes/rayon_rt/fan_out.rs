@@ -7,9 +7,11 @@ use crate::harness::empty_loop;
 use crate::harness::Harness;
 use crate::record::Outcome;
 use crate::runtimes::fan_out::{
-    measure_team_warm, measure_warm, per_executor_spawn, pool_notes, FanOut, Granularity, Remarks, Sweep,
+    measure_team_warm, measure_warm, per_executor_spawn, pool_notes, FanOut, ForkJoinMechanism,
 };
+use crate::runtimes::grain_sweep::{GrainSweep, Granularity, Remarks, Sweep};
 use crate::runtimes::grain_work::reads_per_task;
+use crate::runtimes::offer::not_offered;
 
 /// Called on a worker of the pool (inside `install`): one `rayon::scope` that spawns `n` jobs of `f`
 /// (one heap job each, pushed on the caller's deque and stolen by idle workers) and returns when all
@@ -28,17 +30,16 @@ fn empty() {
 }
 
 impl FanOut for Rayon {
-    fn fork_join_mechanisms(&self) -> &'static [&'static str] {
-        &["broadcast", "scope"]
-    }
-
     /// `broadcast`: `rayon::broadcast` from worker 0, one job on every worker of a pinned pool; `scope`:
     /// a `rayon::scope` spawning one job per CPU (idle workers steal them, or not).
-    fn fork_join(&self, mechanism: &str, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
+    fn fork_join(&self, mechanism: ForkJoinMechanism, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
+        use ForkJoinMechanism as M;
         let broadcast = match mechanism {
-            "broadcast" => true,
-            "scope" => false,
-            other => anyhow::bail!("spawn.forkjoin: runtime rayon has no mechanism {other:?}"),
+            M::Broadcast => true,
+            M::Scope => false,
+            other @ (M::Spawn | M::HotTeam | M::Parallel | M::Pool) => {
+                return Err(not_offered("rayon", "mechanism", other))
+            }
         };
         let (pool, refused) = super::pool(cpus)?;
         let tasks = cpus.len() as u64;
@@ -84,7 +85,9 @@ impl FanOut for Rayon {
         });
         Ok(per_executor_spawn(report, generators.len(), notes))
     }
+}
 
+impl GrainSweep for Rayon {
     /// One run from inside the pool (`install`): a scope spawning every task from worker 0.
     fn granularity(&self, run: &Granularity<'_>, _h: &Harness, sweep: &mut Sweep<'_>) -> anyhow::Result<Remarks> {
         let (pool, refused) = super::pool(run.cpus)?;

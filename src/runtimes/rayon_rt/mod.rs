@@ -1,12 +1,16 @@
 //! The `rayon` runtime: rayon's work-stealing thread pool, with its workers pinned, for seed 001's
 //! spawning, granularity and synchronisation experiments.
 
+mod activity_barrier;
 pub mod fan_out;
-mod oversub;
 mod yield_round;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+
+use crate::runtimes::fan_out::ForkJoinMechanism;
+use crate::runtimes::yield_round::YieldLimits;
+use crate::runtimes::{Offer, Offers, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS};
 
 /// A rayon pool with one worker per CPU of `cpus`; worker `i` is pinned to `cpus[i]` (rayon tells each
 /// worker its index). Refused pinning leaves the worker unpinned and is counted in the returned counter.
@@ -32,6 +36,22 @@ pub fn pool(cpus: &[usize]) -> anyhow::Result<(rayon::ThreadPool, Arc<AtomicUsiz
 /// rayon's work-stealing pool as a runtime under test.
 pub struct Rayon;
 
+/// What rayon offers: its pool's yield (load 0 only), fork-join fan-out and jobs on a barrier.
+const OFFERS: Offers = Offers {
+    context: Offer::Lacks("rayon has no single-thread context of its own: its work runs on a pool"),
+    kernel: Offer::Lacks(KERNEL_UNDER_OS),
+    yield_round: Offer::Has(YieldLimits { loaded: Some(yield_round::NO_TIME_SHARING) }),
+    wake_all: Offer::Lacks(
+        "rayon has no wait/notify for jobs: a job can only wait by blocking its worker thread (the os mechanisms)",
+    ),
+    fork_join: Offer::Has(&[ForkJoinMechanism::Broadcast, ForkJoinMechanism::Scope]),
+    activity_barrier: Offer::Has(activity_barrier::LIMITS),
+    atomic: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
+    barrier: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
+    lock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
+    ..Offers::lacking("rayon is a fork-join pool: its tasks have no blocking primitives between them")
+};
+
 impl crate::runtimes::RuntimeUnderTest for Rayon {
     fn name(&self) -> &'static str {
         "rayon"
@@ -39,21 +59,9 @@ impl crate::runtimes::RuntimeUnderTest for Rayon {
     fn about(&self) -> &'static str {
         "rayon's work-stealing thread pool, workers pinned"
     }
-    crate::runtimes::plugin::capabilities!(yield_round, fan_out, activity_barrier);
-    fn lacks(&self, capability: crate::runtimes::Capability) -> Option<&'static str> {
-        use crate::runtimes::{Capability as C, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS};
-        match capability {
-            C::Context => Some("rayon has no single-thread context of its own: its work runs on a pool"),
-            C::Kernel => Some(KERNEL_UNDER_OS),
-            c if C::TABLE_004.contains(&c) => {
-                Some("rayon is a fork-join pool: its tasks have no blocking primitives between them")
-            }
-            c if C::BETWEEN_CPUS.contains(&c) => Some(BETWEEN_CPUS_ELSEWHERE),
-            C::WakeAll => {
-                Some("rayon has no wait/notify for jobs: a job can only wait by blocking its worker thread (the os mechanisms)")
-            }
-            _ => None,
-        }
+    crate::runtimes::plugin::capabilities!(yield_round, fan_out, grain_sweep, activity_barrier);
+    fn offers(&self) -> &Offers {
+        &OFFERS
     }
 }
 

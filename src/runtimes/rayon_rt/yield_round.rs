@@ -9,14 +9,10 @@ use crate::runtimes::fan_out::pool_notes;
 use crate::runtimes::yield_round::YieldRound;
 
 /// Why rayon measures only `load:0`.
-const NO_TIME_SHARING: &str = "rayon::yield_now runs one pending job to completion on the yielding job's stack; a \
+pub(super) const NO_TIME_SHARING: &str = "rayon::yield_now runs one pending job to completion on the yielding job's stack; a \
                                yielding job is not resumed until that job ends, so yielding load jobs cannot time-share";
 
 impl YieldRound for Rayon {
-    fn refuses_load(&self, load: usize) -> Option<&'static str> {
-        (load > 0).then_some(NO_TIME_SHARING)
-    }
-
     /// One job per worker (`ThreadPool::broadcast`) calling `rayon::yield_now`, which finds nothing
     /// pending: the cost of a yield that has nothing to run.
     fn yield_round(&self, cpus: &[usize], load: usize, h: &Harness) -> anyhow::Result<Outcome> {

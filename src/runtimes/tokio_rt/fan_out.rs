@@ -9,9 +9,11 @@ use crate::harness::empty_loop;
 use crate::harness::Harness;
 use crate::record::Outcome;
 use crate::runtimes::fan_out::{
-    measure_team_warm, measure_warm, per_executor_spawn, pool_notes, FanOut, Granularity, Remarks, Sweep,
+    measure_team_warm, measure_warm, per_executor_spawn, pool_notes, FanOut, ForkJoinMechanism,
 };
+use crate::runtimes::grain_sweep::{GrainSweep, Granularity, Remarks, Sweep};
 use crate::runtimes::grain_work::reads_per_task;
+use crate::runtimes::offer::not_offered;
 
 /// Inside a task: `n` spawns of `make()`'s future (from a worker the first goes to its LIFO slot, the
 /// rest to its run queue, where idle workers steal them), then awaits every `JoinHandle`. `handles` is
@@ -88,15 +90,17 @@ fn constructs(
 }
 
 impl FanOut for Tokio {
-    fn fork_join_mechanisms(&self) -> &'static [&'static str] {
-        &["spawn"]
-    }
-
     /// A parent task spawns one task per worker and awaits every `JoinHandle`. The parent task is started
     /// once per batch, in the test and in the control alike; its handle vector is allocated once per
     /// batch, outside the episodes.
-    fn fork_join(&self, mechanism: &str, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
-        anyhow::ensure!(mechanism == "spawn", "spawn.forkjoin: runtime tokio has no mechanism {mechanism:?}");
+    fn fork_join(&self, mechanism: ForkJoinMechanism, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
+        use ForkJoinMechanism as M;
+        match mechanism {
+            M::Spawn => {}
+            other @ (M::HotTeam | M::Broadcast | M::Scope | M::Parallel | M::Pool) => {
+                return Err(not_offered("tokio", "mechanism", other))
+            }
+        }
         constructs(cpus, cpus.len() as u64, h, |rt, n| on_worker(rt, async move { empty_loop(n) }))
     }
 
@@ -121,7 +125,9 @@ impl FanOut for Tokio {
         });
         Ok(per_executor_spawn(report, generators.len(), notes))
     }
+}
 
+impl GrainSweep for Tokio {
     /// One run is a parent task on a worker that spawns every task and awaits them all. The handle vector
     /// is lent to the parent and given back; it grows to `tasks` on the first run of a count (a warm-up
     /// run), so timed runs do not allocate it.

@@ -2,8 +2,8 @@
 //! 004's table (one worker thread, cooperative switches at `.await`), and its multi-thread work-stealing
 //! scheduler, the peer of kernel threads in seed 001's experiments.
 
+mod activity_barrier;
 pub mod fan_out;
-mod oversub;
 mod primitives;
 mod wake_all;
 mod yield_round;
@@ -64,6 +64,35 @@ where
 /// in seed 001's constructs.
 pub struct Tokio;
 
+/// What tokio offers: seed 004's primitives on the current-thread scheduler, seed 001's constructs on the
+/// multi-thread one; contention between CPUs is measured elsewhere.
+const OFFERS: crate::runtimes::Offers = {
+    use crate::runtimes::activity_barrier::ActivityBarrierLimits;
+    use crate::runtimes::fan_out::ForkJoinMechanism;
+    use crate::runtimes::primitives::{SpawnKind, SwitchKind, SwitchMechanism};
+    use crate::runtimes::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
+    use crate::runtimes::yield_round::YieldLimits;
+    use crate::runtimes::{Offer, Offers, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS};
+    Offers {
+        context: Offer::Has(()),
+        kernel: Offer::Lacks(KERNEL_UNDER_OS),
+        call: Offer::Has(()),
+        spawn_join: Offer::Has(&[SpawnKind::Task]),
+        semaphore: Offer::Has(()),
+        channel: Offer::Has(()),
+        message_switch: Offer::Has(()),
+        rendezvous: Offer::Has(()),
+        raw_switch: Offer::Has(SwitchMechanism { kind: SwitchKind::Yield, across_cpus: false }),
+        yield_round: Offer::Has(YieldLimits::NONE),
+        wake_all: Offer::Has(WakeAllOffer { mechanisms: &[WakeMechanism::Notify], waiter_cpus: WaiterCpus::Pool }),
+        fork_join: Offer::Has(&[ForkJoinMechanism::Spawn]),
+        activity_barrier: Offer::Has(ActivityBarrierLimits::NONE),
+        atomic: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
+        barrier: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
+        lock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
+    }
+};
+
 impl crate::runtimes::RuntimeUnderTest for Tokio {
     fn name(&self) -> &'static str {
         "tokio"
@@ -71,14 +100,17 @@ impl crate::runtimes::RuntimeUnderTest for Tokio {
     fn about(&self) -> &'static str {
         "tokio: current-thread scheduler (seed 004 table), multi-thread work stealing (seed 001)"
     }
-    crate::runtimes::plugin::capabilities!(context, primitives, yield_round, wake_all, fan_out, activity_barrier);
-    fn lacks(&self, capability: crate::runtimes::Capability) -> Option<&'static str> {
-        use crate::runtimes::{Capability as C, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS};
-        match capability {
-            C::Kernel => Some(KERNEL_UNDER_OS),
-            c if C::BETWEEN_CPUS.contains(&c) => Some(BETWEEN_CPUS_ELSEWHERE),
-            _ => None,
-        }
+    crate::runtimes::plugin::capabilities!(
+        context,
+        primitives,
+        yield_round,
+        wake_all,
+        fan_out,
+        grain_sweep,
+        activity_barrier
+    );
+    fn offers(&self) -> &crate::runtimes::Offers {
+        &OFFERS
     }
 }
 

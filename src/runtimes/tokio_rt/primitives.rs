@@ -10,7 +10,8 @@ use std::sync::Arc;
 use super::{current_thread, measure, Tokio};
 use crate::harness::{Harness, Measurement};
 use crate::record::Outcome;
-use crate::runtimes::primitives::{Body, Context, Primitives, SemOp, SwitchMechanism};
+use crate::runtimes::offer::not_offered;
+use crate::runtimes::primitives::{Body, Context, NewTask, Primitives, SemOp, SpawnKind};
 
 /// Sentinel that ends an echo partner.
 const STOP: u64 = u64::MAX;
@@ -44,9 +45,9 @@ impl Context for Tokio {
 
 impl Primitives for Tokio {
     /// Awaiting a boxed `dyn Future` (the async-trait shape); or `tokio::spawn` + awaiting the handle.
-    fn call(&self, new_task: bool, h: &Harness) -> anyhow::Result<Measurement> {
+    fn call(&self, new_task: NewTask, h: &Harness) -> anyhow::Result<Measurement> {
         let rt = current_thread()?;
-        Ok(if new_task {
+        Ok(if new_task == NewTask::Yes {
             measure(h, &rt, |n| async move {
                 for i in 0..n {
                     black_box(::tokio::spawn(async move { operation(i) }).await.ok());
@@ -61,13 +62,12 @@ impl Primitives for Tokio {
         })
     }
 
-    fn spawn_kinds(&self) -> &'static [&'static str] {
-        &["task"]
-    }
-
     /// `tokio::spawn` of an empty task plus awaiting its `JoinHandle`.
-    fn spawn_join(&self, kind: &str, h: &Harness) -> anyhow::Result<Measurement> {
-        anyhow::ensure!(kind == "task", "unknown spawn.create kind {kind:?} for tokio; expected task");
+    fn spawn_join(&self, kind: SpawnKind, h: &Harness) -> anyhow::Result<Measurement> {
+        match kind {
+            SpawnKind::Task => {}
+            other @ (SpawnKind::Thread | SpawnKind::Process) => return Err(not_offered("tokio", "kind", other)),
+        }
         let rt = current_thread()?;
         Ok(measure(h, &rt, |n| async move {
             for _ in 0..n {
@@ -203,10 +203,6 @@ impl Primitives for Tokio {
         drop(request_tx);
         rt.block_on(server)?;
         Ok(m)
-    }
-
-    fn switch_mechanism(&self) -> SwitchMechanism {
-        SwitchMechanism { name: "yield", across_cpus: false }
     }
 
     /// Two tasks: the timed task yields, the partner (which only yields) runs once, and control comes

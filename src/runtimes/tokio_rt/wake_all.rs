@@ -7,26 +7,25 @@ use super::Tokio;
 use crate::harness::Harness;
 use crate::record::Outcome;
 use crate::runtimes::fan_out::pool_notes;
-use crate::runtimes::wake_all::{measure_episodes, Progress, WaiterCpus, WakeAll};
+use crate::runtimes::offer::not_offered;
+use crate::runtimes::wake_all::{measure_episodes, Progress, WakeAll, WakeMechanism};
 
 impl WakeAll for Tokio {
-    fn wake_all_mechanisms(&self) -> &'static [&'static str] {
-        &["notify"]
-    }
-    fn waiter_cpus(&self) -> WaiterCpus {
-        WaiterCpus::Pool
-    }
     /// `notify`: N tasks waiting on one `Notify` on a multi-thread runtime whose workers are pinned to
     /// `cpus[1..]`; the calling thread (outside the runtime) calls `notify_waiters`.
     fn wake_all(
         &self,
-        mechanism: &str,
+        mechanism: WakeMechanism,
         waiters: usize,
         cpus: &[usize],
         settle_ticks: u64,
         h: &Harness,
     ) -> anyhow::Result<Outcome> {
-        anyhow::ensure!(mechanism == "notify", "sched.broadcast has no mechanism {mechanism:?} for runtime tokio");
+        use WakeMechanism as M;
+        match mechanism {
+            M::Notify => {}
+            other @ (M::Futex | M::Condvar | M::Semaphore) => return Err(not_offered("tokio", "mechanism", other)),
+        }
         notify(&cpus[1..], waiters, h, settle_ticks)
     }
 }

@@ -6,24 +6,22 @@ use super::Rayon;
 use crate::harness::empty_loop;
 use crate::harness::Harness;
 use crate::record::Outcome;
-use crate::runtimes::activity_barrier::{ActivityBarrier, BarrierKind, Variant};
+use crate::runtimes::activity_barrier::{ActivityBarrier, ActivityBarrierLimits, BarrierKind, Variant};
 use crate::runtimes::fan_out::pool_notes;
 use crate::runtimes::yield_barrier::YieldBarrier;
 
-impl ActivityBarrier for Rayon {
-    fn refuses(&self, variant: Variant, barrier: Option<BarrierKind>) -> Option<&'static str> {
-        match (variant, barrier) {
-            (Variant::JustSync, _) => Some(
-                "rayon: a job's yield runs other jobs nested on its stack, and a nested job that passed an episode \
-                 cannot return to let those below it reach the next one",
-            ),
-            (_, Some(BarrierKind::Blocking)) => Some(
-                "rayon: a job blocked in a barrier holds its worker; with more jobs than workers the rest never run",
-            ),
-            _ => None,
-        }
-    }
+/// What rayon offers of many activities on a barrier: neither `just_sync` nor a blocking barrier.
+pub(super) const LIMITS: ActivityBarrierLimits = ActivityBarrierLimits {
+    just_sync: Some(
+        "rayon: a job's yield runs other jobs nested on its stack, and a nested job that passed an episode cannot \
+         return to let those below it reach the next one",
+    ),
+    blocking: Some(
+        "rayon: a job blocked in a barrier holds its worker; with more jobs than workers the rest never run",
+    ),
+};
 
+impl ActivityBarrier for Rayon {
     /// `just_spawn`: a scope of A empty jobs; `spawn_sync` with `barrier:yield`: a scope of A jobs passing
     /// a fresh [`YieldBarrier`] whose wait yields with `rayon::yield_now`.
     fn activity_barrier(
