@@ -43,6 +43,10 @@ pub enum ProbeMessage {
         /// was sized.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sized_batch_ops: Option<u64>,
+        /// How many of the process's pinning requests the kernel refused (its threads ran unpinned; the
+        /// point's notes say which); absent when none was.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        pin_refusals: usize,
     },
     /// An external probe's raw batches (`probes/README.md`); the orchestrator makes the point from them.
     Batches {
@@ -95,6 +99,14 @@ pub struct RawBatches {
     /// For a team: each member's own kept test batches (total ns), one row per member.
     #[serde(default)]
     pub per_thread_test_ns: Vec<Vec<f64>>,
+    /// How many of its pinning requests the kernel refused (the notes say which); optional, 0 when absent.
+    #[serde(default)]
+    pub pin_refusals: usize,
+}
+
+/// Whether a count is zero: such a count is left out of a message.
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// A request of the `grain.sweep` conversation, one line on the external probe's stdin: `runs` runs of

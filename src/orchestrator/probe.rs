@@ -2,7 +2,7 @@
 
 use crate::experiments::find;
 use crate::harness::{speed, Harness, Measurement};
-use crate::machine::pin_current_thread;
+use crate::machine::{pin_current_thread, refused_pinnings};
 use crate::record::{Details, PointRecord, PointSpec, ThreadResult};
 use crate::stats::Summary;
 
@@ -22,6 +22,7 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
     let Some(&home) = spec.cpus.first() else {
         return error("the point names no CPU".into());
     };
+    let refused_before = refused_pinnings();
     let mut notes = Vec::new();
     if let Err(e) = pin_current_thread(home) {
         notes.push(format!("pinning to CPU {home} refused ({e}); ran unpinned"));
@@ -43,6 +44,7 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
             v: VERSION,
             point: Box::new(point),
             sized_batch_ops: harness.first_sized_batch_ops(),
+            pin_refusals: refused_pinnings().saturating_sub(refused_before),
         },
         Err(message) => error(message),
     }
