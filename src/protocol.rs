@@ -201,4 +201,31 @@ mod tests {
         };
         assert!(batches.measurement().unwrap_err().contains("1 test and 0 control"));
     }
+
+    #[test]
+    fn refused_pinnings_travel_as_a_count_left_out_when_zero() {
+        let point = Box::new(crate::record::fixture::point("base.call", "os", &[], 1.0));
+        let result = |pin_refusals| ProbeMessage::Result {
+            v: VERSION,
+            point: point.clone(),
+            sized_batch_ops: None,
+            pin_refusals,
+        };
+        let refusals = |message: &ProbeMessage| {
+            let line = serde_json::to_string(message).unwrap();
+            let Ok(ProbeMessage::Result { pin_refusals, .. }) = serde_json::from_str(&line) else { panic!("{line}") };
+            (pin_refusals, line.contains("pin_refusals"))
+        };
+        assert_eq!(refusals(&result(0)), (0, false), "a result without refusals reads as before");
+        assert_eq!(refusals(&result(2)), (2, true));
+        let batches = |extra: &str| {
+            let line = format!(
+                r#"{{"type":"batches","v":2,"batch_ops":1,"per":1,"test_ns":[1],"control_ns":[1],"resolution_ns":1{extra}}}"#
+            );
+            let Ok(ProbeMessage::Batches { batches, .. }) = serde_json::from_str(&line) else { panic!("{line}") };
+            batches.pin_refusals
+        };
+        assert_eq!(batches(""), 0, "an external probe need not say");
+        assert_eq!(batches(r#","pin_refusals":3"#), 3);
+    }
 }

@@ -3,7 +3,7 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -34,33 +34,17 @@ pub struct ProbeAnswer {
 
 /// Starts a probe for `job`, waits for it under the watchdog, and reads its answer.
 pub fn run_one(exe: &Path, job: &ProbeJob, timeout: Duration, interrupted: &AtomicBool) -> ProbeEnd {
-    let job_json = serde_json::to_string(job).expect("jobs always serialise");
-    let mut command = match probe_command(exe, job, &job_json) {
-        Ok(command) => command,
-        Err(e) => return ProbeEnd::Failed(SkipKind::Failed, format!("could not start the probe: {e:#}")),
-    };
-    let child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => return ProbeEnd::Failed(SkipKind::Failed, format!("could not start the probe: {e}")),
+    let mut child = match start(exe, job) {
+        Ok(child) => child,
+        Err(reason) => return ProbeEnd::Failed(SkipKind::Failed, reason),
     };
     let stdout = drain(&mut child, true);
     let stderr = drain(&mut child, false);
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.wait_timeout(Duration::from_millis(50)) {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if interrupted.load(Ordering::SeqCst) => {
-                kill(&mut child);
-                return ProbeEnd::Interrupted;
-            }
-            Ok(None) if Instant::now() > deadline => {
-                kill(&mut child);
-                break None;
-            }
-            Ok(None) => {}
-            Err(e) => return ProbeEnd::Failed(SkipKind::Failed, format!("waiting for the probe failed: {e}")),
-        }
+    let status = match wait_for(&mut child, timeout, interrupted) {
+        Waited::Exited(status) => Some(status),
+        Waited::TimedOut => None,
+        Waited::Interrupted => return ProbeEnd::Interrupted,
+        Waited::Failed(e) => return ProbeEnd::Failed(SkipKind::Failed, format!("waiting for the probe failed: {e}")),
     };
     let out = stdout.join().unwrap_or_default();
     let err = stderr.join().unwrap_or_default();
@@ -71,6 +55,51 @@ pub fn run_one(exe: &Path, job: &ProbeJob, timeout: Duration, interrupted: &Atom
         return ProbeEnd::Interrupted;
     }
     interpret(job, &out, &err, status)
+}
+
+/// The probe of `job`, started with its output piped.
+///
+/// Errors: why it could not start, as the failure's reason.
+fn start(exe: &Path, job: &ProbeJob) -> Result<Child, String> {
+    let job_json = serde_json::to_string(job).expect("jobs always serialise");
+    let mut command = probe_command(exe, job, &job_json).map_err(|e| format!("could not start the probe: {e:#}"))?;
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not start the probe: {e}"))
+}
+
+/// How waiting for a probe process ended.
+enum Waited {
+    Exited(ExitStatus),
+    /// Past its deadline: killed.
+    TimedOut,
+    /// Ctrl-C: killed.
+    Interrupted,
+    /// Waiting itself failed.
+    Failed(std::io::Error),
+}
+
+/// Waits for `child`, killing it past `timeout` or once `interrupted` is set (checked every 50 ms).
+fn wait_for(child: &mut Child, timeout: Duration, interrupted: &AtomicBool) -> Waited {
+    let deadline = Instant::now() + timeout;
+    loop {
+        match child.wait_timeout(Duration::from_millis(50)) {
+            Ok(Some(status)) => return Waited::Exited(status),
+            Ok(None) if interrupted.load(Ordering::SeqCst) => {
+                kill(child);
+                return Waited::Interrupted;
+            }
+            Ok(None) if Instant::now() > deadline => {
+                kill(child);
+                return Waited::TimedOut;
+            }
+            Ok(None) => {}
+            Err(e) => return Waited::Failed(e),
+        }
+    }
 }
 
 /// The process that measures `job`: `overhead probe` (this executable), or the runtime's external probe
@@ -105,7 +134,7 @@ fn point_of_batches(job: &ProbeJob, batches: &RawBatches) -> Result<Box<PointRec
 
 /// Reads the probe's JSON lines: the last result (or external probe's batches) wins; an error message or a
 /// crash makes it a failure.
-fn interpret(job: &ProbeJob, out: &str, err: &str, status: std::process::ExitStatus) -> ProbeEnd {
+fn interpret(job: &ProbeJob, out: &str, err: &str, status: ExitStatus) -> ProbeEnd {
     let mut error = None;
     for line in out.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str::<ProbeMessage>(line) {
@@ -149,4 +178,39 @@ fn drain(child: &mut Child, stdout: bool) -> std::thread::JoinHandle<String> {
 fn kill(child: &mut Child) {
     let _ = child.kill();
     let _ = child.wait();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::VERSION;
+    use crate::record::fixture::sample_record;
+    use std::os::unix::process::ExitStatusExt;
+
+    fn job() -> ProbeJob {
+        let record = sample_record();
+        ProbeJob {
+            v: VERSION,
+            spec: record.points[0].spec.clone(),
+            time_source: record.time_source,
+            harness: record.harness,
+            batch_ops_hint: None,
+        }
+    }
+
+    #[test]
+    fn a_result_line_carries_the_point_its_batch_size_and_its_refused_pinnings() {
+        let point = Box::new(sample_record().points[0].clone());
+        let message = ProbeMessage::Result { v: VERSION, point, sized_batch_ops: Some(64), pin_refusals: 2 };
+        let line = serde_json::to_string(&message).unwrap();
+        let ProbeEnd::Result(answer) = interpret(&job(), &line, "", ExitStatus::from_raw(0)) else {
+            panic!("not a result")
+        };
+        assert_eq!((answer.sized_batch_ops, answer.pin_refusals), (Some(64), 2));
+        let ProbeEnd::Failed(SkipKind::Failed, why) = interpret(&job(), &line, "boom", ExitStatus::from_raw(1 << 8))
+        else {
+            panic!("a failed process's result is not taken")
+        };
+        assert!(why.contains("boom"), "{why}");
+    }
 }

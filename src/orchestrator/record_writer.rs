@@ -49,3 +49,26 @@ impl RecordWriter {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::fixture::sample_record;
+
+    #[test]
+    fn a_write_is_analysed_and_a_second_within_the_interval_waits() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut writer = RecordWriter::new(dir.path().join("results.json"));
+        let mut record = sample_record();
+        record.points[0].slow = true;
+        writer.write_now(&mut record).unwrap();
+        let written = crate::record::load(writer.path()).unwrap();
+        assert!(!written.points[0].slow, "the analysis judged the flag again before writing");
+        record.warnings.push("later".into());
+        writer.write_if_due(&mut record).unwrap();
+        assert!(!crate::record::load(writer.path()).unwrap().warnings.contains(&"later".to_string()));
+        writer.last_write -= WRITE_EVERY;
+        writer.write_if_due(&mut record).unwrap();
+        assert!(crate::record::load(writer.path()).unwrap().warnings.contains(&"later".to_string()));
+    }
+}

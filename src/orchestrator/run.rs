@@ -321,3 +321,21 @@ fn flagging(record: &RunRecord, points: &[PointState]) -> Flagging {
 
 /// Process medians closer than this fraction of the estimate never make a point `unstable`.
 const UNSTABLE_SPREAD: f64 = 0.01;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::fixture::sample_record;
+
+    #[test]
+    fn the_pinning_warning_counts_the_points_whose_processes_reported_refusals() {
+        let mut record = sample_record();
+        let spec = record.points[0].spec.clone();
+        let mut points: Vec<PointState> = (0..3).map(|_| PointState::new(spec.clone())).collect();
+        warn_of_refused_pinning(&mut record, &points);
+        assert_eq!(record.warnings, ["a warning"], "no refusal, no warning");
+        (points[0].pin_refusals, points[2].pin_refusals) = (1, 4);
+        warn_of_refused_pinning(&mut record, &points);
+        assert_eq!(record.warnings[1], "Pinning was refused for 2 point(s); see their notes.");
+    }
+}
