@@ -3,7 +3,9 @@
 //! Kept small and versioned so that a probe written in Go or Java can speak it (docs/ARCHITECTURE.md "The
 //! data flow"). Version 2 messages: `result` (the point as this process measured it, and the batch size its
 //! first sizing settled on), `note` (free text for the log) and `error` (the point failed, with a message).
-//! Version 2 replaced version 1's wait-for-usual-speed fields by the batch-size hint. A probe in another
+//! Version 2 replaced version 1's wait-for-usual-speed fields by the batch-size hint. `result` and
+//! `batches` may carry `pin_refusals`, the count of refused pinning requests, read as 0 when absent,
+//! so probes that do not write it speak version 2 all the same. A probe in another
 //! language (`runtimes::external`, `probes/`) answers `batches` instead of `result`: its raw batch times,
 //! from which the orchestrator makes the point, so the method's statistics live in one place (Rust).
 
