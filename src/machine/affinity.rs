@@ -94,8 +94,7 @@ pub fn allowed_cpus() -> Vec<usize> {
 /// The OS error from `sched_setaffinity` (typically `EINVAL` when `cpu` is
 /// offline, does not exist, or is outside this process's cpuset; `EPERM`
 /// when a policy forbids it), or `ErrorKind::InvalidInput` if `cpu` exceeds
-/// [`MAX_CPU_INDEX`].
-/// Every refusal is counted in [`refused_pinnings`].
+/// [`MAX_CPU_INDEX`]. Every refusal is counted in [`refused_pinnings`].
 pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
     let pinned = cpu_mask(&[cpu]).and_then(|mask| set_affinity_mask(&mask));
     if pinned.is_err() {
