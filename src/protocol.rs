@@ -3,7 +3,9 @@
 //! Kept small and versioned so that a probe written in Go or Java can speak it (docs/ARCHITECTURE.md "The
 //! data flow"). Version 2 messages: `result` (the point as this process measured it, and the batch size its
 //! first sizing settled on), `note` (free text for the log) and `error` (the point failed, with a message).
-//! Version 2 replaced version 1's wait-for-usual-speed fields by the batch-size hint. A probe in another
+//! Version 2 replaced version 1's wait-for-usual-speed fields by the batch-size hint. `result` and
+//! `batches` may carry `pin_refusals`, the count of refused pinning requests, read as 0 when absent,
+//! so probes that do not write it speak version 2 all the same. A probe in another
 //! language (`runtimes::external`, `probes/`) answers `batches` instead of `result`: its raw batch times,
 //! from which the orchestrator makes the point, so the method's statistics live in one place (Rust).
 
@@ -43,6 +45,10 @@ pub enum ProbeMessage {
         /// was sized.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         sized_batch_ops: Option<u64>,
+        /// How many of the process's pinning requests the kernel refused (its threads ran unpinned; the
+        /// point's notes say which); absent when none was.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        pin_refusals: usize,
     },
     /// An external probe's raw batches (`probes/README.md`); the orchestrator makes the point from them.
     Batches {
@@ -95,6 +101,14 @@ pub struct RawBatches {
     /// For a team: each member's own kept test batches (total ns), one row per member.
     #[serde(default)]
     pub per_thread_test_ns: Vec<Vec<f64>>,
+    /// How many of its pinning requests the kernel refused (the notes say which); optional, 0 when absent.
+    #[serde(default)]
+    pub pin_refusals: usize,
+}
+
+/// Whether a count is zero: such a count is left out of a message.
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// A request of the `grain.sweep` conversation, one line on the external probe's stdin: `runs` runs of
@@ -188,5 +202,32 @@ mod tests {
             panic!("not batches")
         };
         assert!(batches.measurement().unwrap_err().contains("1 test and 0 control"));
+    }
+
+    #[test]
+    fn refused_pinnings_travel_as_a_count_left_out_when_zero() {
+        let point = Box::new(crate::record::fixture::point("base.call", "os", &[], 1.0));
+        let result = |pin_refusals| ProbeMessage::Result {
+            v: VERSION,
+            point: point.clone(),
+            sized_batch_ops: None,
+            pin_refusals,
+        };
+        let refusals = |message: &ProbeMessage| {
+            let line = serde_json::to_string(message).unwrap();
+            let Ok(ProbeMessage::Result { pin_refusals, .. }) = serde_json::from_str(&line) else { panic!("{line}") };
+            (pin_refusals, line.contains("pin_refusals"))
+        };
+        assert_eq!(refusals(&result(0)), (0, false), "a result without refusals reads as before");
+        assert_eq!(refusals(&result(2)), (2, true));
+        let batches = |extra: &str| {
+            let line = format!(
+                r#"{{"type":"batches","v":2,"batch_ops":1,"per":1,"test_ns":[1],"control_ns":[1],"resolution_ns":1{extra}}}"#
+            );
+            let Ok(ProbeMessage::Batches { batches, .. }) = serde_json::from_str(&line) else { panic!("{line}") };
+            batches.pin_refusals
+        };
+        assert_eq!(batches(""), 0, "an external probe need not say");
+        assert_eq!(batches(r#","pin_refusals":3"#), 3);
     }
 }

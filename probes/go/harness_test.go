@@ -171,6 +171,10 @@ func TestBatchesLineShape(t *testing.T) {
 	if strings.Contains(string(line), "sized_batch_ops") || !strings.Contains(string(line), `"extra":{"k":1.5},"per_thread_test_ns":[[1,2,3]]`) {
 		t.Fatalf("got %s", line)
 	}
+	o.PinRefusals = 2
+	if line, _ = BatchesLine(o, 0, 20); !strings.HasSuffix(string(line), `"per_thread_test_ns":[[1,2,3]],"pin_refusals":2}`) {
+		t.Fatalf("got %s", line)
+	}
 	if _, err := BatchesLine(&Outcome{M: Measurement{N: 1, TestNs: []int64{1}}}, 0, 1); err == nil {
 		t.Fatal("unpaired batches accepted")
 	}

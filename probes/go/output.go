@@ -15,6 +15,8 @@ type Outcome struct {
 	Extra map[string]float64
 	// PerThreadTestNs holds, for team experiments, each thread's own kept test batch times.
 	PerThreadTestNs [][]int64
+	// PinRefusals counts the pinning requests the kernel refused (the notes say which).
+	PinRefusals int
 }
 
 // batchesMessage is the final line of a successful probe (probes/README.md "Protocol").
@@ -30,6 +32,7 @@ type batchesMessage struct {
 	Notes           []string           `json:"notes"`
 	Extra           map[string]float64 `json:"extra"`
 	PerThreadTestNs [][]int64          `json:"per_thread_test_ns,omitempty"`
+	PinRefusals     int                `json:"pin_refusals,omitempty"`
 }
 
 // errorMessage is the final line of a probe that could not measure its point.
@@ -56,7 +59,7 @@ func BatchesLine(o *Outcome, sized uint64, resolution float64) ([]byte, error) {
 	msg := batchesMessage{
 		Type: "batches", V: ProtocolVersion, BatchOps: o.M.N, Per: per,
 		TestNs: o.M.TestNs, ControlNs: o.M.ControlNs, ResolutionNs: resolution,
-		Notes: o.Notes, Extra: o.Extra, PerThreadTestNs: o.PerThreadTestNs,
+		Notes: o.Notes, Extra: o.Extra, PerThreadTestNs: o.PerThreadTestNs, PinRefusals: o.PinRefusals,
 	}
 	if sized > 0 {
 		msg.SizedBatchOps = &sized

@@ -219,7 +219,7 @@ func (h *Harness) MeasureTeam(cpus []int, pin bool, test, control TeamBody) Team
 
 // teamOutcome turns a team measurement into an outcome, per = 1.
 func teamOutcome(tm TeamMeasurement) *Outcome {
-	return &Outcome{M: tm.M, Per: 1, Notes: tm.PinFailures, PerThreadTestNs: tm.PerThreadNs}
+	return &Outcome{M: tm.M, Per: 1, Notes: tm.PinFailures, PerThreadTestNs: tm.PerThreadNs, PinRefusals: len(tm.PinFailures)}
 }
 
 // maxTeam is the most members a team may have (one per CPU).

@@ -5,12 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use super::{CompareArgs, CompareFormat, UsageError};
-use crate::analysis::compare::{compare as compare_sides, Side};
+use super::{CompareArgs, UsageError};
+use crate::analysis::compare::{compare as compare_sides, Comparison, Side};
 use crate::analysis::run_level::{RunLevel, RunLevelSource};
 use crate::history::{default_path, run_level_of, History};
 use crate::record::{load, load_summaries, PointRunSummary, RecordError, RunSummary};
-use crate::report::{compare_tables, Format};
+use crate::report::export::{for_comparison, Exporter};
+use crate::report::OutputFormat;
 
 /// Prints the comparison. An unreadable or foreign file, or an empty side, is the user's input error
 /// (exit 2).
@@ -31,12 +32,20 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let sides: Vec<Side> =
         runs.into_iter().zip(levels).map(|((label, runs), level)| Side { label, runs, level }).collect();
     let comparison = compare_sides(&sides);
-    match args.format {
-        CompareFormat::Table => print!("{}", compare_tables(&comparison, Format::Table)),
-        CompareFormat::Md => print!("{}", compare_tables(&comparison, Format::Md)),
-        CompareFormat::Html => print!("{}", crate::report::html::compare_html(&comparison)?),
-    }
+    print!("{}", comparison_exporter(args.format)?.render(&comparison)?);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The exporter of a comparison in `format`.
+///
+/// Errors: a format that holds one record's points, not changes between records (clap takes only the
+/// others; a [`UsageError`] all the same, naming the flag and what it takes).
+fn comparison_exporter(format: OutputFormat) -> Result<&'static dyn Exporter<Comparison>, UsageError> {
+    for_comparison(format).ok_or_else(|| {
+        let takes: Vec<&str> =
+            OutputFormat::ALL.into_iter().filter(|&f| for_comparison(f).is_some()).map(OutputFormat::name).collect();
+        UsageError(format!("--format {format}: compare writes {}", takes.join(", ")))
+    })
 }
 
 /// A record, or a plain Google Benchmark file, as a run summary.

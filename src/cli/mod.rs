@@ -16,6 +16,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::harness::Mode;
+use crate::report::export::for_comparison;
+use crate::report::OutputFormat;
 
 /// Measures what the primitives of concurrent runtimes cost on this machine.
 #[derive(Debug, Parser)]
@@ -81,8 +83,8 @@ pub struct RunArgs {
     /// Also write these exports next to results.json (repeat or separate by commas): `csv`
     /// (results.csv), `bmf` (results.bmf.json, Bencher Metric Format), `github-benchmark`
     /// (results.github-benchmark.json, github-action-benchmark's customSmallerIsBetter).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    pub export: Vec<crate::report::export::ExportFormat>,
+    #[arg(long, value_delimiter = ',', value_parser = formats_where(|f| f.export_file_name().is_some()))]
+    pub export: Vec<OutputFormat>,
     /// Do not add this run to the machine's history ($XDG_DATA_HOME/overhead/history.sqlite), nor read
     /// the history for how far each point moves between runs.
     #[arg(long)]
@@ -122,8 +124,8 @@ pub struct ReportArgs {
     pub record: PathBuf,
     /// `table`, `md` and `html` render the report; `csv`, `bmf` and `github-benchmark` export every point (median
     /// and 95% CI in ns) for spreadsheets and CI dashboards.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
-    pub format: ReportFormat,
+    #[arg(long, default_value = "table", value_parser = formats_where(|_| true))]
+    pub format: OutputFormat,
     /// Which table: `all` (the full report: header, every point, skipped points and every section) or one
     /// section alone.
     #[arg(long, default_value = "all", value_parser = report_tables())]
@@ -141,8 +143,9 @@ pub struct CompareArgs {
     /// defaults (labelled "assumed").
     #[arg(long)]
     pub no_history: bool,
-    #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
-    pub format: CompareFormat,
+    /// `table` and `md` print the changes as text; `html` writes one self-contained page.
+    #[arg(long, default_value = "table", value_parser = formats_where(|f| for_comparison(f).is_some()))]
+    pub format: OutputFormat,
 }
 
 #[derive(Debug, clap::Args)]
@@ -155,33 +158,15 @@ pub struct HistoryArgs {
     pub clear: bool,
 }
 
-/// What `overhead compare --format` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CompareFormat {
-    /// Box-drawn tables for a terminal.
-    Table,
-    /// GitHub-flavoured Markdown.
-    Md,
-    /// One self-contained HTML page (changes coloured by significance).
-    Html,
-}
-
-/// What `overhead report --format` writes: a rendered report, or an export.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ReportFormat {
-    /// Box-drawn tables for a terminal.
-    Table,
-    /// GitHub-flavoured Markdown.
-    Md,
-    /// One self-contained HTML page: key costs, plots, the seeds' tables, every point (what `run` writes as
-    /// report.html).
-    Html,
-    /// One CSV row per point.
-    Csv,
-    /// Bencher Metric Format (JSON).
-    Bmf,
-    /// github-action-benchmark's customSmallerIsBetter (JSON).
-    GithubBenchmark,
+/// A `--format` or `--export` parser that takes the formats `supported` admits, by their names (clap's
+/// error for any other lists the ones it takes, exit 2), and `--help` lists them with their help.
+fn formats_where(
+    supported: impl Fn(OutputFormat) -> bool,
+) -> impl clap::builder::TypedValueParser<Value = OutputFormat> {
+    use clap::builder::TypedValueParser as _;
+    use clap::ValueEnum as _;
+    let names = OutputFormat::ALL.into_iter().filter(|&f| supported(f)).filter_map(|f| f.to_possible_value());
+    clap::builder::PossibleValuesParser::new(names).try_map(|name| OutputFormat::from_str(&name, false))
 }
 
 /// The `--table` values: `all`, then every report section's key with its one line of help.

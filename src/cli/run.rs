@@ -13,8 +13,8 @@ use crate::harness::Mode;
 use crate::machine::{parse_cpu_list, MachineInfo};
 use crate::orchestrator::{build_plan, run as run_plan, select_experiments, select_runtimes, RoundPolicy, RunOptions};
 use crate::record::{BetweenRuns, RunRecord, RunSummary};
-use crate::report::export::ExportFormat;
-use crate::report::{render, time_spent, Format};
+use crate::report::export::for_record;
+use crate::report::{time_spent, OutputFormat};
 
 /// Runs the main job. Exit 0 when the run finished, 130 when interrupted (the record keeps what finished).
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -74,7 +74,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     write_exports(&outcome.record, &outcome.path, &args.export)?;
     write_html_report(&outcome.record, &outcome.path);
-    print!("{}", render(&outcome.record, Format::Table));
+    print!("{}", for_record(OutputFormat::Table).render(&outcome.record)?);
     eprint!("{}", time_spent(&outcome.record));
     println!("{}", outcome.path.display());
     if outcome.record.interrupted {
@@ -130,20 +130,26 @@ fn add_to_history(record: &mut RunRecord, record_path: &Path) -> anyhow::Result<
 /// Writes each of `formats` next to the record at `record_path`, atomically (a temporary file in the same
 /// directory, then a rename that refuses to replace an existing file).
 ///
-/// Errors: the directory is not writable, or a file of that name already exists.
-fn write_exports(record: &RunRecord, record_path: &Path, formats: &[ExportFormat]) -> anyhow::Result<()> {
-    for format in formats {
-        write_beside(record_path, format.file_name(), &format.exporter().export(record)?)?;
+/// Errors: the directory is not writable, a file of that name already exists, or a format is not a file
+/// export (clap takes only those).
+fn write_exports(record: &RunRecord, record_path: &Path, formats: &[OutputFormat]) -> anyhow::Result<()> {
+    for &format in formats {
+        let name =
+            format.export_file_name().ok_or_else(|| UsageError(format!("--export {format}: not a file export")))?;
+        write_beside(record_path, name, &for_record(format).render(record)?)?;
     }
     Ok(())
 }
+
+/// The HTML report's file name next to `results.json`.
+const REPORT_PAGE: &str = "report.html";
 
 /// Writes the HTML report as `report.html` next to the record. A failure is told on stderr and does not
 /// fail the run: the record is already safe, and `overhead report RECORD --format html` can make the page
 /// again.
 fn write_html_report(record: &RunRecord, record_path: &Path) {
     let written =
-        crate::report::html::html_report(record).and_then(|html| write_beside(record_path, "report.html", &html));
+        for_record(OutputFormat::Html).render(record).and_then(|html| write_beside(record_path, REPORT_PAGE, &html));
     if let Err(e) = written {
         eprintln!("the HTML report was not written: {e:#}");
     }

@@ -3,6 +3,7 @@
 
 use std::io;
 use std::mem::size_of;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::topology::online_cpus;
 use super::MAX_CPU_INDEX;
@@ -93,9 +94,23 @@ pub fn allowed_cpus() -> Vec<usize> {
 /// The OS error from `sched_setaffinity` (typically `EINVAL` when `cpu` is
 /// offline, does not exist, or is outside this process's cpuset; `EPERM`
 /// when a policy forbids it), or `ErrorKind::InvalidInput` if `cpu` exceeds
-/// [`MAX_CPU_INDEX`].
+/// [`MAX_CPU_INDEX`]. Every refusal is counted in [`refused_pinnings`].
 pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
-    set_affinity_mask(&cpu_mask(&[cpu])?)
+    let pinned = cpu_mask(&[cpu]).and_then(|mask| set_affinity_mask(&mask));
+    if pinned.is_err() {
+        REFUSED_PINNINGS.fetch_add(1, Ordering::Relaxed);
+    }
+    pinned
+}
+
+/// [`pin_current_thread`] calls refused in this process so far, by any thread.
+static REFUSED_PINNINGS: AtomicUsize = AtomicUsize::new(0);
+
+/// How many [`pin_current_thread`] calls were refused in this process so far, by any thread. A probe
+/// measures one point, so the count's growth across its measurement is the point's refused pinnings: a
+/// number its result carries beside the notes that describe them, so nothing has to read the notes' words.
+pub fn refused_pinnings() -> usize {
+    REFUSED_PINNINGS.load(Ordering::Relaxed)
 }
 
 /// The affinity mask holding `cpus`, as `sched_setaffinity` reads it: words of `c_ulong`, at least a
@@ -201,8 +216,11 @@ mod tests {
     fn pinning_to_absent_cpu_fails() {
         std::thread::scope(|s| {
             s.spawn(|| {
+                let before = refused_pinnings();
                 assert!(pin_current_thread(100_000).is_err());
                 assert!(pin_current_thread(usize::MAX).is_err());
+                // Other tests may be refused at the same time: at least these two were counted.
+                assert!(refused_pinnings() >= before + 2);
             });
         });
     }

@@ -1,11 +1,16 @@
 //! The orchestrator (docs/ARCHITECTURE.md "The data flow"): turns the CLI's choices into a plan, runs it in rounds of
-//! probe processes with a watchdog, and writes the run record after every probe.
+//! probe processes with a watchdog, and writes the run record as it goes (at most once a second, and at the end).
 
 mod machine_state;
 mod plan;
+mod point_state;
 mod probe;
+mod probe_process;
+mod progress;
+mod record_writer;
 mod rounds;
 mod run;
+mod schedule;
 
 pub use crate::record::RoundPolicy;
 pub use plan::{build_plan, select_experiments, select_runtimes};

@@ -3,7 +3,7 @@
 use crate::experiments::point::unimplemented_runtime;
 use crate::experiments::{find, Point};
 use crate::harness::{speed, Harness, Measurement};
-use crate::machine::pin_current_thread;
+use crate::machine::{pin_current_thread, refused_pinnings};
 use crate::record::{Details, PointRecord, PointSpec, ThreadResult};
 use crate::stats::Summary;
 
@@ -27,6 +27,7 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
     let Some(&home) = spec.cpus.first() else {
         return error("the point names no CPU".into());
     };
+    let refused_before = refused_pinnings();
     let mut notes = Vec::new();
     if let Err(e) = pin_current_thread(home) {
         notes.push(format!("pinning to CPU {home} refused ({e}); ran unpinned"));
@@ -48,6 +49,7 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
             v: VERSION,
             point: Box::new(point),
             sized_batch_ops: harness.first_sized_batch_ops(),
+            pin_refusals: refused_pinnings().saturating_sub(refused_before),
         },
         Err(message) => error(message),
     }

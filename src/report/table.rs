@@ -3,7 +3,7 @@
 
 use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
-use super::{counted, format_ns};
+use super::{counted, format_ns, Format};
 use crate::harness::speed::SLOW_FACTOR;
 use crate::record::{Metric, PointRecord, RunRecord, SkipKind};
 
@@ -16,15 +16,6 @@ pub fn new_table(format: Format) -> Table {
         Format::Md => presets::ASCII_MARKDOWN,
     });
     table
-}
-
-/// Output format of [`render`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Box-drawn table for a terminal.
-    Table,
-    /// GitHub-flavoured Markdown.
-    Md,
 }
 
 /// The runtimes of `experiment`'s points in `record`, in the registry's column order (names it does not know,

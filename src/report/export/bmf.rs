@@ -10,8 +10,8 @@ use crate::record::RunRecord;
 /// every time in ns, points in record order.
 pub struct Bmf;
 
-impl Exporter for Bmf {
-    fn export(&self, record: &RunRecord) -> anyhow::Result<String> {
+impl Exporter<RunRecord> for Bmf {
+    fn render(&self, record: &RunRecord) -> anyhow::Result<String> {
         let mut benchmarks = Map::new();
         for p in &record.points {
             let s = &p.summary;
@@ -34,7 +34,7 @@ mod tests {
     #[test]
     fn an_ordinary_json_reader_reads_every_point_with_its_bounds() {
         let record = sample_record();
-        let parsed: Value = serde_json::from_str(&Bmf.export(&record).unwrap()).unwrap();
+        let parsed: Value = serde_json::from_str(&Bmf.render(&record).unwrap()).unwrap();
         let object = parsed.as_object().unwrap();
         assert_eq!(object.len(), record.points.len());
         for p in &record.points {

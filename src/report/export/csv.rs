@@ -28,8 +28,8 @@ pub const COLUMNS: [&str; 17] = [
 /// `cpus` joined by `;`, `flags` joined by `;`, the metric as the record spells it (`per_op`, `rtt`, …).
 pub struct Csv;
 
-impl Exporter for Csv {
-    fn export(&self, record: &RunRecord) -> anyhow::Result<String> {
+impl Exporter<RunRecord> for Csv {
+    fn render(&self, record: &RunRecord) -> anyhow::Result<String> {
         let mut out = csv::Writer::from_writer(Vec::new());
         out.write_record(COLUMNS)?;
         for p in &record.points {
@@ -70,7 +70,7 @@ mod tests {
     #[test]
     fn an_ordinary_csv_reader_reads_every_point_back() {
         let record = sample_record();
-        let text = Csv.export(&record).unwrap();
+        let text = Csv.render(&record).unwrap();
         let mut reader = csv::Reader::from_reader(text.as_bytes());
         assert_eq!(reader.headers().unwrap().iter().collect::<Vec<_>>(), COLUMNS);
         let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();

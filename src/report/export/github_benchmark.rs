@@ -10,8 +10,8 @@ use crate::record::RunRecord;
 /// low – high ns; N processes; flags" }]`, points in record order.
 pub struct GithubBenchmark;
 
-impl Exporter for GithubBenchmark {
-    fn export(&self, record: &RunRecord) -> anyhow::Result<String> {
+impl Exporter<RunRecord> for GithubBenchmark {
+    fn render(&self, record: &RunRecord) -> anyhow::Result<String> {
         let entries: Vec<Value> = record
             .points
             .iter()
@@ -44,7 +44,7 @@ mod tests {
     #[test]
     fn an_array_of_smaller_is_better_entries_one_per_point() {
         let record = sample_record();
-        let parsed: Value = serde_json::from_str(&GithubBenchmark.export(&record).unwrap()).unwrap();
+        let parsed: Value = serde_json::from_str(&GithubBenchmark.render(&record).unwrap()).unwrap();
         let entries = parsed.as_array().unwrap();
         assert_eq!(entries.len(), record.points.len());
         for (e, p) in entries.iter().zip(&record.points) {

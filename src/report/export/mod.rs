@@ -1,56 +1,55 @@
-//! Machine-readable exports of a run record, one file per format behind one [`Exporter`] trait (as
-//! hyperfine's `src/export/<format>.rs`): CSV for spreadsheets, Bencher's Metric Format and
-//! github-action-benchmark's `customSmallerIsBetter` for CI dashboards. Each holds every measured point,
-//! named as in the record (`experiment/runtime:R/key:value/…`), its median and the bounds of its 95% CI in ns.
-//! Renderers read only the record (docs/ARCHITECTURE.md "Renderers").
+//! Every output of a run record or a comparison, one file per format behind one [`Exporter`] trait (as
+//! hyperfine's `src/export/<format>.rs`): the terminal and Markdown text (`text`), the HTML pages (`html`),
+//! and the machine-readable exports of a record — CSV for spreadsheets, Bencher's Metric Format and
+//! github-action-benchmark's `customSmallerIsBetter` for CI dashboards. Each machine-readable export holds
+//! every measured point, named as in the record (`experiment/runtime:R/key:value/…`), its median and the
+//! bounds of its 95% CI in ns. [`for_record`] and [`for_comparison`] say which format writes what; a
+//! format without an exporter for a subject is one its command refuses. Renderers read only the record
+//! (docs/ARCHITECTURE.md "Renderers").
 
 mod bmf;
 mod csv;
 mod github_benchmark;
+mod html;
+mod text;
 
+use crate::analysis::compare::Comparison;
 use crate::record::{PointRecord, RunRecord};
+use crate::report::OutputFormat;
 
-/// One export format. serde/clap: `csv`, `bmf`, `github-benchmark`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExportFormat {
-    /// One row per point: name, parameters, median and CI (ns), spread, flags.
-    Csv,
-    /// Bencher Metric Format: `{name: {"latency": {value, lower_value, upper_value}}}`, ns.
-    Bmf,
-    /// github-action-benchmark's `customSmallerIsBetter`: `[{name, unit, value, range, extra}]`, ns.
-    GithubBenchmark,
-}
-
-impl ExportFormat {
-    /// Every format, in `--export` order.
-    pub const ALL: [ExportFormat; 3] = [ExportFormat::Csv, ExportFormat::Bmf, ExportFormat::GithubBenchmark];
-
-    /// The file `overhead run --export` writes next to `results.json`.
-    pub fn file_name(self) -> &'static str {
-        match self {
-            ExportFormat::Csv => "results.csv",
-            ExportFormat::Bmf => "results.bmf.json",
-            ExportFormat::GithubBenchmark => "results.github-benchmark.json",
-        }
-    }
-
-    /// The exporter that writes this format.
-    pub fn exporter(self) -> &'static dyn Exporter {
-        match self {
-            ExportFormat::Csv => &csv::Csv,
-            ExportFormat::Bmf => &bmf::Bmf,
-            ExportFormat::GithubBenchmark => &github_benchmark::GithubBenchmark,
-        }
-    }
-}
-
-/// Writes a record in one format.
-pub trait Exporter: Sync {
-    /// The whole file's text.
+/// Writes one subject — a run record, or a comparison of records — in one format: the whole file's or
+/// page's text.
+pub trait Exporter<Subject: ?Sized>: Sync {
+    /// The text of `subject` in this exporter's format.
     ///
-    /// Errors: the serializer failed (it does not for finite numbers; a NaN median is written as `null` in
-    /// JSON and empty in CSV).
-    fn export(&self, record: &RunRecord) -> anyhow::Result<String>;
+    /// Errors: the serializer or the page's template failed (a bug, reported with its cause; a NaN median
+    /// is written as `null` in JSON and empty in CSV, not an error).
+    fn render(&self, subject: &Subject) -> anyhow::Result<String>;
+}
+
+/// The exporter that writes a run record in `format`: every format writes one (`overhead report
+/// --format`, `overhead run --export`, and the `report.html` of every run).
+pub fn for_record(format: OutputFormat) -> &'static dyn Exporter<RunRecord> {
+    match format {
+        OutputFormat::Table => &text::TextReport(crate::report::Format::Table),
+        OutputFormat::Md => &text::TextReport(crate::report::Format::Md),
+        OutputFormat::Html => &html::HtmlReport,
+        OutputFormat::Csv => &csv::Csv,
+        OutputFormat::Bmf => &bmf::Bmf,
+        OutputFormat::GithubBenchmark => &github_benchmark::GithubBenchmark,
+    }
+}
+
+/// The exporter that writes a comparison of records in `format` (`overhead compare --format`), or `None`
+/// for a format that holds a record's points, not changes between records (`csv`, `bmf`,
+/// `github-benchmark`).
+pub fn for_comparison(format: OutputFormat) -> Option<&'static dyn Exporter<Comparison>> {
+    match format {
+        OutputFormat::Table => Some(&text::TextComparison(crate::report::Format::Table)),
+        OutputFormat::Md => Some(&text::TextComparison(crate::report::Format::Md)),
+        OutputFormat::Html => Some(&html::HtmlComparison),
+        OutputFormat::Csv | OutputFormat::Bmf | OutputFormat::GithubBenchmark => None,
+    }
 }
 
 /// The flags of a point, as the results table prints them: `noisy`, `unstable`, `<res`, `slow`.
@@ -72,11 +71,11 @@ pub(crate) mod tests {
     use crate::record::fixture::sample_record;
 
     #[test]
-    fn every_format_holds_every_point() {
+    fn every_file_export_holds_every_point() {
         let record = sample_record();
         assert!(!record.points.is_empty());
-        for format in ExportFormat::ALL {
-            let text = format.exporter().export(&record).unwrap();
+        for format in OutputFormat::ALL.into_iter().filter(|f| f.export_file_name().is_some()) {
+            let text = for_record(format).render(&record).unwrap();
             for p in &record.points {
                 assert!(text.contains(&p.name), "{format:?} lacks {}", p.name);
             }
