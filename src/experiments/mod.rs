@@ -1,20 +1,20 @@
 //! The experiments and their registry. One file per experiment, grouped by family (docs/ARCHITECTURE.md
 //! "Experiments"); each says what it measures, against which control, and where the idea comes from.
 
-mod base;
-mod clock;
+pub(crate) mod base;
+pub(crate) mod clock;
 pub mod context;
 pub mod fits;
 pub mod grain;
 pub(crate) mod mem;
-mod msg;
+pub(crate) mod msg;
 pub mod pairwise;
 mod plan;
 pub(crate) mod rpc;
-mod sched;
+pub(crate) mod sched;
 pub(crate) mod spawn;
-mod sync;
-mod timer;
+pub(crate) mod sync;
+pub(crate) mod timer;
 
 pub use plan::{PlanContext, Planned};
 

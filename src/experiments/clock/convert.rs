@@ -41,10 +41,16 @@ crate::record::params::param_enum!(Direction);
 /// row again in `extra` as `max_error_ns_<range>` (tick→ns) or `max_error_ticks_<range>` (ns→tick).
 pub struct Convert;
 
+impl Convert {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "clock.convert";
+}
+
 impl Experiment for Convert {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "clock.convert",
+            id: Convert::ID,
             summary: "tick↔ns conversion routines: ns per conversion (identity loop subtracted), worst error per range",
             source:
                 "seed 002 (conversion routines benchmarked with loop overhead compensated; accuracy for long intervals)",

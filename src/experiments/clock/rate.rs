@@ -34,10 +34,16 @@ const MIN_WINDOW_NS: f64 = 2e5;
 /// [`deadline`] are left empty with a note.
 pub struct Rate;
 
+impl Rate {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "clock.rate";
+}
+
 impl Experiment for Rate {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "clock.rate",
+            id: Rate::ID,
             summary: "relative processing rate of every CPU pair racing the same local loop (ppm), and each \
                       CPU's counter rate against CLOCK_MONOTONIC_RAW (ppm)",
             source: "seed 001 §2, Table 1; docs/METHOD.md §10 (reference activity)",

@@ -31,10 +31,16 @@ struct Params {
 /// smallest observed step (`resolution_ns`) and, for POSIX clocks, `clock_getres` (`getres_ns`).
 pub struct Read;
 
+impl Read {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "clock.read";
+}
+
 impl Experiment for Read {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "clock.read",
+            id: Read::ID,
             summary: "one read of each time source (TSC variants, clock_gettime clocks, Instant::now)",
             source: "seed 002 (time base reads on the timer hot path); docs/METHOD.md §8",
             metric: Metric::PerOp,

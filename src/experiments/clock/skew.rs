@@ -45,10 +45,16 @@ const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 /// per pair (~10 s in all); pairs not started by [`deadline`] are left empty with a note.
 pub struct Skew;
 
+impl Skew {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "clock.skew";
+}
+
 impl Experiment for Skew {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "clock.skew",
+            id: Skew::ID,
             summary: "counter offset of every CPU against every other (± what the fastest exchanges started from \
                       either side both allow) and backward steps, from a cache-line ping-pong of counter readings",
             source: "Linux arch/x86/kernel/tsc_sync.c (check_tsc_warp); Cristian's exchange; docs/METHOD.md §8",

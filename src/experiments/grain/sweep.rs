@@ -65,10 +65,16 @@ struct Params {
 /// are skipped: the question is how work spreads over CPUs.
 pub struct Sweep;
 
+impl Sweep {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "grain.sweep";
+}
+
 impl Experiment for Sweep {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "grain.sweep",
+            id: Sweep::ID,
             summary: "fixed work split into 1, 10, … tasks: elapsed, speed-up, best task count, per-CPU share",
             source: "seed 001 §7, Table 4, Fig. 7",
             metric: Metric::PerOp,

@@ -73,10 +73,16 @@ struct Params {
 /// 10 s a process. Pairs not started by [`deadline`] are left empty with a note.
 pub struct C2c;
 
+impl C2c {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "mem.c2c";
+}
+
 impl Experiment for C2c {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "mem.c2c",
+            id: C2c::ID,
             summary: "cache-line round trip between every pair of CPUs (CAS on one line; load/store on two), \
                       on a fresh page first touched by the pair, with a summary per placement class",
             source: "seed 001 §3–4 (the cost of the path between processors); core-to-core-latency, Intel MLC c2c",

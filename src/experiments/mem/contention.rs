@@ -82,10 +82,16 @@ struct Params {
 /// op, `b` being what each added writer costs every access.
 pub struct Contention;
 
+impl Contention {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "mem.contention";
+}
+
 impl Experiment for Contention {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "mem.contention",
+            id: Contention::ID,
             summary:
                 "k threads storing (plain store or atomic add) to one shared cache line, 100 accesses in-line per \
                       iteration; time per access vs. k, against the empty loop",

@@ -72,10 +72,16 @@ struct Params {
 /// `neighbour_inc` each counter must hold exactly its one writer's count; a mismatch fails the point.
 pub struct Fairness;
 
+impl Fairness {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "mem.fairness";
+}
+
 impl Experiment for Fairness {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "mem.fairness",
+            id: Fairness::ID,
             summary: "how the accesses to one line split among all CPUs hammering it for a fixed window (atomic add \
                       on one word; the seed's plain increment of the neighbour's counter): counts per thread, \
                       Jain's index, max/min, consecutive accesses before the line moves",

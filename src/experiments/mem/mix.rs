@@ -133,10 +133,16 @@ struct Params {
 /// written by one thread only would stay in its cache in modified state and show no contention at all.
 pub struct Mix;
 
+impl Mix {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "mem.mix";
+}
+
 impl Experiment for Mix {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "mem.mix",
+            id: Mix::ID,
             summary: "blocks of 100 operations, x stores to one line shared by all threads and 100 − x local \
                       increments in memory; time per block vs. threads for x = 1, 10, 20, 50, 100",
             source: "seed 001 §3.1, Fig. 2",

@@ -136,10 +136,16 @@ struct Params {
 /// `details.tables["rates"]`: each measured activity's median relative rate and ns per increment.
 pub struct Remote;
 
+impl Remote {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "mem.remote";
+}
+
 impl Experiment for Remote {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "mem.remote",
+            id: Remote::ID,
             summary: "relative access rates of local and remote activities against an undisturbed reference \
                       activity (or the clock on few CPUs): free, beside one or many remote writers of its line, \
                       remote to unused / used / heavily shared lines, local vs. remote NUMA node",

@@ -33,10 +33,16 @@ fn payloads(mode: Mode) -> Vec<usize> {
 /// messages. Only the byte streams (pipe, UNIX stream socket, TCP loopback) keep messages in flight.
 pub struct Bandwidth;
 
+impl Bandwidth {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "msg.bw";
+}
+
 impl Experiment for Bandwidth {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "msg.bw",
+            id: Bandwidth::ID,
             summary:
                 "streaming bandwidth between two pinned processes (pipe, UNIX stream, TCP loopback), 64 KiB–1 MiB \
                       messages in flight; ns per message, MB/s in the report",

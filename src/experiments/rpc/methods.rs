@@ -40,10 +40,16 @@ struct Params {
 /// seed's mix (the point's median), and per method on each side (the table).
 pub struct Methods;
 
+impl Methods {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "rpc.methods";
+}
+
 impl Experiment for Methods {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "rpc.methods",
+            id: Methods::ID,
             summary: "gRPC call (tonic + prost, a current-thread runtime per process) in seed 003's mix of four \
                       methods, against the empty loop; per-method client and server time and their delta",
             source: "seed 003 (per-method RPC accounting, client stub vs. server); tonic/gRPC",

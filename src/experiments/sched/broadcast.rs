@@ -41,10 +41,16 @@ struct Params {
 ///   thread, which would be the `os` mechanism again.
 pub struct Broadcast;
 
+impl Broadcast {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "sched.broadcast";
+}
+
 impl Experiment for Broadcast {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "sched.broadcast",
+            id: Broadcast::ID,
             summary: "wake-all: one activity wakes N blocked waiters, time until the last has run (futex, condvar, \
                       tokio Notify, fiber semaphore)",
             source: "seed 001 §5 (scheduling), §8.2 (the barrier's release); perf bench futex wake",

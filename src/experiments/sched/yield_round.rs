@@ -42,10 +42,16 @@ struct Params {
 /// * `fiber-*`: one CPU (`cpus:1`), the fibers' `yield_now` through the FIFO ready queue.
 pub struct Yield;
 
+impl Yield {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "sched.yield";
+}
+
 impl Experiment for Yield {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "sched.yield",
+            id: Yield::ID,
             summary: "yield round: one activity per CPU yields among `load` extra yielding activities per CPU; \
                       fit a + b·load",
             source: "seed 001 §5.1, Fig. 3",

@@ -34,10 +34,16 @@ struct Params {
 /// control per construct is in `extra` as `control_construct_ns` (the other runtimes' control is empty).
 pub struct Bulk;
 
+impl Bulk {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "spawn.bulk";
+}
+
 impl Experiment for Bulk {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "spawn.bulk",
+            id: Bulk::ID,
             summary: "one construct of 1000 empty tasks run by 1…CPUs CPUs; time per spawn",
             source: "seed 001 §6.3, Fig. 6",
             metric: Metric::PerOp,

@@ -37,10 +37,16 @@ struct Params {
 /// - `fiber-*`/`spawn`: spawn + join of one fiber; fibers run on one CPU, so only `threads:1` runs.
 pub struct ForkJoin;
 
+impl ForkJoin {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "spawn.forkjoin";
+}
+
 impl Experiment for ForkJoin {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "spawn.forkjoin",
+            id: ForkJoin::ID,
             summary: "fork-join episode of one empty task per CPU, CPUs 1…N: threads (spawn, hot team), rayon, tokio, \
                       omp parallel",
             source: "seed 001 §6.1, Fig. 4; EPCC syncbench PARALLEL",

@@ -68,10 +68,16 @@ struct Params {
 /// jobs than workers).
 pub struct Oversub;
 
+impl Oversub {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "sync.oversub";
+}
+
 impl Experiment for Oversub {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "sync.oversub",
+            id: Oversub::ID,
             summary: "activities ≫ CPUs: just spawn, spawn & sync, just sync, with a spin-with-yield vs. a blocking \
                       barrier; quadratic fit of spawn & sync",
             source: "seed 001 §8.2 experiment 2, Fig. 10",

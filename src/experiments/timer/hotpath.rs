@@ -33,10 +33,16 @@ const COUNTS_TABLE: &str = "conversions";
 /// aarch64, and `CLOCK_MONOTONIC_RAW` as a 1 GHz counter otherwise (noted on the point).
 pub struct HotPath;
 
+impl HotPath {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "timer.hotpath";
+}
+
 impl Experiment for HotPath {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "timer.hotpath",
+            id: HotPath::ID,
             summary: "seed 002's five timer scenarios, dates in ticks or ns: conversions counted, time per \
                       hot-path operation against the empty loop",
             source: "seed 002 §1–§5 (Kiszka, Xenomai timer hot paths, summary tables §N.3)",

@@ -40,10 +40,16 @@ pub const RATES_HZ: [u64; 3] = [0, 1_000, 10_000];
 /// (CPU time / wall time).
 pub struct Stolen;
 
+impl Stolen {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "timer.stolen";
+}
+
 impl Experiment for Stolen {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "timer.stolen",
+            id: Stolen::ID,
             summary: "time a POSIX signal timer at 0/1k/10k Hz steals from a number-crunching task on its CPU, \
                       per timer event",
             source: "seed 002 (overall cost as execution time of a background number-crunching task)",

@@ -27,10 +27,16 @@ pub const INTERVAL_US: u64 = 1_000;
 /// below zero, recorded as 0: a kernel or clock fault), `timer_slack_ns`.
 pub struct Wakeup;
 
+impl Wakeup {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "timer.wakeup";
+}
+
 impl Experiment for Wakeup {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "timer.wakeup",
+            id: Wakeup::ID,
             summary: "wake-up latency distribution at 1 ms: clock_nanosleep relative/absolute, periodic timerfd, \
                       futex timeout",
             source: "seed 002 (scenarios 1-4: periodic, relative/absolute timer, relative timeout); cyclictest",
