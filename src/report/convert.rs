@@ -8,6 +8,7 @@ use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
 use crate::clock::convert::{Direction, Routine, RANGES};
+use crate::experiments::clock::ConvertResult;
 use crate::record::{PointRecord, PointSpec, RunRecord};
 
 const EXPERIMENT: &str = "clock.convert";
@@ -34,9 +35,9 @@ fn format_error(v: f64) -> String {
     }
 }
 
-/// The worst error of `p` over `range_key` (e.g. `1h`) at this machine's rate, from `extra`.
+/// The worst error of `p` over `range_key` (e.g. `1h`) at this machine's rate, from its result.
 fn max_error(p: &PointRecord, direction: Direction, range_key: &str) -> Option<f64> {
-    p.extra.get(&format!("max_error_{}_{range_key}", direction.output_unit())).copied()
+    p.result_as::<ConvertResult>().ok()?.max_error(direction, range_key)
 }
 
 /// The table, its footnotes and the fast-path goal lines; empty when the record has no `clock.convert`
@@ -46,7 +47,12 @@ pub fn convert_table(record: &RunRecord, format: Format) -> String {
     if !any.clone().any(|s| s.experiment == EXPERIMENT) {
         return String::new();
     }
-    let hz = record.points.iter().find(|p| p.spec.experiment == EXPERIMENT).and_then(|p| p.extra.get("hz"));
+    let hz = record
+        .points
+        .iter()
+        .find(|p| p.spec.experiment == EXPERIMENT)
+        .and_then(|p| p.result_as::<ConvertResult>().ok())
+        .map(|r| r.hz);
     let mut table = new_table(format);
     let mut header = vec!["routine".to_string(), "direction (error unit)".into(), "per conversion".into()];
     header.extend(RANGES.iter().map(|r| format!("≤ {}", r.label)));

@@ -6,7 +6,7 @@ use super::table::new_table;
 use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
-use crate::experiments::grain::tables;
+use crate::experiments::grain::{tables, SweepResult};
 use crate::record::{LabelledTable, PointRecord, RunRecord};
 use crate::runtimes::column_rank;
 
@@ -83,7 +83,7 @@ fn elapsed_table(points: &[&PointRecord], format: Format) -> String {
         for p in points {
             let elapsed = p.details.tables.get(tables::SWEEP).and_then(|t| cell(t, &label, "min"));
             let speedup = p.details.tables.get(tables::SPEEDUP).and_then(|t| cell(t, &label, "speedup"));
-            let best = p.extra.get("best_decade_tasks").is_some_and(|&b| b == tasks as f64);
+            let best = p.result_as::<SweepResult>().ok().and_then(|r| r.best_decade_tasks) == Some(tasks as f64);
             row.push(right(match elapsed {
                 Some(e) => format!("{}{}", format_ns(e), if best { " *" } else { "" }),
                 None => "—".into(),
@@ -106,15 +106,16 @@ fn blank_after_table(format: Format) -> &'static str {
 
 /// "os: best 1900 tasks (refined: 13 counts tried) — 85.0 ms, 4.52× over one task (384 ms)".
 fn best_line(p: &PointRecord) -> String {
-    let get = |k: &str| p.extra.get(k).copied().unwrap_or(f64::NAN);
+    let r = p.result_as::<SweepResult>().ok();
+    let get = |field: fn(&SweepResult) -> f64| r.as_ref().map_or(f64::NAN, field);
     let tried = p.details.tables.get(tables::REFINE).map_or(0, |t| t.rows.len());
     format!(
         "{}: best {} tasks (refined: {tried} counts tried around the best decade) — {}, {:.2}× over one task ({})\n",
         p.spec.runtime,
-        get("best_tasks"),
-        format_ns(get("best_ns")),
-        get("speedup"),
-        format_ns(get("serial_ns")),
+        get(|r| r.best_tasks),
+        format_ns(get(|r| r.best_ns)),
+        get(|r| r.speedup),
+        format_ns(get(|r| r.serial_ns)),
     )
 }
 

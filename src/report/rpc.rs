@@ -9,6 +9,7 @@ use comfy_table::{Cell, CellAlignment};
 use super::table::new_table;
 use super::{format_ns, Format};
 use crate::experiments::rpc::accounting::{COLUMNS, TABLE_KEY};
+use crate::experiments::rpc::FloorResult;
 use crate::record::{PointRecord, PointSpec, RunRecord};
 
 const METHODS: &str = "rpc.methods";
@@ -136,7 +137,7 @@ fn ipc_transport(rpc_transport: &str) -> Option<&'static str> {
 /// the largest payload not above the request's size (else the smallest), or nothing without one.
 fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
     let Some(transport) = floor.spec.param("transport").and_then(ipc_transport) else { return String::new() };
-    let request = floor.extra.get("request_bytes").copied().unwrap_or(0.0);
+    let request = floor.result_as::<FloorResult>().map_or(0.0, |r| r.request_bytes);
     let mut candidates: Vec<(f64, &PointRecord)> = record
         .points
         .iter()
@@ -161,26 +162,28 @@ fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
 
 /// What one `rpc.floor` point says the delta is made of: two lines, from its extras and its median.
 fn reconciliation(f: &PointRecord) -> String {
-    let x = |key: &str| f.extra.get(key).copied().unwrap_or(f64::NAN);
-    let bytes = |key: &str| f.extra.get(key).map_or_else(|| "?".to_string(), |b| format!("{b:.0} B"));
+    let r = f.result_as::<FloorResult>().ok();
+    let x = |field: fn(&FloorResult) -> Option<f64>| r.as_ref().and_then(field).unwrap_or(f64::NAN);
+    let bytes =
+        |field: fn(&FloorResult) -> f64| r.as_ref().map_or_else(|| "?".to_string(), |r| format!("{:.0} B", field(r)));
     let s = &f.summary;
     let hot = format!(
         "object discard's delta, hot: {}; transport {} ±{} (bare socket round trip, {} out, {} back); framing, \
          protocol and runtime {} (delta − bare socket)\n",
-        format_ns(x("grpc_hot_delta_ns")),
+        format_ns(x(|r| r.grpc_hot_delta_ns)),
         format_ns(s.median),
         format_ns(s.ci_half_width()),
-        bytes("request_bytes"),
-        bytes("reply_bytes"),
-        format_ns(x("framing_runtime_ns")),
+        bytes(|r| r.request_bytes),
+        bytes(|r| r.reply_bytes),
+        format_ns(x(|r| Some(r.framing_runtime_ns))),
     );
     let cold = format!(
         "cold (both processes streamed {:.0} MiB through their caches before each call): delta {}; cold − hot {} \
          (seed 003's unaccounted cycles); bare socket cold − hot {}\n",
-        x("evict_bytes") / (1 << 20) as f64,
-        format_ns(x("grpc_cold_delta_ns")),
-        format_ns(x("cold_minus_hot_ns")),
-        format_ns(x("bare_cold_minus_hot_ns")),
+        x(|r| Some(r.evict_bytes)) / (1 << 20) as f64,
+        format_ns(x(|r| r.grpc_cold_delta_ns)),
+        format_ns(x(|r| Some(r.cold_minus_hot_ns))),
+        format_ns(x(|r| Some(r.bare_cold_minus_hot_ns))),
     );
     hot + &cold
 }
@@ -212,17 +215,25 @@ mod tests {
     fn floor_point(transport: &str, placement: &str) -> PointRecord {
         let mut p =
             point(FLOOR, "os", &[("transport", transport), ("evict_mib", "64"), ("placement", placement)], 9_000.0);
-        let extras = [
-            ("grpc_hot_delta_ns", 28_000.0),
-            ("framing_runtime_ns", 19_000.0),
-            ("grpc_cold_delta_ns", 41_000.0),
-            ("cold_minus_hot_ns", 13_000.0),
-            ("bare_cold_minus_hot_ns", 4_500.0),
-            ("request_bytes", 108.0),
-            ("reply_bytes", 18.0),
-            ("evict_bytes", 64.0 * (1 << 20) as f64),
-        ];
-        p.extra = extras.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let result = FloorResult {
+            grpc_hot_client_ns: Some(35_000.0),
+            grpc_hot_server_ns: Some(7_000.0),
+            grpc_hot_delta_ns: Some(28_000.0),
+            grpc_hot_calls: 100.0,
+            grpc_cold_client_ns: Some(50_000.0),
+            grpc_cold_server_ns: Some(9_000.0),
+            grpc_cold_delta_ns: Some(41_000.0),
+            grpc_cold_calls: 9.0,
+            transport_ns: 9_000.0,
+            framing_runtime_ns: 19_000.0,
+            bare_cold_ns: 13_500.0,
+            cold_minus_hot_ns: 13_000.0,
+            bare_cold_minus_hot_ns: 4_500.0,
+            request_bytes: 108.0,
+            reply_bytes: 18.0,
+            evict_bytes: 64.0 * (1 << 20) as f64,
+        };
+        p.extra = crate::record::result::to_extra(&result);
         p
     }
 

@@ -6,8 +6,9 @@ use super::table::new_table;
 use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
+use crate::experiments::timer::HotPathResult;
 use crate::record::{PointRecord, PointSpec, RunRecord};
-use crate::runtimes::timerq::{Scenario, StartMode, TimeBaseKind, COUNT_COLUMNS, COUNT_EXTRA_KEYS};
+use crate::runtimes::timerq::{Scenario, StartMode, TimeBaseKind, COUNT_COLUMNS};
 
 const EXPERIMENT: &str = "timer.hotpath";
 
@@ -37,11 +38,10 @@ fn count_text(v: f64) -> String {
 
 /// The count cells of a measured row: ours, and 002's in brackets where they differ.
 fn count_cells(point: &PointRecord, seed: Option<[u64; COUNT_COLUMNS.len()]>) -> Vec<String> {
-    COUNT_EXTRA_KEYS
-        .iter()
-        .enumerate()
-        .map(|(i, key)| match point.extra.get(*key) {
-            Some(&v) => match seed {
+    let counts = point.result_as::<HotPathResult>().ok().map(|r| r.counts());
+    (0..COUNT_COLUMNS.len())
+        .map(|i| match counts.map(|c| c[i]) {
+            Some(v) => match seed {
                 Some(s) if s[i] as f64 != v => format!("{} (002: {})", count_text(v), s[i]),
                 _ => count_text(v),
             },
@@ -94,8 +94,8 @@ fn scenario_table(record: &RunRecord, scenario: Scenario, format: Format, footno
                 cells.extend(count_cells(p, seed).into_iter().map(right));
                 let s = &p.summary;
                 cells.push(right(format!("{} ±{}", format_ns(s.median), format_ns(s.ci_half_width()))));
-                if let Some(&total) = p.extra.get(COUNT_EXTRA_KEYS[0]) {
-                    fewest.push((label.clone(), total));
+                if let Ok(result) = p.result_as::<HotPathResult>() {
+                    fewest.push((label.clone(), result.conversions_per_op));
                 }
                 fastest.push((label, s.median));
             } else if let Some(s) = record.skipped.iter().find(|s| is_row(&s.spec, scenario, base, start)) {
@@ -153,7 +153,8 @@ mod tests {
 
     fn hotpath(scenario: &str, base: &str, start: &str, median: f64, counts: [f64; 6]) -> PointRecord {
         let mut p = point(EXPERIMENT, "os", &[("scenario", scenario), ("time_base", base), ("start", start)], median);
-        p.extra = COUNT_EXTRA_KEYS.iter().map(|k| k.to_string()).zip(counts).collect();
+        p.extra = crate::runtimes::timerq::COUNT_EXTRA_KEYS.iter().map(|k| k.to_string()).zip(counts).collect();
+        p.extra.insert("fired_per_op".into(), 1.0);
         p
     }
 

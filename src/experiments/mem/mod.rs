@@ -20,6 +20,6 @@ mod remote;
 pub(crate) use c2c::by_class;
 pub use c2c::C2c;
 pub use contention::{Contention, Op};
-pub use fairness::Fairness;
+pub use fairness::{Fairness, FairnessResult};
 pub use mix::{Mix, X_VALUES};
-pub use remote::Remote;
+pub use remote::{Remote, RemoteResult};

@@ -15,6 +15,8 @@
 //! same CPU running A's loop (a line of its own).
 
 use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 
 use crossbeam_utils::CachePadded;
@@ -135,6 +137,28 @@ struct Params {
 /// and fastest remote, each its median), `windows`, `window_ms`, `dropped_windows`;
 /// `details.tables["rates"]`: each measured activity's median relative rate and ns per increment.
 pub struct Remote;
+
+/// What a `mem.remote` point reports beside its median (its `extra`). Relative rates are the measured
+/// activities' access rates over the reference's (1 = undisturbed), medians over the kept windows.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RemoteResult {
+    /// The measured activities' relative rate.
+    pub relative_rate: f64,
+    /// The slowest measured activity's relative rate (more than one measured activity only).
+    pub relative_rate_min: Option<f64>,
+    /// The fastest measured activity's relative rate (more than one measured activity only).
+    pub relative_rate_max: Option<f64>,
+    /// Windows kept.
+    pub windows: f64,
+    /// Kept windows dropped because an activity was not counting yet (the counting cases only).
+    pub dropped_windows: Option<f64>,
+    /// A kept window's median length (ms; the counting cases only).
+    pub window_ms: Option<f64>,
+    /// The streamed buffer (MiB; the NUMA cases only).
+    pub buffer_mib: Option<f64>,
+    /// Steps timed per window (the NUMA cases only).
+    pub steps_per_window: Option<f64>,
+}
 
 impl Remote {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
@@ -639,17 +663,24 @@ fn rates_outcome(setup: &Setup, run: &TeamRun, warmup: usize, h: &Harness) -> an
             run.joint.len() - warmup
         ));
     }
-    let mut extra = BTreeMap::new();
-    extra.insert("relative_rate".into(), median(&rates));
-    if k > 1 {
+    let minmax = (k > 1).then(|| {
         let medians: Vec<f64> = per_activity.iter().map(|a| median(&a.0)).collect();
-        extra.insert("relative_rate_min".into(), medians.iter().copied().fold(f64::INFINITY, f64::min));
-        extra.insert("relative_rate_max".into(), medians.iter().copied().fold(f64::NEG_INFINITY, f64::max));
-    }
-    extra.insert("windows".into(), samples.len() as f64);
-    extra.insert("dropped_windows".into(), dropped as f64);
+        (
+            medians.iter().copied().fold(f64::INFINITY, f64::min),
+            medians.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
+    });
     let joint_ms: Vec<f64> = run.joint[warmup..].iter().map(|s| clock.ticks_to_ns(s.ticks as f64) / 1e6).collect();
-    extra.insert("window_ms".into(), median(&joint_ms));
+    let result = RemoteResult {
+        relative_rate: median(&rates),
+        relative_rate_min: minmax.map(|m| m.0),
+        relative_rate_max: minmax.map(|m| m.1),
+        windows: samples.len() as f64,
+        dropped_windows: Some(dropped as f64),
+        window_ms: Some(median(&joint_ms)),
+        buffer_mib: None,
+        steps_per_window: None,
+    };
     let rows = setup
         .measured
         .iter()
@@ -678,7 +709,7 @@ fn rates_outcome(setup: &Setup, run: &TeamRun, warmup: usize, h: &Harness) -> an
         per_thread_ns: Vec::new(),
         resolution_ns: h.resolution_per_op_ns(batch_ops),
     };
-    Ok(Outcome { measurement, notes, extra, details })
+    Ok(Outcome { measurement, notes, extra: BTreeMap::new(), details }.with_result(&result))
 }
 
 /// A buffer of `bytes` first touched on `cpu`, every 64-byte line holding the address of the next in one
@@ -782,11 +813,16 @@ fn numa(
             rates.push(local_ns / measured_ns);
         }
     }
-    let mut extra = BTreeMap::new();
-    extra.insert("relative_rate".into(), median(&rates));
-    extra.insert("windows".into(), samples.len() as f64);
-    extra.insert("buffer_mib".into(), bytes as f64 / (1 << 20) as f64);
-    extra.insert("steps_per_window".into(), steps as f64);
+    let result = RemoteResult {
+        relative_rate: median(&rates),
+        relative_rate_min: None,
+        relative_rate_max: None,
+        windows: samples.len() as f64,
+        dropped_windows: None,
+        window_ms: None,
+        buffer_mib: Some(bytes as f64 / (1 << 20) as f64),
+        steps_per_window: Some(steps as f64),
+    };
     let measurement = Measurement {
         batch_ops: steps,
         control_ns: vec![0.0; samples.len()],
@@ -794,7 +830,7 @@ fn numa(
         per_thread_ns: Vec::new(),
         resolution_ns: h.resolution_per_op_ns(steps),
     };
-    Ok(Outcome { measurement, notes, extra, details: Details::default() })
+    Ok(Outcome { measurement, notes, extra: BTreeMap::new(), details: Details::default() }.with_result(&result))
 }
 
 #[cfg(test)]

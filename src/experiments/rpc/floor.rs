@@ -117,9 +117,8 @@ impl Experiment for Floor {
         let median = |m: &Measurement| m.summary().map_or(f64::NAN, |s| s.median);
         let floor =
             FloorNumbers { bare_hot_ns: median(&bare_hot), bare_cold_ns: median(&bare_cold), grpc_hot, grpc_cold };
-        let mut outcome = Outcome::from(bare_hot);
+        let mut outcome = Outcome::from(bare_hot).with_result(&floor.result(request.len(), reply_len, evict_bytes));
         outcome.details.tables.insert(TABLE_KEY.into(), floor.table());
-        let mut outcome = outcome.with_result(&floor.result(request.len(), reply_len, evict_bytes));
         outcome.notes.push(format!(
             "cold: {runs} calls per process, each after both processes streamed {} MiB; gRPC: {}",
             params.evict_mib,
@@ -237,7 +236,7 @@ fn measure_grpc(
 /// What an `rpc.floor` point reports beside its median (its `extra`): the reconciliation of gRPC's delta, ns
 /// per call, and the sizes involved. A per-call time is absent when its side made no calls.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub(crate) struct FloorResult {
+pub struct FloorResult {
     /// gRPC's client time per hot call (calls back to back).
     pub grpc_hot_client_ns: Option<f64>,
     /// The server's time per hot call, from the decoded request to its reply.

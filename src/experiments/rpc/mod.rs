@@ -26,7 +26,7 @@ mod server;
 pub(crate) mod service;
 mod transport;
 
-pub use floor::Floor;
+pub use floor::{Floor, FloorResult};
 pub use methods::Methods;
 
 /// A note for the record when the client process ran more than one thread while it measured: each side of an

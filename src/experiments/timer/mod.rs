@@ -7,5 +7,6 @@ mod stolen;
 mod wakeup;
 
 pub use hotpath::HotPath;
+pub use hotpath::HotPathResult;
 pub use stolen::Stolen;
 pub use wakeup::Wakeup;

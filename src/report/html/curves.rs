@@ -4,6 +4,7 @@
 //! 001 draws its figures this way: Fig. 3's yield round against load with `a + b·load`). Pure data, so the
 //! choice of axes and series is tested apart from the drawing (`super::plot`).
 
+use crate::experiments::grain::SweepResult;
 use crate::record::{too_few_points_note, FitRecord, Metric, PointRecord, RunRecord};
 
 /// One chart: an experiment's points against one numeric parameter, in one panel.
@@ -252,7 +253,7 @@ pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
             .chain(p.spec.params.iter().filter(|(k, _)| k == "threads").map(|(k, v)| format!("{k}:{v}")))
             .collect::<Vec<_>>()
             .join(" · ");
-        if let (Some(&tasks), Some(&ns)) = (p.extra.get("best_tasks"), p.extra.get("best_ns")) {
+        if let Ok(SweepResult { best_tasks: tasks, best_ns: ns, .. }) = p.result_as::<SweepResult>() {
             marks.push(Mark {
                 label: format!("best {} ({tasks} tasks)", p.spec.runtime),
                 series: series.len(),

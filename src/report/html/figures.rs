@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::curves::{curves, grain_curve, Curve, CurvePoint, Series};
 use super::plot::{bars_legend, bars_svg, curve_svg, heat_map_svg, histogram_svg, legend, LegendEntry};
+use crate::experiments::mem::FairnessResult;
 use crate::record::{LabelledTable, RunRecord};
 use crate::report::format_ns;
 
@@ -254,7 +255,7 @@ fn shares(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
         let values = counts.rows.iter().map(|(_, cells)| cells.get(column).copied().flatten().unwrap_or(0.0)).collect();
         let title = p.name.clone();
         let mut caption = vec![counts.title.clone()];
-        if let Some(jain) = p.extra.get("jain_index") {
+        if let Some(jain) = p.result_as::<FairnessResult>().ok().and_then(|r| r.jain_index) {
             caption.push(format!("Jain's fairness index {jain:.3} (1 is perfectly fair)"));
         }
         let groups = [(counts.columns[column].clone(), values)];

@@ -5,6 +5,7 @@
 
 use comfy_table::{Cell, CellAlignment};
 
+use crate::experiments::mem::RemoteResult;
 use crate::record::{PointRecord, RunRecord};
 use crate::report::table::new_table;
 use crate::report::Format;
@@ -102,14 +103,15 @@ pub fn render(record: &RunRecord, format: Format) -> String {
 /// ± is the rate scaled by the half-width of the point's CI relative to its median (the rate is inversely
 /// proportional to the time per increment), left out when the point has no interval.
 fn rate_cell(p: &PointRecord) -> String {
-    let Some(&rate) = p.extra.get("relative_rate") else { return "n/a".into() };
+    let Ok(r) = p.result_as::<RemoteResult>() else { return "n/a".into() };
+    let rate = r.relative_rate;
     let s = &p.summary;
     let plus_minus = if s.median > 0.0 && s.ci_high > s.ci_low {
         format!(" ± {:.2}", rate * (s.ci_high - s.ci_low) / 2.0 / s.median)
     } else {
         String::new()
     };
-    match (p.extra.get("relative_rate_min"), p.extra.get("relative_rate_max")) {
+    match (r.relative_rate_min, r.relative_rate_max) {
         (Some(min), Some(max)) => format!("{min:.2}–{max:.2} (mean {rate:.2}{plus_minus})"),
         _ => format!("{rate:.2}{plus_minus}"),
     }
