@@ -22,41 +22,71 @@ pub struct Row {
 
 /// Seed 004's table, in its order.
 pub const ROWS: &[Row] = &[
-    Row { label: "loop control overhead", experiment: "base.loop", params: &[], switch_bound: false },
-    Row { label: "local call", experiment: "base.call", params: &[], switch_bound: false },
+    Row {
+        label: "loop control overhead",
+        experiment: crate::experiments::base::LoopOverhead::ID,
+        params: &[],
+        switch_bound: false,
+    },
+    Row { label: "local call", experiment: crate::experiments::base::Call::ID, params: &[], switch_bound: false },
     Row {
         label: "inter-task call, no new task",
-        experiment: "msg.call",
+        experiment: crate::experiments::msg::Call::ID,
         params: &[("new_task", &["no"])],
         switch_bound: false,
     },
     Row {
         label: "inter-task call, new task",
-        experiment: "msg.call",
+        experiment: crate::experiments::msg::Call::ID,
         params: &[("new_task", &["yes"])],
         switch_bound: true,
     },
     Row {
         label: "task create/destroy",
-        experiment: "spawn.create",
+        experiment: crate::experiments::spawn::Create::ID,
         params: &[("kind", &["thread", "task"])],
         switch_bound: true,
     },
-    Row { label: "semaphore P only", experiment: "sync.sem", params: &[("op", &["p"])], switch_bound: false },
-    Row { label: "semaphore V only", experiment: "sync.sem", params: &[("op", &["v"])], switch_bound: false },
-    Row { label: "semaphore pair", experiment: "sync.sem", params: &[("op", &["pair"])], switch_bound: false },
+    Row {
+        label: "semaphore P only",
+        experiment: crate::experiments::sync::Sem::ID,
+        params: &[("op", &["p"])],
+        switch_bound: false,
+    },
+    Row {
+        label: "semaphore V only",
+        experiment: crate::experiments::sync::Sem::ID,
+        params: &[("op", &["v"])],
+        switch_bound: false,
+    },
+    Row {
+        label: "semaphore pair",
+        experiment: crate::experiments::sync::Sem::ID,
+        params: &[("op", &["pair"])],
+        switch_bound: false,
+    },
     Row {
         label: "semaphore requiring switch",
-        experiment: "sync.sem",
+        experiment: crate::experiments::sync::Sem::ID,
         params: &[("op", &["switch"])],
         switch_bound: true,
     },
-    Row { label: "asynchronous send/receive", experiment: "msg.async", params: &[], switch_bound: false },
-    Row { label: "message requiring switch", experiment: "msg.switch", params: &[], switch_bound: true },
-    Row { label: "rendezvous", experiment: "msg.rendezvous", params: &[], switch_bound: true },
+    Row {
+        label: "asynchronous send/receive",
+        experiment: crate::experiments::msg::AsyncSend::ID,
+        params: &[],
+        switch_bound: false,
+    },
+    Row {
+        label: "message requiring switch",
+        experiment: crate::experiments::msg::Switch::ID,
+        params: &[],
+        switch_bound: true,
+    },
+    Row { label: "rendezvous", experiment: crate::experiments::msg::Rendezvous::ID, params: &[], switch_bound: true },
     Row {
         label: "switch round trip (csloop)",
-        experiment: "sched.switch",
+        experiment: crate::experiments::sched::Switch::ID,
         params: &[("placement", &["same_cpu"])],
         switch_bound: true,
     },
@@ -116,7 +146,7 @@ fn comparison(record: &RunRecord, runtime: &str) -> Option<RuntimeComparison> {
         return None;
     }
     let geomean = (ratios.iter().map(|x| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
-    let csloop = ROWS.iter().find(|r| r.experiment == "sched.switch").expect("csloop row");
+    let csloop = ROWS.iter().find(|r| r.experiment == crate::experiments::sched::Switch::ID).expect("csloop row");
     let raw_switch =
         summary(record, csloop, runtime).zip(summary(record, csloop, REFERENCE)).and_then(|(a, b)| ratio_with_ci(a, b));
     Some(RuntimeComparison {
@@ -133,10 +163,20 @@ fn comparison(record: &RunRecord, runtime: &str) -> Option<RuntimeComparison> {
 pub(crate) fn ucontext_vs_asm_points() -> Vec<crate::record::PointRecord> {
     use crate::record::fixture::point;
     vec![
-        point("sched.switch", "fiber-asm", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 10.0),
-        point("sched.switch", "fiber-ucontext", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 400.0),
-        point("spawn.create", "fiber-asm", &[("kind", "task")], 50.0),
-        point("spawn.create", "fiber-ucontext", &[("kind", "task")], 200.0),
+        point(
+            crate::experiments::sched::Switch::ID,
+            "fiber-asm",
+            &[("mechanism", "raw_switch"), ("placement", "same_cpu")],
+            10.0,
+        ),
+        point(
+            crate::experiments::sched::Switch::ID,
+            "fiber-ucontext",
+            &[("mechanism", "raw_switch"), ("placement", "same_cpu")],
+            400.0,
+        ),
+        point(crate::experiments::spawn::Create::ID, "fiber-asm", &[("kind", "task")], 50.0),
+        point(crate::experiments::spawn::Create::ID, "fiber-ucontext", &[("kind", "task")], 200.0),
     ]
 }
 

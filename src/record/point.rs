@@ -52,6 +52,16 @@ impl PointSpec {
         super::params::decode(self)
     }
 
+    /// The `placement` parameter the plan adds to two-party points (the name's placement, which may differ
+    /// from [`PointSpec::placement`], the topology's relation of the first two CPUs); `None` on other points.
+    pub fn placement_param(&self) -> Option<Placement> {
+        #[derive(Deserialize)]
+        struct Placed {
+            placement: Option<Placement>,
+        }
+        self.params_as::<Placed>().ok().and_then(|p| p.placement)
+    }
+
     /// Whether this is a point of the experiment with ID `id`.
     pub fn is(&self, id: &str) -> bool {
         self.experiment == id

@@ -8,18 +8,17 @@ use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
 use crate::clock::convert::{Direction, Routine, RANGES};
-use crate::experiments::clock::ConvertResult;
+use crate::experiments::clock::{ConvertParams, ConvertResult};
 use crate::record::{PointRecord, PointSpec, RunRecord};
 
-const EXPERIMENT: &str = "clock.convert";
+const EXPERIMENT: &str = crate::experiments::clock::Convert::ID;
 
 /// The recommended fast path's cost goal per conversion (ns).
 const FAST_PATH_GOAL_NS: f64 = 2.0;
 
 fn is_row(spec: &PointSpec, routine: Routine, direction: Direction) -> bool {
     spec.experiment == EXPERIMENT
-        && spec.param("routine") == Some(routine.name())
-        && spec.param("direction") == Some(direction.name())
+        && spec.params_as::<ConvertParams>().is_ok_and(|p| (p.routine, p.direction) == (routine, direction))
 }
 
 fn point(record: &RunRecord, routine: Routine, direction: Direction) -> Option<&PointRecord> {

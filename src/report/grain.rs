@@ -11,7 +11,7 @@ use crate::record::{LabelledTable, PointRecord, RunRecord};
 use crate::runtimes::column_rank;
 
 /// The experiment this section reads.
-const EXPERIMENT: &str = "grain.sweep";
+const EXPERIMENT: &str = crate::experiments::grain::Sweep::ID;
 
 /// The value of `column` in the row labelled `label` of `table`.
 fn cell(table: &LabelledTable, label: &str, column: &str) -> Option<f64> {

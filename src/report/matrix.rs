@@ -14,7 +14,7 @@ pub const MAX_TERMINAL_COLUMNS: usize = 24;
 
 /// Experiments whose matrices a section of their own shows (`mem.c2c`: the `mem` section's heat map);
 /// this section leaves them out rather than print them twice.
-const SHOWN_ELSEWHERE: &[&str] = &["mem.c2c"];
+const SHOWN_ELSEWHERE: &[&str] = &[crate::experiments::mem::C2c::ID];
 
 /// Every matrix of every point, in point order then by name: a heading naming the point, the matrix's
 /// key, title and unit, the grid, and a line with its smallest and largest cell. Empty when no point

@@ -8,12 +8,14 @@ use comfy_table::{Cell, CellAlignment};
 
 use super::table::new_table;
 use super::{format_ns, Format};
+use crate::experiments::msg::IpcParams;
 use crate::experiments::rpc::accounting::{COLUMNS, TABLE_KEY};
-use crate::experiments::rpc::FloorResult;
+use crate::experiments::rpc::{FloorResult, MethodsParams, Transport};
 use crate::record::{PointRecord, PointSpec, RunRecord};
+use crate::runtimes::os::ipc::Transport as IpcTransport;
 
-const METHODS: &str = "rpc.methods";
-const FLOOR: &str = "rpc.floor";
+const METHODS: &str = crate::experiments::rpc::Methods::ID;
+const FLOOR: &str = crate::experiments::rpc::Floor::ID;
 
 /// The seed's header: time (ms) client/server, % time client/server, calls, µs per call client/server, delta.
 const HEADER: [&str; 9] = [
@@ -44,15 +46,19 @@ fn is_rpc(spec: &PointSpec) -> bool {
     spec.experiment == METHODS || spec.experiment == FLOOR
 }
 
+/// A point's transport, typed (both experiments' parameters have it).
+fn transport(spec: &PointSpec) -> Option<Transport> {
+    spec.params_as::<MethodsParams>().ok().map(|p| p.transport)
+}
+
 /// "unix socket, same_cpu": what a point's transport and placement are.
 fn heading(spec: &PointSpec) -> String {
-    let transport = match spec.param("transport") {
-        Some("unix") => "UNIX socket",
-        Some("tcp") => "TCP loopback",
-        Some(other) => other,
+    let transport = match transport(spec) {
+        Some(Transport::Unix) => "UNIX socket",
+        Some(Transport::Tcp) => "TCP loopback",
         None => "?",
     };
-    format!("{transport}, {}", spec.param("placement").unwrap_or("?"))
+    format!("{transport}, {}", spec.placement_param().map_or("?", |p| p.name()))
 }
 
 /// The rpc section: one table per `rpc.methods` point with its reconciliation, then the `rpc.floor` points
@@ -62,9 +68,8 @@ pub fn rpc_tables(record: &RunRecord, format: Format) -> String {
     if !record.points.iter().any(|p| is_rpc(&p.spec)) && !record.skipped.iter().any(|s| is_rpc(&s.spec)) {
         return String::new();
     }
-    let same_pair = |a: &PointSpec, b: &PointSpec| {
-        a.param("transport") == b.param("transport") && a.param("placement") == b.param("placement")
-    };
+    let same_pair =
+        |a: &PointSpec, b: &PointSpec| transport(a) == transport(b) && a.placement_param() == b.placement_param();
     let floors: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == FLOOR).collect();
     let mut out = String::new();
     for p in record.points.iter().filter(|p| p.spec.experiment == METHODS) {
@@ -125,35 +130,36 @@ fn method_table(p: &PointRecord, format: Format) -> String {
 }
 
 /// The `msg.ipc` transport that carries an `rpc.*` transport's bytes without RPC.
-fn ipc_transport(rpc_transport: &str) -> Option<&'static str> {
+fn ipc_transport(rpc_transport: Transport) -> IpcTransport {
     match rpc_transport {
-        "unix" => Some("unix_stream"),
-        "tcp" => Some("tcp"),
-        _ => None,
+        Transport::Unix => IpcTransport::UnixStream,
+        Transport::Tcp => IpcTransport::Tcp,
     }
 }
 
 /// Seed 003's ping-pong beside the floor: `msg.ipc`'s round trip on the same transport and placement at
 /// the largest payload not above the request's size (else the smallest), or nothing without one.
 fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
-    let Some(transport) = floor.spec.param("transport").and_then(ipc_transport) else { return String::new() };
+    let Some(transport) = transport(&floor.spec).map(ipc_transport) else { return String::new() };
     let request = floor.result_as::<FloorResult>().map_or(0.0, |r| r.request_bytes);
     let mut candidates: Vec<(f64, &PointRecord)> = record
         .points
         .iter()
         .filter(|p| {
-            p.spec.experiment == "msg.ipc"
-                && p.spec.param("transport") == Some(transport)
-                && p.spec.param("placement") == floor.spec.param("placement")
+            p.spec.experiment == crate::experiments::msg::Ipc::ID
+                && p.spec.placement_param() == floor.spec.placement_param()
         })
-        .filter_map(|p| Some((p.spec.param("payload")?.parse::<f64>().ok()?, p)))
+        .filter_map(|p| {
+            p.spec.params_as::<IpcParams>().ok().filter(|q| q.transport == transport).map(|q| (q.payload as f64, p))
+        })
         .collect();
     candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
     let chosen = candidates.iter().rev().find(|(bytes, _)| *bytes <= request).or(candidates.first());
     chosen.map_or_else(String::new, |(bytes, p)| {
         format!(
-            "ping-pong (msg.ipc, {transport}, {bytes:.0} B each way): {} ±{}, the round trip below any call on this \
+            "ping-pong (msg.ipc, {}, {bytes:.0} B each way): {} ±{}, the round trip below any call on this \
              transport\n",
+            transport.name(),
             format_ns(p.summary.median),
             format_ns(p.summary.ci_half_width())
         )

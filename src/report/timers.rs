@@ -6,11 +6,11 @@ use super::table::new_table;
 use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, Format};
-use crate::experiments::timer::HotPathResult;
+use crate::experiments::timer::{HotPathParams, HotPathResult};
 use crate::record::{PointRecord, PointSpec, RunRecord};
 use crate::runtimes::timerq::{Scenario, StartMode, TimeBaseKind, COUNT_COLUMNS};
 
-const EXPERIMENT: &str = "timer.hotpath";
+const EXPERIMENT: &str = crate::experiments::timer::HotPath::ID;
 
 /// 002's row label: `TSC-based`, `ns-based+ABS`, …
 fn row_label(base: TimeBaseKind, start: StartMode) -> String {
@@ -22,9 +22,9 @@ fn row_label(base: TimeBaseKind, start: StartMode) -> String {
 
 fn is_row(spec: &PointSpec, scenario: Scenario, base: TimeBaseKind, start: StartMode) -> bool {
     spec.experiment == EXPERIMENT
-        && spec.param("scenario") == Some(scenario.name())
-        && spec.param("time_base") == Some(base.name())
-        && spec.param("start") == Some(start.name())
+        && spec
+            .params_as::<HotPathParams>()
+            .is_ok_and(|p| (p.scenario, p.time_base, p.start) == (scenario, base, start))
 }
 
 /// A count as 002 prints it: whole numbers bare, fractions (a coarse counter) with two decimals.

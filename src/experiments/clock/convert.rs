@@ -71,9 +71,9 @@ impl ConvertResult {
 /// and 4 GHz: `details.tables["max_error"]` (found) and `["error_bound"]` (analytic), and the machine
 /// `clock.convert`'s parameters.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-struct Params {
-    routine: Routine,
-    direction: Direction,
+pub struct Params {
+    pub routine: Routine,
+    pub direction: Direction,
 }
 
 crate::record::params::param_enum!(Routine);

@@ -10,6 +10,7 @@ mod rate;
 mod read;
 mod skew;
 
+pub use convert::Params as ConvertParams;
 pub use convert::{Convert, ConvertResult};
 pub use rate::Rate;
 pub use read::Read;

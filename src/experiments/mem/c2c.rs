@@ -54,10 +54,20 @@ pub enum Op {
     LoadStore,
 }
 
+impl Op {
+    /// The parameter value: `cas`, `load_store`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Cas => "cas",
+            Op::LoadStore => "load_store",
+        }
+    }
+}
+
 /// `mem.c2c`'s parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Params {
-    op: Op,
+pub struct Params {
+    pub op: Op,
 }
 
 /// The core-to-core matrix (one point per [`Op`] for the whole machine). Results in `details`:

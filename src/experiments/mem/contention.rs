@@ -65,9 +65,9 @@ impl Op {
 
 /// `mem.contention`'s parameters, in name order: the op, then the team size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Params {
-    op: Op,
-    threads: usize,
+pub struct Params {
+    pub op: Op,
+    pub threads: usize,
 }
 
 /// Seed 001 §3.1, Experiment 1 (Fig. 1): `threads` pinned threads (one per core first, [`PlanContext::team_cpus`])

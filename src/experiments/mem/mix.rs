@@ -112,9 +112,9 @@ fn block_loop<W: SharedWrite>(x: u32) -> Option<fn(&AtomicU64, u64) -> u64> {
 
 /// `mem.mix`'s parameters, in name order: shared writes per block, then the team size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Params {
-    x: u32,
-    threads: usize,
+pub struct Params {
+    pub x: u32,
+    pub threads: usize,
 }
 
 /// Seed 001 §3.1, Experiment 2 (Fig. 2): `threads` pinned threads (one per core first) each run blocks of

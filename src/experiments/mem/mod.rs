@@ -19,7 +19,11 @@ mod remote;
 #[cfg(test)]
 pub(crate) use c2c::by_class;
 pub use c2c::C2c;
+pub use c2c::Params as C2cParams;
+pub use contention::Params as ContentionParams;
 pub use contention::{Contention, Op};
 pub use fairness::{Fairness, FairnessResult};
+pub use mix::Params as MixParams;
 pub use mix::{Mix, X_VALUES};
-pub use remote::{Remote, RemoteResult};
+pub use remote::Params as RemoteParams;
+pub use remote::{Reference, Remote, RemoteResult};

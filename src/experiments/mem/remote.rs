@@ -112,9 +112,9 @@ pub enum Reference {
 
 /// `mem.remote`'s parameters (a `placement` follows where two CPUs are involved).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Params {
-    case: Case,
-    reference: Reference,
+pub struct Params {
+    pub case: Case,
+    pub reference: Reference,
 }
 
 /// Seed 001 §4 (Table 3): relative access rates, one point per [`Case`]. Runtime `os`; every thread

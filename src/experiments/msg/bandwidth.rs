@@ -1,20 +1,14 @@
 //! `msg.bw`: streaming bandwidth between two processes, many messages in flight.
 
 use anyhow::Context as _;
-use serde::{Deserialize, Serialize};
 
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
 use crate::harness::{Harness, Mode};
 use crate::record::{Metric, PointSpec};
 use crate::runtimes::os::ipc::{open, End, Peer, Role, Transport, WithEnds};
 
-/// `msg.bw`'s parameters, in name order; `placement` follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Params {
-    transport: Transport,
-    /// Bytes per message.
-    payload: usize,
-}
+/// `msg.bw`'s parameters are `msg.ipc`'s (transport, payload: bytes per message); `placement` follows.
+use super::ipc::Params;
 
 /// Message sizes (bytes): large ones only, where bandwidth rather than the round trip decides.
 fn payloads(mode: Mode) -> Vec<usize> {

@@ -10,10 +10,10 @@ use crate::runtimes::os::ipc::{open, payload_limit, End, Peer, Role, Transport, 
 
 /// `msg.ipc`'s parameters, in name order; `placement` follows (two-party points).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Params {
-    transport: Transport,
+pub struct Params {
+    pub transport: Transport,
     /// Bytes per message, each way.
-    payload: usize,
+    pub payload: usize,
 }
 
 /// Payloads (bytes): seed 003's 0–60 message registers end near 256 bytes; today's IPC carries pages

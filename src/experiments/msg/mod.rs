@@ -11,5 +11,6 @@ pub use async_send::AsyncSend;
 pub use bandwidth::Bandwidth;
 pub use call::Call;
 pub use ipc::Ipc;
+pub use ipc::Params as IpcParams;
 pub use rendezvous::Rendezvous;
 pub use switch::Switch;

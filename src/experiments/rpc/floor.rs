@@ -59,10 +59,10 @@ fn cold_runs(mode: Mode) -> usize {
 
 /// `rpc.floor`'s parameters; `placement` follows (added by the plan).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Params {
-    transport: Transport,
+pub struct Params {
+    pub transport: Transport,
     /// MiB each process streams through its caches before a cold call ([`evict_mib`]).
-    evict_mib: u64,
+    pub evict_mib: u64,
 }
 
 /// The bare socket under a gRPC call, and the call's delta hot and cold (seed 003's floor and its

@@ -32,8 +32,8 @@ const WARMUP_ROUNDS: usize = 2;
 
 /// `rpc.methods`'s parameters; `placement` follows (added by the plan).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Params {
-    transport: Transport,
+pub struct Params {
+    pub transport: Transport,
 }
 
 /// Seed 003's per-method accounting on a gRPC service between two pinned processes: per call over the

@@ -12,9 +12,9 @@ pub const FIT: FitSpec = FitSpec { x: "load", x_unit: "extra yielding activities
 /// `sched.yield`'s parameters: CPUs of the point and extra yielding activities per CPU (a cell skipped for
 /// a whole runtime has no load).
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-struct Params {
-    cpus: usize,
-    load: Option<usize>,
+pub struct Params {
+    pub cpus: usize,
+    pub load: Option<usize>,
 }
 
 /// Seed 001 §5.1 (Fig. 3): one measuring activity per CPU yields in a loop while `load` extra

@@ -32,11 +32,11 @@ fn per_cpu(variant: Variant, mode: Mode) -> &'static [usize] {
 /// `sync.oversub`'s parameters: `barrier` is absent for `just_spawn`, which passes none; `activities` is
 /// the total over all `cpus`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Params {
-    variant: Variant,
-    barrier: Option<BarrierKind>,
-    cpus: usize,
-    activities: usize,
+pub struct Params {
+    pub variant: Variant,
+    pub barrier: Option<BarrierKind>,
+    pub cpus: usize,
+    pub activities: usize,
 }
 
 /// Seed 001 §8.2 experiment 2 (Fig. 10): A activities (k per CPU, round-robin over the usable CPUs, far

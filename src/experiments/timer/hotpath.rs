@@ -122,10 +122,10 @@ impl Experiment for HotPath {
 
 /// `timer.hotpath`'s parameters.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-struct Params {
-    scenario: Scenario,
-    time_base: TimeBaseKind,
-    start: StartMode,
+pub struct Params {
+    pub scenario: Scenario,
+    pub time_base: TimeBaseKind,
+    pub start: StartMode,
 }
 
 crate::record::params::param_enum!(Scenario);

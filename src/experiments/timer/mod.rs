@@ -8,5 +8,6 @@ mod wakeup;
 
 pub use hotpath::HotPath;
 pub use hotpath::HotPathResult;
+pub use hotpath::Params as HotPathParams;
 pub use stolen::Stolen;
 pub use wakeup::Wakeup;

@@ -234,7 +234,8 @@ fn curve(
 /// min and p90 as the bar), both axes logarithmic, each runtime's best task count marked. `None` when the
 /// record has no sweep.
 pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
-    let points: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == "grain.sweep").collect();
+    let points: Vec<&PointRecord> =
+        record.points.iter().filter(|p| p.spec.experiment == crate::experiments::grain::Sweep::ID).collect();
     let mut series = Vec::new();
     let mut marks = Vec::new();
     for p in &points {
@@ -264,7 +265,7 @@ pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
         series.push(Series { label, points: members, fit: None, fit_note: None });
     }
     (!series.is_empty()).then(|| Curve {
-        experiment: "grain.sweep".into(),
+        experiment: crate::experiments::grain::Sweep::ID.into(),
         panel: Vec::new(),
         x: "tasks".into(),
         log_x: true,

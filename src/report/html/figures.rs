@@ -167,13 +167,13 @@ fn grain_figures(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
         let caption = curve.marks.iter().map(|m| format!("{}: {}", m.label, format_ns(m.y))).collect();
         figures.push(Figure {
             id: "fig-grain-sweep".into(),
-            title: "grain.sweep".into(),
+            title: crate::experiments::grain::Sweep::ID.into(),
             svg: curve_svg(&curve, "grain.sweep: elapsed vs. tasks")?,
             legend: legend(&curve),
             caption,
         });
     }
-    for p in record.points.iter().filter(|p| p.spec.experiment == "grain.sweep") {
+    for p in record.points.iter().filter(|p| p.spec.experiment == crate::experiments::grain::Sweep::ID) {
         if let Some(share) = p.details.tables.get("share") {
             let title = format!("{}: share of tasks per CPU", p.name);
             let (svg, legend) = table_bars(&p.spec.runtime, share)?;
@@ -248,7 +248,7 @@ fn distributions(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
 /// Seed 001 Table 2's shares: each `mem.fairness` point's accesses per thread, per 1000 of the first's.
 fn shares(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
     let mut figures = Vec::new();
-    for p in record.points.iter().filter(|p| p.spec.experiment == "mem.fairness") {
+    for p in record.points.iter().filter(|p| p.spec.experiment == crate::experiments::mem::Fairness::ID) {
         let Some(counts) = p.details.tables.get("counts") else { continue };
         let Some(column) = counts.columns.iter().position(|c| c.starts_with("per 1000")) else { continue };
         let categories: Vec<String> = counts.rows.iter().map(|(label, _)| label.clone()).collect();

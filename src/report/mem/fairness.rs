@@ -11,7 +11,7 @@ use crate::report::table::new_table;
 use crate::report::{format_ns, Format};
 
 /// The experiment this part reads.
-const EXPERIMENT: &str = "mem.fairness";
+const EXPERIMENT: &str = crate::experiments::mem::Fairness::ID;
 
 /// Seed 001 Table 2: accesses of PEs 1–10 per 1000 of PE 1's.
 pub const SEED_TABLE_2: [u32; 10] = [1000, 993, 893, 688, 671, 658, 501, 501, 501, 501];

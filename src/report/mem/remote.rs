@@ -5,13 +5,13 @@
 
 use comfy_table::{Cell, CellAlignment};
 
-use crate::experiments::mem::RemoteResult;
+use crate::experiments::mem::{Reference, RemoteParams, RemoteResult};
 use crate::record::{PointRecord, RunRecord};
 use crate::report::table::new_table;
 use crate::report::Format;
 
 /// The experiment this part reads.
-const EXPERIMENT: &str = "mem.remote";
+const EXPERIMENT: &str = crate::experiments::mem::Remote::ID;
 
 /// Table 3's rows: case parameter, access, conditions, the seed's rate.
 pub const ROWS: [(&str, &str, &str, &str); 8] = [
@@ -48,7 +48,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         let numa = case.starts_with("numa");
         let rate = match (point(case), skip(case)) {
             (Some(p), _) => {
-                let clock = p.spec.param("reference") == Some("clock") && !numa;
+                let clock = p.spec.params_as::<RemoteParams>().is_ok_and(|q| q.reference == Reference::Clock) && !numa;
                 clock_rows |= clock;
                 format!("{}{}", rate_cell(p), if clock { " †" } else { "" })
             }
