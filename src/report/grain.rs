@@ -173,6 +173,8 @@ mod tests {
             ("best_ns".into(), 85.005e9),
             ("speedup".into(), 4.52),
             ("serial_ns".into(), serial),
+            ("work_reads".into(), 1e6),
+            ("refine_evaluations".into(), 13.0),
         ]
         .into();
         p

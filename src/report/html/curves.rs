@@ -398,8 +398,17 @@ mod tests {
                 rows: vec![row("1", 900.0), row("10", 400.0), row("100", 600.0)],
             },
         );
-        p.extra.insert("best_tasks".into(), 14.0);
-        p.extra.insert("best_ns".into(), 380.0);
+        let best = SweepResult {
+            work_reads: 1e6,
+            best_tasks: 14.0,
+            best_decade_tasks: Some(10.0),
+            last_decade_tasks: Some(100.0),
+            refine_evaluations: 5.0,
+            serial_ns: 900.0,
+            best_ns: 380.0,
+            speedup: 900.0 / 380.0,
+        };
+        p.extra = crate::record::result::to_extra(&best);
         let c = grain_curve(&record_of(vec![p], Vec::new())).expect("a sweep");
         assert_eq!(c.series[0].label, "os · threads:2");
         assert_eq!(c.series[0].points[1], CurvePoint { x: 10.0, median: 400.0, ci_low: 200.0, ci_high: 800.0 });

@@ -127,6 +127,7 @@ mod tests {
         // The fixture's samples are 0.95…1.05 × the median; its CI is then some fraction of the median.
         let mut p = point("mem.remote", "os", &[("case", case), ("reference", reference)], 10.0);
         p.extra.insert("relative_rate".into(), rate);
+        p.extra.insert("windows".into(), 20.0);
         p
     }
 
