@@ -31,6 +31,15 @@ struct Params {
 /// smallest observed step (`resolution_ns`) and, for POSIX clocks, `clock_getres` (`getres_ns`).
 pub struct Read;
 
+/// What a `clock.read` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ReadResult {
+    /// The smallest step between two different readings seen (ns).
+    pub resolution_ns: f64,
+    /// `clock_getres`'s answer for a POSIX clock (ns); absent for the other sources.
+    pub getres_ns: Option<f64>,
+}
+
 impl Read {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
@@ -65,7 +74,7 @@ impl Experiment for Read {
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let Params { source } = spec.params_as()?;
         let source = source.as_str();
-        let (mut outcome, step_ticks_to_ns): (Outcome, f64) = match source {
+        let (outcome, step_ticks_to_ns): (Outcome, f64) = match source {
             #[cfg(target_arch = "x86_64")]
             "rdtsc" => (timed(h, tsc::plain), 1e9 / h.clock.hz),
             #[cfg(target_arch = "x86_64")]
@@ -82,11 +91,11 @@ impl Experiment for Read {
             }
         };
         let read = reader(source);
-        outcome.extra.insert("resolution_ns".into(), smallest_step(read) as f64 * step_ticks_to_ns);
-        if let Some(id) = posix_clock(source) {
-            outcome.extra.insert("getres_ns".into(), getres_ns(id));
-        }
-        Ok(outcome)
+        let result = ReadResult {
+            resolution_ns: smallest_step(read) as f64 * step_ticks_to_ns,
+            getres_ns: posix_clock(source).map(getres_ns),
+        };
+        Ok(outcome.with_result(&result))
     }
 }
 

@@ -83,6 +83,15 @@ pub struct Params {
 /// 10 s a process. Pairs not started by [`deadline`] are left empty with a note.
 pub struct C2c;
 
+/// What a `mem.c2c` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct C2cResult {
+    /// Round trips timed per CPU pair.
+    pub round_trips_per_pair: f64,
+    /// CPU pairs measured.
+    pub pairs_measured: f64,
+}
+
 impl C2c {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
@@ -124,9 +133,7 @@ impl Experiment for C2c {
             anyhow::bail!("no CPU pair could be measured: {}", m.notes.join("; "));
         }
         let topology = Topology::detect();
-        let mut extra = BTreeMap::new();
-        extra.insert("round_trips_per_pair".into(), round_trips as f64);
-        extra.insert("pairs_measured".into(), m.pairs_measured as f64);
+        let result = C2cResult { round_trips_per_pair: round_trips as f64, pairs_measured: m.pairs_measured as f64 };
         let batch_ops = (round_trips / (KEPT_BATCHES + 1)) as u64;
         let measurement = Measurement {
             batch_ops,
@@ -138,7 +145,7 @@ impl Experiment for C2c {
         let mut details = Details::default();
         details.tables.insert("by_class".into(), by_class(&m.rtt, &topology));
         details.matrices.insert("rtt".into(), m.rtt);
-        Ok(Outcome { measurement, notes: m.notes, extra, details })
+        Ok(Outcome { measurement, notes: m.notes, extra: BTreeMap::new(), details }.with_result(&result))
     }
     fn merge_details(&self, processes: &[&Details]) -> Option<Details> {
         let matrices: Vec<&Matrix> = processes.iter().filter_map(|d| d.matrices.get("rtt")).collect();

@@ -4,6 +4,8 @@
 //! cache, so k writers pass the line between their caches (coherence contention) and the time per access
 //! grows with k as the seed's bus time did.
 
+use super::page::FirstTouchResult;
+use crate::record::result::to_extra;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::experiments::fits::{fit_series, FitSpec, Model};
@@ -159,7 +161,7 @@ fn measure(
     };
     let mut outcome = Outcome::from(report);
     outcome.measurement = outcome.measurement.per(ACCESSES_PER_ITERATION as f64);
-    outcome.extra.insert("first_touch_cpu".into(), page.touched_on() as f64);
+    outcome.extra.extend(to_extra(&FirstTouchResult { first_touch_cpu: page.touched_on() as f64 }));
     Ok((outcome, line.load(Ordering::Relaxed)))
 }
 

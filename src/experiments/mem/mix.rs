@@ -3,6 +3,8 @@
 //! time per block against the threads, for x ∈ {1, 10, 20, 50, 100}. The more of a block is local, the
 //! less the shared line's traffic shows.
 
+use super::page::FirstTouchResult;
+use crate::record::result::to_extra;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -198,7 +200,7 @@ fn measure<W: SharedWrite>(
         |_, n| empty_loop(n),
     );
     let mut outcome = Outcome::from(report);
-    outcome.extra.insert("first_touch_cpu".into(), page.touched_on() as f64);
+    outcome.extra.extend(to_extra(&FirstTouchResult { first_touch_cpu: page.touched_on() as f64 }));
     Ok((outcome, line.load(Ordering::Relaxed)))
 }
 

@@ -27,6 +27,15 @@ fn payloads(mode: Mode) -> Vec<usize> {
 /// messages. Only the byte streams (pipe, UNIX stream socket, TCP loopback) keep messages in flight.
 pub struct Bandwidth;
 
+/// What a `msg.bw` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BandwidthResult {
+    /// Bytes per message.
+    pub payload_bytes: f64,
+    /// The payload over the median time per message (MB/s, 10⁶ bytes).
+    pub mb_per_s: f64,
+}
+
 impl Bandwidth {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
@@ -64,11 +73,11 @@ impl Experiment for Bandwidth {
         );
         anyhow::ensure!(payload > 0, "{}: msg.bw needs a payload of at least 1 byte", spec.name());
         let peer_cpu = *spec.cpus.get(1).unwrap_or(&spec.cpus[0]);
-        let mut outcome = open(transport, payload, Stream { h, payload, peer_cpu })
+        let outcome = open(transport, payload, Stream { h, payload, peer_cpu })
             .with_context(|| format!("{}: opening the {} channel", spec.name(), transport.name()))??;
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
-        outcome.extra.insert("payload_bytes".into(), payload as f64);
-        outcome.extra.insert("mb_per_s".into(), payload as f64 / median * 1e3);
+        let result = BandwidthResult { payload_bytes: payload as f64, mb_per_s: payload as f64 / median * 1e3 };
+        let outcome = outcome.with_result(&result);
         Ok(outcome)
     }
 }

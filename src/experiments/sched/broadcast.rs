@@ -41,6 +41,14 @@ struct Params {
 ///   thread, which would be the `os` mechanism again.
 pub struct Broadcast;
 
+/// What a `sched.broadcast` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BroadcastResult {
+    /// The pause after each episode that lets the woken waiters settle (ns); absent where the waiters run on
+    /// the waker's own thread.
+    pub settle_ns: Option<f64>,
+}
+
 impl Broadcast {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
@@ -89,11 +97,9 @@ impl Experiment for Broadcast {
         anyhow::ensure!(waiters > 0, "{}: sched.broadcast needs at least one waiter", spec.name());
         let wake_all = wake_all_of(spec)?;
         let settle_ticks = (SETTLE_NS * h.clock.hz / 1e9) as u64;
-        let mut outcome = wake_all.wake_all(&mechanism, waiters, &spec.cpus, settle_ticks, h)?;
-        if wake_all.waiter_cpus() != WaiterCpus::WakersThread {
-            outcome.extra.insert("settle_ns".into(), SETTLE_NS);
-        }
-        Ok(outcome)
+        let outcome = wake_all.wake_all(&mechanism, waiters, &spec.cpus, settle_ticks, h)?;
+        let settle_ns = (wake_all.waiter_cpus() != WaiterCpus::WakersThread).then_some(SETTLE_NS);
+        Ok(outcome.with_result(&BroadcastResult { settle_ns }))
     }
 
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {

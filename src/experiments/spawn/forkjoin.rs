@@ -37,6 +37,15 @@ struct Params {
 /// - `fiber-*`/`spawn`: spawn + join of one fiber; fibers run on one CPU, so only `threads:1` runs.
 pub struct ForkJoin;
 
+/// What a `spawn.forkjoin` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ForkJoinResult {
+    /// Activities per episode: one per CPU of the point.
+    pub tasks: f64,
+    /// The episode's time per activity (ns).
+    pub per_spawn_ns: f64,
+}
+
 impl ForkJoin {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
@@ -68,12 +77,10 @@ impl Experiment for ForkJoin {
     }
     fn run(&self, spec: &PointSpec, h: &Harness) -> anyhow::Result<Outcome> {
         let Params { mechanism, .. } = spec.params_as()?;
-        let mut outcome = fan_out_of(spec)?.fork_join(&mechanism, &spec.cpus, h)?;
+        let outcome = fan_out_of(spec)?.fork_join(&mechanism, &spec.cpus, h)?;
         let tasks = spec.cpus.len() as f64;
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
-        outcome.extra.insert("tasks".into(), tasks);
-        outcome.extra.insert("per_spawn_ns".into(), median / tasks);
-        Ok(outcome)
+        Ok(outcome.with_result(&ForkJoinResult { tasks, per_spawn_ns: median / tasks }))
     }
     /// Seed 001 found the episode "slightly superlinear" in the PEs: `a + b·threads` per mechanism shows
     /// the per-CPU increment.
