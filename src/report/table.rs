@@ -1,31 +1,13 @@
 //! The results table, for a terminal or as Markdown: one row per point, grouped by experiment, with
 //! the median, its 95% CI, the spread, the control cost ("ovr", as lmbench prints it) and flags.
 
-use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
+use comfy_table::{Cell, CellAlignment, ContentArrangement};
+
+pub use crate::render::{new_table, Format};
 
 use super::{counted, format_ns};
 use crate::harness::speed::SLOW_FACTOR;
 use crate::record::{Metric, PointRecord, RunRecord, SkipKind};
-
-/// An empty comfy-table in the style of every report table: condensed box drawing for a terminal, or
-/// GitHub Markdown.
-pub fn new_table(format: Format) -> Table {
-    let mut table = Table::new();
-    table.load_preset(match format {
-        Format::Table => presets::UTF8_FULL_CONDENSED,
-        Format::Md => presets::ASCII_MARKDOWN,
-    });
-    table
-}
-
-/// Output format of [`render`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Box-drawn table for a terminal.
-    Table,
-    /// GitHub-flavoured Markdown.
-    Md,
-}
 
 /// The runtimes of `experiment`'s points in `record`, in the registry's column order (names it does not know,
 /// from another build's record, after them by name).

@@ -7,7 +7,7 @@ use comfy_table::{Cell, CellAlignment, ContentArrangement};
 
 use crate::experiments::mem::C2cParams;
 use crate::record::{LabelledTable, Matrix, PointRecord, RunRecord};
-use crate::report::matrix::{format_number, render_matrix, MAX_TERMINAL_COLUMNS};
+use crate::render::matrix::{format_number, render_matrix, MAX_TERMINAL_COLUMNS};
 use crate::report::table::new_table;
 use crate::report::Format;
 
