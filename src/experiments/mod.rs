@@ -12,11 +12,14 @@ pub mod pairwise;
 mod plan;
 pub(crate) mod rpc;
 pub(crate) mod sched;
+mod section;
 pub(crate) mod spawn;
 pub(crate) mod sync;
+pub(crate) mod tables;
 pub(crate) mod timer;
 
 pub use plan::{PlanContext, Planned};
+pub use section::{runtimes_of, Section};
 
 pub use crate::harness::empty_loop;
 use crate::harness::Harness;
@@ -84,6 +87,12 @@ pub trait Experiment: Sync {
     fn merge_details(&self, processes: &[&Details]) -> Option<Details> {
         let _ = processes;
         None
+    }
+    /// The sections of the full report that present this experiment, each built from the record alone with
+    /// the generic pieces of [`crate::render`] (docs/ARCHITECTURE.md "Renderers"). None by default: every
+    /// point is in the results table anyway.
+    fn sections(&self) -> &'static [&'static Section] {
+        &[]
     }
 }
 

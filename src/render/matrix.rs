@@ -179,7 +179,6 @@ mod tests {
         assert!(text.contains("malformed matrix: 2 rows for 3 row labels"), "{text}");
     }
 
-
     #[test]
     fn numbers_keep_three_digits() {
         assert_eq!(format_number(1234.4, false), "1234");

@@ -17,6 +17,9 @@ impl LoopOverhead {
 }
 
 impl Experiment for LoopOverhead {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: LoopOverhead::ID,

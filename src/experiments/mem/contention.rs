@@ -91,6 +91,9 @@ impl Contention {
 }
 
 impl Experiment for Contention {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Contention::ID,

@@ -81,6 +81,9 @@ impl Fairness {
 }
 
 impl Experiment for Fairness {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Fairness::ID,
@@ -564,7 +567,7 @@ mod tests {
         let mut p = crate::record::fixture::point("mem.fairness", "os", &[("access", "atomic_inc")], 10.0);
         (p.extra, p.details) = (o.extra, o.details);
         record.points = vec![p];
-        let text = crate::report::mem_tables(&record, crate::report::Format::Md);
+        let text = crate::experiments::mem::report::mem_tables(&record, crate::report::Format::Md);
         let first = text.lines().find(|l| l.starts_with(&format!("| 1 (CPU {})", cpus[0]))).unwrap();
         assert!(first.contains("1000"), "{text}");
         assert!(text.contains("Jain's index") && text.contains("mean consecutive accesses"), "{text}");

@@ -142,6 +142,9 @@ impl Mix {
 }
 
 impl Experiment for Mix {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Mix::ID,

@@ -15,6 +15,7 @@ mod fairness;
 mod mix;
 pub mod page;
 mod remote;
+pub(crate) mod report;
 
 #[cfg(test)]
 pub(crate) use c2c::by_class;

@@ -167,6 +167,9 @@ impl Remote {
 }
 
 impl Experiment for Remote {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Remote::ID,
@@ -979,7 +982,7 @@ mod tests {
         );
         p.extra = o.extra;
         record.points = vec![p];
-        let text = crate::report::mem_tables(&record, crate::report::Format::Table);
+        let text = crate::experiments::mem::report::mem_tables(&record, crate::report::Format::Table);
         let row = text.lines().find(|l| l.contains("heavy contention")).unwrap();
         assert!(row.contains("0.10–0.20 (mean 0.15") && row.contains("0.01–0.03"), "{text}");
         assert!(text.contains("free memory") && text.contains("not run"), "{text}");

@@ -18,6 +18,9 @@ impl AsyncSend {
 }
 
 impl Experiment for AsyncSend {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: AsyncSend::ID,

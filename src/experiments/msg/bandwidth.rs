@@ -43,6 +43,9 @@ impl Bandwidth {
 }
 
 impl Experiment for Bandwidth {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::IPC]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Bandwidth::ID,

@@ -49,6 +49,9 @@ impl Ipc {
 }
 
 impl Experiment for Ipc {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::IPC]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Ipc::ID,

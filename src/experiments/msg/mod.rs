@@ -5,6 +5,7 @@ mod bandwidth;
 mod call;
 mod ipc;
 mod rendezvous;
+mod report;
 mod switch;
 
 pub use async_send::AsyncSend;

@@ -20,6 +20,9 @@ impl Rendezvous {
 }
 
 impl Experiment for Rendezvous {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Rendezvous::ID,

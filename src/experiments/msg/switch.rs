@@ -21,6 +21,9 @@ impl Switch {
 }
 
 impl Experiment for Switch {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Switch::ID,

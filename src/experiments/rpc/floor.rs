@@ -76,6 +76,9 @@ impl Floor {
 }
 
 impl Experiment for Floor {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Floor::ID,

@@ -47,6 +47,9 @@ impl Methods {
 }
 
 impl Experiment for Methods {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Methods::ID,

@@ -22,6 +22,7 @@ mod bare;
 mod evict;
 mod floor;
 mod methods;
+mod report;
 mod server;
 pub(crate) mod service;
 mod transport;

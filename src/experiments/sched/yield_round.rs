@@ -49,6 +49,9 @@ impl Yield {
 }
 
 impl Experiment for Yield {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::yield_and_oversub::YIELD_AND_OVERSUB]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Yield::ID,

@@ -75,6 +75,9 @@ impl Oversub {
 }
 
 impl Experiment for Oversub {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::yield_and_oversub::YIELD_AND_OVERSUB]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Oversub::ID,

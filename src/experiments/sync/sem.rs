@@ -21,6 +21,9 @@ impl Sem {
 }
 
 impl Experiment for Sem {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Sem::ID,

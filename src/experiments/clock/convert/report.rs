@@ -3,13 +3,15 @@
 //! exact routine over intervals up to 1 µs … 1 year at this machine's counter rate, then the goals of
 //! the recommended fast path.
 
-use super::table::new_table;
+use crate::experiments::Section;
+use crate::render::new_table;
 use comfy_table::{Cell, CellAlignment};
 
-use super::{format_ns, Format};
 use crate::clock::convert::{Direction, Routine, RANGES};
 use crate::experiments::clock::{ConvertParams, ConvertResult};
 use crate::record::{PointRecord, PointSpec, RunRecord};
+use crate::render::Format;
+use crate::units::format_ns;
 
 const EXPERIMENT: &str = crate::experiments::clock::Convert::ID;
 
@@ -132,6 +134,15 @@ fn goals(record: &RunRecord) -> String {
     }
     out
 }
+
+/// The report's `convert` section (docs/ARCHITECTURE.md "Renderers").
+pub const SECTION: Section = Section {
+    key: "convert",
+    title: "Seed 002 conversion table: cost and worst error by routine",
+    about: "seed 002's conversion table: cost and worst error per range of each tick↔ns routine",
+    position: 30,
+    render: convert_table,
+};
 
 #[cfg(test)]
 mod tests {

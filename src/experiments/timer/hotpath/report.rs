@@ -2,13 +2,15 @@
 //! base and start mode with the tick↔ns conversions its hot path needs and, beside them, the time that
 //! hot path took here. Read from `timer.hotpath` points only.
 
-use super::table::new_table;
+use crate::experiments::Section;
+use crate::render::new_table;
 use comfy_table::{Cell, CellAlignment};
 
-use super::{format_ns, Format};
 use crate::experiments::timer::{HotPathParams, HotPathResult};
 use crate::record::{PointRecord, PointSpec, RunRecord};
+use crate::render::Format;
 use crate::runtimes::timerq::{Scenario, StartMode, TimeBaseKind, COUNT_COLUMNS};
+use crate::units::format_ns;
 
 const EXPERIMENT: &str = crate::experiments::timer::HotPath::ID;
 
@@ -144,6 +146,15 @@ fn least(rows: &[(String, f64)], show: fn(f64) -> String) -> Option<String> {
 fn right(text: String) -> Cell {
     Cell::new(text).set_alignment(CellAlignment::Right)
 }
+
+/// The report's `timers` section (docs/ARCHITECTURE.md "Renderers").
+pub const SECTION: Section = Section {
+    key: "timers",
+    title: "Seed 002 timer tables: conversions and time per hot-path operation",
+    about: "seed 002's timer tables: conversions per hot-path operation and the time measured",
+    position: 40,
+    render: timers_table,
+};
 
 #[cfg(test)]
 mod tests {

@@ -8,8 +8,8 @@ use comfy_table::{Cell, CellAlignment, ContentArrangement};
 use crate::experiments::mem::C2cParams;
 use crate::record::{LabelledTable, Matrix, PointRecord, RunRecord};
 use crate::render::matrix::{format_number, render_matrix, MAX_TERMINAL_COLUMNS};
-use crate::report::table::new_table;
-use crate::report::Format;
+use crate::render::new_table;
+use crate::render::Format;
 
 /// The shades, lightest (fastest) first.
 pub const SHADES: [char; 5] = [' ', '░', '▒', '▓', '█'];

@@ -4,15 +4,17 @@
 //! and placement: the bare socket (transport), the rest (framing, protocol and runtime), and what cold caches
 //! add (the seed's unaccounted cycles). Everything is read from the record; nothing is computed here.
 
+use crate::experiments::Section;
 use comfy_table::{Cell, CellAlignment};
 
-use super::table::new_table;
-use super::{format_ns, Format};
 use crate::experiments::msg::IpcParams;
 use crate::experiments::rpc::accounting::{COLUMNS, TABLE_KEY};
 use crate::experiments::rpc::{FloorResult, MethodsParams, Transport};
 use crate::record::{PointRecord, PointSpec, RunRecord};
+use crate::render::new_table;
+use crate::render::Format;
 use crate::runtimes::os::ipc::Transport as IpcTransport;
+use crate::units::format_ns;
 
 const METHODS: &str = crate::experiments::rpc::Methods::ID;
 const FLOOR: &str = crate::experiments::rpc::Floor::ID;
@@ -193,6 +195,15 @@ fn reconciliation(f: &PointRecord) -> String {
     );
     hot + &cold
 }
+
+/// The report's `rpc` section (docs/ARCHITECTURE.md "Renderers").
+pub const SECTION: Section = Section {
+        key: "rpc",
+        title: "Seed 003 table: RPC time per method, client vs. server, and what the delta is made of",
+        about: "seed 003's per-method RPC table (rpc.methods) with its delta split into transport, framing and cold caches (rpc.floor)",
+        position: 60,
+        render: rpc_tables,
+    };
 
 #[cfg(test)]
 mod tests {

@@ -9,8 +9,9 @@ use comfy_table::{Cell, CellAlignment};
 
 use crate::experiments::mem::{ContentionParams, MixParams, Op, X_VALUES};
 use crate::record::{FitRecord, PointRecord, RunRecord};
-use crate::report::table::new_table;
-use crate::report::{format_ns, Format};
+use crate::render::new_table;
+use crate::render::Format;
+use crate::units::format_ns;
 
 /// Fig. 1 then Fig. 2, one blank line apart; each empty without its experiment's points, so empty when the
 /// record has neither.

@@ -2,13 +2,15 @@
 //! into 1, 10, … tasks, one column pair per runtime, the best decade marked; the refined best count;
 //! and Fig. 7, each CPU's share of the tasks.
 
-use super::table::new_table;
+use crate::experiments::Section;
+use crate::render::new_table;
 use comfy_table::{Cell, CellAlignment};
 
-use super::{format_ns, Format};
 use crate::experiments::grain::{tables, SweepResult};
 use crate::record::{LabelledTable, PointRecord, RunRecord};
+use crate::render::Format;
 use crate::runtimes::column_rank;
+use crate::units::format_ns;
 
 /// The experiment this section reads.
 const EXPERIMENT: &str = crate::experiments::grain::Sweep::ID;
@@ -138,6 +140,15 @@ fn share_table(share: &LabelledTable, format: Format) -> String {
     }
     format!("{table}\n{}", blank_after_table(format))
 }
+
+/// The report's `grain` section (docs/ARCHITECTURE.md "Renderers").
+pub const SECTION: Section = Section {
+    key: "grain",
+    title: "Seed 001 Table 4: granularity (grain.sweep)",
+    about: "seed 001's granularity table: elapsed time and speed-up per task count and runtime",
+    position: 110,
+    render: grain_table,
+};
 
 #[cfg(test)]
 mod tests {

@@ -2,6 +2,8 @@
 //! ticks ("TSC-based") or in ns ("ns-based"), absolute starts where 002 proposes them: the tick↔ns
 //! conversions each hot-path operation needs, counted, and what the operation costs, timed.
 
+mod report;
+
 use std::hint::black_box;
 
 use crate::clock::convert::Converter;
@@ -74,6 +76,9 @@ impl HotPath {
 }
 
 impl Experiment for HotPath {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: HotPath::ID,

@@ -3,17 +3,20 @@
 //! table per runtime, one column per variant), each with its fitted formulas below, as the seed gives
 //! "0.140 + 0.072·load".
 
-use super::table::{new_table, runtimes_of};
+use crate::experiments::runtimes_of;
+use crate::experiments::Section;
+use crate::render::new_table;
 use std::collections::BTreeSet;
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::{format_ns, Format};
 use crate::experiments::fits::too_few_points;
 use crate::experiments::sched::YieldParams;
 use crate::experiments::sync::OversubParams;
 use crate::record::{FitRecord, PointRecord, RunRecord};
+use crate::render::Format;
 use crate::runtimes::activity_barrier::{BarrierKind, Variant};
+use crate::units::format_ns;
 
 /// `sync.oversub`'s columns: (variant, barrier, label).
 const OVERSUB_COLUMNS: [(Variant, Option<BarrierKind>, &str); 5] = [
@@ -221,6 +224,15 @@ fn quadratic_share(f: &FitRecord, label: &str, top: Option<u64>, bullet: &str) -
         format_ns(total)
     )
 }
+
+/// The report's `seed001` section (docs/ARCHITECTURE.md "Renderers").
+pub const YIELD_AND_OVERSUB: Section = Section {
+    key: "seed001",
+    title: "Seed 001 tables: yield round vs. load; barriers with activities ≫ CPUs",
+    about: "seed 001's tables: yield round vs. load, sync.oversub vs. activities, with their fits",
+    position: 20,
+    render: seed001_tables,
+};
 
 #[cfg(test)]
 mod tests {

@@ -7,8 +7,8 @@ use comfy_table::{Cell, CellAlignment};
 
 use crate::experiments::mem::{Reference, RemoteParams, RemoteResult};
 use crate::record::{PointRecord, RunRecord};
-use crate::report::table::new_table;
-use crate::report::Format;
+use crate::render::new_table;
+use crate::render::Format;
 
 /// The experiment this part reads.
 const EXPERIMENT: &str = crate::experiments::mem::Remote::ID;

@@ -2,14 +2,16 @@
 //! trip in ns and in counter ticks (the seed gave cycles), one table per placement; and the streaming
 //! bandwidth beside it (`msg.bw`, MB/s).
 
+use crate::experiments::Section;
 use comfy_table::{Cell, CellAlignment};
 
-use super::table::new_table;
-use super::{format_ns, Format};
 use crate::experiments::msg::IpcParams;
 use crate::machine::Placement;
 use crate::record::{PointSpec, RunRecord};
+use crate::render::new_table;
+use crate::render::Format;
 use crate::runtimes::os::ipc::Transport;
+use crate::units::format_ns;
 
 const PING_PONG: &str = crate::experiments::msg::Ipc::ID;
 const BANDWIDTH: &str = crate::experiments::msg::Bandwidth::ID;
@@ -135,6 +137,15 @@ pub fn ipc_tables(record: &RunRecord, format: Format) -> String {
     }
     out + "msg.ipc cells: median round trip, ns / counter ticks; msg.bw cells: payload over the median time per message\n"
 }
+
+/// The report's `ipc` section (docs/ARCHITECTURE.md "Renderers").
+pub const IPC: Section = Section {
+    key: "ipc",
+    title: "Seed 003 ping-pong table: IPC round trip by payload and transport",
+    about: "seed 003's ping-pong table: msg.ipc round trips (ns / ticks) per payload and transport, msg.bw MB/s",
+    position: 50,
+    render: ipc_tables,
+};
 
 #[cfg(test)]
 mod tests {

@@ -1,106 +1,12 @@
-//! Seed 004's timing table as the analysis sees it (docs/ARCHITECTURE.md "The data flow"): which point
-//! fills which row, and each runtime's comparison with the reference runtime on the switch-bound rows,
-//! derived into the record ([`comparisons`]); `crate::report::primitives` only formats them.
+//! Seed 004's timing table as the analysis sees it (docs/ARCHITECTURE.md "The data flow"): each runtime's
+//! comparison with the reference runtime on the switch-bound rows of the table
+//! ([`crate::experiments::tables::primitive_rows`]), derived into the record ([`comparisons`]); the
+//! primitives section only formats them.
 
-use crate::record::{PointSpec, RatioCi, RunRecord, RuntimeComparison};
+use crate::experiments::tables::primitive_rows::{matches, Row, REFERENCE, ROWS};
+use crate::record::{RatioCi, RunRecord, RuntimeComparison};
 use crate::runtimes::column_rank;
 use crate::stats::Summary;
-
-/// One row: its label in seed 004's words, the experiment, the parameter values that pick the point
-/// (a key may accept several values: `os` spawns a thread where the others spawn a task), and whether
-/// the row is switch-bound.
-pub struct Row {
-    /// The row's label in seed 004's words.
-    pub label: &'static str,
-    /// The experiment whose point fills it.
-    pub experiment: &'static str,
-    /// Parameter values that pick the point (any of the values; a key the point lacks matches).
-    pub params: &'static [(&'static str, &'static [&'static str])],
-    /// Whether its cost is dominated by switching (the comparison's rows).
-    pub switch_bound: bool,
-}
-
-/// Seed 004's table, in its order.
-pub const ROWS: &[Row] = &[
-    Row {
-        label: "loop control overhead",
-        experiment: crate::experiments::base::LoopOverhead::ID,
-        params: &[],
-        switch_bound: false,
-    },
-    Row { label: "local call", experiment: crate::experiments::base::Call::ID, params: &[], switch_bound: false },
-    Row {
-        label: "inter-task call, no new task",
-        experiment: crate::experiments::msg::Call::ID,
-        params: &[("new_task", &["no"])],
-        switch_bound: false,
-    },
-    Row {
-        label: "inter-task call, new task",
-        experiment: crate::experiments::msg::Call::ID,
-        params: &[("new_task", &["yes"])],
-        switch_bound: true,
-    },
-    Row {
-        label: "task create/destroy",
-        experiment: crate::experiments::spawn::Create::ID,
-        params: &[("kind", &["thread", "task"])],
-        switch_bound: true,
-    },
-    Row {
-        label: "semaphore P only",
-        experiment: crate::experiments::sync::Sem::ID,
-        params: &[("op", &["p"])],
-        switch_bound: false,
-    },
-    Row {
-        label: "semaphore V only",
-        experiment: crate::experiments::sync::Sem::ID,
-        params: &[("op", &["v"])],
-        switch_bound: false,
-    },
-    Row {
-        label: "semaphore pair",
-        experiment: crate::experiments::sync::Sem::ID,
-        params: &[("op", &["pair"])],
-        switch_bound: false,
-    },
-    Row {
-        label: "semaphore requiring switch",
-        experiment: crate::experiments::sync::Sem::ID,
-        params: &[("op", &["switch"])],
-        switch_bound: true,
-    },
-    Row {
-        label: "asynchronous send/receive",
-        experiment: crate::experiments::msg::AsyncSend::ID,
-        params: &[],
-        switch_bound: false,
-    },
-    Row {
-        label: "message requiring switch",
-        experiment: crate::experiments::msg::Switch::ID,
-        params: &[],
-        switch_bound: true,
-    },
-    Row { label: "rendezvous", experiment: crate::experiments::msg::Rendezvous::ID, params: &[], switch_bound: true },
-    Row {
-        label: "switch round trip (csloop)",
-        experiment: crate::experiments::sched::Switch::ID,
-        params: &[("placement", &["same_cpu"])],
-        switch_bound: true,
-    },
-];
-
-/// The runtime every other column is compared with.
-pub const REFERENCE: &str = "fiber-asm";
-
-/// Whether `spec` is `runtime`'s point of `row`.
-pub fn matches(row: &Row, spec: &PointSpec, runtime: &str) -> bool {
-    spec.experiment == row.experiment
-        && spec.runtime == runtime
-        && row.params.iter().all(|(k, values)| spec.param(k).is_none_or(|v| values.contains(&v)))
-}
 
 /// The summary of the row's point for `runtime`, if measured.
 fn summary<'r>(record: &'r RunRecord, row: &Row, runtime: &str) -> Option<&'r Summary> {

@@ -1,5 +1,7 @@
 //! `grain.sweep`: a fixed amount of work split into 1, 10, 100, … tasks.
 
+mod report;
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -94,6 +96,9 @@ impl Sweep {
 }
 
 impl Experiment for Sweep {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Sweep::ID,

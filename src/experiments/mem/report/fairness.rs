@@ -7,8 +7,9 @@ use comfy_table::{Cell, CellAlignment};
 
 use crate::experiments::mem::FairnessResult;
 use crate::record::{LabelledTable, PointRecord, RunRecord};
-use crate::report::table::new_table;
-use crate::report::{format_ns, Format};
+use crate::render::new_table;
+use crate::render::Format;
+use crate::units::format_ns;
 
 /// The experiment this part reads.
 const EXPERIMENT: &str = crate::experiments::mem::Fairness::ID;
