@@ -6,9 +6,9 @@
 use serde::Serialize;
 
 use super::curves::{curves, grain_curve, Curve, CurvePoint, Series};
-use super::plot::{bars_legend, bars_svg, curve_svg, heat_map_svg, histogram_svg, legend, LegendEntry};
 use crate::experiments::mem::FairnessResult;
 use crate::record::{LabelledTable, RunRecord};
+use crate::render::plot::{bars_legend, bars_svg, curve_svg, heat_map_svg, histogram_svg, legend, LegendEntry};
 use crate::report::format_ns;
 
 /// A titled group of figures (a section of the page).
