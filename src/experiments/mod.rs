@@ -19,7 +19,7 @@ pub(crate) mod tables;
 pub(crate) mod timer;
 
 pub use plan::{PlanContext, Planned};
-pub use section::{runtimes_of, Section};
+pub use section::{runtimes_of, Figures, Section};
 
 pub use crate::harness::empty_loop;
 use crate::harness::Harness;
@@ -92,6 +92,12 @@ pub trait Experiment: Sync {
     /// the generic pieces of [`crate::render`] (docs/ARCHITECTURE.md "Renderers"). None by default: every
     /// point is in the results table anyway.
     fn sections(&self) -> &'static [&'static Section] {
+        &[]
+    }
+    /// The groups of figures on the HTML page that show this experiment, drawn from the record with
+    /// [`crate::render`]'s plots. None by default: its points still appear in the generic curves, heat maps
+    /// and distributions.
+    fn figures(&self) -> &'static [&'static Figures] {
         &[]
     }
 }

@@ -3,6 +3,7 @@
 //! experiment with a table of its own is one folder and one line in [`super::registry`], report included.
 
 use crate::record::RunRecord;
+use crate::render::figure::Figure;
 use crate::render::Format;
 
 /// A section of the full report: what the full report, `overhead report --table KEY` and its help read.
@@ -31,4 +32,25 @@ pub fn runtimes_of<'a>(record: &'a RunRecord, experiment: &str) -> Vec<&'a str> 
     names.sort_by_key(|name| (crate::runtimes::column_rank(name), *name));
     names.dedup();
     names
+}
+
+/// A group of figures on the HTML page, registered like a [`Section`] by the experiments it shows
+/// ([`super::Experiment::figures`]); a group several experiments name is one `const` they share.
+#[derive(Debug, Clone, Copy)]
+pub struct Figures {
+    /// The group's anchor on the page; unique.
+    pub id: &'static str,
+    /// Its name in the page's navigation.
+    pub short: &'static str,
+    /// Its heading.
+    pub title: &'static str,
+    /// One sentence: how to read the group.
+    pub intro: &'static str,
+    /// Its place on the page, lowest first (the report's curves at 10, heat maps 30, distributions 40,
+    /// speed 50).
+    pub position: u16,
+    /// Draws its figures from the record; none when the record has nothing for it.
+    ///
+    /// Errors: a plot could not be drawn.
+    pub draw: fn(&RunRecord) -> anyhow::Result<Vec<Figure>>,
 }

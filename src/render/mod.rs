@@ -6,6 +6,7 @@
 //! the record and the units.
 
 pub mod curve;
+pub mod figure;
 pub mod markdown;
 pub mod matrix;
 pub mod plot;

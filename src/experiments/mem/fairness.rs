@@ -81,6 +81,9 @@ impl Fairness {
 }
 
 impl Experiment for Fairness {
+    fn figures(&self) -> &'static [&'static crate::experiments::Figures] {
+        &[&super::report::shares::SHARES]
+    }
     fn sections(&self) -> &'static [&'static crate::experiments::Section] {
         &[&super::report::SECTION]
     }

@@ -1,5 +1,6 @@
 //! `grain.sweep`: a fixed amount of work split into 1, 10, 100, … tasks.
 
+mod figures;
 mod report;
 
 use std::collections::BTreeMap;
@@ -96,6 +97,9 @@ impl Sweep {
 }
 
 impl Experiment for Sweep {
+    fn figures(&self) -> &'static [&'static crate::experiments::Figures] {
+        &[&figures::GRANULARITY]
+    }
     fn sections(&self) -> &'static [&'static crate::experiments::Section] {
         &[&report::SECTION]
     }

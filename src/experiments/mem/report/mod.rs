@@ -7,6 +7,7 @@ mod c2c;
 mod contention;
 mod fairness;
 mod remote;
+pub(crate) mod shares;
 
 use crate::experiments::Section;
 use crate::record::RunRecord;
