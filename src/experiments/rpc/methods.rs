@@ -6,7 +6,7 @@
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-use super::accounting::{methods_table, per_call_extras, totals, TABLE_KEY};
+use super::accounting::{methods_table, per_call, totals, TABLE_KEY};
 use super::server::GrpcServer;
 use super::service::{connect, Method, Stub};
 use super::{one_thread_note, placements, Transport};
@@ -108,9 +108,8 @@ impl Experiment for Methods {
         drop(rt);
         server.finish()?;
         let totals = totals(&h.clock, &client, &server_side)?;
-        let mut outcome = Outcome::from(measurement);
+        let mut outcome = Outcome::from(measurement).with_result(&per_call(&totals));
         outcome.details.tables.insert(TABLE_KEY.into(), methods_table(&totals));
-        outcome.extra = per_call_extras(&totals);
         outcome.notes.push(format!(
             "a round of seed 003's mix is {} calls: {} object discard, {} object alloc, {} cap copy, {} folio alloc",
             MIX.len(),
