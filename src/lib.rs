@@ -14,6 +14,7 @@ pub mod machine;
 pub mod orchestrator;
 pub mod protocol;
 pub mod record;
+pub mod render;
 pub mod report;
 pub mod runtimes;
 pub mod stats;

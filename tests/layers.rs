@@ -14,6 +14,7 @@ const LAYERS: &[&str] = &[
     "stats",
     "harness",
     "record",
+    "render",
     "protocol",
     "runtimes",
     "experiments",

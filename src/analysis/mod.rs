@@ -5,8 +5,8 @@
 pub mod compare;
 mod merge;
 pub mod run_level;
+pub mod runtime_comparisons;
 mod speed;
-pub mod table004;
 pub mod timer_counts;
 
 pub use merge::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
@@ -26,7 +26,7 @@ pub fn analyze(record: &mut RunRecord) {
     }
     record.speed_warning = speed_warning(&record.points);
     record.speed = run_speed(&record.points);
-    record.comparisons = table004::comparisons(record);
+    record.comparisons = runtime_comparisons::comparisons(record);
     record.count_fits = timer_counts::count_fits(&record.points);
 }
 

@@ -3,15 +3,20 @@
 //! less than a counter read. Least-squares lines of every measured `timer.hotpath` row's median against
 //! the conversion count and against the counter-read count say which the time follows.
 
+use crate::experiments::timer::{HotPath, HotPathResult};
 use crate::record::{CountFit, PointRecord};
-use crate::runtimes::timerq::COUNT_EXTRA_KEYS;
 use crate::stats::least_squares;
 
 /// The experiment whose rows are fitted.
-pub const EXPERIMENT: &str = "timer.hotpath";
+pub const EXPERIMENT: &str = HotPath::ID;
 
-/// The counts fitted against, as `extra` keys: conversions and counter reads per operation.
-pub const FITTED_COUNTS: [&str; 2] = [COUNT_EXTRA_KEYS[0], COUNT_EXTRA_KEYS[5]];
+/// A count of [`HotPathResult`] a line is fitted against.
+type Count = fn(&HotPathResult) -> f64;
+
+/// The counts fitted against, by the name the record's [`CountFit::count`] gives them (the result's field
+/// name): conversions and counter reads per operation.
+pub const FITTED_COUNTS: [(&str, Count); 2] =
+    [("conversions_per_op", |r| r.conversions_per_op), ("counter_reads_per_op", |r| r.counter_reads_per_op)];
 
 /// One line per count of [`FITTED_COUNTS`] through the `timer.hotpath` points (ns per op against the
 /// count); none under 3 rows, or when a row lacks the count.
@@ -21,8 +26,10 @@ pub fn count_fits(points: &[PointRecord]) -> Vec<CountFit> {
         return Vec::new();
     }
     let times: Vec<f64> = rows.iter().map(|p| p.summary.median).collect();
-    let fit = |key: &str| -> Option<CountFit> {
-        let counts: Vec<f64> = rows.iter().map(|p| p.extra.get(key).copied()).collect::<Option<_>>()?;
+    let results: Option<Vec<HotPathResult>> = rows.iter().map(|p| p.result_as().ok()).collect();
+    let Some(results) = results else { return Vec::new() };
+    let fit = |&(key, count): &(&str, Count)| -> Option<CountFit> {
+        let counts: Vec<f64> = results.iter().map(count).collect();
         let line = least_squares(&counts, &times)?;
         Some(CountFit {
             experiment: EXPERIMENT.into(),
@@ -33,5 +40,5 @@ pub fn count_fits(points: &[PointRecord]) -> Vec<CountFit> {
         })
     };
     // Both or neither: the report sets one against the other.
-    FITTED_COUNTS.iter().map(|k| fit(k)).collect::<Option<Vec<_>>>().unwrap_or_default()
+    FITTED_COUNTS.iter().map(fit).collect::<Option<Vec<_>>>().unwrap_or_default()
 }

@@ -1,23 +1,26 @@
 //! The experiments and their registry. One file per experiment, grouped by family (docs/ARCHITECTURE.md
 //! "Experiments"); each says what it measures, against which control, and where the idea comes from.
 
-mod base;
-mod clock;
+pub(crate) mod base;
+pub(crate) mod clock;
 pub mod fits;
 pub mod grain;
 pub(crate) mod mem;
-mod msg;
+pub(crate) mod msg;
 pub mod pairwise;
 mod plan;
 pub mod point;
 pub(crate) mod rpc;
-mod sched;
+pub(crate) mod sched;
+mod section;
 pub(crate) mod spawn;
-mod sync;
-mod timer;
+pub(crate) mod sync;
+pub(crate) mod tables;
+pub(crate) mod timer;
 
 pub use plan::{PlanContext, Planned};
 pub use point::Point;
+pub use section::{runtimes_of, Figures, Section};
 
 pub use crate::harness::empty_loop;
 use crate::harness::Harness;
@@ -88,6 +91,18 @@ pub trait Experiment: Sync {
     fn merge_details(&self, processes: &[&Details]) -> Option<Details> {
         let _ = processes;
         None
+    }
+    /// The sections of the full report that present this experiment, each built from the record alone with
+    /// the generic pieces of [`crate::render`] (docs/ARCHITECTURE.md "Renderers"). None by default: every
+    /// point is in the results table anyway.
+    fn sections(&self) -> &'static [&'static Section] {
+        &[]
+    }
+    /// The groups of figures on the HTML page that show this experiment, drawn from the record with
+    /// [`crate::render`]'s plots. None by default: its points still appear in the generic curves, heat maps
+    /// and distributions.
+    fn figures(&self) -> &'static [&'static Figures] {
+        &[]
     }
 }
 

@@ -16,6 +16,7 @@ mod machine_state;
 mod outcome;
 pub mod params;
 mod point;
+pub mod result;
 mod round_policy;
 mod run_summary;
 mod speed;

@@ -32,3 +32,12 @@ impl From<Measurement> for Outcome {
         Outcome { measurement, notes: Vec::new(), extra: BTreeMap::new(), details: Details::default() }
     }
 }
+
+impl Outcome {
+    /// This outcome with `result`'s fields added to its side numbers ([`super::result::to_extra`]): how an
+    /// experiment writes its typed result.
+    pub fn with_result<T: serde::Serialize>(mut self, result: &T) -> Outcome {
+        self.extra.extend(super::result::to_extra(result));
+        self
+    }
+}

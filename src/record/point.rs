@@ -52,6 +52,21 @@ impl PointSpec {
         super::params::decode(self)
     }
 
+    /// The `placement` parameter the plan adds to two-party points (the name's placement, which may differ
+    /// from [`PointSpec::placement`], the topology's relation of the first two CPUs); `None` on other points.
+    pub fn placement_param(&self) -> Option<Placement> {
+        #[derive(Deserialize)]
+        struct Placed {
+            placement: Option<Placement>,
+        }
+        self.params_as::<Placed>().ok().and_then(|p| p.placement)
+    }
+
+    /// Whether this is a point of the experiment with ID `id`.
+    pub fn is(&self, id: &str) -> bool {
+        self.experiment == id
+    }
+
     /// The experiment's family, the part of the ID before the dot (`sync` for `sync.faa`).
     pub fn family(&self) -> &str {
         self.experiment.split('.').next().unwrap_or(&self.experiment)
@@ -139,6 +154,16 @@ pub struct PointRecord {
     /// one time (absent from the JSON when empty).
     #[serde(default, skip_serializing_if = "Details::is_empty")]
     pub details: Details,
+}
+
+impl PointRecord {
+    /// The point's side numbers as its experiment's typed result ([`super::result::from_extra`]): how a
+    /// report reads what the experiment wrote with [`super::Outcome::with_result`].
+    ///
+    /// Errors: a key the result requires is missing (a record of an older build, or of another experiment).
+    pub fn result_as<T: serde::de::DeserializeOwned>(&self) -> anyhow::Result<T> {
+        super::result::from_extra(&self.extra)
+    }
 }
 
 /// One probe process of a point (docs/METHOD.md "Rounds").

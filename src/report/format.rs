@@ -4,6 +4,8 @@
 //! exporters (`report::export`): every format writes a run record; a comparison only where an exporter
 //! exists for it.
 
+use crate::render::Format;
+
 /// One output format, as the command line spells it (`table`, `md`, `html`, `csv`, `bmf`,
 /// `github-benchmark`). Each has an exporter for a run record (`report::export::for_record`); `table`, `md`
 /// and `html` also for a comparison (`report::export::for_comparison`); `csv`, `bmf` and `github-benchmark`
@@ -74,16 +76,6 @@ impl std::fmt::Display for OutputFormat {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
-}
-
-/// How the text renderers draw a table and its headings: box drawing for a terminal, or GitHub Markdown.
-/// The text style of [`OutputFormat::Table`] and [`OutputFormat::Md`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// Box-drawn table for a terminal.
-    Table,
-    /// GitHub-flavoured Markdown.
-    Md,
 }
 
 #[cfg(test)]

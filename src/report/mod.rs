@@ -1,125 +1,153 @@
 //! Renderers: they read only the run record, never the probes (docs/ARCHITECTURE.md "Renderers"), so a report can
 //! be made again later, on another machine.
 
+use std::sync::LazyLock;
+
+use crate::experiments::Experiment;
+
 pub(crate) mod compare;
-mod convert;
 pub mod export;
 mod fits;
 mod format;
-mod grain;
 pub mod html;
-mod ipc;
 mod latency;
-mod matrix;
-mod mem;
-mod primitives;
-mod rpc;
-mod seed001;
+mod matrices;
 pub(crate) mod table;
 mod time;
-mod timers;
 
+pub use crate::render::render_matrix;
 pub use crate::units::{counted, format_ns};
 pub use compare::compare_tables;
-pub use convert::convert_table;
-pub use format::{Format, OutputFormat};
-pub use grain::grain_table;
+pub use format::OutputFormat;
 pub use latency::latency_table;
-pub use matrix::{matrices_section, render_matrix};
-pub use mem::mem_tables;
-pub use primitives::primitives_table;
-pub use rpc::rpc_tables;
-pub use seed001::seed001_tables;
-pub use table::{new_table, render};
+pub use matrices::matrices_section;
+pub use table::{new_table, render, Format};
 pub use time::time_spent;
-pub use timers::timers_table;
 
-/// A section of the full report: the one list that the full report, `overhead report --table KEY` and its
-/// help all read.
-#[derive(Clone, Copy)]
-pub struct Section {
-    /// The `--table` value.
-    pub key: &'static str,
-    /// Its heading in the full report.
-    pub title: &'static str,
-    /// One line for `--help`.
-    pub about: &'static str,
-    /// Renders it from the record; an empty string when the record has nothing for it.
-    pub render: fn(&crate::record::RunRecord, Format) -> String,
-}
+pub use crate::experiments::Section;
 
-/// The sections after the results table, in order. Each renderer returns an empty string when the record
-/// has nothing for it, so a run of a few experiments prints only what applies.
-pub const SECTIONS: &[Section] = &[
-    Section {
-        key: "primitives",
-        title: "Seed 004 timing table: primitives by runtime",
-        about: "seed 004's timing table: rows of primitives, one column per runtime",
-        render: primitives_table,
-    },
-    Section {
-        key: "seed001",
-        title: "Seed 001 tables: yield round vs. load; barriers with activities ≫ CPUs",
-        about: "seed 001's tables: yield round vs. load, sync.oversub vs. activities, with their fits",
-        render: seed001_tables,
-    },
-    Section {
-        key: "convert",
-        title: "Seed 002 conversion table: cost and worst error by routine",
-        about: "seed 002's conversion table: cost and worst error per range of each tick↔ns routine",
-        render: convert_table,
-    },
-    Section {
-        key: "timers",
-        title: "Seed 002 timer tables: conversions and time per hot-path operation",
-        about: "seed 002's timer tables: conversions per hot-path operation and the time measured",
-        render: timers_table,
-    },
-    Section {
-        key: "ipc",
-        title: "Seed 003 ping-pong table: IPC round trip by payload and transport",
-        about: "seed 003's ping-pong table: msg.ipc round trips (ns / ticks) per payload and transport, msg.bw MB/s",
-        render: ipc::ipc_tables,
-    },
-    Section {
-        key: "rpc",
-        title: "Seed 003 table: RPC time per method, client vs. server, and what the delta is made of",
-        about: "seed 003's per-method RPC table (rpc.methods) with its delta split into transport, framing and cold caches (rpc.floor)",
-        render: rpc_tables,
-    },
-    Section {
-        key: "mem",
-        title: "Seed 001 §3–4: what sharing memory costs — core-to-core matrix, contention, fairness, remote access",
-        about: "seed 001's memory tables: the core-to-core heat map by placement class, Fig. 1–2 with fits, Tables 2 and 3",
-        render: mem_tables,
-    },
+/// The sections that present every experiment alike (fits, matrices, latency distributions): the report's
+/// own; every other section comes from the experiments it presents ([`crate::experiments::Experiment::sections`]).
+const GENERIC: &[Section] = &[
     Section {
         key: "fits",
         title: "Fits (seed 001 style)",
         about: "every least-squares fit in the record, with r²",
+        position: 80,
         render: fits::fits_section,
     },
     Section {
         key: "matrices",
         title: "Matrices",
         about: "every point's matrices (clock offsets, relative rates) with ± uncertainty",
+        position: 90,
         render: matrices_section,
     },
     Section {
         key: "latency",
         title: "Latency distributions",
         about: "latency percentiles of the points that recorded a distribution (timer.wakeup)",
+        position: 100,
         render: latency_table,
     },
-    Section {
-        key: "grain",
-        title: "Seed 001 Table 4: granularity (grain.sweep)",
-        about: "seed 001's granularity table: elapsed time and speed-up per task count and runtime",
-        render: grain_table,
-    },
 ];
+
+/// The sections after the results table, in order ([`Section::position`]): the report's generic ones and
+/// those of every experiment in [`crate::experiments::registry`]. Each renderer returns an empty string
+/// when the record has nothing for it, so a run of a few experiments prints only what applies.
+pub static SECTIONS: LazyLock<Vec<Section>> = LazyLock::new(|| sections_of(crate::experiments::registry()));
+
+/// The sections of the full report with `experiments` registered: the generic ones and each experiment's,
+/// a section several experiments name listed once, ordered by [`Section::position`] (a tie keeps the
+/// generic ones first, then registry order).
+pub fn sections_of(experiments: &[&dyn Experiment]) -> Vec<Section> {
+    let mut out: Vec<Section> = GENERIC.to_vec();
+    for section in experiments.iter().flat_map(|e| e.sections()) {
+        if !out.iter().any(|s| s.key == section.key) {
+            out.push(**section);
+        }
+    }
+    out.sort_by_key(|s| s.position);
+    out
+}
 
 /// The section whose `--table` value is `key`.
 pub fn section(key: &str) -> Option<&'static Section> {
     SECTIONS.iter().find(|s| s.key == key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::{ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+    use crate::harness::Harness;
+    use crate::record::fixture::{point, sample_record};
+    use crate::record::{Metric, RunRecord};
+
+    /// A made-up experiment with a report section of its own, as a new experiment's folder would hold.
+    struct MadeUp;
+
+    const MADE_UP: &str = "made.up";
+
+    /// Its section, between the seed 003 tables and the `mem` family's.
+    const MADE_UP_SECTION: Section = Section {
+        key: "made_up",
+        title: "A made-up experiment's table",
+        about: "how many made.up points the record has",
+        position: 65,
+        render: made_up_table,
+    };
+
+    fn made_up_table(record: &RunRecord, _: Format) -> String {
+        let n = record.points.iter().filter(|p| p.spec.experiment == MADE_UP).count();
+        if n == 0 {
+            return String::new();
+        }
+        format!("made.up points: {n}\n")
+    }
+
+    impl Experiment for MadeUp {
+        fn info(&self) -> &'static ExperimentInfo {
+            &ExperimentInfo {
+                id: MADE_UP,
+                summary: "nothing",
+                source: "this test",
+                metric: Metric::PerOp,
+                requires: KERNEL,
+            }
+        }
+        fn points(&self, _: &PlanContext, _: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
+            Vec::new()
+        }
+        fn run(&self, _: &crate::experiments::Point<'_>, _: &Harness) -> anyhow::Result<Outcome> {
+            anyhow::bail!("made up")
+        }
+        fn sections(&self) -> &'static [&'static Section] {
+            &[&MADE_UP_SECTION]
+        }
+    }
+
+    #[test]
+    fn the_registry_gives_the_sections_in_the_reports_order() {
+        let keys: Vec<&str> = SECTIONS.iter().map(|s| s.key).collect();
+        let expected =
+            ["primitives", "seed001", "convert", "timers", "ipc", "rpc", "mem", "fits", "matrices", "latency", "grain"];
+        assert_eq!(keys, expected, "one section per key, in the golden report's order");
+    }
+
+    #[test]
+    fn a_registered_experiments_section_appears_in_the_full_report_in_its_place() {
+        let mut experiments = crate::experiments::registry().to_vec();
+        experiments.push(&MadeUp);
+        let sections = sections_of(&experiments);
+        let keys: Vec<&str> = sections.iter().map(|s| s.key).collect();
+        let at = |key: &str| keys.iter().position(|k| *k == key).unwrap();
+        assert_eq!(at("made_up"), at("rpc") + 1, "{keys:?}");
+        let mut record = sample_record();
+        record.points.push(point(MADE_UP, "os", &[], 10.0));
+        let text = table::render_with_sections(&record, Format::Table, &sections);
+        assert!(text.contains("\nA made-up experiment's table\nmade.up points: 1\n"), "{text}");
+        let without = table::render_with_sections(&record, Format::Table, &SECTIONS);
+        assert!(!without.contains("made.up points"), "only a registered experiment's section is printed");
+    }
 }

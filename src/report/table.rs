@@ -1,36 +1,22 @@
 //! The results table, for a terminal or as Markdown: one row per point, grouped by experiment, with
 //! the median, its 95% CI, the spread, the control cost ("ovr", as lmbench prints it) and flags.
 
-use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
+use comfy_table::{Cell, CellAlignment, ContentArrangement};
 
-use super::{counted, format_ns, Format};
+pub use crate::render::{new_table, Format};
+
+use super::{counted, format_ns};
 use crate::harness::speed::SLOW_FACTOR;
 use crate::record::{Metric, PointRecord, RunRecord, SkipKind};
-
-/// An empty comfy-table in the style of every report table: condensed box drawing for a terminal, or
-/// GitHub Markdown.
-pub fn new_table(format: Format) -> Table {
-    let mut table = Table::new();
-    table.load_preset(match format {
-        Format::Table => presets::UTF8_FULL_CONDENSED,
-        Format::Md => presets::ASCII_MARKDOWN,
-    });
-    table
-}
-
-/// The runtimes of `experiment`'s points in `record`, in the registry's column order (names it does not know,
-/// from another build's record, after them by name).
-pub fn runtimes_of<'a>(record: &'a RunRecord, experiment: &str) -> Vec<&'a str> {
-    let mut names: Vec<&str> =
-        record.points.iter().filter(|p| p.spec.experiment == experiment).map(|p| p.spec.runtime.as_str()).collect();
-    names.sort_by_key(|name| (crate::runtimes::column_rank(name), *name));
-    names.dedup();
-    names
-}
 
 /// The whole report for `record`: header (machine, time source, warnings), the results table, the
 /// primitives table, every point's matrices, and the skipped points with their reasons.
 pub fn render(record: &RunRecord, format: Format) -> String {
+    render_with_sections(record, format, &super::SECTIONS)
+}
+
+/// [`render`] with these `sections` after the results table (a test's registry: [`super::sections_of`]).
+pub fn render_with_sections(record: &RunRecord, format: Format, sections: &[super::Section]) -> String {
     let mut out = String::new();
     let h = |text: &str| match format {
         Format::Table => format!("{text}\n"),
@@ -91,7 +77,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         out += &h("Points that are no cost the hardware can have (<res)");
         out += &floors.concat();
     }
-    for section in super::SECTIONS {
+    for section in sections {
         let body = (section.render)(record, format);
         if !body.is_empty() {
             out += "\n";

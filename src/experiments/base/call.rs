@@ -17,10 +17,19 @@ fn callee(x: u64) -> u64 {
 /// control loop alone.
 pub struct Call;
 
+impl Call {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "base.call";
+}
+
 impl Experiment for Call {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "base.call",
+            id: Call::ID,
             summary: "non-inlined function call and return, against the empty loop",
             source: "seed 004 timing table, \"local call\"",
             metric: Metric::PerOp,

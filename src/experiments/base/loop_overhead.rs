@@ -9,10 +9,19 @@ use crate::runtimes::Capability;
 /// against a control that runs no loop at all (so only the two clock reads cancel).
 pub struct LoopOverhead;
 
+impl LoopOverhead {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "base.loop";
+}
+
 impl Experiment for LoopOverhead {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "base.loop",
+            id: LoopOverhead::ID,
             summary: "one iteration of the control loop, against no loop",
             source: "seed 004 timing table, \"loop control overhead\"",
             metric: Metric::PerOp,

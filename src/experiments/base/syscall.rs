@@ -10,10 +10,16 @@ use crate::record::Metric;
 /// cache, called through `syscall(2)` so no library shortcut interferes; against the empty loop.
 pub struct Syscall;
 
+impl Syscall {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "base.syscall";
+}
+
 impl Experiment for Syscall {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "base.syscall",
+            id: Syscall::ID,
             summary: "null system call (getppid), against the empty loop",
             source: "seed 004 table (kernel entry cost behind SVR4 getcontext); lmbench lat_syscall null",
             metric: Metric::PerOp,

@@ -10,7 +10,8 @@ mod rate;
 mod read;
 mod skew;
 
-pub use convert::Convert;
+pub use convert::Params as ConvertParams;
+pub use convert::{Convert, ConvertResult};
 pub use rate::Rate;
 pub use read::Read;
 pub use skew::Skew;

@@ -34,10 +34,33 @@ const MIN_WINDOW_NS: f64 = 2e5;
 /// [`deadline`] are left empty with a note.
 pub struct Rate;
 
+/// What a `clock.rate` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RateResult {
+    /// Loop iterations between the early and the late mark of a window.
+    pub window_iterations: f64,
+    /// That window's length (ms).
+    pub window_ms: f64,
+    /// Windows timed per CPU pair.
+    pub repetitions: f64,
+    /// CPU pairs measured.
+    pub pairs_measured: f64,
+    /// The largest relative rate between two CPUs, in absolute value (ppm).
+    pub max_abs_rate_ppm: f64,
+    /// The rate the per-CPU counter rates are relative to (Hz), when the hardware counter was measured.
+    pub counter_reference_hz: Option<f64>,
+}
+
+impl Rate {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "clock.rate";
+}
+
 impl Experiment for Rate {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "clock.rate",
+            id: Rate::ID,
             summary: "relative processing rate of every CPU pair racing the same local loop (ppm), and each \
                       CPU's counter rate against CLOCK_MONOTONIC_RAW (ppm)",
             source: "seed 001 §2, Table 1; docs/METHOD.md §10 (reference activity)",
@@ -61,15 +84,14 @@ impl Experiment for Rate {
         let marks = Marks::for_window(window, ns_per_iteration);
         let rates = measure_rates(&spec.cpus, marks, REPETITIONS, Instant::now() + deadline(&h.config));
         let mut notes = rates.notes;
-        let mut extra = BTreeMap::new();
-        extra.insert("window_iterations".into(), (marks.late - marks.early) as f64);
-        extra.insert("window_ms".into(), (marks.late - marks.early) as f64 * ns_per_iteration / 1e6);
-        extra.insert("repetitions".into(), REPETITIONS as f64);
-        extra.insert("pairs_measured".into(), rates.pairs_measured as f64);
-        extra.insert(
-            "max_abs_rate_ppm".into(),
-            rates.rate.values.iter().flatten().flatten().fold(0.0, |m, v| v.abs().max(m)),
-        );
+        let mut result = RateResult {
+            window_iterations: (marks.late - marks.early) as f64,
+            window_ms: (marks.late - marks.early) as f64 * ns_per_iteration / 1e6,
+            repetitions: REPETITIONS as f64,
+            pairs_measured: rates.pairs_measured as f64,
+            max_abs_rate_ppm: rates.rate.values.iter().flatten().flatten().fold(0.0, |m, v| v.abs().max(m)),
+            counter_reference_hz: None,
+        };
         let mut details = Details::default();
         details.matrices.insert("relative_rate".into(), rates.rate);
         if hardware::KIND == TimeSourceKind::ClockMonotonicRaw {
@@ -78,13 +100,13 @@ impl Experiment for Rate {
             let per_cpu = counter_rates(hardware::KIND, &spec.cpus, counter_span(&h.config));
             notes.extend(per_cpu.iter().filter_map(|r| r.as_ref().err().cloned()));
             if let Some(reference) = reference_hz(&h.clock, &per_cpu) {
-                extra.insert("counter_reference_hz".into(), reference);
+                result.counter_reference_hz = Some(reference);
                 details
                     .matrices
                     .insert("counter_rate".into(), rate_matrix(cpu_labels(&spec.cpus), &per_cpu, reference));
             }
         }
-        Ok(Outcome { measurement, notes, extra, details })
+        Ok(Outcome { measurement, notes, extra: BTreeMap::new(), details }.with_result(&result))
     }
 }
 
@@ -102,7 +124,7 @@ fn counter_span(config: &HarnessConfig) -> Duration {
 
 /// What [`measure_rates`] found.
 #[derive(Debug, Clone)]
-pub struct RateResult {
+pub struct RateMatrices {
     /// Column CPU's rate relative to the row CPU's (ppm), mean of the races ± its standard error;
     /// diagonal and unmeasured cells empty.
     pub rate: Matrix,
@@ -112,7 +134,7 @@ pub struct RateResult {
 }
 
 /// Races every pair of `cpus` `repetitions` times with `marks`, starting no pair after `deadline`.
-pub fn measure_rates(cpus: &[usize], marks: Marks, repetitions: usize, deadline: Instant) -> RateResult {
+pub fn measure_rates(cpus: &[usize], marks: Marks, repetitions: usize, deadline: Instant) -> RateMatrices {
     let n = cpus.len();
     let mut rate = Matrix::square(
         "processing rate of the column CPU relative to the row CPU (+: column faster), mean of races ± standard error",
@@ -154,7 +176,7 @@ pub fn measure_rates(cpus: &[usize], marks: Marks, repetitions: usize, deadline:
         }
     }
     rate.uncertainty = Some(uncertainty);
-    RateResult { rate, pairs_measured, notes }
+    RateMatrices { rate, pairs_measured, notes }
 }
 
 /// `repetitions` races of a pinned party on `cpus.0` against one on `cpus.1`: what each saw of the

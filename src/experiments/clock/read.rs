@@ -31,10 +31,25 @@ struct Params {
 /// smallest observed step (`resolution_ns`) and, for POSIX clocks, `clock_getres` (`getres_ns`).
 pub struct Read;
 
+/// What a `clock.read` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ReadResult {
+    /// The smallest step between two different readings seen (ns).
+    pub resolution_ns: f64,
+    /// `clock_getres`'s answer for a POSIX clock (ns); absent for the other sources.
+    pub getres_ns: Option<f64>,
+}
+
+impl Read {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "clock.read";
+}
+
 impl Experiment for Read {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "clock.read",
+            id: Read::ID,
             summary: "one read of each time source (TSC variants, clock_gettime clocks, Instant::now)",
             source: "seed 002 (time base reads on the timer hot path); docs/METHOD.md §8",
             metric: Metric::PerOp,
@@ -58,7 +73,7 @@ impl Experiment for Read {
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let Params { source } = point.params()?;
         let source = source.as_str();
-        let (mut outcome, step_ticks_to_ns): (Outcome, f64) = match source {
+        let (outcome, step_ticks_to_ns): (Outcome, f64) = match source {
             #[cfg(target_arch = "x86_64")]
             "rdtsc" => (timed(h, tsc::plain), 1e9 / h.clock.hz),
             #[cfg(target_arch = "x86_64")]
@@ -75,11 +90,11 @@ impl Experiment for Read {
             }
         };
         let read = reader(source);
-        outcome.extra.insert("resolution_ns".into(), smallest_step(read) as f64 * step_ticks_to_ns);
-        if let Some(id) = posix_clock(source) {
-            outcome.extra.insert("getres_ns".into(), getres_ns(id));
-        }
-        Ok(outcome)
+        let result = ReadResult {
+            resolution_ns: smallest_step(read) as f64 * step_ticks_to_ns,
+            getres_ns: posix_clock(source).map(getres_ns),
+        };
+        Ok(outcome.with_result(&result))
     }
 }
 

@@ -45,10 +45,33 @@ const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 /// per pair (~10 s in all); pairs not started by [`deadline`] are left empty with a note.
 pub struct Skew;
 
+/// What a `clock.skew` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SkewResult {
+    /// Counter readings exchanged per CPU pair.
+    pub readings_per_pair: f64,
+    /// CPU pairs measured.
+    pub pairs_measured: f64,
+    /// The counter's rate (Hz).
+    pub counter_hz: f64,
+    /// The largest offset between two CPUs' counters, in absolute value (ns).
+    pub max_abs_offset_ns: f64,
+    /// The largest uncertainty of an offset (ns).
+    pub max_uncertainty_ns: f64,
+    /// Readings that went backwards across CPUs, over every pair.
+    pub warps: f64,
+}
+
+impl Skew {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "clock.skew";
+}
+
 impl Experiment for Skew {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "clock.skew",
+            id: Skew::ID,
             summary: "counter offset of every CPU against every other (± what the fastest exchanges started from \
                       either side both allow) and backward steps, from a cache-line ping-pong of counter readings",
             source: "Linux arch/x86/kernel/tsc_sync.c (check_tsc_warp); Cristian's exchange; docs/METHOD.md §8",
@@ -68,16 +91,14 @@ impl Experiment for Skew {
         if rtts.is_empty() {
             anyhow::bail!("no CPU pair could be measured: {}", skew.notes.join("; "));
         }
-        let mut extra = BTreeMap::new();
-        extra.insert("readings_per_pair".into(), readings as f64);
-        extra.insert("pairs_measured".into(), skew.pairs_measured as f64);
-        extra.insert("counter_hz".into(), clock.hz);
-        extra.insert("max_abs_offset_ns".into(), max_cell(&skew.offset.values, f64::abs));
-        extra.insert(
-            "max_uncertainty_ns".into(),
-            skew.offset.uncertainty.as_ref().map_or(0.0, |u| max_cell(u, f64::abs)),
-        );
-        extra.insert("warps".into(), skew.warps.values.iter().flatten().flatten().sum());
+        let result = SkewResult {
+            readings_per_pair: readings as f64,
+            pairs_measured: skew.pairs_measured as f64,
+            counter_hz: clock.hz,
+            max_abs_offset_ns: max_cell(&skew.offset.values, f64::abs),
+            max_uncertainty_ns: skew.offset.uncertainty.as_ref().map_or(0.0, |u| max_cell(u, f64::abs)),
+            warps: skew.warps.values.iter().flatten().flatten().sum(),
+        };
         let measurement = Measurement {
             batch_ops: readings as u64,
             control_ns: vec![0.0; rtts.len()],
@@ -88,7 +109,7 @@ impl Experiment for Skew {
         let mut details = Details::default();
         details.matrices.insert("offset".into(), skew.offset);
         details.matrices.insert("warps".into(), skew.warps);
-        Ok(Outcome { measurement, notes: skew.notes, extra, details })
+        Ok(Outcome { measurement, notes: skew.notes, extra: BTreeMap::new(), details }.with_result(&result))
     }
 }
 
@@ -100,7 +121,7 @@ pub fn readings_per_pair(config: &HarnessConfig, pairs: usize) -> usize {
 
 /// What [`measure_skew`] found.
 #[derive(Debug, Clone)]
-pub struct SkewResult {
+pub struct SkewMatrices {
     /// Column CPU's counter minus row CPU's (ns), with ± uncertainty; diagonal and unmeasured cells empty.
     pub offset: Matrix,
     /// Backward steps from a reading on the row CPU to the next reading on the column CPU (count).
@@ -112,7 +133,7 @@ pub struct SkewResult {
     pub notes: Vec<String>,
 }
 
-impl SkewResult {
+impl SkewMatrices {
     /// The measured round trips, row by row.
     pub fn min_rtts_ns(&self) -> Vec<f64> {
         self.min_rtt_ns.values.iter().flatten().flatten().copied().collect()
@@ -121,7 +142,7 @@ impl SkewResult {
 
 /// Ping-pongs `readings` counter readings between every pair of `cpus` in turn, starting no pair after
 /// `deadline`.
-pub fn measure_skew(clock: Clock, cpus: &[usize], readings: usize, deadline: Instant) -> SkewResult {
+pub fn measure_skew(clock: Clock, cpus: &[usize], readings: usize, deadline: Instant) -> SkewMatrices {
     let labels = cpu_labels(cpus);
     let n = cpus.len();
     let mut offset = Matrix::square(
@@ -182,7 +203,7 @@ pub fn measure_skew(clock: Clock, cpus: &[usize], readings: usize, deadline: Ins
         warps.values[j][i] = Some(j_to_i as f64);
     }
     offset.uncertainty = Some(uncertainty);
-    SkewResult { offset, warps, min_rtt_ns, pairs_measured, notes }
+    SkewMatrices { offset, warps, min_rtt_ns, pairs_measured, notes }
 }
 
 /// One cache line holding whose turn it is: reading `k` is taken by side `k % 2` once the turn is `k`.

@@ -6,4 +6,4 @@ mod sweep;
 
 pub use crate::runtimes::grain_tally::Tally;
 pub use crate::runtimes::grain_work::{reads_per_task, Work};
-pub use sweep::{tables, Sweep, MAX_TASKS, STOP_FACTOR};
+pub use sweep::{tables, Sweep, SweepResult, MAX_TASKS, STOP_FACTOR};

@@ -54,10 +54,20 @@ pub enum Op {
     LoadStore,
 }
 
+impl Op {
+    /// The parameter value: `cas`, `load_store`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Cas => "cas",
+            Op::LoadStore => "load_store",
+        }
+    }
+}
+
 /// `mem.c2c`'s parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Params {
-    op: Op,
+pub struct Params {
+    pub op: Op,
 }
 
 /// The core-to-core matrix (one point per [`Op`] for the whole machine). Results in `details`:
@@ -73,10 +83,28 @@ struct Params {
 /// 10 s a process. Pairs not started by [`deadline`] are left empty with a note.
 pub struct C2c;
 
+/// What a `mem.c2c` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct C2cResult {
+    /// Round trips timed per CPU pair.
+    pub round_trips_per_pair: f64,
+    /// CPU pairs measured.
+    pub pairs_measured: f64,
+}
+
+impl C2c {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "mem.c2c";
+}
+
 impl Experiment for C2c {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "mem.c2c",
+            id: C2c::ID,
             summary: "cache-line round trip between every pair of CPUs (CAS on one line; load/store on two), \
                       on a fresh page first touched by the pair, with a summary per placement class",
             source: "seed 001 §3–4 (the cost of the path between processors); core-to-core-latency, Intel MLC c2c",
@@ -109,9 +137,7 @@ impl Experiment for C2c {
             anyhow::bail!("no CPU pair could be measured: {}", m.notes.join("; "));
         }
         let topology = Topology::detect();
-        let mut extra = BTreeMap::new();
-        extra.insert("round_trips_per_pair".into(), round_trips as f64);
-        extra.insert("pairs_measured".into(), m.pairs_measured as f64);
+        let result = C2cResult { round_trips_per_pair: round_trips as f64, pairs_measured: m.pairs_measured as f64 };
         let batch_ops = (round_trips / (KEPT_BATCHES + 1)) as u64;
         let measurement = Measurement {
             batch_ops,
@@ -123,7 +149,7 @@ impl Experiment for C2c {
         let mut details = Details::default();
         details.tables.insert("by_class".into(), by_class(&m.rtt, &topology));
         details.matrices.insert("rtt".into(), m.rtt);
-        Ok(Outcome { measurement, notes: m.notes, extra, details })
+        Ok(Outcome { measurement, notes: m.notes, extra: BTreeMap::new(), details }.with_result(&result))
     }
     fn merge_details(&self, processes: &[&Details]) -> Option<Details> {
         let matrices: Vec<&Matrix> = processes.iter().filter_map(|d| d.matrices.get("rtt")).collect();

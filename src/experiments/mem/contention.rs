@@ -4,6 +4,8 @@
 //! cache, so k writers pass the line between their caches (coherence contention) and the time per access
 //! grows with k as the seed's bus time did.
 
+use super::page::FirstTouchResult;
+use crate::record::result::to_extra;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::experiments::fits::{fit_series, FitSpec, Model};
@@ -65,9 +67,9 @@ impl Op {
 
 /// `mem.contention`'s parameters, in name order: the op, then the team size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Params {
-    op: Op,
-    threads: usize,
+pub struct Params {
+    pub op: Op,
+    pub threads: usize,
 }
 
 /// Seed 001 §3.1, Experiment 1 (Fig. 1): `threads` pinned threads (one per core first, [`PlanContext::team_cpus`])
@@ -82,10 +84,19 @@ struct Params {
 /// op, `b` being what each added writer costs every access.
 pub struct Contention;
 
+impl Contention {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "mem.contention";
+}
+
 impl Experiment for Contention {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "mem.contention",
+            id: Contention::ID,
             summary:
                 "k threads storing (plain store or atomic add) to one shared cache line, 100 accesses in-line per \
                       iteration; time per access vs. k, against the empty loop",
@@ -153,7 +164,7 @@ fn measure(
     };
     let mut outcome = Outcome::from(report);
     outcome.measurement = outcome.measurement.per(ACCESSES_PER_ITERATION as f64);
-    outcome.extra.insert("first_touch_cpu".into(), page.touched_on() as f64);
+    outcome.extra.extend(to_extra(&FirstTouchResult { first_touch_cpu: page.touched_on() as f64 }));
     Ok((outcome, line.load(Ordering::Relaxed)))
 }
 

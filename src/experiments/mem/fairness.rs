@@ -7,6 +7,8 @@
 //! line moves.
 
 use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crossbeam_utils::CachePadded;
@@ -72,10 +74,22 @@ struct Params {
 /// `neighbour_inc` each counter must hold exactly its one writer's count; a mismatch fails the point.
 pub struct Fairness;
 
+impl Fairness {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "mem.fairness";
+}
+
 impl Experiment for Fairness {
+    fn figures(&self) -> &'static [&'static crate::experiments::Figures] {
+        &[&super::report::shares::SHARES]
+    }
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "mem.fairness",
+            id: Fairness::ID,
             summary: "how the accesses to one line split among all CPUs hammering it for a fixed window (atomic add \
                       on one word; the seed's plain increment of the neighbour's counter): counts per thread, \
                       Jain's index, max/min, consecutive accesses before the line moves",
@@ -346,6 +360,24 @@ pub fn max_over_min(x: &[f64]) -> Option<f64> {
     (!x.is_empty() && min > 0.0).then(|| max / min)
 }
 
+/// What a `mem.fairness` point reports beside its median (its `extra`), over the kept windows of all threads.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FairnessResult {
+    /// Jain's fairness index of the accesses per thread (1 = even, 1/n = one thread took them all); absent
+    /// when no thread made an access.
+    pub jain_index: Option<f64>,
+    /// The most accesses of a thread over the fewest; absent when a thread made none.
+    pub max_over_min: Option<f64>,
+    /// Accesses of every thread together.
+    pub total_accesses: f64,
+    /// Windows kept.
+    pub windows: f64,
+    /// A kept window's mean length (ms).
+    pub window_ms: f64,
+    /// Accesses a thread made in a row before another thread's (`atomic_inc` only, when any were counted).
+    pub mean_consecutive_accesses: Option<f64>,
+}
+
 /// The point from the kept windows (after `warmup`).
 fn outcome(access: Access, cpus: &[usize], run: &HammerRun, warmup: usize, h: &Harness) -> Outcome {
     let kept_counts = &run.counts[warmup.min(run.counts.len())..];
@@ -362,24 +394,21 @@ fn outcome(access: Access, cpus: &[usize], run: &HammerRun, warmup: usize, h: &H
     let table = counts_table(access, cpus, &accesses, &runs);
     let as_f64: Vec<f64> = accesses.iter().map(|&a| a as f64).collect();
     let total: u64 = accesses.iter().sum();
-    let mut extra = BTreeMap::new();
     let mut notes = run.notes.clone();
-    if let Some(j) = jain_index(&as_f64) {
-        extra.insert("jain_index".into(), j);
+    let max_over_min = max_over_min(&as_f64);
+    if max_over_min.is_none() {
+        notes.push("a thread made no access in the kept windows: max/min not defined".into());
     }
-    match max_over_min(&as_f64) {
-        Some(r) => {
-            extra.insert("max_over_min".into(), r);
-        }
-        None => notes.push("a thread made no access in the kept windows: max/min not defined".into()),
-    }
-    extra.insert("total_accesses".into(), total as f64);
-    extra.insert("windows".into(), kept_ns.len() as f64);
-    extra.insert("window_ms".into(), kept_ns.iter().sum::<f64>() / kept_ns.len().max(1) as f64 / 1e6);
     let all_runs: u64 = runs.iter().sum();
-    if access == Access::AtomicInc && all_runs > 0 {
-        extra.insert("mean_consecutive_accesses".into(), total as f64 / all_runs as f64);
-    }
+    let result = FairnessResult {
+        jain_index: jain_index(&as_f64),
+        max_over_min,
+        total_accesses: total as f64,
+        windows: kept_ns.len() as f64,
+        window_ms: kept_ns.iter().sum::<f64>() / kept_ns.len().max(1) as f64 / 1e6,
+        mean_consecutive_accesses: (access == Access::AtomicInc && all_runs > 0)
+            .then(|| total as f64 / all_runs as f64),
+    };
     let mut sorted = totals.clone();
     sorted.sort_unstable();
     let batch_ops = sorted.get(sorted.len() / 2).copied().unwrap_or(0).max(1);
@@ -392,7 +421,7 @@ fn outcome(access: Access, cpus: &[usize], run: &HammerRun, warmup: usize, h: &H
     };
     let mut details = Details::default();
     details.tables.insert("counts".into(), table);
-    Outcome { measurement, notes, extra, details }
+    Outcome { measurement, notes, extra: BTreeMap::new(), details }.with_result(&result)
 }
 
 /// Table 2's rows: "thread i (CPU c)"; columns accesses, per 1000 of thread 0's, mean consecutive
@@ -546,7 +575,7 @@ mod tests {
         let mut p = crate::record::fixture::point("mem.fairness", "os", &[("access", "atomic_inc")], 10.0);
         (p.extra, p.details) = (o.extra, o.details);
         record.points = vec![p];
-        let text = crate::report::mem_tables(&record, crate::report::Format::Md);
+        let text = crate::experiments::mem::report::mem_tables(&record, crate::report::Format::Md);
         let first = text.lines().find(|l| l.starts_with(&format!("| 1 (CPU {})", cpus[0]))).unwrap();
         assert!(first.contains("1000"), "{text}");
         assert!(text.contains("Jain's index") && text.contains("mean consecutive accesses"), "{text}");

@@ -3,6 +3,8 @@
 //! time per block against the threads, for x ∈ {1, 10, 20, 50, 100}. The more of a block is local, the
 //! less the shared line's traffic shows.
 
+use super::page::FirstTouchResult;
+use crate::record::result::to_extra;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -112,9 +114,9 @@ fn block_loop<W: SharedWrite>(x: u32) -> Option<fn(&AtomicU64, u64) -> u64> {
 
 /// `mem.mix`'s parameters, in name order: shared writes per block, then the team size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Params {
-    x: u32,
-    threads: usize,
+pub struct Params {
+    pub x: u32,
+    pub threads: usize,
 }
 
 /// Seed 001 §3.1, Experiment 2 (Fig. 2): `threads` pinned threads (one per core first) each run blocks of
@@ -133,10 +135,19 @@ struct Params {
 /// written by one thread only would stay in its cache in modified state and show no contention at all.
 pub struct Mix;
 
+impl Mix {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "mem.mix";
+}
+
 impl Experiment for Mix {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "mem.mix",
+            id: Mix::ID,
             summary: "blocks of 100 operations, x stores to one line shared by all threads and 100 − x local \
                       increments in memory; time per block vs. threads for x = 1, 10, 20, 50, 100",
             source: "seed 001 §3.1, Fig. 2",
@@ -192,7 +203,7 @@ fn measure<W: SharedWrite>(
         |_, n| empty_loop(n),
     );
     let mut outcome = Outcome::from(report);
-    outcome.extra.insert("first_touch_cpu".into(), page.touched_on() as f64);
+    outcome.extra.extend(to_extra(&FirstTouchResult { first_touch_cpu: page.touched_on() as f64 }));
     Ok((outcome, line.load(Ordering::Relaxed)))
 }
 

@@ -15,11 +15,16 @@ mod fairness;
 mod mix;
 pub mod page;
 mod remote;
+pub(crate) mod report;
 
 #[cfg(test)]
 pub(crate) use c2c::by_class;
 pub use c2c::C2c;
+pub use c2c::Params as C2cParams;
+pub use contention::Params as ContentionParams;
 pub use contention::{Contention, Op};
-pub use fairness::Fairness;
+pub use fairness::{Fairness, FairnessResult};
+pub use mix::Params as MixParams;
 pub use mix::{Mix, X_VALUES};
-pub use remote::Remote;
+pub use remote::Params as RemoteParams;
+pub use remote::{Reference, Remote, RemoteResult};

@@ -15,6 +15,14 @@ use crate::machine::pin_current_thread;
 /// same spacing as `crossbeam_utils::CachePadded` on x86-64.
 pub const LINE_STRIDE: usize = 128;
 
+/// What a point whose shared line sits on a [`FirstTouchPage`] (`mem.contention`, `mem.mix`) reports beside
+/// its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FirstTouchResult {
+    /// The CPU that first touched the page, so the node whose memory holds it.
+    pub first_touch_cpu: f64,
+}
+
 /// An anonymous private mapping of whole pages, every page written first by a thread pinned to one CPU.
 /// Unmapped on drop. Shared between threads only through the atomics [`FirstTouchPage::line`] hands out.
 #[derive(Debug)]

@@ -15,6 +15,8 @@
 //! same CPU running A's loop (a line of its own).
 
 use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 
 use crossbeam_utils::CachePadded;
@@ -110,9 +112,9 @@ pub enum Reference {
 
 /// `mem.remote`'s parameters (a `placement` follows where two CPUs are involved).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Params {
-    case: Case,
-    reference: Reference,
+pub struct Params {
+    pub case: Case,
+    pub reference: Reference,
 }
 
 /// Seed 001 §4 (Table 3): relative access rates, one point per [`Case`]. Runtime `os`; every thread
@@ -136,10 +138,41 @@ struct Params {
 /// `details.tables["rates"]`: each measured activity's median relative rate and ns per increment.
 pub struct Remote;
 
+/// What a `mem.remote` point reports beside its median (its `extra`). Relative rates are the measured
+/// activities' access rates over the reference's (1 = undisturbed), medians over the kept windows.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RemoteResult {
+    /// The measured activities' relative rate.
+    pub relative_rate: f64,
+    /// The slowest measured activity's relative rate (more than one measured activity only).
+    pub relative_rate_min: Option<f64>,
+    /// The fastest measured activity's relative rate (more than one measured activity only).
+    pub relative_rate_max: Option<f64>,
+    /// Windows kept.
+    pub windows: f64,
+    /// Kept windows dropped because an activity was not counting yet (the counting cases only).
+    pub dropped_windows: Option<f64>,
+    /// A kept window's median length (ms; the counting cases only).
+    pub window_ms: Option<f64>,
+    /// The streamed buffer (MiB; the NUMA cases only).
+    pub buffer_mib: Option<f64>,
+    /// Steps timed per window (the NUMA cases only).
+    pub steps_per_window: Option<f64>,
+}
+
+impl Remote {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "mem.remote";
+}
+
 impl Experiment for Remote {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "mem.remote",
+            id: Remote::ID,
             summary: "relative access rates of local and remote activities against an undisturbed reference \
                       activity (or the clock on few CPUs): free, beside one or many remote writers of its line, \
                       remote to unused / used / heavily shared lines, local vs. remote NUMA node",
@@ -634,17 +667,24 @@ fn rates_outcome(setup: &Setup, run: &TeamRun, warmup: usize, h: &Harness) -> an
             run.joint.len() - warmup
         ));
     }
-    let mut extra = BTreeMap::new();
-    extra.insert("relative_rate".into(), median(&rates));
-    if k > 1 {
+    let minmax = (k > 1).then(|| {
         let medians: Vec<f64> = per_activity.iter().map(|a| median(&a.0)).collect();
-        extra.insert("relative_rate_min".into(), medians.iter().copied().fold(f64::INFINITY, f64::min));
-        extra.insert("relative_rate_max".into(), medians.iter().copied().fold(f64::NEG_INFINITY, f64::max));
-    }
-    extra.insert("windows".into(), samples.len() as f64);
-    extra.insert("dropped_windows".into(), dropped as f64);
+        (
+            medians.iter().copied().fold(f64::INFINITY, f64::min),
+            medians.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
+    });
     let joint_ms: Vec<f64> = run.joint[warmup..].iter().map(|s| clock.ticks_to_ns(s.ticks as f64) / 1e6).collect();
-    extra.insert("window_ms".into(), median(&joint_ms));
+    let result = RemoteResult {
+        relative_rate: median(&rates),
+        relative_rate_min: minmax.map(|m| m.0),
+        relative_rate_max: minmax.map(|m| m.1),
+        windows: samples.len() as f64,
+        dropped_windows: Some(dropped as f64),
+        window_ms: Some(median(&joint_ms)),
+        buffer_mib: None,
+        steps_per_window: None,
+    };
     let rows = setup
         .measured
         .iter()
@@ -673,7 +713,7 @@ fn rates_outcome(setup: &Setup, run: &TeamRun, warmup: usize, h: &Harness) -> an
         per_thread_ns: Vec::new(),
         resolution_ns: h.resolution_per_op_ns(batch_ops),
     };
-    Ok(Outcome { measurement, notes, extra, details })
+    Ok(Outcome { measurement, notes, extra: BTreeMap::new(), details }.with_result(&result))
 }
 
 /// A buffer of `bytes` first touched on `cpu`, every 64-byte line holding the address of the next in one
@@ -777,11 +817,16 @@ fn numa(
             rates.push(local_ns / measured_ns);
         }
     }
-    let mut extra = BTreeMap::new();
-    extra.insert("relative_rate".into(), median(&rates));
-    extra.insert("windows".into(), samples.len() as f64);
-    extra.insert("buffer_mib".into(), bytes as f64 / (1 << 20) as f64);
-    extra.insert("steps_per_window".into(), steps as f64);
+    let result = RemoteResult {
+        relative_rate: median(&rates),
+        relative_rate_min: None,
+        relative_rate_max: None,
+        windows: samples.len() as f64,
+        dropped_windows: None,
+        window_ms: None,
+        buffer_mib: Some(bytes as f64 / (1 << 20) as f64),
+        steps_per_window: Some(steps as f64),
+    };
     let measurement = Measurement {
         batch_ops: steps,
         control_ns: vec![0.0; samples.len()],
@@ -789,7 +834,7 @@ fn numa(
         per_thread_ns: Vec::new(),
         resolution_ns: h.resolution_per_op_ns(steps),
     };
-    Ok(Outcome { measurement, notes, extra, details: Details::default() })
+    Ok(Outcome { measurement, notes, extra: BTreeMap::new(), details: Details::default() }.with_result(&result))
 }
 
 #[cfg(test)]
@@ -938,7 +983,7 @@ mod tests {
         );
         p.extra = o.extra;
         record.points = vec![p];
-        let text = crate::report::mem_tables(&record, crate::report::Format::Table);
+        let text = crate::experiments::mem::report::mem_tables(&record, crate::report::Format::Table);
         let row = text.lines().find(|l| l.contains("heavy contention")).unwrap();
         assert!(row.contains("0.10–0.20 (mean 0.15") && row.contains("0.01–0.03"), "{text}");
         assert!(text.contains("free memory") && text.contains("not run"), "{text}");

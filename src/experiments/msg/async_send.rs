@@ -10,10 +10,19 @@ use crate::runtimes::Capability;
 /// `fiber-*`: the runtime's channel; `tokio`: `tokio::sync::mpsc::unbounded_channel`. Per send + receive.
 pub struct AsyncSend;
 
+impl AsyncSend {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "msg.async";
+}
+
 impl Experiment for AsyncSend {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "msg.async",
+            id: AsyncSend::ID,
             summary: "asynchronous send + receive of a u64 on one activity, no switch",
             source: "seed 004 timing table, \"asynchronous send/receive\"",
             metric: Metric::PerOp,

@@ -1,20 +1,14 @@
 //! `msg.bw`: streaming bandwidth between two processes, many messages in flight.
 
 use anyhow::Context as _;
-use serde::{Deserialize, Serialize};
 
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::{Harness, Mode};
 use crate::record::Metric;
 use crate::runtimes::os::ipc::{open, End, Peer, Role, Transport, WithEnds};
 
-/// `msg.bw`'s parameters, in name order; `placement` follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Params {
-    transport: Transport,
-    /// Bytes per message.
-    payload: usize,
-}
+/// `msg.bw`'s parameters are `msg.ipc`'s (transport, payload: bytes per message); `placement` follows.
+use super::ipc::Params;
 
 /// Message sizes (bytes): large ones only, where bandwidth rather than the round trip decides.
 fn payloads(mode: Mode) -> Vec<usize> {
@@ -33,10 +27,28 @@ fn payloads(mode: Mode) -> Vec<usize> {
 /// messages. Only the byte streams (pipe, UNIX stream socket, TCP loopback) keep messages in flight.
 pub struct Bandwidth;
 
+/// What a `msg.bw` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BandwidthResult {
+    /// Bytes per message.
+    pub payload_bytes: f64,
+    /// The payload over the median time per message (MB/s, 10⁶ bytes).
+    pub mb_per_s: f64,
+}
+
+impl Bandwidth {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "msg.bw";
+}
+
 impl Experiment for Bandwidth {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::IPC]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "msg.bw",
+            id: Bandwidth::ID,
             summary:
                 "streaming bandwidth between two pinned processes (pipe, UNIX stream, TCP loopback), 64 KiB–1 MiB \
                       messages in flight; ns per message, MB/s in the report",
@@ -65,11 +77,11 @@ impl Experiment for Bandwidth {
         );
         anyhow::ensure!(payload > 0, "{}: msg.bw needs a payload of at least 1 byte", spec.name());
         let peer_cpu = *spec.cpus.get(1).unwrap_or(&spec.cpus[0]);
-        let mut outcome = open(transport, payload, Stream { h, payload, peer_cpu })
+        let outcome = open(transport, payload, Stream { h, payload, peer_cpu })
             .with_context(|| format!("{}: opening the {} channel", spec.name(), transport.name()))??;
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
-        outcome.extra.insert("payload_bytes".into(), payload as f64);
-        outcome.extra.insert("mb_per_s".into(), payload as f64 / median * 1e3);
+        let result = BandwidthResult { payload_bytes: payload as f64, mb_per_s: payload as f64 / median * 1e3 };
+        let outcome = outcome.with_result(&result);
         Ok(outcome)
     }
 }

@@ -19,10 +19,19 @@ struct Params {
 /// `fiber-*`: `spawn` + `join`; `tokio`: `tokio::spawn` + awaiting the `JoinHandle`). Per call.
 pub struct Call;
 
+impl Call {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "msg.call";
+}
+
 impl Experiment for Call {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "msg.call",
+            id: Call::ID,
             summary: "inter-task call answered in the caller's activity, or by a new activity",
             source: "seed 004 timing table, \"interresource call, no new process / new process\"",
             metric: Metric::Rtt,

@@ -10,10 +10,10 @@ use crate::runtimes::os::ipc::{open, payload_limit, End, Peer, Role, Transport, 
 
 /// `msg.ipc`'s parameters, in name order; `placement` follows (two-party points).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Params {
-    transport: Transport,
+pub struct Params {
+    pub transport: Transport,
     /// Bytes per message, each way.
-    payload: usize,
+    pub payload: usize,
 }
 
 /// Payloads (bytes): seed 003's 0–60 message registers end near 256 bytes; today's IPC carries pages
@@ -42,10 +42,19 @@ pub fn payloads(mode: Mode) -> Vec<usize> {
 /// message queue's `msgsize_max`) is a skipped cell with the limit, never a truncated message.
 pub struct Ipc;
 
+impl Ipc {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "msg.ipc";
+}
+
 impl Experiment for Ipc {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::IPC]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "msg.ipc",
+            id: Ipc::ID,
             summary: "ping-pong round trip between two pinned processes: pipe, UNIX stream/datagram, eventfd, futex \
                       and polled shared memory, POSIX mqueue, TCP loopback × payload 8 B–1 MiB",
             source: "seed 003 (IPC ping-pong vs. payload); lmbench lat_pipe, lat_unix, lat_tcp",

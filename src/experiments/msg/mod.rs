@@ -5,11 +5,13 @@ mod bandwidth;
 mod call;
 mod ipc;
 mod rendezvous;
+mod report;
 mod switch;
 
 pub use async_send::AsyncSend;
 pub use bandwidth::Bandwidth;
 pub use call::Call;
 pub use ipc::Ipc;
+pub use ipc::Params as IpcParams;
 pub use rendezvous::Rendezvous;
 pub use switch::Switch;

@@ -12,10 +12,19 @@ use crate::runtimes::Capability;
 /// server task, an mpsc request queue and a `oneshot` reply per call (tokio's idiom). Per call.
 pub struct Rendezvous;
 
+impl Rendezvous {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "msg.rendezvous";
+}
+
 impl Experiment for Rendezvous {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "msg.rendezvous",
+            id: Rendezvous::ID,
             summary: "synchronous call answered by a server activity (request, accept, reply)",
             source: "seed 004 timing table, \"rendezvous\"",
             metric: Metric::Rtt,

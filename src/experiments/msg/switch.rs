@@ -13,10 +13,19 @@ use crate::runtimes::Capability;
 /// tasks and unbounded mpsc channels.
 pub struct Switch;
 
+impl Switch {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "msg.switch";
+}
+
 impl Experiment for Switch {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "msg.switch",
+            id: Switch::ID,
             summary: "message to a blocked receiver and its echo back, per message (half a round trip)",
             source: "seed 004 timing table, \"message passing requiring context switch\"",
             metric: Metric::OneWay,

@@ -3,8 +3,6 @@
 //! server per call), which the seed read as the RPC's overhead. The report's `rpc` section prints the table
 //! as the record holds it (`rpc.methods`'s `details.tables["methods"]`).
 
-use std::collections::BTreeMap;
-
 use super::service::{Method, Tally};
 use crate::clock::Ticks;
 use crate::record::LabelledTable;
@@ -123,22 +121,64 @@ pub(crate) fn methods_table(totals: &[MethodTotals; 4]) -> LabelledTable {
     }
 }
 
-/// The per-call values as extras (ns, per method and over the mix): `object_discard_client_ns`,
-/// `object_discard_server_ns`, `object_discard_delta_ns`, …, `mix_client_ns`, `mix_server_ns`, `mix_delta_ns`.
-/// Methods without calls have none.
-pub(crate) fn per_call_extras(totals: &[MethodTotals; 4]) -> BTreeMap<String, f64> {
-    let mut out = BTreeMap::new();
-    let rows = Method::ALL.iter().map(|m| m.key()).zip(totals.iter().copied()).chain([("mix", overall(totals))]);
-    for (key, t) in rows {
-        let values =
-            [("client", t.client_per_call_ns()), ("server", t.server_per_call_ns()), ("delta", t.delta_per_call_ns())];
-        for (side, value) in values {
-            if let Some(v) = value {
-                out.insert(format!("{key}_{side}_ns"), v);
-            }
-        }
+/// What an `rpc.methods` point reports beside its median (its `extra`): per method and over the seed's mix,
+/// ns per call on each side and the delta; a method without calls has none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MethodsResult {
+    /// Object discard: the client's time per call (the stub's, around the call).
+    pub object_discard_client_ns: Option<f64>,
+    /// Object discard: the server's time per call (from the decoded request to the reply).
+    pub object_discard_server_ns: Option<f64>,
+    /// Object discard: client − server per call: seed 003's delta.
+    pub object_discard_delta_ns: Option<f64>,
+    /// Object alloc: the client's time per call (the stub's, around the call).
+    pub object_alloc_client_ns: Option<f64>,
+    /// Object alloc: the server's time per call (from the decoded request to the reply).
+    pub object_alloc_server_ns: Option<f64>,
+    /// Object alloc: client − server per call: seed 003's delta.
+    pub object_alloc_delta_ns: Option<f64>,
+    /// Cap copy: the client's time per call (the stub's, around the call).
+    pub cap_copy_client_ns: Option<f64>,
+    /// Cap copy: the server's time per call (from the decoded request to the reply).
+    pub cap_copy_server_ns: Option<f64>,
+    /// Cap copy: client − server per call: seed 003's delta.
+    pub cap_copy_delta_ns: Option<f64>,
+    /// Folio alloc: the client's time per call (the stub's, around the call).
+    pub folio_alloc_client_ns: Option<f64>,
+    /// Folio alloc: the server's time per call (from the decoded request to the reply).
+    pub folio_alloc_server_ns: Option<f64>,
+    /// Folio alloc: client − server per call: seed 003's delta.
+    pub folio_alloc_delta_ns: Option<f64>,
+    /// Over the whole mix: the client's time per call (the stub's, around the call).
+    pub mix_client_ns: Option<f64>,
+    /// Over the whole mix: the server's time per call (from the decoded request to the reply).
+    pub mix_server_ns: Option<f64>,
+    /// Over the whole mix: client − server per call: seed 003's delta.
+    pub mix_delta_ns: Option<f64>,
+}
+
+/// The per-call values of `totals` (per method, in [`Method::ALL`]'s order, and over the mix).
+pub(crate) fn per_call(totals: &[MethodTotals; 4]) -> MethodsResult {
+    let sides = |t: MethodTotals| [t.client_per_call_ns(), t.server_per_call_ns(), t.delta_per_call_ns()];
+    let [[odc, ods, odd], [oac, oas, oad], [ccc, ccs, ccd], [fac, fas, fad]] = totals.map(sides);
+    let [mc, ms, md] = sides(overall(totals));
+    MethodsResult {
+        object_discard_client_ns: odc,
+        object_discard_server_ns: ods,
+        object_discard_delta_ns: odd,
+        object_alloc_client_ns: oac,
+        object_alloc_server_ns: oas,
+        object_alloc_delta_ns: oad,
+        cap_copy_client_ns: ccc,
+        cap_copy_server_ns: ccs,
+        cap_copy_delta_ns: ccd,
+        folio_alloc_client_ns: fac,
+        folio_alloc_server_ns: fas,
+        folio_alloc_delta_ns: fad,
+        mix_client_ns: mc,
+        mix_server_ns: ms,
+        mix_delta_ns: md,
     }
-    out
 }
 
 #[cfg(test)]
@@ -179,7 +219,7 @@ mod tests {
         assert!((cell(0, "server_pct") - 100.0 * 15_171.0 / all_client).abs() < 1e-9);
         let pct_sum: f64 = (0..4).map(|r| cell(r, "client_pct")).sum();
         assert!((pct_sum - 100.0).abs() < 1e-9);
-        let extras = per_call_extras(&totals);
+        let extras = crate::record::result::to_extra(&per_call(&totals));
         assert!((extras["object_discard_delta_ns"] - 4200.0).abs() < 50.0);
         let mix = overall(&totals);
         assert_eq!(mix.calls, 686_960 + 91_123 + 90_464 + 712);
@@ -199,7 +239,7 @@ mod tests {
         assert_eq!(totals[0].delta_per_call_ns(), Some(250.0));
         let table = methods_table(&totals);
         assert_eq!(table.rows[1].1[5..], [None, None, None]);
-        assert!(!per_call_extras(&totals).contains_key("object_alloc_client_ns"));
+        assert_eq!(per_call(&totals).object_alloc_client_ns, None);
         let mut lost = server;
         lost[2].calls = 0;
         let err = super::totals(&clock, &client, &lost).unwrap_err().to_string();

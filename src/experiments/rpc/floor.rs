@@ -59,20 +59,29 @@ fn cold_runs(mode: Mode) -> usize {
 
 /// `rpc.floor`'s parameters; `placement` follows (added by the plan).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Params {
-    transport: Transport,
+pub struct Params {
+    pub transport: Transport,
     /// MiB each process streams through its caches before a cold call ([`evict_mib`]).
-    evict_mib: u64,
+    pub evict_mib: u64,
 }
 
 /// The bare socket under a gRPC call, and the call's delta hot and cold (seed 003's floor and its
 /// unaccounted cycles).
 pub struct Floor;
 
+impl Floor {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "rpc.floor";
+}
+
 impl Experiment for Floor {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "rpc.floor",
+            id: Floor::ID,
             summary: "bare socket round trip of a gRPC call's bytes (108 B out, 18 B back) against the empty loop; \
                       with the call's delta hot and with both processes' caches evicted before each call",
             source: "seed 003 (ping-pong floor of the RPC overhead; unaccounted cycles, cold caches)",
@@ -112,12 +121,8 @@ impl Experiment for Floor {
         let median = |m: &Measurement| m.summary().map_or(f64::NAN, |s| s.median);
         let floor =
             FloorNumbers { bare_hot_ns: median(&bare_hot), bare_cold_ns: median(&bare_cold), grpc_hot, grpc_cold };
-        let mut outcome = Outcome::from(bare_hot);
+        let mut outcome = Outcome::from(bare_hot).with_result(&floor.result(request.len(), reply_len, evict_bytes));
         outcome.details.tables.insert(TABLE_KEY.into(), floor.table());
-        outcome.extra = floor.extras();
-        outcome.extra.insert("request_bytes".into(), request.len() as f64);
-        outcome.extra.insert("reply_bytes".into(), reply_len as f64);
-        outcome.extra.insert("evict_bytes".into(), evict_bytes as f64);
         outcome.notes.push(format!(
             "cold: {runs} calls per process, each after both processes streamed {} MiB; gRPC: {}",
             params.evict_mib,
@@ -232,6 +237,44 @@ fn measure_grpc(
     Ok((hot, cold))
 }
 
+/// What an `rpc.floor` point reports beside its median (its `extra`): the reconciliation of gRPC's delta, ns
+/// per call, and the sizes involved. A per-call time is absent when its side made no calls.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FloorResult {
+    /// gRPC's client time per hot call (calls back to back).
+    pub grpc_hot_client_ns: Option<f64>,
+    /// The server's time per hot call, from the decoded request to its reply.
+    pub grpc_hot_server_ns: Option<f64>,
+    /// Client − server per hot call: seed 003's delta.
+    pub grpc_hot_delta_ns: Option<f64>,
+    /// Hot calls counted.
+    pub grpc_hot_calls: f64,
+    /// gRPC's client time per cold call (each after both processes streamed the eviction buffer).
+    pub grpc_cold_client_ns: Option<f64>,
+    /// The server's time per cold call.
+    pub grpc_cold_server_ns: Option<f64>,
+    /// Client − server per cold call.
+    pub grpc_cold_delta_ns: Option<f64>,
+    /// Cold calls counted.
+    pub grpc_cold_calls: f64,
+    /// The bare socket's hot round trip (the point's median in this process).
+    pub transport_ns: f64,
+    /// gRPC's hot delta less the bare round trip: framing, protocol and runtime.
+    pub framing_runtime_ns: f64,
+    /// The bare socket's cold round trip.
+    pub bare_cold_ns: f64,
+    /// gRPC's cold delta less its hot one: seed 003's unaccounted cycles.
+    pub cold_minus_hot_ns: f64,
+    /// The bare socket's cold round trip less its hot one (a woken server CPU's share).
+    pub bare_cold_minus_hot_ns: f64,
+    /// The encoded request's size (bytes).
+    pub request_bytes: f64,
+    /// The encoded reply's size (bytes).
+    pub reply_bytes: f64,
+    /// The eviction buffer each process streams before a cold call (bytes).
+    pub evict_bytes: f64,
+}
+
 /// One process's floor: the bare round trip's medians (ns) and gRPC's totals, hot and cold.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct FloorNumbers {
@@ -248,29 +291,28 @@ impl FloorNumbers {
         (d(&self.grpc_hot), d(&self.grpc_cold))
     }
 
-    /// The reconciliation as extras (ns per call): `transport_ns` (the bare round trip), `framing_runtime_ns`
-    /// (gRPC's hot delta less it), `grpc_{hot,cold}_{client,server,delta}_ns`, `bare_cold_ns`,
-    /// `cold_minus_hot_ns` (gRPC's cold delta less its hot one), `bare_cold_minus_hot_ns`.
-    fn extras(&self) -> std::collections::BTreeMap<String, f64> {
+    /// The reconciliation ([`FloorResult`]), with the sizes the process used.
+    fn result(&self, request_bytes: usize, reply_bytes: usize, evict_bytes: usize) -> FloorResult {
         let (hot, cold) = self.deltas();
-        let mut out = std::collections::BTreeMap::new();
-        for (name, t) in [("hot", &self.grpc_hot), ("cold", &self.grpc_cold)] {
-            let sides = [
-                ("client", t.client_per_call_ns()),
-                ("server", t.server_per_call_ns()),
-                ("delta", t.delta_per_call_ns()),
-            ];
-            for (side, v) in sides {
-                out.insert(format!("grpc_{name}_{side}_ns"), v.unwrap_or(f64::NAN));
-            }
-            out.insert(format!("grpc_{name}_calls"), t.calls as f64);
+        let (h, c) = (&self.grpc_hot, &self.grpc_cold);
+        FloorResult {
+            grpc_hot_client_ns: h.client_per_call_ns(),
+            grpc_hot_server_ns: h.server_per_call_ns(),
+            grpc_hot_delta_ns: h.delta_per_call_ns(),
+            grpc_hot_calls: h.calls as f64,
+            grpc_cold_client_ns: c.client_per_call_ns(),
+            grpc_cold_server_ns: c.server_per_call_ns(),
+            grpc_cold_delta_ns: c.delta_per_call_ns(),
+            grpc_cold_calls: c.calls as f64,
+            transport_ns: self.bare_hot_ns,
+            framing_runtime_ns: hot - self.bare_hot_ns,
+            bare_cold_ns: self.bare_cold_ns,
+            cold_minus_hot_ns: cold - hot,
+            bare_cold_minus_hot_ns: self.bare_cold_ns - self.bare_hot_ns,
+            request_bytes: request_bytes as f64,
+            reply_bytes: reply_bytes as f64,
+            evict_bytes: evict_bytes as f64,
         }
-        out.insert("transport_ns".into(), self.bare_hot_ns);
-        out.insert("framing_runtime_ns".into(), hot - self.bare_hot_ns);
-        out.insert("bare_cold_ns".into(), self.bare_cold_ns);
-        out.insert("cold_minus_hot_ns".into(), cold - hot);
-        out.insert("bare_cold_minus_hot_ns".into(), self.bare_cold_ns - self.bare_hot_ns);
-        out
     }
 
     /// The hot/cold table ([`COLUMNS`], µs per call): the bare socket (its round trip is all delta: no server
@@ -349,7 +391,7 @@ mod tests {
             grpc_hot: t(100, 50.0, 10.0),
             grpc_cold: t(10, 70.0, 15.0),
         };
-        let extras = floor.extras();
+        let extras = crate::record::result::to_extra(&floor.result(108, 18, 1 << 20));
         let near = |k: &str, v: f64| assert!((extras[k] - v).abs() < 1e-6, "{k}: {} ≠ {v}", extras[k]);
         near("transport_ns", 10e3);
         near("grpc_hot_delta_ns", 40e3);

@@ -6,7 +6,7 @@
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-use super::accounting::{methods_table, per_call_extras, totals, TABLE_KEY};
+use super::accounting::{methods_table, per_call, totals, TABLE_KEY};
 use super::server::GrpcServer;
 use super::service::{connect, Method, Stub};
 use super::{one_thread_note, placements, Transport};
@@ -32,18 +32,27 @@ const WARMUP_ROUNDS: usize = 2;
 
 /// `rpc.methods`'s parameters; `placement` follows (added by the plan).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Params {
-    transport: Transport,
+pub struct Params {
+    pub transport: Transport,
 }
 
 /// Seed 003's per-method accounting on a gRPC service between two pinned processes: per call over the
 /// seed's mix (the point's median), and per method on each side (the table).
 pub struct Methods;
 
+impl Methods {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "rpc.methods";
+}
+
 impl Experiment for Methods {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "rpc.methods",
+            id: Methods::ID,
             summary: "gRPC call (tonic + prost, a current-thread runtime per process) in seed 003's mix of four \
                       methods, against the empty loop; per-method client and server time and their delta",
             source: "seed 003 (per-method RPC accounting, client stub vs. server); tonic/gRPC",
@@ -100,9 +109,8 @@ impl Experiment for Methods {
         drop(rt);
         server.finish()?;
         let totals = totals(&h.clock, &client, &server_side)?;
-        let mut outcome = Outcome::from(measurement);
+        let mut outcome = Outcome::from(measurement).with_result(&per_call(&totals));
         outcome.details.tables.insert(TABLE_KEY.into(), methods_table(&totals));
-        outcome.extra = per_call_extras(&totals);
         outcome.notes.push(format!(
             "a round of seed 003's mix is {} calls: {} object discard, {} object alloc, {} cap copy, {} folio alloc",
             MIX.len(),

@@ -22,12 +22,14 @@ mod bare;
 mod evict;
 mod floor;
 mod methods;
+mod report;
 mod server;
 pub(crate) mod service;
 mod transport;
 
-pub use floor::Floor;
+pub use floor::{Floor, FloorResult};
 pub use methods::Methods;
+pub use methods::Params as MethodsParams;
 
 /// A note for the record when the client process ran more than one thread while it measured: each side of an
 /// `rpc` point is meant to be one pinned thread (a current-thread runtime that started no helper thread).

@@ -59,16 +59,6 @@ impl Method {
         }
     }
 
-    /// Its name in the record's extra keys: `object_discard`, …
-    pub(crate) const fn key(self) -> &'static str {
-        match self {
-            Method::ObjectDiscard => "object_discard",
-            Method::ObjectAlloc => "object_alloc",
-            Method::CapCopy => "cap_copy",
-            Method::FolioAlloc => "folio_alloc",
-        }
-    }
-
     /// Links of the server's work chain ([`chain`], one xorshift-multiply step of about 5 cycles each: shift,
     /// xor, multiply, each waiting for the last). The seed's server time per call (Viengoos's "Kernel" µs:
     /// 22.0, 6.2, 5.6, 37.8) in cycles of its 1.2 GHz K7, over 5: the methods keep the seed's proportions of

@@ -40,10 +40,24 @@ struct Params {
 ///   thread, which would be the `os` mechanism again.
 pub struct Broadcast;
 
+/// What a `sched.broadcast` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BroadcastResult {
+    /// The pause after each episode that lets the woken waiters settle (ns); absent where the waiters run on
+    /// the waker's own thread.
+    pub settle_ns: Option<f64>,
+}
+
+impl Broadcast {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "sched.broadcast";
+}
+
 impl Experiment for Broadcast {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "sched.broadcast",
+            id: Broadcast::ID,
             summary: "wake-all: one activity wakes N blocked waiters, time until the last has run (futex, condvar, \
                       tokio Notify, fiber semaphore)",
             source: "seed 001 §5 (scheduling), §8.2 (the barrier's release); perf bench futex wake",
@@ -83,12 +97,10 @@ impl Experiment for Broadcast {
         anyhow::ensure!(waiters > 0, "{}: sched.broadcast needs at least one waiter", spec.name());
         let wake_all = point.in_process(|r| r.wake_all())?;
         let settle_ticks = (SETTLE_NS * h.clock.hz / 1e9) as u64;
-        let mut outcome = wake_all.wake_all(mechanism, waiters, &spec.cpus, settle_ticks, h)?;
+        let outcome = wake_all.wake_all(mechanism, waiters, &spec.cpus, settle_ticks, h)?;
         let offer = point.runtime.offers().wake_all.has();
-        if offer.is_some_and(|o| o.waiter_cpus != WaiterCpus::WakersThread) {
-            outcome.extra.insert("settle_ns".into(), SETTLE_NS);
-        }
-        Ok(outcome)
+        let settle_ns = offer.is_some_and(|o| o.waiter_cpus != WaiterCpus::WakersThread).then_some(SETTLE_NS);
+        Ok(outcome.with_result(&BroadcastResult { settle_ns }))
     }
 
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {

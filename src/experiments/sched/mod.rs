@@ -6,4 +6,5 @@ mod yield_round;
 
 pub use broadcast::Broadcast;
 pub use switch::Switch;
+pub use yield_round::Params as YieldParams;
 pub use yield_round::Yield;

@@ -20,10 +20,19 @@ struct Params {
 /// other task and comes back. Against the empty loop.
 pub struct Switch;
 
+impl Switch {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "sched.switch";
+}
+
 impl Experiment for Switch {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "sched.switch",
+            id: Switch::ID,
             summary: "switch round trip: futex handoff between threads (same/other CPU), raw fiber switch, tokio yield",
             source: "seed 001 §5 (context-switch overhead); seed 004 csloop; perf bench sched",
             metric: Metric::Rtt,

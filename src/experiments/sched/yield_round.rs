@@ -11,9 +11,9 @@ pub const FIT: FitSpec = FitSpec { x: "load", x_unit: "extra yielding activities
 /// `sched.yield`'s parameters: CPUs of the point and extra yielding activities per CPU (a cell skipped for
 /// a whole runtime has no load).
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-struct Params {
-    cpus: usize,
-    load: Option<usize>,
+pub struct Params {
+    pub cpus: usize,
+    pub load: Option<usize>,
 }
 
 /// Seed 001 §5.1 (Fig. 3): one measuring activity per CPU yields in a loop while `load` extra
@@ -41,10 +41,19 @@ struct Params {
 /// * `fiber-*`: one CPU (`cpus:1`), the fibers' `yield_now` through the FIFO ready queue.
 pub struct Yield;
 
+impl Yield {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "sched.yield";
+}
+
 impl Experiment for Yield {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::yield_and_oversub::YIELD_AND_OVERSUB]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "sched.yield",
+            id: Yield::ID,
             summary: "yield round: one activity per CPU yields among `load` extra yielding activities per CPU; \
                       fit a + b·load",
             source: "seed 001 §5.1, Fig. 3",

@@ -33,10 +33,26 @@ struct Params {
 /// control per construct is in `extra` as `control_construct_ns` (the other runtimes' control is empty).
 pub struct Bulk;
 
+/// What a `spawn.bulk` point reports beside its median (its `extra`; openmp adds its own
+/// `control_construct_ns`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BulkResult {
+    /// Tasks spawned per construct.
+    pub tasks: f64,
+    /// The whole construct: spawning and joining every task (ns).
+    pub construct_ns: f64,
+}
+
+impl Bulk {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "spawn.bulk";
+}
+
 impl Experiment for Bulk {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "spawn.bulk",
+            id: Bulk::ID,
             summary: "one construct of 1000 empty tasks run by 1…CPUs CPUs; time per spawn",
             source: "seed 001 §6.3, Fig. 6",
             metric: Metric::PerOp,
@@ -60,8 +76,6 @@ impl Experiment for Bulk {
         let mut outcome = point.in_process(|r| r.fan_out())?.bulk(&spec.cpus, tasks, h)?;
         outcome.measurement = outcome.measurement.per(tasks as f64);
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
-        outcome.extra.insert("tasks".into(), tasks as f64);
-        outcome.extra.insert("construct_ns".into(), median * tasks as f64);
-        Ok(outcome)
+        Ok(outcome.with_result(&BulkResult { tasks: tasks as f64, construct_ns: median * tasks as f64 }))
     }
 }

@@ -19,10 +19,19 @@ struct Params {
 /// `tokio::spawn` of an empty task plus awaiting its `JoinHandle` (`kind:task`).
 pub struct Create;
 
+impl Create {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "spawn.create";
+}
+
 impl Experiment for Create {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "spawn.create",
+            id: Create::ID,
             summary: "create + join an empty thread; fork + wait a process; spawn + join a fiber or tokio task",
             source: "seed 004 timing table, \"process create/destroy\"; lmbench lat_proc fork",
             metric: Metric::PerOp,

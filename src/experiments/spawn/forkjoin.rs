@@ -37,10 +37,25 @@ struct Params {
 /// - `fiber-*`/`spawn`: spawn + join of one fiber; fibers run on one CPU, so only `threads:1` runs.
 pub struct ForkJoin;
 
+/// What a `spawn.forkjoin` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ForkJoinResult {
+    /// Activities per episode: one per CPU of the point.
+    pub tasks: f64,
+    /// The episode's time per activity (ns).
+    pub per_spawn_ns: f64,
+}
+
+impl ForkJoin {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "spawn.forkjoin";
+}
+
 impl Experiment for ForkJoin {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "spawn.forkjoin",
+            id: ForkJoin::ID,
             summary: "fork-join episode of one empty task per CPU, CPUs 1…N: threads (spawn, hot team), rayon, tokio, \
                       omp parallel",
             source: "seed 001 §6.1, Fig. 4; EPCC syncbench PARALLEL",
@@ -62,12 +77,10 @@ impl Experiment for ForkJoin {
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let spec = point.spec;
         let Params { mechanism, .. } = point.params()?;
-        let mut outcome = point.in_process(|r| r.fan_out())?.fork_join(mechanism, &spec.cpus, h)?;
+        let outcome = point.in_process(|r| r.fan_out())?.fork_join(mechanism, &spec.cpus, h)?;
         let tasks = spec.cpus.len() as f64;
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
-        outcome.extra.insert("tasks".into(), tasks);
-        outcome.extra.insert("per_spawn_ns".into(), median / tasks);
-        Ok(outcome)
+        Ok(outcome.with_result(&ForkJoinResult { tasks, per_spawn_ns: median / tasks }))
     }
     /// Seed 001 found the episode "slightly superlinear" in the PEs: `a + b·threads` per mechanism shows
     /// the per-CPU increment.

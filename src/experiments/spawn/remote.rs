@@ -36,10 +36,16 @@ struct Params {
 /// Needs two CPUs; fibers (one CPU) do not run it.
 pub struct Remote;
 
+impl Remote {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "spawn.remote";
+}
+
 impl Experiment for Remote {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "spawn.remote",
+            id: Remote::ID,
             summary: "single-task spawns onto one executor CPU from 1…CPUs−1 generators; time per spawn",
             source: "seed 001 §6.2, Fig. 5",
             metric: Metric::PerOp,

@@ -21,10 +21,16 @@ struct Params {
 /// region of a pinned libgomp team for `openmp` (EPCC's BARRIER), against the same region with an empty loop.
 pub struct Barrier;
 
+impl Barrier {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "sync.barrier";
+}
+
 impl Experiment for Barrier {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "sync.barrier",
+            id: Barrier::ID,
             summary: "barrier episode, std Barrier vs. spin barrier vs. pthread_barrier_wait vs. omp barrier, \
                       threads 2…CPUs",
             source: "seed 001 §8.2 experiment 1, Fig. 9; EPCC syncbench BARRIER",

@@ -30,10 +30,16 @@ struct Params {
 /// is again the slowest thread's.
 pub struct Faa;
 
+impl Faa {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "sync.faa";
+}
+
 impl Experiment for Faa {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "sync.faa",
+            id: Faa::ID,
             summary: "fetch-and-add, hardware atomic vs. seed 001's hashed spin locks vs. omp atomic, one shared \
                       line vs. one line per thread, threads 1…CPUs",
             source: "seed 001 §8.1, Fig. 8",

@@ -11,4 +11,5 @@ pub use barrier::Barrier;
 pub use faa::Faa;
 pub use mutex::Mutex;
 pub use oversub::Oversub;
+pub use oversub::Params as OversubParams;
 pub use sem::Sem;

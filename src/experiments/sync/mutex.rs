@@ -24,10 +24,16 @@ struct Params {
 /// team, against the same region with an empty loop (EPCC syncbench LOCK/UNLOCK).
 pub struct Mutex;
 
+impl Mutex {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "sync.mutex";
+}
+
 impl Experiment for Mutex {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "sync.mutex",
+            id: Mutex::ID,
             summary: "lock + increment + unlock, std Mutex vs. TTAS spin lock vs. Drepper futex lock vs. omp_lock_t, \
                       threads 1…CPUs",
             source: "seed 004 (semaphores as locks); Drepper, \"Futexes Are Tricky\" §6; Anderson 1990 (TTAS, backoff)",

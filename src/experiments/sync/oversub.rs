@@ -31,11 +31,11 @@ fn per_cpu(variant: Variant, mode: Mode) -> &'static [usize] {
 /// `sync.oversub`'s parameters: `barrier` is absent for `just_spawn`, which passes none; `activities` is
 /// the total over all `cpus`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Params {
-    variant: Variant,
-    barrier: Option<BarrierKind>,
-    cpus: usize,
-    activities: usize,
+pub struct Params {
+    pub variant: Variant,
+    pub barrier: Option<BarrierKind>,
+    pub cpus: usize,
+    pub activities: usize,
 }
 
 /// Seed 001 §8.2 experiment 2 (Fig. 10): A activities (k per CPU, round-robin over the usable CPUs, far
@@ -67,10 +67,19 @@ struct Params {
 /// jobs than workers).
 pub struct Oversub;
 
+impl Oversub {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "sync.oversub";
+}
+
 impl Experiment for Oversub {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::yield_and_oversub::YIELD_AND_OVERSUB]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "sync.oversub",
+            id: Oversub::ID,
             summary: "activities ≫ CPUs: just spawn, spawn & sync, just sync, with a spin-with-yield vs. a blocking \
                       barrier; quadratic fit of spawn & sync",
             source: "seed 001 §8.2 experiment 2, Fig. 10",

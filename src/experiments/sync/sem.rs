@@ -13,10 +13,19 @@ use crate::runtimes::Capability;
 /// the same CPU, `fiber-*` the runtime's semaphores, `tokio` `tokio::sync::Semaphore`.
 pub struct Sem;
 
+impl Sem {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "sync.sem";
+}
+
 impl Experiment for Sem {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&crate::experiments::tables::primitives::PRIMITIVES]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "sync.sem",
+            id: Sem::ID,
             summary: "semaphore P only, V only, P+V pair, and a handoff requiring a context switch",
             source: "seed 004 timing table, \"semaphore P only / V only / pair / requiring context switch\"",
             metric: Metric::PerOp,

@@ -7,5 +7,7 @@ mod stolen;
 mod wakeup;
 
 pub use hotpath::HotPath;
+pub use hotpath::HotPathResult;
+pub use hotpath::Params as HotPathParams;
 pub use stolen::Stolen;
 pub use wakeup::Wakeup;

@@ -40,10 +40,42 @@ pub const RATES_HZ: [u64; 3] = [0, 1_000, 10_000];
 /// (CPU time / wall time).
 pub struct Stolen;
 
+/// What a `timer.stolen` point reports beside its median (its `extra`). A number that is undefined here (no
+/// events, no time) is absent: JSON has no NaN or infinity.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StolenResult {
+    /// Time the timers took from the work per event (ns, from the medians).
+    pub stolen_ns_per_event: Option<f64>,
+    /// A work unit undisturbed (ns).
+    pub work_unit_ns: Option<f64>,
+    /// What the timers added to a work unit (ns).
+    pub stolen_ns_per_unit: Option<f64>,
+    /// Timer events during the measurement.
+    pub events: f64,
+    /// Events per second of wall time.
+    pub events_per_s: Option<f64>,
+    /// The stolen share of the work (ppm).
+    pub stolen_ppm: Option<f64>,
+    /// Work units per second undisturbed.
+    pub throughput_per_s: Option<f64>,
+    /// Work units per second with the timers running.
+    pub throughput_with_timers_per_s: Option<f64>,
+    /// CPU time (not wall time) the timers took per event (ns).
+    pub stolen_cpu_ns_per_event: Option<f64>,
+    /// The thread's share of its CPU while it measured (1 = all of it).
+    pub cpu_share: Option<f64>,
+}
+
+impl Stolen {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "timer.stolen";
+}
+
 impl Experiment for Stolen {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "timer.stolen",
+            id: Stolen::ID,
             summary: "time a POSIX signal timer at 0/1k/10k Hz steals from a number-crunching task on its CPU, \
                       per timer event",
             source: "seed 002 (overall cost as execution time of a background number-crunching task)",
@@ -242,21 +274,19 @@ fn outcome(m: Measurement, account: Account, cpu: CpuView) -> Outcome {
     let with_timers_unit_ns = work_unit_ns + stolen_ns_per_unit;
     let units = account.units as f64;
     let per_event = stolen_per_event_ns(units * with_timers_unit_ns, units * work_unit_ns, account.events);
-    let extra = [
-        ("stolen_ns_per_event".to_string(), per_event.unwrap_or(f64::NAN)),
-        ("work_unit_ns".to_string(), work_unit_ns),
-        ("stolen_ns_per_unit".to_string(), stolen_ns_per_unit),
-        ("events".to_string(), account.events as f64),
-        ("events_per_s".to_string(), account.events as f64 / account.wall_ns * 1e9),
-        ("stolen_ppm".to_string(), stolen_ns_per_unit / work_unit_ns * 1e6),
-        ("throughput_per_s".to_string(), 1e9 / work_unit_ns),
-        ("throughput_with_timers_per_s".to_string(), 1e9 / with_timers_unit_ns),
-        ("stolen_cpu_ns_per_event".to_string(), cpu.stolen_ns_per_unit / account.events_per_unit()),
-        ("cpu_share".to_string(), cpu.share),
-    ]
-    .into_iter()
-    .filter(|(_, v)| v.is_finite()) // JSON has no NaN or infinity: an undefined number is left out
-    .collect();
+    let finite = |v: f64| v.is_finite().then_some(v);
+    let result = StolenResult {
+        stolen_ns_per_event: per_event.and_then(finite),
+        work_unit_ns: finite(work_unit_ns),
+        stolen_ns_per_unit: finite(stolen_ns_per_unit),
+        events: account.events as f64,
+        events_per_s: finite(account.events as f64 / account.wall_ns * 1e9),
+        stolen_ppm: finite(stolen_ns_per_unit / work_unit_ns * 1e6),
+        throughput_per_s: finite(1e9 / work_unit_ns),
+        throughput_with_timers_per_s: finite(1e9 / with_timers_unit_ns),
+        stolen_cpu_ns_per_event: finite(cpu.stolen_ns_per_unit / account.events_per_unit()),
+        cpu_share: finite(cpu.share),
+    };
     let mut notes = Vec::new();
     if cpu.share < 0.9 {
         notes.push(format!(
@@ -267,7 +297,7 @@ fn outcome(m: Measurement, account: Account, cpu: CpuView) -> Outcome {
         ));
     }
     let measurement = if account.events > 0 { m.per(account.events_per_unit()) } else { m };
-    Outcome { measurement, notes, extra, details: Default::default() }
+    Outcome { measurement, notes, extra: Default::default(), details: Default::default() }.with_result(&result)
 }
 
 #[cfg(test)]

@@ -27,10 +27,31 @@ pub const INTERVAL_US: u64 = 1_000;
 /// below zero, recorded as 0: a kernel or clock fault), `timer_slack_ns`.
 pub struct Wakeup;
 
+/// What a `timer.wakeup` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct WakeupResult {
+    /// Wake-ups timed.
+    pub wakeups: f64,
+    /// The period asked for (ns).
+    pub interval_ns: f64,
+    /// Periods that passed without a wake-up of their own.
+    pub overruns: f64,
+    /// Wake-ups before their intended time (recorded as 0 ns).
+    pub early_wakeups: f64,
+    /// The thread's timer slack (ns); absent when `prctl` refused to say.
+    pub timer_slack_ns: Option<f64>,
+}
+
+impl Wakeup {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "timer.wakeup";
+}
+
 impl Experiment for Wakeup {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "timer.wakeup",
+            id: Wakeup::ID,
             summary: "wake-up latency distribution at 1 ms: clock_nanosleep relative/absolute, periodic timerfd, \
                       futex timeout",
             source: "seed 002 (scenarios 1-4: periodic, relative/absolute timer, relative timeout); cyclictest",
@@ -96,16 +117,14 @@ fn outcome(wakeups: &Wakeups, interval_ns: i64, chunks: usize) -> Outcome {
     if wakeups.overruns > 0 {
         notes.push(format!("{} periods passed without a wake-up of their own", wakeups.overruns));
     }
-    let extra = [
-        ("wakeups".to_string(), latencies.len() as f64),
-        ("interval_ns".to_string(), interval_ns as f64),
-        ("overruns".to_string(), wakeups.overruns as f64),
-        ("early_wakeups".to_string(), early as f64),
-        ("timer_slack_ns".to_string(), timer_slack_ns()),
-    ]
-    .into_iter()
-    .filter(|(_, v)| v.is_finite()) // JSON has no NaN: a refused prctl leaves the slack out
-    .collect();
+    let slack = timer_slack_ns();
+    let result = WakeupResult {
+        wakeups: latencies.len() as f64,
+        interval_ns: interval_ns as f64,
+        overruns: wakeups.overruns as f64,
+        early_wakeups: early as f64,
+        timer_slack_ns: slack.is_finite().then_some(slack),
+    };
     let measurement = Measurement {
         batch_ops: (latencies.len() / samples.len().max(1)) as u64,
         control_ns: vec![0.0; samples.len()],
@@ -117,9 +136,10 @@ fn outcome(wakeups: &Wakeups, interval_ns: i64, chunks: usize) -> Outcome {
     Outcome {
         measurement,
         notes,
-        extra,
+        extra: Default::default(),
         details: Details { distribution: Some(distribution(&hist)), ..Default::default() },
     }
+    .with_result(&result)
 }
 
 /// Medians (ns) of `chunks` consecutive, near-equal runs of `latencies` (sizes differ by at most one);

@@ -47,6 +47,17 @@ impl Placement {
         Placement::OtherNumaNode,
         Placement::OtherPackage,
     ];
+
+    /// Its serde name, the value of a point's `placement` parameter: `same_cpu`, `smt_sibling`, …
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::SameCpu => "same_cpu",
+            Placement::SmtSibling => "smt_sibling",
+            Placement::OtherCore => "other_core",
+            Placement::OtherNumaNode => "other_numa_node",
+            Placement::OtherPackage => "other_package",
+        }
+    }
 }
 
 /// One online logical CPU and where it sits.

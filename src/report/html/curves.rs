@@ -2,64 +2,10 @@
 //! (threads, load, activities, payload…), its medians against that parameter with their 95% CIs, one series
 //! per runtime and remaining parameters, with the record's fit through the series where it has one (seed
 //! 001 draws its figures this way: Fig. 3's yield round against load with `a + b·load`). Pure data, so the
-//! choice of axes and series is tested apart from the drawing (`super::plot`).
+//! choice of axes and series is tested apart from the drawing (`crate::render::plot`).
 
 use crate::record::{too_few_points_note, FitRecord, Metric, PointRecord, RunRecord};
-
-/// One chart: an experiment's points against one numeric parameter, in one panel.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Curve {
-    /// Public experiment ID, e.g. `sync.faa`.
-    pub experiment: String,
-    /// The parameters this panel holds fixed (e.g. `placement:same_cpu` for `msg.ipc`), empty when the
-    /// experiment has one panel.
-    pub panel: Vec<(String, String)>,
-    /// The parameter on the x axis, e.g. `threads`.
-    pub x: String,
-    /// The x axis is logarithmic (the values span two decades or more).
-    pub log_x: bool,
-    /// The y axis is logarithmic (the medians span two decades or more).
-    pub log_y: bool,
-    /// What y is: the points' metric (`per op`, `rtt`, `one way`), in ns.
-    pub y_label: String,
-    pub series: Vec<Series>,
-    /// Points to mark and label (the best task count of a granularity sweep).
-    pub marks: Vec<Mark>,
-}
-
-/// A labelled point on a [`Curve`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct Mark {
-    pub label: String,
-    /// The index of the series it belongs to (its colour).
-    pub series: usize,
-    pub x: f64,
-    pub y: f64,
-}
-
-/// One line of a [`Curve`]: the points of one runtime and one setting of the other parameters.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Series {
-    /// `runtime` then the parameters other than x and the panel's, e.g. `os · impl:hw · variable:shared`.
-    pub label: String,
-    /// Ascending in x.
-    pub points: Vec<CurvePoint>,
-    /// The record's least-squares fit through these points, if it has one and the points outnumber its
-    /// coefficients ([`FitRecord::is_supported`]).
-    pub fit: Option<FitRecord>,
-    /// Why the series has no fit although its experiment fits its series against this x: `too few points
-    /// for a fit (2 points; a line needs 3)`.
-    pub fit_note: Option<String>,
-}
-
-/// A point of a [`Series`]: x, and the median with its 95% CI (ns).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CurvePoint {
-    pub x: f64,
-    pub median: f64,
-    pub ci_low: f64,
-    pub ci_high: f64,
-}
+pub use crate::render::curve::{Curve, CurvePoint, Series};
 
 /// More series than this on one chart cannot be told apart: the panel is split by a further parameter.
 pub const MAX_SERIES: usize = 8;
@@ -228,52 +174,6 @@ fn curve(
     }
 }
 
-/// Seed 001's Fig. 7 from the `grain.sweep` points: elapsed time of the fixed work against the number of
-/// tasks it is split into, one series per runtime (and thread count), from the `sweep` table (median, with
-/// min and p90 as the bar), both axes logarithmic, each runtime's best task count marked. `None` when the
-/// record has no sweep.
-pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
-    let points: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == "grain.sweep").collect();
-    let mut series = Vec::new();
-    let mut marks = Vec::new();
-    for p in &points {
-        let Some(sweep) = p.details.tables.get("sweep") else { continue };
-        let col = |name: &str| sweep.columns.iter().position(|c| c == name);
-        let (Some(median), Some(min), Some(p90)) = (col("median"), col("min"), col("p90")) else { continue };
-        let members: Vec<CurvePoint> = sweep
-            .rows
-            .iter()
-            .filter_map(|(tasks, cells)| {
-                let at = |i: usize| cells.get(i).copied().flatten();
-                Some(CurvePoint { x: tasks.parse().ok()?, median: at(median)?, ci_low: at(min)?, ci_high: at(p90)? })
-            })
-            .collect();
-        let label = std::iter::once(p.spec.runtime.clone())
-            .chain(p.spec.params.iter().filter(|(k, _)| k == "threads").map(|(k, v)| format!("{k}:{v}")))
-            .collect::<Vec<_>>()
-            .join(" · ");
-        if let (Some(&tasks), Some(&ns)) = (p.extra.get("best_tasks"), p.extra.get("best_ns")) {
-            marks.push(Mark {
-                label: format!("best {} ({tasks} tasks)", p.spec.runtime),
-                series: series.len(),
-                x: tasks,
-                y: ns,
-            });
-        }
-        series.push(Series { label, points: members, fit: None, fit_note: None });
-    }
-    (!series.is_empty()).then(|| Curve {
-        experiment: "grain.sweep".into(),
-        panel: Vec::new(),
-        x: "tasks".into(),
-        log_x: true,
-        log_y: true,
-        y_label: "elapsed: median, min – p90".into(),
-        series,
-        marks,
-    })
-}
-
 /// The note for a series of `count` points like `point`, against `x`, that its experiment fits but that
 /// has too few points for the fit; `None` when the experiment fits no curve there or the points suffice
 /// (then the fit failed for another reason, such as equal `x`).
@@ -380,30 +280,6 @@ mod tests {
         assert_eq!(curves.len(), 2, "one panel per placement: {curves:?}");
         assert!(curves.iter().all(|c| c.x == "payload" && c.log_x && c.log_y && c.series.len() == 1));
         assert_eq!(curves[0].panel, [("placement".to_string(), "same_cpu".to_string())]);
-    }
-
-    #[test]
-    fn the_grain_sweep_is_read_from_its_table_with_the_optimum_marked() {
-        use crate::record::LabelledTable;
-        let mut p = point("grain.sweep", "os", &[("threads", "2"), ("work", "1000000")], 1.0);
-        let row = |t: &str, v: f64| (t.to_string(), vec![Some(v), Some(v * 0.5), Some(v * 2.0)]);
-        p.details.tables.insert(
-            "sweep".into(),
-            LabelledTable {
-                title: String::new(),
-                unit: "ns".into(),
-                columns: vec!["median".into(), "min".into(), "p90".into()],
-                rows: vec![row("1", 900.0), row("10", 400.0), row("100", 600.0)],
-            },
-        );
-        p.extra.insert("best_tasks".into(), 14.0);
-        p.extra.insert("best_ns".into(), 380.0);
-        let c = grain_curve(&record_of(vec![p], Vec::new())).expect("a sweep");
-        assert_eq!(c.series[0].label, "os · threads:2");
-        assert_eq!(c.series[0].points[1], CurvePoint { x: 10.0, median: 400.0, ci_low: 200.0, ci_high: 800.0 });
-        assert_eq!((c.marks[0].x, c.marks[0].y), (14.0, 380.0));
-        assert!(c.log_x && c.log_y);
-        assert!(grain_curve(&sample_record()).is_none());
     }
 
     #[test]

@@ -5,10 +5,12 @@
 
 use serde::Serialize;
 
-use super::curves::{curves, grain_curve, Curve, CurvePoint, Series};
-use super::plot::{bars_legend, bars_svg, curve_svg, heat_map_svg, histogram_svg, legend, LegendEntry};
-use crate::record::{LabelledTable, RunRecord};
-use crate::report::format_ns;
+use super::curves::{curves, Curve, CurvePoint, Series};
+use crate::experiments::{Experiment, Figures};
+use crate::record::RunRecord;
+pub use crate::render::figure::{slug, Figure};
+use crate::render::plot::{curve_svg, heat_map_svg, histogram_svg, legend};
+use crate::units::format_ns;
 
 /// A titled group of figures (a section of the page).
 #[derive(Debug, Serialize)]
@@ -22,81 +24,84 @@ pub struct FigureGroup {
     pub figures: Vec<Figure>,
 }
 
-/// One plot with its title and caption lines.
-#[derive(Debug, Serialize)]
-pub struct Figure {
-    /// The anchor: `fig-` and the plot's subject.
-    pub id: String,
-    pub title: String,
-    pub caption: Vec<String>,
-    /// The plot, an `<svg>` element.
-    pub svg: String,
-    /// Its series' colours and names, shown under it.
-    pub legend: Vec<LegendEntry>,
+/// The groups that show every experiment alike (curves, heat maps, distributions, the machine's speed): the
+/// report's own; an experiment's own figures come from it ([`crate::experiments::Experiment::figures`]).
+const GENERIC: &[Figures] = &[
+    Figures {
+        id: "curves",
+        short: "Curves",
+        title: "Curves: cost against threads, load, activities and payload",
+        intro: "Each line is one runtime and setting; dots are medians, bars their 95% CIs, dashed lines the least-squares fits the record holds.",
+        position: 10,
+        draw: curve_figures,
+    },
+    Figures {
+        id: "heat-maps",
+        short: "Heat maps",
+        title: "Heat maps: every matrix (CPU × CPU)",
+        intro: "One cell per pair of CPUs on a linear colour scale from the smallest value (dark) to the largest (yellow); blank cells have no value (the diagonal). The exact values are in the tables below.",
+        position: 30,
+        draw: heat_maps,
+    },
+    Figures {
+        id: "distributions",
+        short: "Distributions",
+        title: "Latency distributions",
+        intro: "Events per histogram bucket, both axes logarithmic, with the median and the 99th percentile.",
+        position: 40,
+        draw: distributions,
+    },
+    Figures {
+        id: "speed",
+        short: "Speed",
+        title: "The machine's speed over the run",
+        intro: "The reference loop (the empty loop every process times just before and after its point) in windows of the run: a rise is the machine running slower (a busy SMT sibling, a frequency change, another tenant). The record states the run's median; `overhead compare` sets two runs' speeds side by side.",
+        position: 50,
+        draw: speed_figures,
+    },
+];
+
+/// The groups of the page with `experiments` registered: the generic ones and each experiment's, a group
+/// several experiments name listed once, ordered by [`Figures::position`].
+pub fn figure_kinds(experiments: &[&dyn Experiment]) -> Vec<Figures> {
+    let mut out: Vec<Figures> = GENERIC.to_vec();
+    for group in experiments.iter().flat_map(|e| e.figures()) {
+        if !out.iter().any(|g| g.id == group.id) {
+            out.push(**group);
+        }
+    }
+    out.sort_by_key(|g| g.position);
+    out
 }
 
 /// The record's figures, group by group; groups with nothing to show are left out.
 ///
 /// Errors: a plot could not be drawn.
 pub fn figure_groups(record: &RunRecord) -> anyhow::Result<Vec<FigureGroup>> {
-    let groups = vec![
-        FigureGroup {
-            id: "curves".into(),
-            short: "Curves".into(),
-            title: "Curves: cost against threads, load, activities and payload".into(),
-            intro: "Each line is one runtime and setting; dots are medians, bars their 95% CIs, dashed lines the least-squares fits the record holds.".into(),
-            figures: curves(record).iter().map(curve_figure).collect::<anyhow::Result<_>>()?,
-        },
-        FigureGroup {
-            id: "granularity".into(),
-            short: "Granularity".into(),
-            title: "Granularity: elapsed time against task count, and where the tasks ran (seed 001 Fig. 7, Table 4)".into(),
-            intro: "Fixed work split into more and more tasks: too few leave CPUs idle, too many pay spawn and scheduling per task. The circle marks each runtime's best task count.".into(),
-            figures: grain_figures(record)?,
-        },
-        FigureGroup {
-            id: "heat-maps".into(),
-            short: "Heat maps".into(),
-            title: "Heat maps: every matrix (CPU × CPU)".into(),
-            intro: "One cell per pair of CPUs on a linear colour scale from the smallest value (dark) to the largest (yellow); blank cells have no value (the diagonal). The exact values are in the tables below.".into(),
-            figures: heat_maps(record)?,
-        },
-        FigureGroup {
-            id: "distributions".into(),
-            short: "Distributions".into(),
-            title: "Latency distributions".into(),
-            intro: "Events per histogram bucket, both axes logarithmic, with the median and the 99th percentile.".into(),
-            figures: distributions(record)?,
-        },
-        FigureGroup {
-            id: "speed".into(),
-            short: "Speed".into(),
-            title: "The machine's speed over the run".into(),
-            intro: "The reference loop (the empty loop every process times just before and after its point) in windows of the run: a rise is the machine running slower (a busy SMT sibling, a frequency change, another tenant). The record states the run's median; `overhead compare` sets two runs' speeds side by side.".into(),
-            figures: speed_figure(record)?.into_iter().collect(),
-        },
-        FigureGroup {
-            id: "shares".into(),
-            short: "Shares".into(),
-            title: "Shares: how accesses to one line split among CPUs (seed 001 Table 2)".into(),
-            intro: "Accesses each thread made in the same windows, per 1000 of the first thread's: equal bars are a fair arbiter.".into(),
-            figures: shares(record)?,
-        },
-    ];
-    Ok(groups.into_iter().filter(|g| !g.figures.is_empty()).collect())
-}
-
-/// `text` as an anchor fragment: lower-case letters, digits and dashes.
-pub fn slug(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('-') {
-            out.push('-');
+    let mut groups = Vec::new();
+    for kind in figure_kinds(crate::experiments::registry()) {
+        let figures = (kind.draw)(record)?;
+        if !figures.is_empty() {
+            groups.push(FigureGroup {
+                id: kind.id.into(),
+                title: kind.title.into(),
+                short: kind.short.into(),
+                intro: kind.intro.into(),
+                figures,
+            });
         }
     }
-    out.trim_matches('-').to_string()
+    Ok(groups)
+}
+
+/// Every curve of the record as a figure.
+fn curve_figures(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
+    curves(record).iter().map(curve_figure).collect()
+}
+
+/// The speed figure, when the record has a course.
+fn speed_figures(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
+    Ok(speed_figure(record)?.into_iter().collect())
 }
 
 /// The reference loop's median per window of the run, with its CI (none without a course).
@@ -160,52 +165,6 @@ fn curve_figure(curve: &Curve) -> anyhow::Result<Figure> {
     })
 }
 
-fn grain_figures(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
-    let mut figures = Vec::new();
-    if let Some(curve) = grain_curve(record) {
-        let caption = curve.marks.iter().map(|m| format!("{}: {}", m.label, format_ns(m.y))).collect();
-        figures.push(Figure {
-            id: "fig-grain-sweep".into(),
-            title: "grain.sweep".into(),
-            svg: curve_svg(&curve, "grain.sweep: elapsed vs. tasks")?,
-            legend: legend(&curve),
-            caption,
-        });
-    }
-    for p in record.points.iter().filter(|p| p.spec.experiment == "grain.sweep") {
-        if let Some(share) = p.details.tables.get("share") {
-            let title = format!("{}: share of tasks per CPU", p.name);
-            let (svg, legend) = table_bars(&p.spec.runtime, share)?;
-            figures.push(Figure {
-                id: format!("fig-{}", slug(&title)),
-                title,
-                caption: vec![share.title.clone()],
-                svg,
-                legend,
-            });
-        }
-    }
-    Ok(figures)
-}
-
-/// A labelled table as grouped bars, with their legend: its rows are the categories, its columns the bars
-/// of each.
-fn table_bars(title: &str, table: &LabelledTable) -> anyhow::Result<(String, Vec<LegendEntry>)> {
-    let categories: Vec<String> = table.rows.iter().map(|(label, _)| label.clone()).collect();
-    let groups: Vec<(String, Vec<f64>)> = table
-        .columns
-        .iter()
-        .enumerate()
-        .map(|(j, column)| {
-            (
-                column.clone(),
-                table.rows.iter().map(|(_, cells)| cells.get(j).copied().flatten().unwrap_or(0.0)).collect(),
-            )
-        })
-        .collect();
-    Ok((bars_svg(title, &table.unit, &categories, &groups)?, bars_legend(&groups)))
-}
-
 fn heat_maps(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
     let mut figures = Vec::new();
     for p in &record.points {
@@ -244,33 +203,13 @@ fn distributions(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
     Ok(figures)
 }
 
-/// Seed 001 Table 2's shares: each `mem.fairness` point's accesses per thread, per 1000 of the first's.
-fn shares(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
-    let mut figures = Vec::new();
-    for p in record.points.iter().filter(|p| p.spec.experiment == "mem.fairness") {
-        let Some(counts) = p.details.tables.get("counts") else { continue };
-        let Some(column) = counts.columns.iter().position(|c| c.starts_with("per 1000")) else { continue };
-        let categories: Vec<String> = counts.rows.iter().map(|(label, _)| label.clone()).collect();
-        let values = counts.rows.iter().map(|(_, cells)| cells.get(column).copied().flatten().unwrap_or(0.0)).collect();
-        let title = p.name.clone();
-        let mut caption = vec![counts.title.clone()];
-        if let Some(jain) = p.extra.get("jain_index") {
-            caption.push(format!("Jain's fairness index {jain:.3} (1 is perfectly fair)"));
-        }
-        let groups = [(counts.columns[column].clone(), values)];
-        let svg = bars_svg(&p.spec.experiment, "per 1000 of thread 0", &categories, &groups)?;
-        figures.push(Figure { id: format!("fig-{}", slug(&title)), title, caption, svg, legend: bars_legend(&groups) });
-    }
-    Ok(figures)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn slugs_are_anchor_safe() {
-        assert_eq!(slug("msg.ipc — placement:same_cpu"), "msg-ipc-placement-same-cpu");
-        assert_eq!(slug("mem.c2c/runtime:os/op:cas — rtt"), "mem-c2c-runtime-os-op-cas-rtt");
+    fn the_registry_gives_the_groups_in_the_pages_order() {
+        let ids: Vec<&str> = figure_kinds(crate::experiments::registry()).iter().map(|g| g.id).collect();
+        assert_eq!(ids, ["curves", "granularity", "heat-maps", "distributions", "speed", "shares"]);
     }
 }

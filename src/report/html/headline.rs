@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use crate::machine::Placement;
 use crate::record::{PointRecord, RunRecord};
 use crate::report::format_ns;
 use crate::report::table::flags_of;
@@ -34,7 +35,7 @@ struct KeyCost {
 const KEY_COSTS: &[KeyCost] = &[
     KeyCost {
         label: "system call (getppid)",
-        experiment: "base.syscall",
+        experiment: crate::experiments::base::Syscall::ID,
         runtime: "os",
         params: &[],
         pick: Pick::Only,
@@ -42,7 +43,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "clock read (clock_gettime MONOTONIC)",
-        experiment: "clock.read",
+        experiment: crate::experiments::clock::Read::ID,
         runtime: "os",
         params: &[("source", "clock_gettime_monotonic")],
         pick: Pick::Only,
@@ -50,7 +51,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "futex handoff round trip, same CPU",
-        experiment: "sched.switch",
+        experiment: crate::experiments::sched::Switch::ID,
         runtime: "os",
         params: &[("mechanism", "futex"), ("placement", "same_cpu")],
         pick: Pick::Only,
@@ -58,7 +59,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "futex handoff round trip, other CPU",
-        experiment: "sched.switch",
+        experiment: crate::experiments::sched::Switch::ID,
         runtime: "os",
         params: &[("mechanism", "futex")],
         pick: Pick::OtherCpu,
@@ -66,7 +67,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "thread create + join",
-        experiment: "spawn.create",
+        experiment: crate::experiments::spawn::Create::ID,
         runtime: "os",
         params: &[("kind", "thread")],
         pick: Pick::Only,
@@ -74,7 +75,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "process fork + wait",
-        experiment: "spawn.create",
+        experiment: crate::experiments::spawn::Create::ID,
         runtime: "os",
         params: &[("kind", "process")],
         pick: Pick::Only,
@@ -82,7 +83,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "fiber switch round trip",
-        experiment: "sched.switch",
+        experiment: crate::experiments::sched::Switch::ID,
         runtime: "fiber-asm",
         params: &[],
         pick: Pick::Only,
@@ -90,7 +91,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "tokio task spawn + join",
-        experiment: "spawn.create",
+        experiment: crate::experiments::spawn::Create::ID,
         runtime: "tokio",
         params: &[("kind", "task")],
         pick: Pick::Only,
@@ -98,7 +99,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "pipe round trip, 8 B",
-        experiment: "msg.ipc",
+        experiment: crate::experiments::msg::Ipc::ID,
         runtime: "os",
         params: &[("transport", "pipe"), ("payload", "8")],
         pick: Pick::OtherCpu,
@@ -106,7 +107,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "cache line, core to core, one way",
-        experiment: "mem.c2c",
+        experiment: crate::experiments::mem::C2c::ID,
         runtime: "os",
         params: &[("op", "cas")],
         pick: Pick::Only,
@@ -114,7 +115,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "contended atomic add",
-        experiment: "sync.faa",
+        experiment: crate::experiments::sync::Faa::ID,
         runtime: "os",
         params: &[("impl", "hw"), ("variable", "shared")],
         pick: Pick::MostThreads,
@@ -122,7 +123,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "barrier episode (spin barrier)",
-        experiment: "sync.barrier",
+        experiment: crate::experiments::sync::Barrier::ID,
         runtime: "os",
         params: &[("impl", "spin")],
         pick: Pick::MostThreads,
@@ -157,14 +158,21 @@ fn matches(p: &PointRecord, key: &KeyCost) -> bool {
         && key.params.iter().all(|(k, v)| p.spec.param(k) == Some(*v))
 }
 
+/// The team size of a point whose experiment has a `threads` parameter (`sync.faa`, `sync.barrier`, …).
+fn threads(p: &PointRecord) -> Option<u64> {
+    #[derive(serde::Deserialize)]
+    struct Team {
+        threads: Option<u64>,
+    }
+    p.spec.params_as::<Team>().ok()?.threads
+}
+
 fn find<'a>(record: &'a RunRecord, key: &KeyCost) -> Option<&'a PointRecord> {
     let mut candidates = record.points.iter().filter(|p| matches(p, key));
     match key.pick {
         Pick::Only => candidates.next(),
-        Pick::MostThreads => {
-            candidates.max_by_key(|p| p.spec.param("threads").and_then(|t| t.parse::<u64>().ok()).unwrap_or(0))
-        }
-        Pick::OtherCpu => candidates.find(|p| p.spec.param("placement").is_some_and(|pl| pl != "same_cpu")),
+        Pick::MostThreads => candidates.max_by_key(|p| threads(p).unwrap_or(0)),
+        Pick::OtherCpu => candidates.find(|p| p.spec.placement_param().is_some_and(|pl| pl != Placement::SameCpu)),
     }
 }
 
@@ -181,11 +189,11 @@ fn show(key: &KeyCost, point: Option<&PointRecord>) -> Headline {
     };
     let s = &p.summary;
     let mut detail = Vec::new();
-    if let Some(t) = p.spec.param("threads") {
+    if let Some(t) = threads(p) {
         detail.push(format!("{t} threads"));
     }
-    if let Some(pl) = p.spec.param("placement").filter(|_| matches!(key.pick, Pick::OtherCpu)) {
-        detail.push(pl.replace('_', " "));
+    if let Some(pl) = p.spec.placement_param().filter(|_| matches!(key.pick, Pick::OtherCpu)) {
+        detail.push(pl.name().replace('_', " "));
     }
     if key.scale != 1.0 {
         detail.push("half the round trip".into());

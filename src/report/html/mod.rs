@@ -9,8 +9,6 @@ mod compare;
 mod curves;
 mod figures;
 mod headline;
-mod markdown;
-mod plot;
 
 pub use compare::compare_html;
 
@@ -168,7 +166,7 @@ fn tables(record: &RunRecord) -> Vec<TableSection> {
             (!md.trim().is_empty()).then(|| TableSection {
                 id: format!("table-{}", s.key),
                 title: s.title.into(),
-                html: markdown::to_html(&md),
+                html: crate::render::markdown::to_html(&md),
             })
         })
         .collect()

@@ -3,22 +3,24 @@
 //! exact routine over intervals up to 1 µs … 1 year at this machine's counter rate, then the goals of
 //! the recommended fast path.
 
-use super::table::new_table;
+use crate::experiments::Section;
+use crate::render::new_table;
 use comfy_table::{Cell, CellAlignment};
 
-use super::{format_ns, Format};
 use crate::clock::convert::{Direction, Routine, RANGES};
+use crate::experiments::clock::{ConvertParams, ConvertResult};
 use crate::record::{PointRecord, PointSpec, RunRecord};
+use crate::render::Format;
+use crate::units::format_ns;
 
-const EXPERIMENT: &str = "clock.convert";
+const EXPERIMENT: &str = crate::experiments::clock::Convert::ID;
 
 /// The recommended fast path's cost goal per conversion (ns).
 const FAST_PATH_GOAL_NS: f64 = 2.0;
 
 fn is_row(spec: &PointSpec, routine: Routine, direction: Direction) -> bool {
     spec.experiment == EXPERIMENT
-        && spec.param("routine") == Some(routine.name())
-        && spec.param("direction") == Some(direction.name())
+        && spec.params_as::<ConvertParams>().is_ok_and(|p| (p.routine, p.direction) == (routine, direction))
 }
 
 fn point(record: &RunRecord, routine: Routine, direction: Direction) -> Option<&PointRecord> {
@@ -34,9 +36,9 @@ fn format_error(v: f64) -> String {
     }
 }
 
-/// The worst error of `p` over `range_key` (e.g. `1h`) at this machine's rate, from `extra`.
+/// The worst error of `p` over `range_key` (e.g. `1h`) at this machine's rate, from its result.
 fn max_error(p: &PointRecord, direction: Direction, range_key: &str) -> Option<f64> {
-    p.extra.get(&format!("max_error_{}_{range_key}", direction.output_unit())).copied()
+    p.result_as::<ConvertResult>().ok()?.max_error(direction, range_key)
 }
 
 /// The table, its footnotes and the fast-path goal lines; empty when the record has no `clock.convert`
@@ -46,7 +48,12 @@ pub fn convert_table(record: &RunRecord, format: Format) -> String {
     if !any.clone().any(|s| s.experiment == EXPERIMENT) {
         return String::new();
     }
-    let hz = record.points.iter().find(|p| p.spec.experiment == EXPERIMENT).and_then(|p| p.extra.get("hz"));
+    let hz = record
+        .points
+        .iter()
+        .find(|p| p.spec.experiment == EXPERIMENT)
+        .and_then(|p| p.result_as::<ConvertResult>().ok())
+        .map(|r| r.hz);
     let mut table = new_table(format);
     let mut header = vec!["routine".to_string(), "direction (error unit)".into(), "per conversion".into()];
     header.extend(RANGES.iter().map(|r| format!("≤ {}", r.label)));
@@ -127,6 +134,15 @@ fn goals(record: &RunRecord) -> String {
     }
     out
 }
+
+/// The report's `convert` section (docs/ARCHITECTURE.md "Renderers").
+pub const SECTION: Section = Section {
+    key: "convert",
+    title: "Seed 002 conversion table: cost and worst error by routine",
+    about: "seed 002's conversion table: cost and worst error per range of each tick↔ns routine",
+    position: 30,
+    render: convert_table,
+};
 
 #[cfg(test)]
 mod tests {

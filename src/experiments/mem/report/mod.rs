@@ -7,9 +7,11 @@ mod c2c;
 mod contention;
 mod fairness;
 mod remote;
+pub(crate) mod shares;
 
-use super::Format;
+use crate::experiments::Section;
 use crate::record::RunRecord;
+use crate::render::Format;
 
 /// The `mem` section: every part that has points, one blank line apart.
 pub fn mem_tables(record: &RunRecord, format: Format) -> String {
@@ -21,3 +23,12 @@ pub fn mem_tables(record: &RunRecord, format: Format) -> String {
     ];
     parts.into_iter().filter(|p| !p.is_empty()).collect::<Vec<_>>().join("\n")
 }
+
+/// The report's `mem` section (docs/ARCHITECTURE.md "Renderers").
+pub const SECTION: Section = Section {
+    key: "mem",
+    title: "Seed 001 §3–4: what sharing memory costs — core-to-core matrix, contention, fairness, remote access",
+    about: "seed 001's memory tables: the core-to-core heat map by placement class, Fig. 1–2 with fits, Tables 2 and 3",
+    position: 70,
+    render: mem_tables,
+};

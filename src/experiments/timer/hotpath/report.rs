@@ -2,14 +2,17 @@
 //! base and start mode with the tick↔ns conversions its hot path needs and, beside them, the time that
 //! hot path took here. Read from `timer.hotpath` points only.
 
-use super::table::new_table;
+use crate::experiments::Section;
+use crate::render::new_table;
 use comfy_table::{Cell, CellAlignment};
 
-use super::{format_ns, Format};
+use crate::experiments::timer::{HotPathParams, HotPathResult};
 use crate::record::{PointRecord, PointSpec, RunRecord};
-use crate::runtimes::timerq::{Scenario, StartMode, TimeBaseKind, COUNT_COLUMNS, COUNT_EXTRA_KEYS};
+use crate::render::Format;
+use crate::runtimes::timerq::{Scenario, StartMode, TimeBaseKind, COUNT_COLUMNS};
+use crate::units::format_ns;
 
-const EXPERIMENT: &str = "timer.hotpath";
+const EXPERIMENT: &str = crate::experiments::timer::HotPath::ID;
 
 /// 002's row label: `TSC-based`, `ns-based+ABS`, …
 fn row_label(base: TimeBaseKind, start: StartMode) -> String {
@@ -21,9 +24,9 @@ fn row_label(base: TimeBaseKind, start: StartMode) -> String {
 
 fn is_row(spec: &PointSpec, scenario: Scenario, base: TimeBaseKind, start: StartMode) -> bool {
     spec.experiment == EXPERIMENT
-        && spec.param("scenario") == Some(scenario.name())
-        && spec.param("time_base") == Some(base.name())
-        && spec.param("start") == Some(start.name())
+        && spec
+            .params_as::<HotPathParams>()
+            .is_ok_and(|p| (p.scenario, p.time_base, p.start) == (scenario, base, start))
 }
 
 /// A count as 002 prints it: whole numbers bare, fractions (a coarse counter) with two decimals.
@@ -37,11 +40,10 @@ fn count_text(v: f64) -> String {
 
 /// The count cells of a measured row: ours, and 002's in brackets where they differ.
 fn count_cells(point: &PointRecord, seed: Option<[u64; COUNT_COLUMNS.len()]>) -> Vec<String> {
-    COUNT_EXTRA_KEYS
-        .iter()
-        .enumerate()
-        .map(|(i, key)| match point.extra.get(*key) {
-            Some(&v) => match seed {
+    let counts = point.result_as::<HotPathResult>().ok().map(|r| r.counts());
+    (0..COUNT_COLUMNS.len())
+        .map(|i| match counts.map(|c| c[i]) {
+            Some(v) => match seed {
                 Some(s) if s[i] as f64 != v => format!("{} (002: {})", count_text(v), s[i]),
                 _ => count_text(v),
             },
@@ -94,8 +96,8 @@ fn scenario_table(record: &RunRecord, scenario: Scenario, format: Format, footno
                 cells.extend(count_cells(p, seed).into_iter().map(right));
                 let s = &p.summary;
                 cells.push(right(format!("{} ±{}", format_ns(s.median), format_ns(s.ci_half_width()))));
-                if let Some(&total) = p.extra.get(COUNT_EXTRA_KEYS[0]) {
-                    fewest.push((label.clone(), total));
+                if let Ok(result) = p.result_as::<HotPathResult>() {
+                    fewest.push((label.clone(), result.conversions_per_op));
                 }
                 fastest.push((label, s.median));
             } else if let Some(s) = record.skipped.iter().find(|s| is_row(&s.spec, scenario, base, start)) {
@@ -145,6 +147,15 @@ fn right(text: String) -> Cell {
     Cell::new(text).set_alignment(CellAlignment::Right)
 }
 
+/// The report's `timers` section (docs/ARCHITECTURE.md "Renderers").
+pub const SECTION: Section = Section {
+    key: "timers",
+    title: "Seed 002 timer tables: conversions and time per hot-path operation",
+    about: "seed 002's timer tables: conversions per hot-path operation and the time measured",
+    position: 40,
+    render: timers_table,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,7 +164,8 @@ mod tests {
 
     fn hotpath(scenario: &str, base: &str, start: &str, median: f64, counts: [f64; 6]) -> PointRecord {
         let mut p = point(EXPERIMENT, "os", &[("scenario", scenario), ("time_base", base), ("start", start)], median);
-        p.extra = COUNT_EXTRA_KEYS.iter().map(|k| k.to_string()).zip(counts).collect();
+        p.extra = crate::runtimes::timerq::COUNT_EXTRA_KEYS.iter().map(|k| k.to_string()).zip(counts).collect();
+        p.extra.insert("fired_per_op".into(), 1.0);
         p
     }
 

@@ -6,9 +6,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
 
-use super::curves::{Curve, CurvePoint};
+use super::curve::{Curve, CurvePoint};
 use crate::record::{Distribution, Matrix};
-use crate::report::format_ns;
+use crate::units::format_ns;
 
 /// Width and height of a curve, histogram or bar chart (px; the page scales it to its column).
 const CHART: (u32, u32) = (640, 420);
@@ -513,7 +513,7 @@ pub fn bars_svg(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::html::curves::{Mark, Series};
+    use crate::render::curve::{Mark, Series};
 
     fn curve(log: bool) -> Curve {
         let points = [1.0, 10.0, 1000.0].map(|x| CurvePoint { x, median: x * 2.0, ci_low: x * 1.9, ci_high: x * 2.1 });

@@ -2,13 +2,15 @@
 //! medians with the half-width of their 95% CI, and how each runtime compares with `fiber-asm` on the
 //! rows whose cost is dominated by switching.
 
-use super::table::new_table;
+use crate::experiments::Section;
+use crate::render::new_table;
 use comfy_table::{Cell, CellAlignment};
 
-use super::{format_ns, Format};
-use crate::analysis::table004::{matches, ROWS};
+use super::primitive_rows::{matches, ROWS};
 use crate::record::{RatioCi, RunRecord, RuntimeComparison};
+use crate::render::Format;
 use crate::runtimes::column_rank;
+use crate::units::format_ns;
 
 /// The runtimes the record has anything for, seed 004's columns first.
 fn columns(record: &RunRecord) -> Vec<String> {
@@ -101,6 +103,15 @@ fn ratio_digits(x: f64) -> String {
     }
 }
 
+/// The report's `primitives` section (docs/ARCHITECTURE.md "Renderers").
+pub const PRIMITIVES: Section = Section {
+    key: "primitives",
+    title: "Seed 004 timing table: primitives by runtime",
+    about: "seed 004's timing table: rows of primitives, one column per runtime",
+    position: 10,
+    render: primitives_table,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,7 +121,7 @@ mod tests {
     #[test]
     fn rows_columns_footnotes_and_comparison() {
         let mut record = sample_record();
-        record.points = crate::analysis::table004::ucontext_vs_asm_points();
+        record.points = crate::analysis::runtime_comparisons::ucontext_vs_asm_points();
         record.points.extend([
             point("spawn.create", "os", &[("kind", "process")], 1e5),
             point("spawn.create", "os", &[("kind", "thread")], 3e4),

@@ -5,10 +5,11 @@
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement};
 
+use crate::experiments::mem::C2cParams;
 use crate::record::{LabelledTable, Matrix, PointRecord, RunRecord};
-use crate::report::matrix::{format_number, render_matrix, MAX_TERMINAL_COLUMNS};
-use crate::report::table::new_table;
-use crate::report::Format;
+use crate::render::matrix::{format_number, render_matrix, MAX_TERMINAL_COLUMNS};
+use crate::render::new_table;
+use crate::render::Format;
 
 /// The shades, lightest (fastest) first.
 pub const SHADES: [char; 5] = [' ', '░', '▒', '▓', '█'];
@@ -17,14 +18,15 @@ pub const MAX_COMPACT_COLUMNS: usize = 128;
 
 /// Every `mem.c2c` point: heading, heat map, legend, class table. Empty when there is none.
 pub fn render(record: &RunRecord, format: Format) -> String {
-    let points: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == "mem.c2c").collect();
+    let points: Vec<&PointRecord> =
+        record.points.iter().filter(|p| p.spec.experiment == crate::experiments::mem::C2c::ID).collect();
     let mut out = String::new();
     for p in points {
         let Some(rtt) = p.details.matrices.get("rtt") else { continue };
         if !out.is_empty() {
             out += "\n";
         }
-        let op = p.spec.param("op").unwrap_or("?");
+        let op = p.spec.params_as::<C2cParams>().map_or("?", |q| q.op.name());
         out += &match format {
             Format::Table => heat_map(&format!("mem.c2c op:{op}"), rtt),
             Format::Md => render_matrix(&p.name, "rtt", rtt, Format::Md),

@@ -4,15 +4,20 @@
 //! and placement: the bare socket (transport), the rest (framing, protocol and runtime), and what cold caches
 //! add (the seed's unaccounted cycles). Everything is read from the record; nothing is computed here.
 
+use crate::experiments::Section;
 use comfy_table::{Cell, CellAlignment};
 
-use super::table::new_table;
-use super::{format_ns, Format};
+use crate::experiments::msg::IpcParams;
 use crate::experiments::rpc::accounting::{COLUMNS, TABLE_KEY};
+use crate::experiments::rpc::{FloorResult, MethodsParams, Transport};
 use crate::record::{PointRecord, PointSpec, RunRecord};
+use crate::render::new_table;
+use crate::render::Format;
+use crate::runtimes::os::ipc::Transport as IpcTransport;
+use crate::units::format_ns;
 
-const METHODS: &str = "rpc.methods";
-const FLOOR: &str = "rpc.floor";
+const METHODS: &str = crate::experiments::rpc::Methods::ID;
+const FLOOR: &str = crate::experiments::rpc::Floor::ID;
 
 /// The seed's header: time (ms) client/server, % time client/server, calls, µs per call client/server, delta.
 const HEADER: [&str; 9] = [
@@ -43,15 +48,19 @@ fn is_rpc(spec: &PointSpec) -> bool {
     spec.experiment == METHODS || spec.experiment == FLOOR
 }
 
+/// A point's transport, typed (both experiments' parameters have it).
+fn transport(spec: &PointSpec) -> Option<Transport> {
+    spec.params_as::<MethodsParams>().ok().map(|p| p.transport)
+}
+
 /// "unix socket, same_cpu": what a point's transport and placement are.
 fn heading(spec: &PointSpec) -> String {
-    let transport = match spec.param("transport") {
-        Some("unix") => "UNIX socket",
-        Some("tcp") => "TCP loopback",
-        Some(other) => other,
+    let transport = match transport(spec) {
+        Some(Transport::Unix) => "UNIX socket",
+        Some(Transport::Tcp) => "TCP loopback",
         None => "?",
     };
-    format!("{transport}, {}", spec.param("placement").unwrap_or("?"))
+    format!("{transport}, {}", spec.placement_param().map_or("?", |p| p.name()))
 }
 
 /// The rpc section: one table per `rpc.methods` point with its reconciliation, then the `rpc.floor` points
@@ -61,9 +70,8 @@ pub fn rpc_tables(record: &RunRecord, format: Format) -> String {
     if !record.points.iter().any(|p| is_rpc(&p.spec)) && !record.skipped.iter().any(|s| is_rpc(&s.spec)) {
         return String::new();
     }
-    let same_pair = |a: &PointSpec, b: &PointSpec| {
-        a.param("transport") == b.param("transport") && a.param("placement") == b.param("placement")
-    };
+    let same_pair =
+        |a: &PointSpec, b: &PointSpec| transport(a) == transport(b) && a.placement_param() == b.placement_param();
     let floors: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == FLOOR).collect();
     let mut out = String::new();
     for p in record.points.iter().filter(|p| p.spec.experiment == METHODS) {
@@ -124,35 +132,36 @@ fn method_table(p: &PointRecord, format: Format) -> String {
 }
 
 /// The `msg.ipc` transport that carries an `rpc.*` transport's bytes without RPC.
-fn ipc_transport(rpc_transport: &str) -> Option<&'static str> {
+fn ipc_transport(rpc_transport: Transport) -> IpcTransport {
     match rpc_transport {
-        "unix" => Some("unix_stream"),
-        "tcp" => Some("tcp"),
-        _ => None,
+        Transport::Unix => IpcTransport::UnixStream,
+        Transport::Tcp => IpcTransport::Tcp,
     }
 }
 
 /// Seed 003's ping-pong beside the floor: `msg.ipc`'s round trip on the same transport and placement at
 /// the largest payload not above the request's size (else the smallest), or nothing without one.
 fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
-    let Some(transport) = floor.spec.param("transport").and_then(ipc_transport) else { return String::new() };
-    let request = floor.extra.get("request_bytes").copied().unwrap_or(0.0);
+    let Some(transport) = transport(&floor.spec).map(ipc_transport) else { return String::new() };
+    let request = floor.result_as::<FloorResult>().map_or(0.0, |r| r.request_bytes);
     let mut candidates: Vec<(f64, &PointRecord)> = record
         .points
         .iter()
         .filter(|p| {
-            p.spec.experiment == "msg.ipc"
-                && p.spec.param("transport") == Some(transport)
-                && p.spec.param("placement") == floor.spec.param("placement")
+            p.spec.experiment == crate::experiments::msg::Ipc::ID
+                && p.spec.placement_param() == floor.spec.placement_param()
         })
-        .filter_map(|p| Some((p.spec.param("payload")?.parse::<f64>().ok()?, p)))
+        .filter_map(|p| {
+            p.spec.params_as::<IpcParams>().ok().filter(|q| q.transport == transport).map(|q| (q.payload as f64, p))
+        })
         .collect();
     candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
     let chosen = candidates.iter().rev().find(|(bytes, _)| *bytes <= request).or(candidates.first());
     chosen.map_or_else(String::new, |(bytes, p)| {
         format!(
-            "ping-pong (msg.ipc, {transport}, {bytes:.0} B each way): {} ±{}, the round trip below any call on this \
+            "ping-pong (msg.ipc, {}, {bytes:.0} B each way): {} ±{}, the round trip below any call on this \
              transport\n",
+            transport.name(),
             format_ns(p.summary.median),
             format_ns(p.summary.ci_half_width())
         )
@@ -161,29 +170,40 @@ fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
 
 /// What one `rpc.floor` point says the delta is made of: two lines, from its extras and its median.
 fn reconciliation(f: &PointRecord) -> String {
-    let x = |key: &str| f.extra.get(key).copied().unwrap_or(f64::NAN);
-    let bytes = |key: &str| f.extra.get(key).map_or_else(|| "?".to_string(), |b| format!("{b:.0} B"));
+    let r = f.result_as::<FloorResult>().ok();
+    let x = |field: fn(&FloorResult) -> Option<f64>| r.as_ref().and_then(field).unwrap_or(f64::NAN);
+    let bytes =
+        |field: fn(&FloorResult) -> f64| r.as_ref().map_or_else(|| "?".to_string(), |r| format!("{:.0} B", field(r)));
     let s = &f.summary;
     let hot = format!(
         "object discard's delta, hot: {}; transport {} ±{} (bare socket round trip, {} out, {} back); framing, \
          protocol and runtime {} (delta − bare socket)\n",
-        format_ns(x("grpc_hot_delta_ns")),
+        format_ns(x(|r| r.grpc_hot_delta_ns)),
         format_ns(s.median),
         format_ns(s.ci_half_width()),
-        bytes("request_bytes"),
-        bytes("reply_bytes"),
-        format_ns(x("framing_runtime_ns")),
+        bytes(|r| r.request_bytes),
+        bytes(|r| r.reply_bytes),
+        format_ns(x(|r| Some(r.framing_runtime_ns))),
     );
     let cold = format!(
         "cold (both processes streamed {:.0} MiB through their caches before each call): delta {}; cold − hot {} \
          (seed 003's unaccounted cycles); bare socket cold − hot {}\n",
-        x("evict_bytes") / (1 << 20) as f64,
-        format_ns(x("grpc_cold_delta_ns")),
-        format_ns(x("cold_minus_hot_ns")),
-        format_ns(x("bare_cold_minus_hot_ns")),
+        x(|r| Some(r.evict_bytes)) / (1 << 20) as f64,
+        format_ns(x(|r| r.grpc_cold_delta_ns)),
+        format_ns(x(|r| Some(r.cold_minus_hot_ns))),
+        format_ns(x(|r| Some(r.bare_cold_minus_hot_ns))),
     );
     hot + &cold
 }
+
+/// The report's `rpc` section (docs/ARCHITECTURE.md "Renderers").
+pub const SECTION: Section = Section {
+        key: "rpc",
+        title: "Seed 003 table: RPC time per method, client vs. server, and what the delta is made of",
+        about: "seed 003's per-method RPC table (rpc.methods) with its delta split into transport, framing and cold caches (rpc.floor)",
+        position: 60,
+        render: rpc_tables,
+    };
 
 #[cfg(test)]
 mod tests {
@@ -212,17 +232,25 @@ mod tests {
     fn floor_point(transport: &str, placement: &str) -> PointRecord {
         let mut p =
             point(FLOOR, "os", &[("transport", transport), ("evict_mib", "64"), ("placement", placement)], 9_000.0);
-        let extras = [
-            ("grpc_hot_delta_ns", 28_000.0),
-            ("framing_runtime_ns", 19_000.0),
-            ("grpc_cold_delta_ns", 41_000.0),
-            ("cold_minus_hot_ns", 13_000.0),
-            ("bare_cold_minus_hot_ns", 4_500.0),
-            ("request_bytes", 108.0),
-            ("reply_bytes", 18.0),
-            ("evict_bytes", 64.0 * (1 << 20) as f64),
-        ];
-        p.extra = extras.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let result = FloorResult {
+            grpc_hot_client_ns: Some(35_000.0),
+            grpc_hot_server_ns: Some(7_000.0),
+            grpc_hot_delta_ns: Some(28_000.0),
+            grpc_hot_calls: 100.0,
+            grpc_cold_client_ns: Some(50_000.0),
+            grpc_cold_server_ns: Some(9_000.0),
+            grpc_cold_delta_ns: Some(41_000.0),
+            grpc_cold_calls: 9.0,
+            transport_ns: 9_000.0,
+            framing_runtime_ns: 19_000.0,
+            bare_cold_ns: 13_500.0,
+            cold_minus_hot_ns: 13_000.0,
+            bare_cold_minus_hot_ns: 4_500.0,
+            request_bytes: 108.0,
+            reply_bytes: 18.0,
+            evict_bytes: 64.0 * (1 << 20) as f64,
+        };
+        p.extra = crate::record::result::to_extra(&result);
         p
     }
 

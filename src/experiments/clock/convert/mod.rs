@@ -1,6 +1,8 @@
 //! `clock.convert`: what a tick↔ns conversion costs with each routine, and how far each is from the
 //! exact result over intervals from 1 µs to 1 year (seed 002).
 
+mod report;
+
 use std::collections::BTreeMap;
 use std::hint::black_box;
 
@@ -14,6 +16,47 @@ const INPUTS: usize = 64;
 
 /// The rates of the accuracy table besides this machine's: 1 GHz and 4 GHz.
 const OTHER_RATES: [(&str, u64); 2] = [("1 GHz", 1_000_000_000), ("4 GHz", 4_000_000_000)];
+
+/// What a `clock.convert` point reports beside its median (its `extra`): the rate converted at, the
+/// routine's constants and overflow point at that rate, quanta's own calibration, and the worst error per
+/// range of [`RANGES`].
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ConvertResult {
+    /// The counter rate the routine was prepared for: this machine's (Hz).
+    pub hz: f64,
+    /// The largest input the routine takes at this rate, when it has a limit.
+    pub max_input: Option<f64>,
+    /// The first input whose result overflows, when there is one.
+    pub overflow_input: Option<f64>,
+    /// That input in seconds.
+    pub overflow_s: Option<f64>,
+    /// The rate quanta calibrated for itself (quanta only, when it uses the TSC).
+    pub quanta_implied_hz: Option<f64>,
+    /// quanta's rate against the harness's (ppm; when both read the TSC).
+    pub quanta_vs_harness_ppm: Option<f64>,
+    /// The routine's own constants by name (`kernel_mult`, `llmulshft_shift`, …: each routine has its own) and
+    /// the worst errors, `max_error_<unit>_<range>` ([`ConvertResult::max_error`]).
+    #[serde(flatten)]
+    pub by_name: BTreeMap<String, f64>,
+}
+
+impl ConvertResult {
+    /// The name of a worst error in [`ConvertResult::by_name`]: `max_error_ns_1h` (tick→ns) or
+    /// `max_error_ticks_1h` (ns→tick).
+    fn max_error_name(direction: Direction, range_key: &str) -> String {
+        format!("max_error_{}_{range_key}", direction.output_unit())
+    }
+
+    /// The worst error over the range `range_key` (e.g. `1h`, [`RANGES`]), in the direction's output unit.
+    pub fn max_error(&self, direction: Direction, range_key: &str) -> Option<f64> {
+        self.by_name.get(&Self::max_error_name(direction, range_key)).copied()
+    }
+
+    /// Sets [`ConvertResult::max_error`].
+    fn set_max_error(&mut self, direction: Direction, range_key: &str, value: f64) {
+        self.by_name.insert(Self::max_error_name(direction, range_key), value);
+    }
+}
 
 /// Seed 002's benchmark for today: each routine converts a precomputed array of 64 varied inputs in a
 /// loop (throughput of independent conversions, each result kept with `black_box`), against the same
@@ -30,9 +73,9 @@ const OTHER_RATES: [(&str, u64); 2] = [("1 GHz", 1_000_000_000), ("4 GHz", 4_000
 /// and 4 GHz: `details.tables["max_error"]` (found) and `["error_bound"]` (analytic), and the machine
 /// `clock.convert`'s parameters.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-struct Params {
-    routine: Routine,
-    direction: Direction,
+pub struct Params {
+    pub routine: Routine,
+    pub direction: Direction,
 }
 
 crate::record::params::param_enum!(Routine);
@@ -41,10 +84,19 @@ crate::record::params::param_enum!(Direction);
 /// row again in `extra` as `max_error_ns_<range>` (tick→ns) or `max_error_ticks_<range>` (ns→tick).
 pub struct Convert;
 
+impl Convert {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "clock.convert";
+}
+
 impl Experiment for Convert {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "clock.convert",
+            id: Convert::ID,
             summary: "tick↔ns conversion routines: ns per conversion (identity loop subtracted), worst error per range",
             source:
                 "seed 002 (conversion routines benchmarked with loop overhead compensated; accuracy for long intervals)",
@@ -76,33 +128,31 @@ impl Experiment for Convert {
         let hz = (h.clock.hz.round() as u64).max(1);
         let inputs = timing_inputs();
         let mut notes = Vec::new();
-        let mut extra = BTreeMap::new();
-        extra.insert("hz".to_string(), hz as f64);
+        let mut result = ConvertResult { hz: hz as f64, ..ConvertResult::default() };
         if h.clock.kind == crate::clock::TimeSourceKind::ClockMonotonicRaw {
             notes.push("the time source is clock_gettime, whose ticks are ns: \"this machine\" is 1 GHz here".into());
         }
         let measurement = if routine == Routine::Quanta {
             let peer = QuantaPeer::new();
-            quanta_notes(&peer, h, &mut notes, &mut extra);
+            quanta_notes(&peer, h, &mut notes, &mut result);
             timed(h, &inputs, |x| peer.ticks_to_ns(x))
         } else {
             let p = Prepared::new(routine, direction, hz).map_err(|e| anyhow::anyhow!("{}: {e}", spec.name()))?;
-            describe_machine_rate(&p, &mut extra);
+            describe_machine_rate(&p, &mut result);
             timed_prepared(h, &p, &inputs)
         };
         let mut details = Details::default();
         if routine != Routine::Quanta {
             let (found, bound) = accuracy_tables(routine, direction, hz);
-            let unit = direction.output_unit();
             for (range, cell) in RANGES.iter().zip(&found.rows[0].1) {
                 if let Some(v) = cell {
-                    extra.insert(format!("max_error_{unit}_{}", range.key), *v);
+                    result.set_max_error(direction, range.key, *v);
                 }
             }
             details.tables.insert("max_error".into(), found);
             details.tables.insert("error_bound".into(), bound);
         }
-        Ok(Outcome { measurement, notes, extra, details })
+        Ok(Outcome { measurement, notes, extra: BTreeMap::new(), details }.with_result(&result))
     }
 }
 
@@ -156,36 +206,36 @@ fn timed_prepared(h: &Harness, p: &Prepared, inputs: &[u64; INPUTS]) -> Measurem
     }
 }
 
-/// The routine's constants and overflow point at this machine's rate, into `extra`.
-fn describe_machine_rate(p: &Prepared, extra: &mut BTreeMap<String, f64>) {
+/// The routine's constants and overflow point at this machine's rate, into `result`.
+fn describe_machine_rate(p: &Prepared, result: &mut ConvertResult) {
     for (key, value) in p.constants() {
-        extra.insert(key.into(), value);
+        result.by_name.insert(key.into(), value);
     }
     if p.max_input() < u64::MAX {
-        extra.insert("max_input".into(), p.max_input() as f64);
+        result.max_input = Some(p.max_input() as f64);
     }
     if let Some(x) = p.overflow_input() {
         let per_second = match p.direction {
             Direction::TickToNs => p.hz,
             Direction::NsToTick => NS_PER_S,
         };
-        extra.insert("overflow_input".into(), x as f64);
-        extra.insert("overflow_s".into(), x as f64 / per_second as f64);
+        result.overflow_input = Some(x as f64);
+        result.overflow_s = Some(x as f64 / per_second as f64);
     }
 }
 
 /// What quanta's own calibration says, beside the harness's.
-fn quanta_notes(peer: &QuantaPeer, h: &Harness, notes: &mut Vec<String>, extra: &mut BTreeMap<String, f64>) {
+fn quanta_notes(peer: &QuantaPeer, h: &Harness, notes: &mut Vec<String>, result: &mut ConvertResult) {
     if peer.is_identity() {
         notes.push("quanta found no invariant TSC and uses its monotonic clock: its conversion is the identity".into());
         return;
     }
     let implied = peer.implied_hz();
-    extra.insert("quanta_implied_hz".into(), implied);
+    result.quanta_implied_hz = Some(implied);
     // Both calibrate the same TSC only when the harness reads the TSC too.
     let versus = if h.clock.kind == crate::clock::TimeSourceKind::Tsc {
         let ppm = (implied / h.clock.hz - 1.0) * 1e6;
-        extra.insert("quanta_vs_harness_ppm".into(), ppm);
+        result.quanta_vs_harness_ppm = Some(ppm);
         format!(", {ppm:+.1} ppm from the harness's")
     } else {
         String::new()

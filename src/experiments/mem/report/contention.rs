@@ -7,10 +7,11 @@ use std::collections::BTreeSet;
 
 use comfy_table::{Cell, CellAlignment};
 
-use crate::experiments::mem::{Op, X_VALUES};
+use crate::experiments::mem::{ContentionParams, MixParams, Op, X_VALUES};
 use crate::record::{FitRecord, PointRecord, RunRecord};
-use crate::report::table::new_table;
-use crate::report::{format_ns, Format};
+use crate::render::new_table;
+use crate::render::Format;
+use crate::units::format_ns;
 
 /// Fig. 1 then Fig. 2, one blank line apart; each empty without its experiment's points, so empty when the
 /// record has neither.
@@ -21,44 +22,47 @@ pub fn render(record: &RunRecord, format: Format) -> String {
 
 /// `mem.contention`: rows = threads, columns = store / atomic add (ns per access), then a fit per op.
 fn contention(record: &RunRecord, format: Format) -> String {
-    let points = of(record, "mem.contention");
+    let points = of(record, crate::experiments::mem::Contention::ID);
     if points.is_empty() {
         return String::new();
     }
+    let params = |p: &PointRecord| p.spec.params_as::<ContentionParams>().ok();
     let ops: Vec<Op> =
-        Op::ALL.into_iter().filter(|op| points.iter().any(|p| p.spec.param("op") == Some(op.name()))).collect();
+        Op::ALL.into_iter().filter(|op| points.iter().any(|p| params(p).is_some_and(|q| q.op == *op))).collect();
     let columns: Vec<(String, &str)> = ops.iter().map(|op| (op.label().to_string(), op.name())).collect();
     let mut out =
         subheading("mem.contention: time per access to one shared line vs. threads (seed 001 Fig. 1)", format);
-    out += &threads_table(&points, "op", &columns, format);
+    out +=
+        &threads_table(&points, &|p| params(p).map(|q| (q.threads as u64, q.op.name().to_string())), &columns, format);
     out += "cells: median per access (store or atomic add, 100 in-line per iteration, empty loop subtracted) ± \
             half-width of its 95% CI; the slope b is what each added writer adds to every access (the seed's bus \
             served one access at a time: a line)\n";
-    out += &formulas(record, "mem.contention", "op", &columns, format);
+    out += &formulas(record, crate::experiments::mem::Contention::ID, "op", &columns, format);
     out
 }
 
 /// `mem.mix`: rows = threads, columns = x (ns per block of 100 operations), then a fit per x.
 fn mix(record: &RunRecord, format: Format) -> String {
-    let points = of(record, "mem.mix");
+    let points = of(record, crate::experiments::mem::Mix::ID);
     if points.is_empty() {
         return String::new();
     }
+    let params = |p: &PointRecord| p.spec.params_as::<MixParams>().ok();
     let names: Vec<String> = X_VALUES.iter().map(u32::to_string).collect();
     let columns: Vec<(String, &str)> = names
         .iter()
-        .filter(|x| points.iter().any(|p| p.spec.param("x") == Some(x.as_str())))
+        .filter(|x| points.iter().any(|p| params(p).is_some_and(|q| q.x.to_string() == **x)))
         .map(|x| (format!("x = {x}"), x.as_str()))
         .collect();
     let mut out = subheading(
         "mem.mix: time per block of 100 operations, x of them shared writes, vs. threads (seed 001 Fig. 2)",
         format,
     );
-    out += &threads_table(&points, "x", &columns, format);
+    out += &threads_table(&points, &|p| params(p).map(|q| (q.threads as u64, q.x.to_string())), &columns, format);
     out += "cells: median per block (x stores to one line shared by all threads, 100 − x increments of a local \
             in memory, empty loop subtracted) ± half-width of its 95% CI; the slope b is what each added thread \
             costs a block: about nothing at x = 1, most at x = 100, where the block is Fig. 1's stores\n";
-    out += &formulas(record, "mem.mix", "x", &columns, format);
+    out += &formulas(record, crate::experiments::mem::Mix::ID, "x", &columns, format);
     out
 }
 
@@ -74,13 +78,13 @@ fn subheading(title: &str, format: Format) -> String {
     }
 }
 
-fn threads(p: &PointRecord) -> Option<u64> {
-    p.spec.param("threads").and_then(|v| v.parse().ok())
-}
+/// A point's team size and the value of its column parameter (the op, or x), from its typed parameters.
+type Place<'a> = &'a dyn Fn(&PointRecord) -> Option<(u64, String)>;
 
-/// Rows = every thread count of `points`, columns = `(label, value of key)`, cells = median ± CI
+/// Rows = every thread count of `points`, columns = `(label, column value)`, cells = median ± CI
 /// half-width with the point's flags, `—` where there is no point.
-fn threads_table(points: &[&PointRecord], key: &str, columns: &[(String, &str)], format: Format) -> String {
+fn threads_table(points: &[&PointRecord], place: Place, columns: &[(String, &str)], format: Format) -> String {
+    let threads = |p: &PointRecord| place(p).map(|(t, _)| t);
     let rows: BTreeSet<u64> = points.iter().filter_map(|p| threads(p)).collect();
     let mut table = new_table(format);
     let mut header = vec!["threads".to_string()];
@@ -89,7 +93,7 @@ fn threads_table(points: &[&PointRecord], key: &str, columns: &[(String, &str)],
     for k in rows {
         let mut row = vec![Cell::new(k)];
         for (_, value) in columns {
-            let p = points.iter().find(|p| threads(p) == Some(k) && p.spec.param(key) == Some(value));
+            let p = points.iter().find(|p| place(p).is_some_and(|(t, v)| t == k && v == *value));
             row.push(Cell::new(p.map_or_else(|| "—".to_string(), |p| cell(p))).set_alignment(CellAlignment::Right));
         }
         table.add_row(row);

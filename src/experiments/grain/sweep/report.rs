@@ -2,16 +2,18 @@
 //! into 1, 10, … tasks, one column pair per runtime, the best decade marked; the refined best count;
 //! and Fig. 7, each CPU's share of the tasks.
 
-use super::table::new_table;
+use crate::experiments::Section;
+use crate::render::new_table;
 use comfy_table::{Cell, CellAlignment};
 
-use super::{format_ns, Format};
-use crate::experiments::grain::tables;
+use crate::experiments::grain::{tables, SweepResult};
 use crate::record::{LabelledTable, PointRecord, RunRecord};
+use crate::render::Format;
 use crate::runtimes::column_rank;
+use crate::units::format_ns;
 
 /// The experiment this section reads.
-const EXPERIMENT: &str = "grain.sweep";
+const EXPERIMENT: &str = crate::experiments::grain::Sweep::ID;
 
 /// The value of `column` in the row labelled `label` of `table`.
 fn cell(table: &LabelledTable, label: &str, column: &str) -> Option<f64> {
@@ -83,7 +85,7 @@ fn elapsed_table(points: &[&PointRecord], format: Format) -> String {
         for p in points {
             let elapsed = p.details.tables.get(tables::SWEEP).and_then(|t| cell(t, &label, "min"));
             let speedup = p.details.tables.get(tables::SPEEDUP).and_then(|t| cell(t, &label, "speedup"));
-            let best = p.extra.get("best_decade_tasks").is_some_and(|&b| b == tasks as f64);
+            let best = p.result_as::<SweepResult>().ok().and_then(|r| r.best_decade_tasks) == Some(tasks as f64);
             row.push(right(match elapsed {
                 Some(e) => format!("{}{}", format_ns(e), if best { " *" } else { "" }),
                 None => "—".into(),
@@ -106,15 +108,16 @@ fn blank_after_table(format: Format) -> &'static str {
 
 /// "os: best 1900 tasks (refined: 13 counts tried) — 85.0 ms, 4.52× over one task (384 ms)".
 fn best_line(p: &PointRecord) -> String {
-    let get = |k: &str| p.extra.get(k).copied().unwrap_or(f64::NAN);
+    let r = p.result_as::<SweepResult>().ok();
+    let get = |field: fn(&SweepResult) -> f64| r.as_ref().map_or(f64::NAN, field);
     let tried = p.details.tables.get(tables::REFINE).map_or(0, |t| t.rows.len());
     format!(
         "{}: best {} tasks (refined: {tried} counts tried around the best decade) — {}, {:.2}× over one task ({})\n",
         p.spec.runtime,
-        get("best_tasks"),
-        format_ns(get("best_ns")),
-        get("speedup"),
-        format_ns(get("serial_ns")),
+        get(|r| r.best_tasks),
+        format_ns(get(|r| r.best_ns)),
+        get(|r| r.speedup),
+        format_ns(get(|r| r.serial_ns)),
     )
 }
 
@@ -137,6 +140,15 @@ fn share_table(share: &LabelledTable, format: Format) -> String {
     }
     format!("{table}\n{}", blank_after_table(format))
 }
+
+/// The report's `grain` section (docs/ARCHITECTURE.md "Renderers").
+pub const SECTION: Section = Section {
+    key: "grain",
+    title: "Seed 001 Table 4: granularity (grain.sweep)",
+    about: "seed 001's granularity table: elapsed time and speed-up per task count and runtime",
+    position: 110,
+    render: grain_table,
+};
 
 #[cfg(test)]
 mod tests {
@@ -172,6 +184,8 @@ mod tests {
             ("best_ns".into(), 85.005e9),
             ("speedup".into(), 4.52),
             ("serial_ns".into(), serial),
+            ("work_reads".into(), 1e6),
+            ("refine_evaluations".into(), 13.0),
         ]
         .into();
         p

@@ -3,23 +3,47 @@
 //! table per runtime, one column per variant), each with its fitted formulas below, as the seed gives
 //! "0.140 + 0.072·load".
 
-use super::table::{new_table, runtimes_of};
+use crate::experiments::runtimes_of;
+use crate::experiments::Section;
+use crate::render::new_table;
 use std::collections::BTreeSet;
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::{format_ns, Format};
 use crate::experiments::fits::too_few_points;
+use crate::experiments::sched::YieldParams;
+use crate::experiments::sync::OversubParams;
 use crate::record::{FitRecord, PointRecord, RunRecord};
+use crate::render::Format;
+use crate::runtimes::activity_barrier::{BarrierKind, Variant};
+use crate::units::format_ns;
 
 /// `sync.oversub`'s columns: (variant, barrier, label).
-const OVERSUB_COLUMNS: [(&str, Option<&str>, &str); 5] = [
-    ("just_spawn", None, "just spawn"),
-    ("spawn_sync", Some("yield"), "spawn & sync, yield"),
-    ("spawn_sync", Some("blocking"), "spawn & sync, blocking"),
-    ("just_sync", Some("yield"), "just sync, yield"),
-    ("just_sync", Some("blocking"), "just sync, blocking"),
+const OVERSUB_COLUMNS: [(Variant, Option<BarrierKind>, &str); 5] = [
+    (Variant::JustSpawn, None, "just spawn"),
+    (Variant::SpawnSync, Some(BarrierKind::Yield), "spawn & sync, yield"),
+    (Variant::SpawnSync, Some(BarrierKind::Blocking), "spawn & sync, blocking"),
+    (Variant::JustSync, Some(BarrierKind::Yield), "just sync, yield"),
+    (Variant::JustSync, Some(BarrierKind::Blocking), "just sync, blocking"),
 ];
+
+/// A barrier's parameter value, as a fit's series names it: `yield`, `blocking`.
+fn barrier_name(barrier: BarrierKind) -> &'static str {
+    match barrier {
+        BarrierKind::Yield => "yield",
+        BarrierKind::Blocking => "blocking",
+    }
+}
+
+/// A `sched.yield` point's parameters: CPUs and load.
+fn yield_params(p: &PointRecord) -> Option<YieldParams> {
+    p.spec.params_as().ok()
+}
+
+/// A `sync.oversub` point's parameters: variant, barrier, CPUs and activities.
+fn oversub_params(p: &PointRecord) -> Option<OversubParams> {
+    p.spec.params_as().ok()
+}
 
 /// Both tables with their formulas; empty when the record has neither `sched.yield` nor
 /// `sync.oversub` points.
@@ -30,7 +54,7 @@ pub fn seed001_tables(record: &RunRecord, format: Format) -> String {
         out += &subheading("sched.yield: time per yield round vs. load (seed 001 Fig. 3)", format);
         out += &yield_table;
     }
-    for runtime in runtimes_of(record, "sync.oversub") {
+    for runtime in runtimes_of(record, crate::experiments::sync::Oversub::ID) {
         let table = oversub(record, runtime, format);
         if !table.is_empty() {
             if !out.is_empty() {
@@ -51,10 +75,6 @@ fn subheading(title: &str, format: Format) -> String {
     }
 }
 
-fn numeric(p: &PointRecord, key: &str) -> Option<u64> {
-    p.spec.param(key).and_then(|v| v.parse().ok())
-}
-
 fn cell(p: Option<&PointRecord>) -> Cell {
     let text = p.map_or_else(|| "—".to_string(), |p| format_ns(p.summary.median));
     Cell::new(text).set_alignment(CellAlignment::Right)
@@ -68,15 +88,19 @@ fn formulas<'a>(fits: impl Iterator<Item = (String, &'a FitRecord)>, format: For
 
 /// Rows = load, columns = (runtime, CPUs), cells = median per round; then the `a + b·load` fits.
 fn yield_rounds(record: &RunRecord, format: Format) -> String {
-    let points: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == "sched.yield").collect();
+    let points: Vec<&PointRecord> =
+        record.points.iter().filter(|p| p.spec.experiment == crate::experiments::sched::Yield::ID).collect();
     if points.is_empty() {
         return String::new();
     }
-    let loads: BTreeSet<u64> = points.iter().filter_map(|p| numeric(p, "load")).collect();
+    let loads: BTreeSet<u64> = points.iter().filter_map(|p| Some(yield_params(p)?.load? as u64)).collect();
     let mut columns: Vec<(&str, u64)> = Vec::new();
-    for runtime in runtimes_of(record, "sched.yield") {
-        let cpus: BTreeSet<u64> =
-            points.iter().filter(|p| p.spec.runtime == runtime).filter_map(|p| numeric(p, "cpus")).collect();
+    for runtime in runtimes_of(record, crate::experiments::sched::Yield::ID) {
+        let cpus: BTreeSet<u64> = points
+            .iter()
+            .filter(|p| p.spec.runtime == runtime)
+            .filter_map(|p| Some(yield_params(p)?.cpus as u64))
+            .collect();
         columns.extend(cpus.into_iter().map(|c| (runtime, c)));
     }
     let mut table = new_table(format);
@@ -87,7 +111,9 @@ fn yield_rounds(record: &RunRecord, format: Format) -> String {
         let mut row = vec![Cell::new(load)];
         for (runtime, cpus) in &columns {
             let p = points.iter().copied().find(|p| {
-                p.spec.runtime == *runtime && numeric(p, "cpus") == Some(*cpus) && numeric(p, "load") == Some(*load)
+                p.spec.runtime == *runtime
+                    && yield_params(p)
+                        .is_some_and(|q| q.cpus as u64 == *cpus && q.load.map(|l| l as u64) == Some(*load))
             });
             row.push(cell(p));
         }
@@ -103,9 +129,14 @@ fn yield_rounds(record: &RunRecord, format: Format) -> String {
             .map_or(String::new(), |(_, v)| format!(", {v} {}", if v == "1" { "CPU" } else { "CPUs" }));
         format!("{runtime}{cpus}")
     };
-    let fits = record.fits.iter().filter(|f| f.experiment == "sched.yield").map(|f| (label(&f.runtime, &f.series), f));
+    let fits = record
+        .fits
+        .iter()
+        .filter(|f| f.experiment == crate::experiments::sched::Yield::ID)
+        .map(|f| (label(&f.runtime, &f.series), f));
     out += &formulas(fits, format);
-    let few = too_few_points(&record.points).into_iter().filter(|s| s.experiment == "sched.yield");
+    let few =
+        too_few_points(&record.points).into_iter().filter(|s| s.experiment == crate::experiments::sched::Yield::ID);
     out += &notes(few.map(|s| (label(&s.runtime, &s.series), s.note())), format);
     out
 }
@@ -119,16 +150,19 @@ fn notes(notes: impl Iterator<Item = (String, String)>, format: Format) -> Strin
 /// One runtime's `sync.oversub`: rows = activities, columns = variant and barrier; then the fits and,
 /// for each `spawn & sync` quadratic, how much of the largest point the quadratic term accounts for.
 fn oversub(record: &RunRecord, runtime: &str, format: Format) -> String {
-    let points: Vec<&PointRecord> =
-        record.points.iter().filter(|p| p.spec.experiment == "sync.oversub" && p.spec.runtime == runtime).collect();
+    let points: Vec<&PointRecord> = record
+        .points
+        .iter()
+        .filter(|p| p.spec.experiment == crate::experiments::sync::Oversub::ID && p.spec.runtime == runtime)
+        .collect();
     if points.is_empty() {
         return String::new();
     }
-    let is = |p: &PointRecord, (variant, barrier, _): (&str, Option<&str>, &str)| {
-        p.spec.param("variant") == Some(variant) && p.spec.param("barrier") == barrier
+    let is = |p: &PointRecord, (variant, barrier, _): (Variant, Option<BarrierKind>, &str)| {
+        oversub_params(p).is_some_and(|q| q.variant == variant && q.barrier == barrier)
     };
     let columns: Vec<_> = OVERSUB_COLUMNS.iter().copied().filter(|&c| points.iter().any(|p| is(p, c))).collect();
-    let activities: BTreeSet<u64> = points.iter().filter_map(|p| numeric(p, "activities")).collect();
+    let activities: BTreeSet<u64> = points.iter().filter_map(|p| Some(oversub_params(p)?.activities as u64)).collect();
     let mut table = new_table(format);
     let mut header = vec!["activities".to_string()];
     header.extend(columns.iter().map(|c| c.2.to_string()));
@@ -136,22 +170,33 @@ fn oversub(record: &RunRecord, runtime: &str, format: Format) -> String {
     for a in &activities {
         let mut row = vec![Cell::new(a)];
         for &c in &columns {
-            row.push(cell(points.iter().copied().find(|p| is(p, c) && numeric(p, "activities") == Some(*a))));
+            row.push(cell(
+                points
+                    .iter()
+                    .copied()
+                    .find(|p| is(p, c) && oversub_params(p).is_some_and(|q| q.activities as u64 == *a)),
+            ));
         }
         table.add_row(row);
     }
     let mut out = format!("{table}\n");
-    let fits: Vec<&FitRecord> =
-        record.fits.iter().filter(|f| f.experiment == "sync.oversub" && f.runtime == runtime).collect();
+    let fits: Vec<&FitRecord> = record
+        .fits
+        .iter()
+        .filter(|f| f.experiment == crate::experiments::sync::Oversub::ID && f.runtime == runtime)
+        .collect();
     let label_of = |series: &[(String, String)], name: String| {
         let get = |k: &str| series.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
-        let column = OVERSUB_COLUMNS.iter().find(|c| get("variant") == Some(c.0) && get("barrier") == c.1);
+        let column = OVERSUB_COLUMNS
+            .iter()
+            .find(|c| get("variant") == Some(c.0.name()) && get("barrier") == c.1.map(barrier_name));
         column.map_or(name, |c| c.2.to_string())
     };
     let label = |f: &FitRecord| label_of(&f.series, f.name());
     out += &formulas(fits.iter().map(|f| (label(f), *f)), format);
-    let few =
-        too_few_points(&record.points).into_iter().filter(|s| s.experiment == "sync.oversub" && s.runtime == runtime);
+    let few = too_few_points(&record.points)
+        .into_iter()
+        .filter(|s| s.experiment == crate::experiments::sync::Oversub::ID && s.runtime == runtime);
     out += &notes(few.map(|s| (label_of(&s.series, s.name()), s.note())), format);
     let bullet = if format == Format::Md { "- " } else { "  " };
     for f in fits.iter().filter(|f| f.c.is_some() && f.is_supported()) {
@@ -179,6 +224,15 @@ fn quadratic_share(f: &FitRecord, label: &str, top: Option<u64>, bullet: &str) -
         format_ns(total)
     )
 }
+
+/// The report's `seed001` section (docs/ARCHITECTURE.md "Renderers").
+pub const YIELD_AND_OVERSUB: Section = Section {
+    key: "seed001",
+    title: "Seed 001 tables: yield round vs. load; barriers with activities ≫ CPUs",
+    about: "seed 001's tables: yield round vs. load, sync.oversub vs. activities, with their fits",
+    position: 20,
+    render: seed001_tables,
+};
 
 #[cfg(test)]
 mod tests {

@@ -5,12 +5,13 @@
 
 use comfy_table::{Cell, CellAlignment};
 
+use crate::experiments::mem::{Reference, RemoteParams, RemoteResult};
 use crate::record::{PointRecord, RunRecord};
-use crate::report::table::new_table;
-use crate::report::Format;
+use crate::render::new_table;
+use crate::render::Format;
 
 /// The experiment this part reads.
-const EXPERIMENT: &str = "mem.remote";
+const EXPERIMENT: &str = crate::experiments::mem::Remote::ID;
 
 /// Table 3's rows: case parameter, access, conditions, the seed's rate.
 pub const ROWS: [(&str, &str, &str, &str); 8] = [
@@ -47,7 +48,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         let numa = case.starts_with("numa");
         let rate = match (point(case), skip(case)) {
             (Some(p), _) => {
-                let clock = p.spec.param("reference") == Some("clock") && !numa;
+                let clock = p.spec.params_as::<RemoteParams>().is_ok_and(|q| q.reference == Reference::Clock) && !numa;
                 clock_rows |= clock;
                 format!("{}{}", rate_cell(p), if clock { " †" } else { "" })
             }
@@ -102,14 +103,15 @@ pub fn render(record: &RunRecord, format: Format) -> String {
 /// ± is the rate scaled by the half-width of the point's CI relative to its median (the rate is inversely
 /// proportional to the time per increment), left out when the point has no interval.
 fn rate_cell(p: &PointRecord) -> String {
-    let Some(&rate) = p.extra.get("relative_rate") else { return "n/a".into() };
+    let Ok(r) = p.result_as::<RemoteResult>() else { return "n/a".into() };
+    let rate = r.relative_rate;
     let s = &p.summary;
     let plus_minus = if s.median > 0.0 && s.ci_high > s.ci_low {
         format!(" ± {:.2}", rate * (s.ci_high - s.ci_low) / 2.0 / s.median)
     } else {
         String::new()
     };
-    match (p.extra.get("relative_rate_min"), p.extra.get("relative_rate_max")) {
+    match (r.relative_rate_min, r.relative_rate_max) {
         (Some(min), Some(max)) => format!("{min:.2}–{max:.2} (mean {rate:.2}{plus_minus})"),
         _ => format!("{rate:.2}{plus_minus}"),
     }
@@ -125,6 +127,7 @@ mod tests {
         // The fixture's samples are 0.95…1.05 × the median; its CI is then some fraction of the median.
         let mut p = point("mem.remote", "os", &[("case", case), ("reference", reference)], 10.0);
         p.extra.insert("relative_rate".into(), rate);
+        p.extra.insert("windows".into(), 20.0);
         p
     }
 

@@ -2,24 +2,28 @@
 //! trip in ns and in counter ticks (the seed gave cycles), one table per placement; and the streaming
 //! bandwidth beside it (`msg.bw`, MB/s).
 
+use crate::experiments::Section;
 use comfy_table::{Cell, CellAlignment};
 
-use super::table::new_table;
-use super::{format_ns, Format};
+use crate::experiments::msg::IpcParams;
+use crate::machine::Placement;
 use crate::record::{PointSpec, RunRecord};
+use crate::render::new_table;
+use crate::render::Format;
 use crate::runtimes::os::ipc::Transport;
+use crate::units::format_ns;
 
-const PING_PONG: &str = "msg.ipc";
-const BANDWIDTH: &str = "msg.bw";
+const PING_PONG: &str = crate::experiments::msg::Ipc::ID;
+const BANDWIDTH: &str = crate::experiments::msg::Bandwidth::ID;
 
 /// The placements with any point of `experiment`, in the record's order.
-fn placements(record: &RunRecord, experiment: &str) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
+fn placements(record: &RunRecord, experiment: &str) -> Vec<Placement> {
+    let mut seen: Vec<Placement> = Vec::new();
     let specs = record.points.iter().map(|p| &p.spec).chain(record.skipped.iter().map(|s| &s.spec));
     for spec in specs.filter(|s| s.experiment == experiment) {
-        if let Some(p) = spec.param("placement") {
-            if !seen.iter().any(|s| s == p) {
-                seen.push(p.to_string());
+        if let Some(p) = spec.placement_param() {
+            if !seen.contains(&p) {
+                seen.push(p);
             }
         }
     }
@@ -29,18 +33,19 @@ fn placements(record: &RunRecord, experiment: &str) -> Vec<String> {
 /// The payloads of `experiment`'s points, ascending.
 fn payloads(record: &RunRecord, experiment: &str) -> Vec<usize> {
     let specs = record.points.iter().map(|p| &p.spec).chain(record.skipped.iter().map(|s| &s.spec));
-    let mut sizes: Vec<usize> =
-        specs.filter(|s| s.experiment == experiment).filter_map(|s| s.param("payload")?.parse().ok()).collect();
+    let mut sizes: Vec<usize> = specs
+        .filter(|s| s.experiment == experiment)
+        .filter_map(|s| Some(s.params_as::<IpcParams>().ok()?.payload))
+        .collect();
     sizes.sort_unstable();
     sizes.dedup();
     sizes
 }
 
-fn is_cell(spec: &PointSpec, experiment: &str, placement: &str, transport: Transport, payload: usize) -> bool {
+fn is_cell(spec: &PointSpec, experiment: &str, placement: Placement, transport: Transport, payload: usize) -> bool {
     spec.experiment == experiment
-        && spec.param("placement") == Some(placement)
-        && spec.param("transport") == Some(transport.name())
-        && spec.param("payload").and_then(|p| p.parse().ok()) == Some(payload)
+        && spec.placement_param() == Some(placement)
+        && spec.params_as::<IpcParams>().ok() == Some(IpcParams { transport, payload })
 }
 
 /// "4 KiB", "1 MiB", "8 B".
@@ -71,7 +76,7 @@ fn ticks_text(ticks: f64) -> String {
 fn table(
     record: &RunRecord,
     experiment: &str,
-    placement: &str,
+    placement: Placement,
     transports: &[Transport],
     format: Format,
     footnotes: &mut Vec<String>,
@@ -107,7 +112,7 @@ fn table(
         Format::Table => format!("{text}\n{table}\n"),
         Format::Md => format!("### {text}\n\n{table}\n\n"),
     };
-    heading(format!("{experiment}, placement {placement}"))
+    heading(format!("{experiment}, placement {}", placement.name()))
 }
 
 /// The ping-pong tables (round trip: ns / counter ticks) and the bandwidth tables (MB/s), one per
@@ -118,11 +123,11 @@ pub fn ipc_tables(record: &RunRecord, format: Format) -> String {
     let mut footnotes = Vec::new();
     let rtt = |ns: f64, _: usize| format!("{} / {}", format_ns(ns), ticks_text(ns * hz / 1e9));
     for placement in placements(record, PING_PONG) {
-        out += &table(record, PING_PONG, &placement, &Transport::ALL, format, &mut footnotes, &rtt);
+        out += &table(record, PING_PONG, placement, &Transport::ALL, format, &mut footnotes, &rtt);
     }
     let mb_per_s = |ns: f64, payload: usize| format!("{:.0} MB/s", payload as f64 / ns * 1e3);
     for placement in placements(record, BANDWIDTH) {
-        out += &table(record, BANDWIDTH, &placement, &Transport::STREAMS, format, &mut footnotes, &mb_per_s);
+        out += &table(record, BANDWIDTH, placement, &Transport::STREAMS, format, &mut footnotes, &mb_per_s);
     }
     if out.is_empty() {
         return out;
@@ -132,6 +137,15 @@ pub fn ipc_tables(record: &RunRecord, format: Format) -> String {
     }
     out + "msg.ipc cells: median round trip, ns / counter ticks; msg.bw cells: payload over the median time per message\n"
 }
+
+/// The report's `ipc` section (docs/ARCHITECTURE.md "Renderers").
+pub const IPC: Section = Section {
+    key: "ipc",
+    title: "Seed 003 ping-pong table: IPC round trip by payload and transport",
+    about: "seed 003's ping-pong table: msg.ipc round trips (ns / ticks) per payload and transport, msg.bw MB/s",
+    position: 50,
+    render: ipc_tables,
+};
 
 #[cfg(test)]
 mod tests {

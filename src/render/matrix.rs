@@ -1,36 +1,15 @@
-//! Every point's matrices (`details.matrices`: seed 001 Table 1's relative rates, cross-CPU clock
-//! offsets, …) as labelled grids, with `±` where the method gives an uncertainty and `—` for empty
-//! cells, as Table 1 prints its diagonal. Generic: it knows nothing of the experiments.
+//! A matrix (`details.matrices`: seed 001 Table 1's relative rates, cross-CPU clock offsets, …) as a
+//! labelled grid, with `±` where the method gives an uncertainty and `—` for empty cells, as Table 1 prints
+//! its diagonal. Generic: it knows nothing of the experiments.
 
-use super::table::new_table;
 use comfy_table::{Cell, CellAlignment, ContentArrangement};
 
-use super::Format;
-use crate::record::{Matrix, RunRecord};
+use super::table::{new_table, Format};
+use crate::record::Matrix;
 
 /// In a terminal, a matrix with more columns than this is summarised by its extremes (it would not fit
 /// a screen); Markdown and the record keep every cell.
 pub const MAX_TERMINAL_COLUMNS: usize = 24;
-
-/// Experiments whose matrices a section of their own shows (`mem.c2c`: the `mem` section's heat map);
-/// this section leaves them out rather than print them twice.
-const SHOWN_ELSEWHERE: &[&str] = &["mem.c2c"];
-
-/// Every matrix of every point, in point order then by name: a heading naming the point, the matrix's
-/// key, title and unit, the grid, and a line with its smallest and largest cell. Empty when no point
-/// has a matrix.
-pub fn matrices_section(record: &RunRecord, format: Format) -> String {
-    let mut out = String::new();
-    for point in record.points.iter().filter(|p| !SHOWN_ELSEWHERE.contains(&p.spec.experiment.as_str())) {
-        for (key, matrix) in &point.details.matrices {
-            if !out.is_empty() {
-                out += "\n";
-            }
-            out += &render_matrix(&point.name, key, matrix, format);
-        }
-    }
-    out
-}
 
 /// One matrix: heading, grid (or, in a terminal when too wide, only the extremes), extremes line.
 pub fn render_matrix(point: &str, key: &str, m: &Matrix, format: Format) -> String {
@@ -151,7 +130,6 @@ fn extremes(m: &Matrix) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::fixture::{point, sample_record};
 
     fn offsets() -> Matrix {
         let mut m = Matrix::square("offset", "ns", vec!["0".into(), "1".into(), "2".into()]);
@@ -199,21 +177,6 @@ mod tests {
         m.values.pop();
         let text = render_matrix("p", "offset", &m, Format::Table);
         assert!(text.contains("malformed matrix: 2 rows for 3 row labels"), "{text}");
-    }
-
-    #[test]
-    fn the_section_lists_every_matrix_of_every_point() {
-        let mut record = sample_record();
-        assert!(matrices_section(&record, Format::Table).is_empty());
-        let mut skew = point("clock.skew", "os", &[], 80.0);
-        skew.details.matrices.insert("offset".into(), offsets());
-        skew.details.matrices.insert("warps".into(), Matrix::square("warps", "count", vec!["0".into()]));
-        record.points.push(skew);
-        let text = matrices_section(&record, Format::Table);
-        assert!(text.contains("clock.skew/runtime:os — offset"), "{text}");
-        assert!(text.contains("clock.skew/runtime:os — warps"), "{text}");
-        let full = super::super::render(&record, Format::Table);
-        assert!(full.contains("clock.skew/runtime:os — offset"), "the full report prints matrices: {full}");
     }
 
     #[test]

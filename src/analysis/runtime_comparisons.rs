@@ -1,76 +1,12 @@
-//! Seed 004's timing table as the analysis sees it (docs/ARCHITECTURE.md "The data flow"): which point
-//! fills which row, and each runtime's comparison with the reference runtime on the switch-bound rows,
-//! derived into the record ([`comparisons`]); `crate::report::primitives` only formats them.
+//! Seed 004's timing table as the analysis sees it (docs/ARCHITECTURE.md "The data flow"): each runtime's
+//! comparison with the reference runtime on the switch-bound rows of the table
+//! ([`crate::experiments::tables::primitive_rows`]), derived into the record ([`comparisons`]); the
+//! primitives section only formats them.
 
-use crate::record::{PointSpec, RatioCi, RunRecord, RuntimeComparison};
+use crate::experiments::tables::primitive_rows::{matches, Row, REFERENCE, ROWS};
+use crate::record::{RatioCi, RunRecord, RuntimeComparison};
 use crate::runtimes::column_rank;
 use crate::stats::Summary;
-
-/// One row: its label in seed 004's words, the experiment, the parameter values that pick the point
-/// (a key may accept several values: `os` spawns a thread where the others spawn a task), and whether
-/// the row is switch-bound.
-pub struct Row {
-    /// The row's label in seed 004's words.
-    pub label: &'static str,
-    /// The experiment whose point fills it.
-    pub experiment: &'static str,
-    /// Parameter values that pick the point (any of the values; a key the point lacks matches).
-    pub params: &'static [(&'static str, &'static [&'static str])],
-    /// Whether its cost is dominated by switching (the comparison's rows).
-    pub switch_bound: bool,
-}
-
-/// Seed 004's table, in its order.
-pub const ROWS: &[Row] = &[
-    Row { label: "loop control overhead", experiment: "base.loop", params: &[], switch_bound: false },
-    Row { label: "local call", experiment: "base.call", params: &[], switch_bound: false },
-    Row {
-        label: "inter-task call, no new task",
-        experiment: "msg.call",
-        params: &[("new_task", &["no"])],
-        switch_bound: false,
-    },
-    Row {
-        label: "inter-task call, new task",
-        experiment: "msg.call",
-        params: &[("new_task", &["yes"])],
-        switch_bound: true,
-    },
-    Row {
-        label: "task create/destroy",
-        experiment: "spawn.create",
-        params: &[("kind", &["thread", "task"])],
-        switch_bound: true,
-    },
-    Row { label: "semaphore P only", experiment: "sync.sem", params: &[("op", &["p"])], switch_bound: false },
-    Row { label: "semaphore V only", experiment: "sync.sem", params: &[("op", &["v"])], switch_bound: false },
-    Row { label: "semaphore pair", experiment: "sync.sem", params: &[("op", &["pair"])], switch_bound: false },
-    Row {
-        label: "semaphore requiring switch",
-        experiment: "sync.sem",
-        params: &[("op", &["switch"])],
-        switch_bound: true,
-    },
-    Row { label: "asynchronous send/receive", experiment: "msg.async", params: &[], switch_bound: false },
-    Row { label: "message requiring switch", experiment: "msg.switch", params: &[], switch_bound: true },
-    Row { label: "rendezvous", experiment: "msg.rendezvous", params: &[], switch_bound: true },
-    Row {
-        label: "switch round trip (csloop)",
-        experiment: "sched.switch",
-        params: &[("placement", &["same_cpu"])],
-        switch_bound: true,
-    },
-];
-
-/// The runtime every other column is compared with.
-pub const REFERENCE: &str = "fiber-asm";
-
-/// Whether `spec` is `runtime`'s point of `row`.
-pub fn matches(row: &Row, spec: &PointSpec, runtime: &str) -> bool {
-    spec.experiment == row.experiment
-        && spec.runtime == runtime
-        && row.params.iter().all(|(k, values)| spec.param(k).is_none_or(|v| values.contains(&v)))
-}
 
 /// The summary of the row's point for `runtime`, if measured.
 fn summary<'r>(record: &'r RunRecord, row: &Row, runtime: &str) -> Option<&'r Summary> {
@@ -116,7 +52,7 @@ fn comparison(record: &RunRecord, runtime: &str) -> Option<RuntimeComparison> {
         return None;
     }
     let geomean = (ratios.iter().map(|x| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
-    let csloop = ROWS.iter().find(|r| r.experiment == "sched.switch").expect("csloop row");
+    let csloop = ROWS.iter().find(|r| r.experiment == crate::experiments::sched::Switch::ID).expect("csloop row");
     let raw_switch =
         summary(record, csloop, runtime).zip(summary(record, csloop, REFERENCE)).and_then(|(a, b)| ratio_with_ci(a, b));
     Some(RuntimeComparison {
@@ -133,10 +69,20 @@ fn comparison(record: &RunRecord, runtime: &str) -> Option<RuntimeComparison> {
 pub(crate) fn ucontext_vs_asm_points() -> Vec<crate::record::PointRecord> {
     use crate::record::fixture::point;
     vec![
-        point("sched.switch", "fiber-asm", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 10.0),
-        point("sched.switch", "fiber-ucontext", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 400.0),
-        point("spawn.create", "fiber-asm", &[("kind", "task")], 50.0),
-        point("spawn.create", "fiber-ucontext", &[("kind", "task")], 200.0),
+        point(
+            crate::experiments::sched::Switch::ID,
+            "fiber-asm",
+            &[("mechanism", "raw_switch"), ("placement", "same_cpu")],
+            10.0,
+        ),
+        point(
+            crate::experiments::sched::Switch::ID,
+            "fiber-ucontext",
+            &[("mechanism", "raw_switch"), ("placement", "same_cpu")],
+            400.0,
+        ),
+        point(crate::experiments::spawn::Create::ID, "fiber-asm", &[("kind", "task")], 50.0),
+        point(crate::experiments::spawn::Create::ID, "fiber-ucontext", &[("kind", "task")], 200.0),
     ]
 }
 

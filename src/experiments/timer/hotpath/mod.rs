@@ -2,7 +2,8 @@
 //! ticks ("TSC-based") or in ns ("ns-based"), absolute starts where 002 proposes them: the tick↔ns
 //! conversions each hot-path operation needs, counted, and what the operation costs, timed.
 
-use std::collections::BTreeMap;
+mod report;
+
 use std::hint::black_box;
 
 use crate::clock::convert::Converter;
@@ -12,7 +13,7 @@ use crate::harness::Harness;
 use crate::record::{Details, LabelledTable, Metric};
 use crate::runtimes::timerq::{
     count_per_op, Counts, MonotonicRaw, NoCount, NsBase, Scenario, StartMode, TickBase, TickSource, TimeBase,
-    TimeBaseKind, Workload, COUNT_COLUMNS, COUNT_EXTRA_KEYS,
+    TimeBaseKind, Workload, COUNT_COLUMNS,
 };
 
 /// Operations of the counting run; the counts per operation are the totals over this.
@@ -23,7 +24,7 @@ const COUNTS_TABLE: &str = "conversions";
 
 /// For every scenario × time base × start mode 002 analyses (16 points): one untimed run of the
 /// workload with a counting hook gives the conversions, programmings and counter reads per operation
-/// (`extra`, keys [`COUNT_EXTRA_KEYS`]: `conversions_per_op`, `ticks_to_ns_per_op`, …; and
+/// (`extra`, [`HotPathResult`]: `conversions_per_op`, `ticks_to_ns_per_op`, …; and
 /// `details.tables["conversions"]` beside 002's row); then the same workload, with the hook compiled
 /// out, is timed per operation against the empty loop (so the time includes the counter reads, as
 /// 002's hot paths do). `fired_per_op` checks the timed run took the intended path (1 for timers, 0 for
@@ -33,10 +34,54 @@ const COUNTS_TABLE: &str = "conversions";
 /// aarch64, and `CLOCK_MONOTONIC_RAW` as a 1 GHz counter otherwise (noted on the point).
 pub struct HotPath;
 
+/// What a `timer.hotpath` point reports beside its median (its `extra`): the counts of a counting run of
+/// the same workload, per hot-path operation, in the columns of seed 002's summary tables
+/// ([`crate::runtimes::timerq::COUNT_COLUMNS`]), and the timed run's fired timers per operation.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HotPathResult {
+    /// Tick↔ns conversions of every kind (002's "total").
+    pub conversions_per_op: f64,
+    /// Tick→ns conversions (002's "tsc->ns").
+    pub ticks_to_ns_per_op: f64,
+    /// Ns→tick conversions (002's "ns->tsc").
+    pub ns_to_ticks_per_op: f64,
+    /// Ns→tick conversions a 32-bit multiply could do (002's "possible 32-bit ns->tsc").
+    pub ns_to_ticks_32bit_candidates_per_op: f64,
+    /// Hardware-timer programmings (002's `program_timer`, from its pseudo-code).
+    pub hw_programs_per_op: f64,
+    /// Counter reads (`get_tsc()`).
+    pub counter_reads_per_op: f64,
+    /// Timers fired per operation in the timed run.
+    pub fired_per_op: f64,
+}
+
+impl HotPathResult {
+    /// The counts in the order of [`crate::runtimes::timerq::COUNT_COLUMNS`].
+    pub fn counts(&self) -> [f64; 6] {
+        [
+            self.conversions_per_op,
+            self.ticks_to_ns_per_op,
+            self.ns_to_ticks_per_op,
+            self.ns_to_ticks_32bit_candidates_per_op,
+            self.hw_programs_per_op,
+            self.counter_reads_per_op,
+        ]
+    }
+}
+
+impl HotPath {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "timer.hotpath";
+}
+
 impl Experiment for HotPath {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "timer.hotpath",
+            id: HotPath::ID,
             summary: "seed 002's five timer scenarios, dates in ticks or ns: conversions counted, time per \
                       hot-path operation against the empty loop",
             source: "seed 002 §1–§5 (Kiszka, Xenomai timer hot paths, summary tables §N.3)",
@@ -81,10 +126,10 @@ impl Experiment for HotPath {
 
 /// `timer.hotpath`'s parameters.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-struct Params {
-    scenario: Scenario,
-    time_base: TimeBaseKind,
-    start: StartMode,
+pub struct Params {
+    pub scenario: Scenario,
+    pub time_base: TimeBaseKind,
+    pub start: StartMode,
 }
 
 crate::record::params::param_enum!(Scenario);
@@ -125,8 +170,8 @@ impl Point {
             },
             empty_loop,
         );
-        let mut outcome = Outcome::from(measurement);
-        outcome.extra = self.extra(counts, fired as f64 / ops.max(1) as f64);
+        let mut outcome =
+            Outcome::from(measurement).with_result(&self.result(counts, fired as f64 / ops.max(1) as f64));
         outcome.details = self.details(counts);
         let seed = self.scenario.seed_002(self.base, self.start);
         if !seed.is_some_and(|seed| seed.times(COUNTED_OPS).same_conversions(&counts)) {
@@ -138,15 +183,19 @@ impl Point {
         Ok(outcome)
     }
 
-    /// Counts per operation (keys [`COUNT_EXTRA_KEYS`]) and the timed run's fired timers per operation.
-    fn extra(self, counts: Counts, fired_per_op: f64) -> BTreeMap<String, f64> {
-        let mut extra: BTreeMap<String, f64> = COUNT_EXTRA_KEYS
-            .iter()
-            .zip(counts.columns())
-            .map(|(key, count)| (key.to_string(), count as f64 / COUNTED_OPS as f64))
-            .collect();
-        extra.insert("fired_per_op".into(), fired_per_op);
-        extra
+    /// Counts per operation and the timed run's fired timers per operation.
+    fn result(self, counts: Counts, fired_per_op: f64) -> HotPathResult {
+        let [conversions, ticks_to_ns, ns_to_ticks, candidates, hw_programs, counter_reads] =
+            counts.columns().map(|count| count as f64 / COUNTED_OPS as f64);
+        HotPathResult {
+            conversions_per_op: conversions,
+            ticks_to_ns_per_op: ticks_to_ns,
+            ns_to_ticks_per_op: ns_to_ticks,
+            ns_to_ticks_32bit_candidates_per_op: candidates,
+            hw_programs_per_op: hw_programs,
+            counter_reads_per_op: counter_reads,
+            fired_per_op,
+        }
     }
 
     /// The counts table: this queue's row beside 002's.

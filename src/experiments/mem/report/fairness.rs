@@ -5,12 +5,14 @@
 
 use comfy_table::{Cell, CellAlignment};
 
+use crate::experiments::mem::FairnessResult;
 use crate::record::{LabelledTable, PointRecord, RunRecord};
-use crate::report::table::new_table;
-use crate::report::{format_ns, Format};
+use crate::render::new_table;
+use crate::render::Format;
+use crate::units::format_ns;
 
 /// The experiment this part reads.
-const EXPERIMENT: &str = "mem.fairness";
+const EXPERIMENT: &str = crate::experiments::mem::Fairness::ID;
 
 /// Seed 001 Table 2: accesses of PEs 1–10 per 1000 of PE 1's.
 pub const SEED_TABLE_2: [u32; 10] = [1000, 993, 893, 688, 671, 658, 501, 501, 501, 501];
@@ -96,19 +98,19 @@ fn counts_table(counts: &LabelledTable, format: Format) -> String {
 
 /// "max/min …, Jain's index …, mean consecutive accesses …, N accesses in W windows of … (… per access)".
 fn summary_line(p: &PointRecord, format: Format) -> String {
-    let get = |k: &str| p.extra.get(k).copied();
+    let r = p.result_as::<FairnessResult>().ok();
     let mut parts = Vec::new();
-    if let Some(r) = get("max_over_min") {
+    if let Some(r) = r.and_then(|r| r.max_over_min) {
         parts.push(format!("max/min {r:.2}"));
     }
-    if let Some(j) = get("jain_index") {
+    if let Some(j) = r.and_then(|r| r.jain_index) {
         parts.push(format!("Jain's index {j:.3}"));
     }
-    if let Some(c) = get("mean_consecutive_accesses") {
+    if let Some(c) = r.and_then(|r| r.mean_consecutive_accesses) {
         parts.push(format!("mean consecutive accesses {c:.1}"));
     }
-    if let (Some(total), Some(windows)) = (get("total_accesses"), get("windows")) {
-        let window = get("window_ms").map_or(String::new(), |ms| format!(" of {ms:.1} ms"));
+    if let Some(FairnessResult { total_accesses: total, windows, window_ms: ms, .. }) = r {
+        let window = format!(" of {ms:.1} ms");
         parts.push(format!(
             "{total:.0} accesses in {windows:.0} windows{window}, {} per access of a thread while all compete",
             format_ns(p.summary.median)

@@ -1,5 +1,8 @@
 //! `grain.sweep`: a fixed amount of work split into 1, 10, 100, … tasks.
 
+mod figures;
+mod report;
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -22,6 +25,28 @@ pub const STOP_FACTOR: f64 = 4.0;
 const REFINE_TOLERANCE: f64 = 0.02;
 /// The refinement's most evaluations (golden section: ~13 narrow 100× to 1.02×).
 const REFINE_EVALS: usize = 16;
+
+/// What a `grain.sweep` point reports beside its median (its `extra`; a runtime may add its own, such as
+/// openmp's `serial_reads_ns`). Times are elapsed ns of the whole work.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SweepResult {
+    /// The whole work, in reads of the shared variable.
+    pub work_reads: f64,
+    /// The task count with the fastest run (after refining around the best decade).
+    pub best_tasks: f64,
+    /// The decade (1, 10, 100, … tasks) with the fastest run; absent when no decade ran.
+    pub best_decade_tasks: Option<f64>,
+    /// The last decade tried; absent when no decade ran.
+    pub last_decade_tasks: Option<f64>,
+    /// Counts tried while refining around the best decade.
+    pub refine_evaluations: f64,
+    /// The work in one task.
+    pub serial_ns: f64,
+    /// The work at the best count.
+    pub best_ns: f64,
+    /// `serial_ns / best_ns`.
+    pub speedup: f64,
+}
 
 /// Names of the detail tables a `grain.sweep` point carries (read by the report).
 pub mod tables {
@@ -64,10 +89,22 @@ struct Params {
 /// are skipped: the question is how work spreads over CPUs.
 pub struct Sweep;
 
+impl Sweep {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "grain.sweep";
+}
+
 impl Experiment for Sweep {
+    fn figures(&self) -> &'static [&'static crate::experiments::Figures] {
+        &[&figures::GRANULARITY]
+    }
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
-            id: "grain.sweep",
+            id: Sweep::ID,
             summary: "fixed work split into 1, 10, … tasks: elapsed, speed-up, best task count, per-CPU share",
             source: "seed 001 §7, Table 4, Fig. 7",
             metric: Metric::PerOp,
@@ -185,7 +222,7 @@ fn measure_count(
 
 /// What a sweep found.
 #[derive(Debug, Clone)]
-struct SweepResult {
+struct SweepFindings {
     decades: Vec<Eval>,
     refined: Vec<Eval>,
     runs: BTreeMap<u64, CountRuns>,
@@ -198,7 +235,7 @@ struct SweepResult {
 /// The decade sweep, the refinement and the final measurement, with `timed` making the runs.
 ///
 /// Errors: the runtime's runs failed; the first failure ends the sweep.
-fn drive(h: &Harness, budget: &Budget, tally: &dyn Tally, timed: &mut dyn GrainRuns) -> anyhow::Result<SweepResult> {
+fn drive(h: &Harness, budget: &Budget, tally: &dyn Tally, timed: &mut dyn GrainRuns) -> anyhow::Result<SweepFindings> {
     let deadline = Instant::now() + budget.wall;
     let mut runs: BTreeMap<u64, CountRuns> = BTreeMap::new();
     let mut out_of_time = false;
@@ -235,10 +272,10 @@ fn drive(h: &Harness, budget: &Budget, tally: &dyn Tally, timed: &mut dyn GrainR
     }
     // Measured again: the minimum of noisy medians is biased low (the winner's curse).
     let final_runs = measure_count(h, budget, budget.max_reps, tally, timed, best_tasks)?;
-    Ok(SweepResult { decades, refined, runs, best_tasks, final_runs, out_of_time })
+    Ok(SweepFindings { decades, refined, runs, best_tasks, final_runs, out_of_time })
 }
 
-impl SweepResult {
+impl SweepFindings {
     /// The point: the best count's runs as samples, the tables, and the headline numbers.
     fn into_outcome(self, cpus: &[usize], work_reads: u64, mut notes: Vec<String>) -> Outcome {
         let serial = self.runs.get(&1).map_or(f64::NAN, CountRuns::cost);
@@ -312,18 +349,16 @@ impl SweepResult {
         let mut outcome = Outcome::from(self.final_runs.measurement.clone());
         outcome.notes = notes;
         outcome.details = details;
-        let extra = [
-            ("work_reads", work_reads as f64),
-            ("best_tasks", self.best_tasks as f64),
-            ("best_decade_tasks", best(&self.decades).map_or(f64::NAN, |e| e.0 as f64)),
-            ("last_decade_tasks", self.decades.last().map_or(f64::NAN, |e| e.0 as f64)),
-            ("refine_evaluations", self.refined.len() as f64),
-            ("serial_ns", serial),
-            ("best_ns", best_elapsed),
-            ("speedup", serial / best_elapsed),
-        ];
-        outcome.extra.extend(extra.iter().map(|(k, v)| (k.to_string(), *v)));
-        outcome
+        outcome.with_result(&SweepResult {
+            work_reads: work_reads as f64,
+            best_tasks: self.best_tasks as f64,
+            best_decade_tasks: best(&self.decades).map(|e| e.0 as f64),
+            last_decade_tasks: self.decades.last().map(|e| e.0 as f64),
+            refine_evaluations: self.refined.len() as f64,
+            serial_ns: serial,
+            best_ns: best_elapsed,
+            speedup: serial / best_elapsed,
+        })
     }
 
     /// Fig. 7: each CPU's share of the tasks, per decade and for the best count (the last column: other CPUs
