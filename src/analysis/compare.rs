@@ -148,6 +148,9 @@ pub struct Comparison {
     pub sides: Vec<SideSummary>,
     /// Per other side: how its machine's speed compared with the baseline's, as a finding.
     pub speed_findings: Vec<String>,
+    /// Per other side whose records come from another build than the baseline's: that the run level does
+    /// not cover the difference (docs/METHOD.md §13, "Between builds").
+    pub build_findings: Vec<String>,
     /// The baseline's points, in name order.
     pub points: Vec<PointComparison>,
     pub families: Vec<FamilyMean>,
@@ -195,6 +198,7 @@ pub fn compare(sides: &[Side]) -> Comparison {
         labels: sides.iter().map(|s| s.label.clone()).collect(),
         sides: sides.iter().map(side_summary).collect(),
         speed_findings: others.iter().map(|o| speed_finding(baseline, o)).collect(),
+        build_findings: others.iter().filter_map(|o| build_finding(baseline, o)).collect(),
         families: family_means(baseline, others),
         points,
         speed_decisions,
@@ -232,6 +236,36 @@ fn speed_finding(a: &Side, b: &Side) -> String {
         }
         _ => format!("{} or {} has no reference-loop speed: their speeds cannot be compared", a.label, b.label),
     }
+}
+
+/// The builds (version and commit) of a side's records, in order, each once.
+fn builds(side: &Side) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for build in side.runs.iter().filter_map(|r| r.config.as_ref()).map(|c| c.build.as_str()) {
+        if !out.contains(&build) {
+            out.push(build);
+        }
+    }
+    out
+}
+
+/// When `b`'s records come from another build than `a`'s, a finding that says so and what it means: the run
+/// level is estimated within one build, and code layout alone moves points of a few ns between builds
+/// (docs/METHOD.md §13, "Between builds"; Mytkowicz et al., "Producing wrong data without doing anything
+/// obviously wrong!", ASPLOS 2009). `None` for one build, or where a record does not name its build.
+fn build_finding(a: &Side, b: &Side) -> Option<String> {
+    let (ba, bb) = (builds(a), builds(b));
+    if ba.is_empty() || bb.is_empty() || ba == bb {
+        return None;
+    }
+    Some(format!(
+        "{} ({}) and {} ({}) come from different builds: the run level covers runs of one build, and code layout \
+         alone can move points of a few ns between builds, either way (docs/METHOD.md §13, \"Between builds\")",
+        b.label,
+        bb.join(", "),
+        a.label,
+        ba.join(", ")
+    ))
 }
 
 /// The speed adjustment of `family`'s log ratios of `other` against `baseline` (log scale): the family's

@@ -66,7 +66,7 @@ pub fn sides_lines(c: &Comparison, bullet: &str) -> String {
             s.run_level
         );
     }
-    for finding in &c.speed_findings {
+    for finding in c.speed_findings.iter().chain(&c.build_findings) {
         out += &format!("{bullet}{finding}\n");
     }
     out

@@ -153,3 +153,18 @@ fn points_of_one_record_only_are_listed_apart() {
     assert_eq!(family_of("sync.faa/runtime:os"), "sync");
     assert_eq!(family_of("BM_memcpy/64"), "BM_memcpy");
 }
+
+#[test]
+fn records_of_another_build_are_a_finding_and_one_build_is_not() {
+    let a = side("a", &[("sync.faa/runtime:os", 100.0, 1.0)], none());
+    let same = scaled(&a, "same", 1.0);
+    let mut other = scaled(&a, "other", 1.0);
+    other.runs[0].config.as_mut().unwrap().build = "b2".into();
+    let c = compare(&[a, same, other]);
+    assert_eq!(c.build_findings.len(), 1, "{:?}", c.build_findings);
+    assert!(
+        c.build_findings[0].starts_with("other (b2) and a (b) come from different builds"),
+        "{}",
+        c.build_findings[0]
+    );
+}

@@ -16,7 +16,7 @@ const COMPARE_TEMPLATE: &str = include_str!("compare.html");
 struct ComparePage {
     baseline: String,
     others: Vec<String>,
-    /// A line per record (runs, speed, state, run level's source) and the speed findings.
+    /// A line per record (runs, speed, state, run level's source) and the speed and build findings.
     records: Vec<String>,
     rows: Vec<CompareRow>,
     families: Vec<CompareRow>,
