@@ -45,8 +45,11 @@ pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
             .collect::<Vec<_>>()
             .join(" · ");
         if let Ok(SweepResult { best_tasks: tasks, best_ns: ns, .. }) = p.result_as::<SweepResult>() {
+            // The point's best is the median over its processes: between two of them when their number is
+            // even, which is no task count of its own, so the label says what it is.
+            let what = if tasks.fract() == 0.0 { "tasks" } else { "tasks, the median of the processes' best" };
             marks.push(Mark {
-                label: format!("best {} ({tasks} tasks)", p.spec.runtime),
+                label: format!("best {} ({tasks} {what})", p.spec.runtime),
                 series: series.len(),
                 x: tasks,
                 y: ns,
@@ -131,11 +134,22 @@ mod tests {
             speedup: 900.0 / 380.0,
         };
         p.extra = crate::record::result::to_extra(&best);
+        let table = p.details.clone();
+        let between_details = move || table.clone();
         let c = grain_curve(&record_of(vec![p])).expect("a sweep");
         assert_eq!(c.series[0].label, "os · threads:2");
         assert_eq!(c.series[0].points[1], CurvePoint { x: 10.0, median: 400.0, ci_low: 200.0, ci_high: 800.0 });
         assert_eq!((c.marks[0].x, c.marks[0].y), (14.0, 380.0));
+        assert_eq!(c.marks[0].label, "best os (14 tasks)");
         assert!(c.log_x && c.log_y);
         assert!(grain_curve(&sample_record()).is_none());
+        // Two processes that found 13 and 14 tasks: their median is no task count, and the label says so.
+        let mut between = record_of(vec![]);
+        let mut q = point("grain.sweep", "os", &[("threads", "2"), ("work", "1000000")], 1.0);
+        q.details = between_details();
+        q.extra = crate::record::result::to_extra(&SweepResult { best_tasks: 13.5, ..best });
+        between.points.push(q);
+        let c = grain_curve(&between).expect("a sweep");
+        assert_eq!(c.marks[0].label, "best os (13.5 tasks, the median of the processes' best)");
     }
 }
