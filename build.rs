@@ -27,7 +27,8 @@ fn main() {
 
 /// Writes `OUT_DIR/probe_sources.rs`: `GO_SOURCES` and `JAVA_SOURCES`, each `&[(relative path, contents)]`
 /// with `include_str!` of every file the probe's build needs (Go: `go.mod`, the non-test `.go` files and the assembly `.s` files;
-/// Java: every `.java` file under `src/`), in path order.
+/// Java: every `.java` file under `src/`), and `MPI_SOURCES`, the C of the MPI shim (`probes/mpi/*.c`, built with
+/// `mpicc` on first use by `runtimes::mpi`), in path order.
 fn probe_sources() {
     let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let list = |dir: &str, keep: &dyn Fn(&str) -> bool| -> String {
@@ -49,11 +50,14 @@ fn probe_sources() {
     let go =
         list("probes/go", &|f| f == "go.mod" || f.ends_with(".s") || (f.ends_with(".go") && !f.ends_with("_test.go")));
     let java = list("probes/java/src", &|f| f.ends_with(".java"));
+    let mpi = list("probes/mpi", &|f| f.ends_with(".c") && !f.starts_with("crosscheck/"));
     let code = format!(
         "/// The Go probe's build inputs: (path relative to `probes/go`, contents).\n\
          pub const GO_SOURCES: &[(&str, &str)] = &[\n{go}];\n\
          /// The Java probe's sources: (path relative to `probes/java/src`, contents).\n\
-         pub const JAVA_SOURCES: &[(&str, &str)] = &[\n{java}];\n"
+         pub const JAVA_SOURCES: &[(&str, &str)] = &[\n{java}];\n\
+         /// The MPI shim's sources: (path relative to `probes/mpi`, contents).\n\
+         pub const MPI_SOURCES: &[(&str, &str)] = &[\n{mpi}];\n"
     );
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("probe_sources.rs");
     std::fs::write(out, code).expect("OUT_DIR is writable");

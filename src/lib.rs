@@ -10,6 +10,7 @@ pub mod clock;
 pub mod experiments;
 pub mod harness;
 pub mod history;
+pub mod hosts;
 pub mod machine;
 pub mod orchestrator;
 pub mod protocol;

@@ -16,6 +16,7 @@ const LAYERS: &[&str] = &[
     "record",
     "render",
     "protocol",
+    "hosts",
     "runtimes",
     "experiments",
     "analysis",

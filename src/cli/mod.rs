@@ -89,6 +89,19 @@ pub struct RunArgs {
     /// the history for how far each point moves between runs.
     #[arg(long)]
     pub no_history: bool,
+    /// Measure across these hosts too (mpirun's host list, `H1,H2,…`; H1 is this machine): the
+    /// `placement:other_host` points of msg.ipc, msg.bw, rpc.methods and the mpi runtime, the host matrix
+    /// (mpi.hosts) and seed 004's networked case. Ranks are started by an MPI launcher (OpenMPI's mpirun or
+    /// MPICH's mpiexec on PATH, or OVERHEAD_MPIRUN); `overhead` must be at the same path on every host.
+    #[arg(long, value_name = "H1,H2,…", conflicts_with = "hostfile")]
+    pub hosts: Option<String>,
+    /// The hosts from a file (one per line, mpirun's hostfile format; `slots=` is ignored).
+    #[arg(long, value_name = "FILE")]
+    pub hostfile: Option<PathBuf>,
+    /// An argument for the MPI launcher, passed unchanged before the program (repeat for several, in order):
+    /// e.g. `--launcher-arg=--mca --launcher-arg=plm_rsh_agent --launcher-arg=/path/agent`.
+    #[arg(long = "launcher-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub launcher_args: Vec<String>,
     #[command(flatten)]
     pub time: TimeArgs,
 }

@@ -15,5 +15,8 @@ pub fn probe(job: &str) -> anyhow::Result<ExitCode> {
         },
     };
     println!("{}", message.to_line());
-    Ok(if matches!(message, ProbeMessage::Result { .. }) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    // A rank of an MPI job finalises MPI before it exits, or the launcher calls the job failed.
+    crate::runtimes::mpi::shim::finalize();
+    // A follower rank answers with a note; only an error fails the process.
+    Ok(if matches!(message, ProbeMessage::Error { .. }) { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

@@ -25,7 +25,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     // the allowed CPUs it recorded, the plan gets its topology, and the record all of it.
     let machine = MachineInfo::detect();
     let cpus = usable_cpus(args.cpus.as_deref(), &machine.allowed_cpus)?;
-    let ctx = PlanContext { cpus, topology: machine.topology.clone(), mode };
+    let launch = launch_settings(&args)?;
+    let ctx = PlanContext { cpus, topology: machine.topology.clone(), mode, hosts: launch.hosts.clone() };
     if args.plan {
         print!("{}", plan_listing(&build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx)));
         return Ok(ExitCode::SUCCESS);
@@ -67,6 +68,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         point_timeout: Duration::from_secs(if mode == Mode::Full { 300 } else { 120 }),
         rounds,
         command_line: std::env::args().collect(),
+        launch,
     };
     let mut outcome = run_plan(options, &interrupted)?;
     if !args.no_history && !outcome.record.interrupted {
@@ -82,6 +84,25 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The hosts of `--hosts` or `--hostfile` and the `--launcher-arg`s.
+///
+/// Errors: a host list or hostfile that does not parse, or a single host (a run across hosts needs two),
+/// naming the input.
+fn launch_settings(args: &RunArgs) -> Result<crate::hosts::LaunchSettings, UsageError> {
+    let hosts = match (&args.hosts, &args.hostfile) {
+        (Some(list), _) => crate::hosts::parse_host_list(list).map_err(UsageError)?,
+        (None, Some(file)) => crate::hosts::read_hostfile(file).map_err(UsageError)?,
+        (None, None) => Vec::new(),
+    };
+    if hosts.len() == 1 {
+        return Err(UsageError(format!(
+            "--hosts names one host ({}); a run across hosts needs two or more (this machine first)",
+            hosts[0]
+        )));
+    }
+    Ok(crate::hosts::LaunchSettings { hosts, launcher_args: args.launcher_args.clone() })
 }
 
 /// Adds the finished run to the machine's history and writes into its record how far each point moves

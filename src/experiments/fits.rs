@@ -36,6 +36,7 @@ impl TooFewPoints {
             params: self.series.clone(),
             cpus: Vec::new(),
             placement: None,
+            hosts: Vec::new(),
         };
         spec.name()
     }

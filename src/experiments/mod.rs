@@ -6,6 +6,7 @@ pub(crate) mod clock;
 pub mod fits;
 pub mod grain;
 pub(crate) mod mem;
+pub(crate) mod mpi;
 pub(crate) mod msg;
 pub mod pairwise;
 mod plan;
@@ -72,6 +73,14 @@ pub trait Experiment: Sync {
     /// no in-process code for the capability ([`Point::in_process`]); the point's resources could not be
     /// set up (a pipe, a fork, a thread).
     fn run(&self, point: &Point<'_>, harness: &Harness) -> anyhow::Result<Outcome>;
+    /// A point started as MPI ranks ([`Point::runs_as_ranks`]): what every rank but 0 does, on its own CPU
+    /// (`point.spec.cpus[point.rank]`, already pinned), until rank 0's [`Experiment::run`] is done — follow
+    /// its batches, serve its socket. Rank 0 answers for the point; a follower's error fails it.
+    ///
+    /// Errors: by default, the experiment does not run as ranks.
+    fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
+        anyhow::bail!("{} does not run as MPI ranks (rank {} has nothing to do)", self.id(), point.rank)
+    }
     /// Fits through this experiment's measured `points` (all of this experiment), e.g. seed 001's
     /// `a + b·load`; see [`fits::fit_series`]. None by default.
     fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
@@ -145,6 +154,10 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &mem::Mix,
         &mem::Fairness,
         &mem::Remote,
+        &mpi::PingPong,
+        &mpi::Bandwidth,
+        &mpi::Barrier,
+        &mpi::Allreduce,
     ]
 }
 

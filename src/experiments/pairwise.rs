@@ -111,7 +111,7 @@ mod tests {
 
     #[test]
     fn one_cpu_gives_a_skipped_point_with_the_reason() {
-        let ctx = PlanContext { cpus: vec![3], topology: Topology::detect(), mode: Mode::Quick };
+        let ctx = PlanContext { cpus: vec![3], topology: Topology::detect(), mode: Mode::Quick, hosts: Vec::new() };
         let planned = whole_machine(&ctx, "clock.skew", &crate::runtimes::os::Os);
         let [Planned::Skip(spec, reason)] = planned.as_slice() else { panic!("{planned:?}") };
         assert_eq!(spec.cpus, [3]);
@@ -120,7 +120,8 @@ mod tests {
 
     #[test]
     fn several_cpus_give_one_point_for_all_of_them() {
-        let ctx = PlanContext { cpus: vec![0, 2, 5], topology: Topology::detect(), mode: Mode::Quick };
+        let ctx =
+            PlanContext { cpus: vec![0, 2, 5], topology: Topology::detect(), mode: Mode::Quick, hosts: Vec::new() };
         let planned = whole_machine(&ctx, "clock.rate", &crate::runtimes::os::Os);
         let [Planned::Run(spec)] = planned.as_slice() else { panic!("{planned:?}") };
         assert_eq!(spec.cpus, [0, 2, 5]);

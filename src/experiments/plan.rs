@@ -19,6 +19,10 @@ pub struct PlanContext {
     pub cpus: Vec<usize>,
     pub topology: Topology,
     pub mode: Mode,
+    /// The hosts of a run across hosts (`--hosts`), host 0 this machine; empty for a run on this machine
+    /// alone. Experiments that can span hosts add their `placement:other_host` points when there are two
+    /// or more ([`PlanContext::other_host_pair`]).
+    pub hosts: Vec<String>,
 }
 
 impl PlanContext {
@@ -41,6 +45,7 @@ impl PlanContext {
             params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
             placement: (cpus.len() >= 2).then(|| self.topology.placement(cpus[0], cpus[1])),
             cpus,
+            hosts: Vec::new(),
         }
     }
 
@@ -104,6 +109,34 @@ impl PlanContext {
             out.push(Planned::Skip(spec, format!("needs a second usable CPU; this run may use only CPU {home}")));
         }
         out
+    }
+
+    /// The point of a two-party experiment with its parties on different hosts (`placement:other_host`,
+    /// last parameter): rank 0 on host 0 (this machine), rank 1 on host 1. `None` when the run names fewer
+    /// than two hosts. The two ranks get different CPU numbers whenever this machine allows two: the
+    /// "hosts" may be namespaces or containers of one machine, where the same number is the same CPU, and
+    /// two ranks on one CPU measure the time slice (issue 24). With one usable CPU both use it, and the
+    /// ranks refuse the point at run time if they turn out to share a machine
+    /// (`orchestrator::ranks::where_ranks_run`).
+    pub fn other_host_pair<P: serde::Serialize>(
+        &self,
+        experiment: &str,
+        runtime: &dyn RuntimeUnderTest,
+        params: &P,
+    ) -> Option<Planned> {
+        let [first, second, ..] = self.hosts.as_slice() else { return None };
+        let cpus = self.other_host_cpus();
+        let mut spec = with_placement(self.spec_of(experiment, runtime, params, cpus), Placement::OtherHost);
+        spec.placement = Some(Placement::OtherHost);
+        spec.hosts = vec![first.clone(), second.clone()];
+        Some(Planned::Run(spec))
+    }
+
+    /// The CPUs of a two-rank point across hosts: the home CPU for rank 0, and the next usable CPU for rank 1
+    /// (the home CPU again only when it is the only one).
+    pub fn other_host_cpus(&self) -> Vec<usize> {
+        let home = self.home_cpu();
+        vec![home, self.cpus.iter().copied().find(|&c| c != home).unwrap_or(home)]
     }
 
     /// Thread counts for team experiments, from `min` to the usable CPU count: `min`, 2 and every usable
@@ -172,12 +205,17 @@ pub(crate) mod tests {
     /// A context with CPUs 0 and 1 on this machine's topology (a CPU missing here is "other core"),
     /// for tests of experiments' plans that must not depend on the machine's CPU count.
     pub(crate) fn two_cpu_context(mode: Mode) -> PlanContext {
-        PlanContext { cpus: vec![0, 1], topology: Topology::detect(), mode }
+        PlanContext { cpus: vec![0, 1], topology: Topology::detect(), mode, hosts: Vec::new() }
     }
 
     #[test]
     fn thread_counts_are_one_two_and_all_but_in_full() {
-        let ctx = |n: usize, mode| PlanContext { cpus: (0..n).collect(), topology: Topology::detect(), mode };
+        let ctx = |n: usize, mode| PlanContext {
+            cpus: (0..n).collect(),
+            topology: Topology::detect(),
+            mode,
+            hosts: Vec::new(),
+        };
         assert_eq!(ctx(16, Mode::Default).thread_counts(1), vec![1, 2, 16]);
         assert_eq!(ctx(1, Mode::Quick).thread_counts(1), vec![1]);
         assert_eq!(ctx(4, Mode::Default).thread_counts(2), vec![2, 4]);
@@ -187,7 +225,12 @@ pub(crate) mod tests {
 
     #[test]
     fn the_thread_ladder_doubles_to_every_cpu_but_in_full() {
-        let ctx = |n: usize, mode| PlanContext { cpus: (0..n).collect(), topology: Topology::detect(), mode };
+        let ctx = |n: usize, mode| PlanContext {
+            cpus: (0..n).collect(),
+            topology: Topology::detect(),
+            mode,
+            hosts: Vec::new(),
+        };
         assert_eq!(ctx(256, Mode::Default).thread_ladder(1), vec![1, 2, 4, 8, 16, 32, 64, 128, 256]);
         assert_eq!(ctx(12, Mode::Quick).thread_ladder(1), vec![1, 2, 4, 8, 12]);
         assert_eq!(ctx(12, Mode::Default).thread_ladder(2), vec![2, 4, 8, 12]);
@@ -195,6 +238,30 @@ pub(crate) mod tests {
         assert_eq!(ctx(1, Mode::Default).thread_ladder(1), vec![1]);
         assert!(ctx(1, Mode::Default).thread_ladder(2).is_empty());
         assert_eq!(ctx(5, Mode::Full).thread_ladder(1), vec![1, 2, 3, 4, 5]);
+    }
+
+    /// Across hosts, the two ranks of a pair never get one CPU number while the machine has two, whatever
+    /// the CPU list; without a second host there is no such point.
+    #[test]
+    fn other_host_pairs_put_their_ranks_on_different_cpus() {
+        #[derive(serde::Serialize)]
+        struct Params {
+            payload: usize,
+        }
+        let (os, params) = (&crate::runtimes::os::Os, &Params { payload: 8 });
+        let mut ctx = two_cpu_context(Mode::Default);
+        assert_eq!(ctx.other_host_pair("msg.ipc", os, params), None);
+        ctx.hosts = vec!["a".into(), "b".into(), "c".into()];
+        for cpus in [vec![0, 1], vec![5, 2, 7], vec![3, 3, 4]] {
+            ctx.cpus = cpus;
+            let Some(Planned::Run(spec)) = ctx.other_host_pair("msg.ipc", os, params) else { panic!("no point") };
+            assert_ne!(spec.cpus[0], spec.cpus[1], "{:?}", ctx.cpus);
+            assert_eq!(spec.hosts, ["a", "b"]);
+            assert_eq!(spec.placement, Some(Placement::OtherHost));
+            assert_eq!(spec.param("placement"), Some("other_host"));
+        }
+        ctx.cpus = vec![4];
+        assert_eq!(ctx.other_host_cpus(), [4, 4], "one CPU: both use it, checked at run time");
     }
 
     #[test]

@@ -14,12 +14,26 @@ pub struct Point<'a> {
     pub spec: &'a PointSpec,
     /// The runtime `spec.runtime` names.
     pub runtime: &'static dyn RuntimeUnderTest,
+    /// This process's rank when the point runs as MPI ranks ([`Point::runs_as_ranks`]); 0 otherwise. Rank 0
+    /// measures ([`super::Experiment::run`]), the others follow ([`super::Experiment::follow`]).
+    pub rank: usize,
 }
 
 impl<'a> Point<'a> {
     /// The point of `spec` with its runtime, or `None` when no runtime in the registry has its name.
     pub fn resolve(spec: &'a PointSpec) -> Option<Point<'a>> {
-        crate::runtimes::find(&spec.runtime).map(|runtime| Point { spec, runtime })
+        crate::runtimes::find(&spec.runtime).map(|runtime| Point { spec, runtime, rank: 0 })
+    }
+
+    /// Whether the point's processes are MPI ranks started by the launcher: its runtime runs as ranks
+    /// (`mpi`), or it spans hosts (`spec.hosts`).
+    pub fn runs_as_ranks(&self) -> bool {
+        self.runtime.launched_as_ranks() || !self.spec.hosts.is_empty()
+    }
+
+    /// The host rank `rank` runs on, when the point spans hosts.
+    pub fn host_of(&self, rank: usize) -> Option<&str> {
+        self.spec.hosts.get(rank).map(String::as_str)
     }
 
     /// The point's parameters as the experiment's parameter struct `P` ([`crate::record::params::decode`]).
@@ -59,6 +73,7 @@ mod tests {
             params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             cpus: vec![0],
             placement: None,
+            hosts: Vec::new(),
         }
     }
 

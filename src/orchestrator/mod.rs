@@ -7,6 +7,7 @@ mod point_state;
 mod probe;
 mod probe_process;
 mod progress;
+mod ranks;
 mod record_writer;
 mod rounds;
 mod run;

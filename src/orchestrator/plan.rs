@@ -135,7 +135,7 @@ mod tests {
     }
 
     fn context() -> PlanContext {
-        PlanContext { cpus: vec![0, 1], topology: Topology::detect(), mode: Mode::Quick }
+        PlanContext { cpus: vec![0, 1], topology: Topology::detect(), mode: Mode::Quick, hosts: Vec::new() }
     }
 
     #[test]

@@ -21,16 +21,34 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         return error(format!("unknown experiment {:?}", spec.experiment));
     };
     // The runtime, resolved once: the experiment gets it with the spec and measures without looking it up.
-    let Some(point) = Point::resolve(spec) else {
+    let Some(mut point) = Point::resolve(spec) else {
         return error(format!("{:#}", unimplemented_runtime(spec)));
     };
-    let Some(&home) = spec.cpus.first() else {
-        return error("the point names no CPU".into());
+    if point.runs_as_ranks() {
+        match super::ranks::join(spec) {
+            Ok(rank) => point.rank = rank,
+            Err(e) => return error(format!("{e:#}")),
+        }
+    }
+    let Some(&home) = spec.cpus.get(point.rank) else {
+        return error(format!("the point names no CPU for rank {}", point.rank));
     };
     let refused_before = refused_pinnings();
     let mut notes = Vec::new();
     if let Err(e) = pin_current_thread(home) {
         notes.push(format!("pinning to CPU {home} refused ({e}); ran unpinned"));
+    }
+    if point.runs_as_ranks() {
+        match super::ranks::where_ranks_run(&point) {
+            Ok(placed) => notes.push(placed),
+            Err(e) => return error(format!("{e:#}")),
+        }
+        if point.rank > 0 {
+            return match experiment.follow(&point) {
+                Ok(()) => ProbeMessage::Note { v: VERSION, text: format!("rank {} done", point.rank) },
+                Err(e) => error(format!("rank {}: {e:#}", point.rank)),
+            };
+        }
     }
     let harness = Harness::new(&job.time_source, job.harness).with_batch_hint(job.batch_ops_hint);
     // The machine's speed just before and just after, for the report (`harness::speed`); nothing is waited

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use wait_timeout::ChildExt;
 
+use crate::hosts::{LaunchSettings, Launcher, RankSlot};
 use crate::protocol::{ProbeJob, ProbeMessage, RawBatches};
 use crate::record::{PointRecord, SkipKind};
 
@@ -32,9 +33,16 @@ pub struct ProbeAnswer {
     pub pin_refusals: usize,
 }
 
-/// Starts a probe for `job`, waits for it under the watchdog, and reads its answer.
-pub fn run_one(exe: &Path, job: &ProbeJob, timeout: Duration, interrupted: &AtomicBool) -> ProbeEnd {
-    let mut child = match start(exe, job) {
+/// Starts a probe for `job` (through the MPI launcher, with `launch`'s arguments, when the point runs as
+/// ranks), waits for it under the watchdog, and reads its answer.
+pub fn run_one(
+    exe: &Path,
+    job: &ProbeJob,
+    launch: &LaunchSettings,
+    timeout: Duration,
+    interrupted: &AtomicBool,
+) -> ProbeEnd {
+    let mut child = match start(exe, job, launch) {
         Ok(child) => child,
         Err(reason) => return ProbeEnd::Failed(SkipKind::Failed, reason),
     };
@@ -60,9 +68,13 @@ pub fn run_one(exe: &Path, job: &ProbeJob, timeout: Duration, interrupted: &Atom
 /// The probe of `job`, started with its output piped.
 ///
 /// Errors: why it could not start, as the failure's reason.
-fn start(exe: &Path, job: &ProbeJob) -> Result<Child, String> {
+fn start(exe: &Path, job: &ProbeJob, launch: &LaunchSettings) -> Result<Child, String> {
     let job_json = serde_json::to_string(job).expect("jobs always serialise");
-    let mut command = probe_command(exe, job, &job_json).map_err(|e| format!("could not start the probe: {e:#}"))?;
+    let mut command =
+        probe_command(exe, job, &job_json, launch).map_err(|e| format!("could not start the probe: {e:#}"))?;
+    // Its own process group, so that a kill reaches whatever it started on this machine too (the ranks a
+    // launcher forks).
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -105,8 +117,14 @@ fn wait_for(child: &mut Child, timeout: Duration, interrupted: &AtomicBool) -> W
 /// The process that measures `job`: `overhead probe` (this executable), or the runtime's external probe
 /// (`runtimes::external`), with the same job. An experiment driven from Rust (`grain.sweep`) runs in
 /// `overhead probe`, which starts the external probe itself.
-fn probe_command(exe: &Path, job: &ProbeJob, job_json: &str) -> anyhow::Result<Command> {
-    let external = crate::runtimes::find(&job.spec.runtime).and_then(|r| r.external());
+fn probe_command(exe: &Path, job: &ProbeJob, job_json: &str, launch: &LaunchSettings) -> anyhow::Result<Command> {
+    let runtime = crate::runtimes::find(&job.spec.runtime);
+    if runtime.is_some_and(|r| r.launched_as_ranks()) || !job.spec.hosts.is_empty() {
+        let launcher = Launcher::find().map_err(|e| anyhow::anyhow!("no MPI launcher: {e}"))?;
+        let args = ["probe".to_string(), "--job".into(), job_json.to_string()];
+        return Ok(launcher.command(&rank_slots(&job.spec), &launch.launcher_args, exe, &args));
+    }
+    let external = runtime.and_then(|r| r.external());
     match external.filter(|e| !e.driven_from_rust(&job.spec.experiment)) {
         Some(external) => external.command(&job.spec, job_json),
         None => {
@@ -115,6 +133,12 @@ fn probe_command(exe: &Path, job: &ProbeJob, job_json: &str) -> anyhow::Result<C
             Ok(command)
         }
     }
+}
+
+/// Where each rank of a point goes: rank `i` on `spec.hosts[i]` (this machine when it names no hosts),
+/// pinned there to `spec.cpus[i]`.
+fn rank_slots(spec: &crate::record::PointSpec) -> Vec<RankSlot> {
+    spec.cpus.iter().enumerate().map(|(i, &cpu)| RankSlot { host: spec.hosts.get(i).cloned(), cpu }).collect()
 }
 
 /// The point of an external probe's raw batches, made as `overhead probe` makes its own
@@ -154,7 +178,11 @@ fn interpret(job: &ProbeJob, out: &str, err: &str, status: ExitStatus) -> ProbeE
         }
     }
     let detail = error.unwrap_or_else(|| {
-        let tail: String = err.lines().rev().take(3).collect::<Vec<_>>().join(" / ");
+        // The last lines that say something: a launcher frames its messages in rules of dashes.
+        let said = err.lines().map(str::trim).filter(|l| !l.is_empty() && !l.chars().all(|c| c == '-' || c == '='));
+        let mut tail: Vec<&str> = said.collect::<Vec<_>>().into_iter().rev().take(4).collect();
+        tail.reverse();
+        let tail = tail.join(" / ");
         format!("probe exited with {status}{}", if tail.is_empty() { String::new() } else { format!(": {tail}") })
     });
     ProbeEnd::Failed(SkipKind::Failed, detail)
@@ -174,10 +202,20 @@ fn drain(child: &mut Child, stdout: bool) -> std::thread::JoinHandle<String> {
     })
 }
 
-/// Ends the child and reaps it.
+/// Ends the child and everything it started on this machine (its process group: a launcher's local ranks),
+/// asking first (SIGTERM, so a launcher can stop its remote ranks) and killing after a second, and reaps it.
 fn kill(child: &mut Child) {
-    let _ = child.kill();
+    let group = child.id() as libc::pid_t;
+    // SAFETY: killpg with the group this child leads (started with process_group(0)); a stale group is ESRCH.
+    unsafe { libc::killpg(group, libc::SIGTERM) };
+    if !matches!(child.wait_timeout(Duration::from_secs(1)), Ok(Some(_))) {
+        // SAFETY: as above.
+        unsafe { libc::killpg(group, libc::SIGKILL) };
+        let _ = child.kill();
+    }
     let _ = child.wait();
+    // SAFETY: as above; whatever of the group outlived its leader.
+    unsafe { libc::killpg(group, libc::SIGKILL) };
 }
 
 #[cfg(test)]

@@ -38,6 +38,9 @@ pub struct RunOptions {
     /// How many processes each point gets, and the run's time budget.
     pub rounds: RoundPolicy,
     pub command_line: Vec<String>,
+    /// The hosts and launcher arguments of a run across hosts (`--hosts`, `--launcher-arg`); the launcher
+    /// arguments also go to one-host points that run as MPI ranks.
+    pub launch: crate::hosts::LaunchSettings,
 }
 
 /// Where the record went and what it holds.
@@ -204,7 +207,7 @@ impl Runner<'_> {
         let started = Instant::now();
         let started_s = Some(started.duration_since(self.run_started).as_secs_f64());
         self.cpu_watch.before_probe();
-        let end = run_one(&self.exe, &job, self.opts.point_timeout, self.interrupted);
+        let end = run_one(&self.exe, &job, &self.opts.launch, self.opts.point_timeout, self.interrupted);
         self.cpu_watch.after_probe(&job.spec.cpus);
         let wall_ms = started.elapsed().as_secs_f64() * 1e3;
         match end {

@@ -14,6 +14,7 @@ pub fn point(experiment: &str, runtime: &str, params: &[(&str, &str)], median: f
         params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         cpus: vec![0, 1],
         placement: None,
+        hosts: Vec::new(),
     };
     let samples: Vec<f64> = [0.95, 0.975, 1.0, 1.0, 1.025, 1.05].iter().map(|f| f * median).collect();
     PointRecord {

@@ -78,7 +78,14 @@ mod tests {
     }
 
     fn spec(params: Vec<(String, String)>) -> PointSpec {
-        PointSpec { experiment: "sync.faa".into(), runtime: "os".into(), params, cpus: vec![0], placement: None }
+        PointSpec {
+            experiment: "sync.faa".into(),
+            runtime: "os".into(),
+            params,
+            cpus: vec![0],
+            placement: None,
+            hosts: Vec::new(),
+        }
     }
 
     #[test]

@@ -44,6 +44,9 @@ pub enum Capability {
     Barrier,
     /// A lock contended by threads on different CPUs.
     Lock,
+    /// Processes started together as MPI ranks, on one host or several, and MPI's own primitives between
+    /// them (point to point, collectives): the `mpi.*` experiments (issue 24; OSU micro-benchmarks).
+    Ranks,
 }
 
 impl Capability {
@@ -66,6 +69,7 @@ impl Capability {
             Capability::Atomic => "atomic between CPUs",
             Capability::Barrier => "barrier between CPUs",
             Capability::Lock => "lock between CPUs",
+            Capability::Ranks => "MPI ranks",
         }
     }
 
@@ -87,6 +91,9 @@ impl Capability {
 
 /// Why a runtime other than `os` lacks [`Capability::Kernel`].
 pub const KERNEL_UNDER_OS: &str = "it runs on kernel threads; the kernel's own facilities are measured once, under os";
+
+/// Why a runtime other than `mpi` lacks [`Capability::Ranks`].
+pub const RANKS_UNDER_MPI: &str = "MPI's primitives between ranks are measured under the mpi runtime";
 
 /// Why a runtime lacks [`Capability::BETWEEN_CPUS`] in this build.
 pub const BETWEEN_CPUS_ELSEWHERE: &str =

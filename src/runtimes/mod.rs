@@ -11,6 +11,7 @@ pub mod fiber;
 pub mod grain_sweep;
 pub mod grain_tally;
 pub mod grain_work;
+pub mod mpi;
 pub mod offer;
 pub mod openmp;
 pub mod os;
@@ -24,7 +25,7 @@ pub mod wake_all;
 pub mod yield_barrier;
 pub mod yield_round;
 
-pub use capability::{Capability, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS};
+pub use capability::{Capability, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS, RANKS_UNDER_MPI};
 pub use offer::{Offer, Offers};
 pub use plugin::{implements, missing, RuntimeUnderTest};
 pub use registry::{column_rank, default_run, find, names, registry};

@@ -77,6 +77,8 @@ pub struct Offers {
     pub barrier: Offer<&'static [BarrierImpl]>,
     /// [`Capability::Lock`]: its `sync.mutex` locks (`lock:` values, plan order).
     pub lock: Offer<&'static [LockImpl]>,
+    /// [`Capability::Ranks`]: MPI ranks and MPI's primitives between them (only `mpi`).
+    pub ranks: Offer<()>,
 }
 
 impl Offers {
@@ -100,6 +102,7 @@ impl Offers {
             atomic: Offer::Lacks(why),
             barrier: Offer::Lacks(why),
             lock: Offer::Lacks(why),
+            ranks: Offer::Lacks(why),
         }
     }
 
@@ -123,6 +126,7 @@ impl Offers {
             C::Atomic => self.atomic.lacks(),
             C::Barrier => self.barrier.lacks(),
             C::Lock => self.lock.lacks(),
+            C::Ranks => self.ranks.lacks(),
         }
     }
 }

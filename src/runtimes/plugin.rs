@@ -39,6 +39,11 @@ pub trait RuntimeUnderTest: Sync {
     fn external(&self) -> Option<&dyn super::external_probe::ExternalProbe> {
         None
     }
+    /// Whether its points run as MPI ranks: the orchestrator starts `overhead probe` through the MPI launcher,
+    /// one rank per CPU of the point (`crate::hosts`); `false` (the default) for one probe process.
+    fn launched_as_ranks(&self) -> bool {
+        false
+    }
     /// Whether `overhead run` measures it without `--runtime` (a runtime that needs a toolchain is not).
     fn in_default_run(&self) -> bool {
         true
@@ -95,14 +100,15 @@ pub fn missing(runtime: &dyn RuntimeUnderTest, requires: &[Capability]) -> Optio
 }
 
 /// Whether `runtime` has an implementation object for `capability` (the accessor behind it is `Some`);
-/// `None` for [`Capability::Kernel`], whose experiments are written against the kernel directly. What a
+/// `None` for [`Capability::Kernel`] and [`Capability::Ranks`], whose experiments are written against the
+/// kernel and the MPI shim directly. What a
 /// runtime measured in this process offers ([`RuntimeUnderTest::offers`]) must agree with it, and an
 /// external runtime has none but its granularity sweep (a test checks every runtime).
 pub fn implements(runtime: &dyn RuntimeUnderTest, capability: Capability) -> Option<bool> {
     use Capability as C;
     Some(match capability {
         C::Context => runtime.context().is_some(),
-        C::Kernel => return None,
+        C::Kernel | C::Ranks => return None,
         C::Call | C::SpawnJoin | C::Semaphore | C::Channel | C::MessageSwitch | C::Rendezvous | C::RawSwitch => {
             runtime.primitives().is_some()
         }

@@ -1,6 +1,6 @@
 //! Every runtime under test, in column order (docs/ARCHITECTURE.md "Runtimes under test").
 
-use super::{external, fiber, openmp, os, rayon_rt, tokio_rt, RuntimeUnderTest};
+use super::{external, fiber, mpi, openmp, os, rayon_rt, tokio_rt, RuntimeUnderTest};
 
 /// The runtimes, in the order of every table's columns: kernel threads first, then the project's fibers,
 /// the peers, and the external probes. Adding a runtime is one line here and one module.
@@ -16,6 +16,7 @@ pub fn registry() -> &'static [&'static dyn RuntimeUnderTest] {
         &external::GO,
         &external::JAVA_PLATFORM,
         &external::JAVA_VIRTUAL,
+        &mpi::Mpi,
     ]
 }
 

@@ -380,7 +380,7 @@ mod tests {
     use crate::machine::allowed_cpus;
 
     fn context(cpus: Vec<usize>, topology: Topology) -> PlanContext {
-        PlanContext { cpus, topology, mode: Mode::Default }
+        PlanContext { cpus, topology, mode: Mode::Default, hosts: Vec::new() }
     }
 
     fn os() -> &'static dyn crate::runtimes::RuntimeUnderTest {

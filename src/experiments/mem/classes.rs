@@ -30,7 +30,8 @@ impl PairClass {
     /// not know makes the pair [`PairClass::OtherCore`], the class that claims least.
     pub fn of(topology: &Topology, a: usize, b: usize) -> Option<PairClass> {
         Some(match topology.placement(a, b) {
-            Placement::SameCpu => return None,
+            // A topology never places two of its CPUs on different hosts: no pair of this machine.
+            Placement::SameCpu | Placement::OtherHost => return None,
             Placement::SmtSibling => PairClass::SmtSibling,
             Placement::OtherNumaNode => PairClass::OtherNumaNode,
             Placement::OtherPackage => PairClass::OtherPackage,

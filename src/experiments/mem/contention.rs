@@ -196,7 +196,7 @@ mod tests {
     use crate::record::fixture::point;
 
     fn ctx(cpus: usize, mode: Mode) -> PlanContext {
-        PlanContext { cpus: (0..cpus).collect(), topology: Topology::detect(), mode }
+        PlanContext { cpus: (0..cpus).collect(), topology: Topology::detect(), mode, hosts: Vec::new() }
     }
 
     fn os() -> &'static dyn crate::runtimes::RuntimeUnderTest {

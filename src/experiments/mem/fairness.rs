@@ -456,7 +456,7 @@ mod tests {
     use crate::machine::{allowed_cpus, Topology};
 
     fn ctx(cpus: Vec<usize>, topology: Topology) -> PlanContext {
-        PlanContext { cpus, topology, mode: Mode::Default }
+        PlanContext { cpus, topology, mode: Mode::Default, hosts: Vec::new() }
     }
 
     #[test]

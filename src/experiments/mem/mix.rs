@@ -224,7 +224,7 @@ mod tests {
     }
 
     fn ctx(cpus: usize, mode: Mode) -> PlanContext {
-        PlanContext { cpus: (0..cpus).collect(), topology: Topology::detect(), mode }
+        PlanContext { cpus: (0..cpus).collect(), topology: Topology::detect(), mode, hosts: Vec::new() }
     }
 
     /// (x, threads, number of CPUs) of every planned point, in plan order.
@@ -332,7 +332,12 @@ mod tests {
     fn run_measures_a_planned_point_and_refuses_an_unknown_x() {
         let h = crate::harness::testing::quick_harness();
         let os = crate::runtimes::find("os").unwrap();
-        let ctx = PlanContext { cpus: vec![allowed_cpus()[0]], topology: Topology::detect(), mode: Mode::Quick };
+        let ctx = PlanContext {
+            cpus: vec![allowed_cpus()[0]],
+            topology: Topology::detect(),
+            mode: Mode::Quick,
+            hosts: Vec::new(),
+        };
         let Planned::Run(mut spec) = Mix.points(&ctx, os).remove(0) else { panic!() };
         let m = Mix.run(&crate::experiments::Point::resolve(&spec).unwrap(), &h).unwrap().measurement;
         assert_eq!(m.samples_ns.len(), h.config.repetitions);

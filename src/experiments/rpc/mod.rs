@@ -127,7 +127,7 @@ pub(crate) mod tests {
             cores: 3,
             numa_nodes: 1,
         };
-        PlanContext { cpus: vec![0, 1, 2, 3], topology, mode }
+        PlanContext { cpus: vec![0, 1, 2, 3], topology, mode, hosts: Vec::new() }
     }
 
     fn placements_of(planned: &[Planned]) -> Vec<(Option<Placement>, bool)> {

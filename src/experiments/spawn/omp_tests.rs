@@ -16,7 +16,12 @@ fn quick_harness() -> Harness {
 /// A quick plan context on at most two of the CPUs this process may use.
 fn ctx() -> PlanContext {
     let allowed = allowed_cpus();
-    PlanContext { cpus: allowed[..allowed.len().min(2)].to_vec(), topology: Topology::detect(), mode: Mode::Quick }
+    PlanContext {
+        cpus: allowed[..allowed.len().min(2)].to_vec(),
+        topology: Topology::detect(),
+        mode: Mode::Quick,
+        hosts: Vec::new(),
+    }
 }
 
 /// The planned `openmp` points of `e`, every one of them to run.

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 /// How two logical CPUs relate, from closest to farthest.
 ///
 /// Serialized as the snake_case strings `"same_cpu"`, `"smt_sibling"`,
-/// `"other_core"`, `"other_numa_node"`, `"other_package"`.
+/// `"other_core"`, `"other_numa_node"`, `"other_package"`, `"other_host"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Placement {
@@ -35,11 +35,15 @@ pub enum Placement {
     OtherNumaNode,
     /// Different packages (sockets).
     OtherPackage,
+    /// Different hosts: the two parties are ranks an MPI launcher started on two machines named by
+    /// `--hosts` (issue 24; docs/ARCHITECTURE.md "Hosts and MPI"). A topology never answers it: only a plan
+    /// across hosts makes such a point.
+    OtherHost,
 }
 
 impl Placement {
-    /// Every placement, closest first; handy for iterating a benchmark over
-    /// all of them.
+    /// Every placement within one machine, closest first; handy for iterating a benchmark over
+    /// all of them ([`Placement::OtherHost`] is not among them: no two CPUs of one topology have it).
     pub const ALL: [Placement; 5] = [
         Placement::SameCpu,
         Placement::SmtSibling,
@@ -56,6 +60,7 @@ impl Placement {
             Placement::OtherCore => "other_core",
             Placement::OtherNumaNode => "other_numa_node",
             Placement::OtherPackage => "other_package",
+            Placement::OtherHost => "other_host",
         }
     }
 }

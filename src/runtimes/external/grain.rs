@@ -261,6 +261,7 @@ mod tests {
             params: vec![],
             cpus: vec![cpu],
             placement: None,
+            hosts: Vec::new(),
         };
         let script = format!(
             r#"echo '{{"type":"note","v":2,"text":"warmed up"}}'; echo '{{"type":"ready","v":2}}'

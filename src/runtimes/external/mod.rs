@@ -23,7 +23,7 @@ use super::fan_out::ForkJoinMechanism;
 use super::grain_sweep::{GrainSweep, Granularity, Remarks, Sweep};
 use super::primitives::{SpawnKind, SwitchKind, SwitchMechanism};
 use super::yield_round::YieldLimits;
-use super::{Offer, Offers, RuntimeUnderTest, KERNEL_UNDER_OS};
+use super::{Offer, Offers, RuntimeUnderTest, KERNEL_UNDER_OS, RANKS_UNDER_MPI};
 use crate::harness::Harness;
 use crate::record::PointSpec;
 
@@ -68,6 +68,7 @@ const fn probe_offers(
         atomic: Offer::Has(&[AtomicImpl::Hw]),
         barrier: Offer::Has(&[BarrierImpl::Cyclic]),
         lock: Offer::Has(locks),
+        ranks: Offer::Lacks(RANKS_UNDER_MPI),
     }
 }
 

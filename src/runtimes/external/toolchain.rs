@@ -114,7 +114,7 @@ fn java_feature(banner: &str) -> Option<u32> {
 
 /// A cache key of the sources and the toolchain: FNV-1a over both, in hex (stable across builds of this
 /// binary and of Rust, unlike `DefaultHasher`).
-fn key(sources: &[(&str, &str)], toolchain: &str) -> String {
+pub(crate) fn key(sources: &[(&str, &str)], toolchain: &str) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let bytes =
         sources.iter().flat_map(|(p, c)| [p.as_bytes(), &[0], c.as_bytes(), &[0]]).chain([toolchain.as_bytes()]);
@@ -139,7 +139,7 @@ fn cache_root() -> PathBuf {
 
 /// The folder `name` of the cache, made by `build` (into a fresh temporary folder, then renamed into
 /// place) when it is not there yet. A concurrent run that renamed first wins; its build is as good.
-fn cached(name: &str, build: impl FnOnce(&Path) -> Result<(), String>) -> Result<PathBuf, String> {
+pub(crate) fn cached(name: &str, build: impl FnOnce(&Path) -> Result<(), String>) -> Result<PathBuf, String> {
     cached_in(&cache_root(), name, build)
 }
 
@@ -165,7 +165,7 @@ fn cached_in(root: &Path, name: &str, build: impl FnOnce(&Path) -> Result<(), St
     Ok(folder)
 }
 
-fn write_sources(dir: &Path, sources: &[(&str, &str)]) -> Result<(), String> {
+pub(crate) fn write_sources(dir: &Path, sources: &[(&str, &str)]) -> Result<(), String> {
     for (path, contents) in sources {
         let file = dir.join(path);
         if let Some(parent) = file.parent() {
@@ -177,7 +177,7 @@ fn write_sources(dir: &Path, sources: &[(&str, &str)]) -> Result<(), String> {
 }
 
 /// The command's stdout when it succeeds; otherwise its exit and the end of its stderr.
-fn output_of(command: &mut Command) -> Result<String, String> {
+pub(crate) fn output_of(command: &mut Command) -> Result<String, String> {
     let out = command.output().map_err(|e| format!("could not start: {e}"))?;
     if out.status.success() {
         return Ok(String::from_utf8_lossy(&out.stdout).into_owned());

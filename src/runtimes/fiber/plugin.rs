@@ -5,7 +5,7 @@ use crate::runtimes::fan_out::ForkJoinMechanism;
 use crate::runtimes::primitives::{SpawnKind, SwitchKind, SwitchMechanism};
 use crate::runtimes::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
 use crate::runtimes::yield_round::YieldLimits;
-use crate::runtimes::{Offer, Offers, RuntimeUnderTest, KERNEL_UNDER_OS};
+use crate::runtimes::{Offer, Offers, RuntimeUnderTest, KERNEL_UNDER_OS, RANKS_UNDER_MPI};
 
 /// Why the fibers lack contention between CPUs.
 const NOTHING_CONTENDS: &str = "its fibers share one kernel thread, so nothing contends between CPUs";
@@ -33,6 +33,7 @@ const OFFERS: Offers = Offers {
     atomic: Offer::Lacks(NOTHING_CONTENDS),
     barrier: Offer::Lacks(NOTHING_CONTENDS),
     lock: Offer::Lacks(NOTHING_CONTENDS),
+    ranks: Offer::Lacks(RANKS_UNDER_MPI),
 };
 
 /// The project's fibers switching with one back-end, as a runtime under test.

@@ -6,7 +6,7 @@ use crate::runtimes::fan_out::ForkJoinMechanism;
 use crate::runtimes::primitives::{SpawnKind, SwitchKind, SwitchMechanism};
 use crate::runtimes::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
 use crate::runtimes::yield_round::YieldLimits;
-use crate::runtimes::{Offer, Offers, RuntimeUnderTest};
+use crate::runtimes::{Offer, Offers, RuntimeUnderTest, RANKS_UNDER_MPI};
 
 /// What `os` offers: every capability.
 const OFFERS: Offers = Offers {
@@ -29,6 +29,7 @@ const OFFERS: Offers = Offers {
     atomic: Offer::Has(&[AtomicImpl::Hw, AtomicImpl::HashedLock]),
     barrier: Offer::Has(&[BarrierImpl::Std, BarrierImpl::Spin, BarrierImpl::Pthread]),
     lock: Offer::Has(&[LockImpl::Std, LockImpl::Spin, LockImpl::Futex]),
+    ranks: Offer::Lacks(RANKS_UNDER_MPI),
 };
 
 /// Kernel threads and processes: `std::thread`, futexes, pipes, sockets, POSIX semaphores.

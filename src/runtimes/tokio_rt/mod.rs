@@ -72,7 +72,7 @@ const OFFERS: crate::runtimes::Offers = {
     use crate::runtimes::primitives::{SpawnKind, SwitchKind, SwitchMechanism};
     use crate::runtimes::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
     use crate::runtimes::yield_round::YieldLimits;
-    use crate::runtimes::{Offer, Offers, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS};
+    use crate::runtimes::{Offer, Offers, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS, RANKS_UNDER_MPI};
     Offers {
         context: Offer::Has(()),
         kernel: Offer::Lacks(KERNEL_UNDER_OS),
@@ -90,6 +90,7 @@ const OFFERS: crate::runtimes::Offers = {
         atomic: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
         barrier: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
         lock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
+        ranks: Offer::Lacks(RANKS_UNDER_MPI),
     }
 };
 

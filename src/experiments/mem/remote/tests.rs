@@ -4,7 +4,11 @@ use crate::harness::Mode;
 use crate::machine::allowed_cpus;
 
 fn planned(cpus: Vec<usize>, topology: Topology) -> Vec<Planned> {
-    plan(&PlanContext { cpus, topology, mode: Mode::Default }, "mem.remote", &crate::runtimes::os::Os)
+    plan(
+        &PlanContext { cpus, topology, mode: Mode::Default, hosts: Vec::new() },
+        "mem.remote",
+        &crate::runtimes::os::Os,
+    )
 }
 
 fn case_of(p: &Planned) -> (&PointSpec, Option<&str>) {

@@ -231,7 +231,7 @@ mod tests {
     use crate::machine::Topology;
 
     fn ctx() -> PlanContext {
-        PlanContext { cpus: vec![0], topology: Topology::detect(), mode: Mode::Quick }
+        PlanContext { cpus: vec![0], topology: Topology::detect(), mode: Mode::Quick, hosts: Vec::new() }
     }
 
     /// 002's 16 rows, one point each, named with the parameters in a fixed order.

@@ -1,0 +1,123 @@
+//! The probe side of a point started as MPI ranks (docs/ARCHITECTURE.md "Hosts and MPI"): which rank this
+//! process is, and where every rank really runs, checked before anything is measured.
+
+use anyhow::Context as _;
+
+use crate::experiments::Point;
+use crate::record::PointSpec;
+use crate::runtimes::mpi::shim;
+
+/// Joins the MPI job this process was started in and returns its rank.
+///
+/// Errors: the launcher's rank variable is missing (started by hand, or by a launcher `overhead` does not
+/// know), the shim cannot be built or loaded, MPI does not start, or the job's size is not the point's
+/// rank count (one per CPU of the point).
+pub fn join(spec: &PointSpec) -> anyhow::Result<usize> {
+    let expected = crate::hosts::rank::current().with_context(|| {
+        format!(
+            "{} runs as MPI ranks, but this process was not started by an MPI launcher (none of {} is set)",
+            spec.name(),
+            crate::hosts::rank::RANK_VARIABLES.join(", ")
+        )
+    })?;
+    let shim = shim::shim().map_err(anyhow::Error::msg)?;
+    let (rank, size) = (shim.rank(), shim.size());
+    anyhow::ensure!(rank == expected, "MPI says rank {rank}, the launcher's environment rank {expected}");
+    anyhow::ensure!(
+        size == spec.cpus.len(),
+        "{}: the job has {size} ranks, the point {} (one per CPU it names)",
+        spec.name(),
+        spec.cpus.len()
+    );
+    Ok(rank)
+}
+
+/// One rank's report of where it runs: fixed-size, so that every rank's fits one gather.
+const REPORT_BYTES: usize = 192;
+
+/// Where every rank runs, gathered at rank 0 after each pinned itself: its host name, the machine's boot
+/// ID and the CPU it is on. Rank 0 refuses the point when two ranks share a CPU of one machine (two
+/// "hosts" that are namespaces of one machine, or a launcher that ignored the placement): their time
+/// slices would be the measurement. Returns, at rank 0, the note that says where each rank ran.
+///
+/// Errors: the gather fails, or two ranks share a CPU of one machine.
+pub fn where_ranks_run(point: &Point<'_>) -> anyhow::Result<String> {
+    let shim = shim::shim().map_err(anyhow::Error::msg)?;
+    let host = gethostname::gethostname().to_string_lossy().into_owned();
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    // SAFETY: sched_getcpu has no preconditions; it returns -1 on error.
+    let cpu = unsafe { libc::sched_getcpu() };
+    let mine = format!("{host}\t{}\t{cpu}", boot.trim());
+    let mut report = [0u8; REPORT_BYTES];
+    let n = mine.len().min(REPORT_BYTES);
+    report[..n].copy_from_slice(&mine.as_bytes()[..n]);
+    let all = shim.gather(&report)?;
+    if point.rank > 0 {
+        return Ok(String::new());
+    }
+    let ranks: Vec<RankReport> = all.iter().map(|r| RankReport::parse(r)).collect();
+    check_distinct_cpus(&ranks)?;
+    let placed: Vec<String> = ranks
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let named = point.host_of(i).map_or(String::new(), |h| format!("{h}, "));
+            format!("rank {i} on {named}host {} CPU {}", r.host, r.cpu)
+        })
+        .collect();
+    Ok(format!("{}; {}", placed.join("; "), shim.library_version()))
+}
+
+/// What one rank said about where it runs.
+#[derive(Debug, Clone, PartialEq)]
+struct RankReport {
+    host: String,
+    boot_id: String,
+    cpu: i64,
+}
+
+impl RankReport {
+    fn parse(bytes: &[u8]) -> RankReport {
+        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        let text = String::from_utf8_lossy(&bytes[..end]);
+        let mut fields = text.split('\t');
+        RankReport {
+            host: fields.next().unwrap_or_default().to_string(),
+            boot_id: fields.next().unwrap_or_default().to_string(),
+            cpu: fields.next().and_then(|c| c.parse().ok()).unwrap_or(-1),
+        }
+    }
+}
+
+/// Errors when two ranks run on one CPU of one machine (same boot ID, same CPU).
+fn check_distinct_cpus(ranks: &[RankReport]) -> anyhow::Result<()> {
+    for (i, a) in ranks.iter().enumerate() {
+        for (j, b) in ranks.iter().enumerate().skip(i + 1) {
+            let one_machine = !a.boot_id.is_empty() && a.boot_id == b.boot_id;
+            anyhow::ensure!(
+                !(one_machine && a.cpu >= 0 && a.cpu == b.cpu),
+                "ranks {i} and {j} run on CPU {} of one machine ({}): they would take turns on it, and the \
+                 time slice would be the measurement",
+                a.cpu,
+                a.host
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_ranks_on_one_cpu_of_one_machine_are_refused() {
+        let on = |boot: &str, cpu| RankReport { host: "h".into(), boot_id: boot.into(), cpu };
+        assert!(check_distinct_cpus(&[on("a", 0), on("a", 1)]).is_ok());
+        assert!(check_distinct_cpus(&[on("a", 0), on("b", 0)]).is_ok(), "two machines may use CPU 0 each");
+        let err = check_distinct_cpus(&[on("a", 1), on("b", 0), on("a", 1)]).unwrap_err().to_string();
+        assert!(err.contains("ranks 0 and 2 run on CPU 1"), "{err}");
+        let report = RankReport::parse(b"node1\tabc-def\t3\0\0\0");
+        assert_eq!(report, RankReport { host: "node1".into(), boot_id: "abc-def".into(), cpu: 3 });
+    }
+}

@@ -1,0 +1,41 @@
+//! `mpi`: MPI's own primitives as a runtime under test (issue 24; docs/ARCHITECTURE.md "Hosts and MPI"):
+//! ping-pong, bandwidth with messages in flight, barrier and allreduce between ranks that the site's MPI
+//! launcher starts, on this machine or across `--hosts`, as the OSU micro-benchmarks measure them but with
+//! the project's batches, control subtraction, processes and CIs.
+//!
+//! Its points run as ranks ([`RuntimeUnderTest::launched_as_ranks`]): the orchestrator starts `overhead
+//! probe` through the launcher (`crate::hosts::Launcher`), one rank per CPU of the point; every rank loads
+//! the MPI shim ([`shim`], built with `mpicc` on first use) and rank 0 runs the harness. Without a launcher
+//! or `mpicc` every cell is skipped with the reason; the default build needs neither.
+
+pub mod shim;
+
+use super::{Offer, Offers, RuntimeUnderTest};
+
+/// The `mpi` runtime.
+pub struct Mpi;
+
+/// Why `mpi` lacks the other capabilities.
+const RANKS_ONLY: &str = "MPI ranks are processes that pass messages; the mpi.* experiments measure them";
+
+const OFFERS: Offers = Offers { ranks: Offer::Has(()), ..Offers::lacking(RANKS_ONLY) };
+
+impl RuntimeUnderTest for Mpi {
+    fn name(&self) -> &'static str {
+        "mpi"
+    }
+    fn about(&self) -> &'static str {
+        "MPI ranks and MPI's primitives, started by the site's mpirun/mpiexec (OpenMPI or MPICH; shim built with mpicc on first use)"
+    }
+    /// A launcher on PATH (or `OVERHEAD_MPIRUN`) and the shim built with `mpicc`.
+    fn available(&self) -> Result<(), String> {
+        crate::hosts::Launcher::find().map_err(|e| format!("no MPI launcher: {e}"))?;
+        shim::build().map(drop)
+    }
+    fn offers(&self) -> &Offers {
+        &OFFERS
+    }
+    fn launched_as_ranks(&self) -> bool {
+        true
+    }
+}
