@@ -20,7 +20,7 @@
 #   OVERHEAD_LAUNCH_AGENT         the agent's path
 #   OVERHEAD_HOST_SUBNET          10.R.0.0/24
 #   OVERHEAD_LAUNCHER_ARGS        OpenMPI mpirun arguments, one per line: --mca plm_rsh_agent AGENT
-#                                 --mca btl tcp,self --mca btl_tcp_if_include SUBNET
+#                                 --mca btl self,vader,tcp --mca btl_tcp_if_include SUBNET
 #                                 --mca oob_tcp_if_include SUBNET
 #   OVERHEAD_LAUNCHER_ARGS_MPICH  MPICH mpiexec arguments, one per line: -launcher rsh
 #                                 -launcher-exec AGENT -iface ovh0
@@ -274,7 +274,7 @@ say "created directory $tmp (launch agent $agent)"
 OVERHEAD_HOSTS=$(IFS=,; echo "${hosts[*]}")
 OVERHEAD_LAUNCH_AGENT=$agent
 OVERHEAD_HOST_SUBNET=$subnet
-OVERHEAD_LAUNCHER_ARGS=$(printf '%s\n' --mca plm_rsh_agent "$agent" --mca btl tcp,self \
+OVERHEAD_LAUNCHER_ARGS=$(printf '%s\n' --mca plm_rsh_agent "$agent" --mca btl self,vader,tcp \
   --mca btl_tcp_if_include "$subnet" --mca oob_tcp_if_include "$subnet")
 OVERHEAD_LAUNCHER_ARGS_MPICH=$(printf '%s\n' -launcher rsh -launcher-exec "$agent" -iface "$iface")
 export OVERHEAD_HOSTS OVERHEAD_LAUNCH_AGENT OVERHEAD_HOST_SUBNET OVERHEAD_LAUNCHER_ARGS \
