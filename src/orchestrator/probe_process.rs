@@ -178,14 +178,35 @@ fn interpret(job: &ProbeJob, out: &str, err: &str, status: ExitStatus) -> ProbeE
         }
     }
     let detail = error.unwrap_or_else(|| {
-        // The last lines that say something: a launcher frames its messages in rules of dashes.
-        let said = err.lines().map(str::trim).filter(|l| !l.is_empty() && !l.chars().all(|c| c == '-' || c == '='));
-        let mut tail: Vec<&str> = said.collect::<Vec<_>>().into_iter().rev().take(4).collect();
-        tail.reverse();
-        let tail = tail.join(" / ");
+        let tail = what_stderr_says(err).join(" / ");
         format!("probe exited with {status}{}", if tail.is_empty() { String::new() } else { format!(": {tail}") })
     });
     ProbeEnd::Failed(SkipKind::Failed, detail)
+}
+
+/// The last four lines of a failed probe's stderr that say something. An MPI launcher frames each message
+/// in rules of dashes with a page of advice after its first line: of a framed message only that first line
+/// counts (`ORTE was unable to reliably start one or more daemons.`), and the launch agent's own lines
+/// outside the frames (`ssh: connect to host node7: No route to host`) count whole.
+fn what_stderr_says(err: &str) -> Vec<&str> {
+    let is_rule = |l: &str| l.len() >= 8 && l.chars().all(|c| c == '-' || c == '=');
+    let (mut framed, mut first_of_frame) = (false, false);
+    let mut said: Vec<&str> = Vec::new();
+    for line in err.lines().map(str::trim) {
+        if is_rule(line) {
+            framed = !framed;
+            first_of_frame = framed;
+            continue;
+        }
+        if line.is_empty() || (framed && !first_of_frame) {
+            continue;
+        }
+        first_of_frame = false;
+        if !said.contains(&line) {
+            said.push(line);
+        }
+    }
+    said.split_off(said.len().saturating_sub(4))
 }
 
 /// Collects one of the child's output pipes on a thread, so a chatty probe cannot block on a full pipe.
@@ -234,6 +255,28 @@ mod tests {
             harness: record.harness,
             batch_ops_hint: None,
         }
+    }
+
+    /// A launcher's framed advice is reduced to each message's first line; the agent's own lines stay.
+    #[test]
+    fn a_launchers_failure_reads_as_its_messages() {
+        let err = "launch-agent: ssh: connect to host node7: No route to host\n\
+                   --------------------------------------------------------------------------\n\
+                   ORTE was unable to reliably start one or more daemons.\n\
+                   This usually is caused by:\n\n* not finding the required libraries\n\
+                   --------------------------------------------------------------------------\n\
+                   --------------------------------------------------------------------------\n\
+                   mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).\n\
+                   --------------------------------------------------------------------------\n";
+        assert_eq!(
+            what_stderr_says(err),
+            [
+                "launch-agent: ssh: connect to host node7: No route to host",
+                "ORTE was unable to reliably start one or more daemons.",
+                "mpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 (Killed).",
+            ]
+        );
+        assert_eq!(what_stderr_says("a\nb\nc\nd\ne\n"), ["b", "c", "d", "e"]);
     }
 
     #[test]
