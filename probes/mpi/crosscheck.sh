@@ -21,10 +21,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
 # The record's point names, one per compared quantity. Change them here if the mpi runtime names differ.
-P_PINGPONG=${P_PINGPONG:-mpi.pingpong/mpi/payload:8/placement:other_core}   # ns per round trip, 8 B
-P_BARRIER=${P_BARRIER:-mpi.barrier/mpi/ranks:2}                            # ns per barrier
-P_ALLREDUCE_SMALL=${P_ALLREDUCE_SMALL:-mpi.allreduce/mpi/bytes:8/ranks:2}  # ns per allreduce
-P_ALLREDUCE_LARGE=${P_ALLREDUCE_LARGE:-mpi.allreduce/mpi/bytes:1048576/ranks:2}
+P_PINGPONG=${P_PINGPONG:-mpi.pingpong/runtime:mpi/payload:8/placement:other_core}   # ns per round trip, 8 B
+P_BARRIER=${P_BARRIER:-mpi.barrier/runtime:mpi/bytes:0/ranks:2}                            # ns per barrier
+P_ALLREDUCE_SMALL=${P_ALLREDUCE_SMALL:-mpi.allreduce/runtime:mpi/bytes:8/ranks:2}  # ns per allreduce
+P_ALLREDUCE_LARGE=${P_ALLREDUCE_LARGE:-mpi.allreduce/runtime:mpi/bytes:1048576/ranks:2}
 ONLY=${ONLY:-mpi.pingpong,mpi.barrier,mpi.allreduce}
 RANKS=${RANKS:-2}          # ranks of every compared point (ping-pong is always 2)
 SMALL=${SMALL:-8}          # bytes of P_PINGPONG and P_ALLREDUCE_SMALL
