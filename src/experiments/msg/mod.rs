@@ -4,6 +4,7 @@ mod async_send;
 mod bandwidth;
 mod call;
 mod ipc;
+mod remote;
 mod rendezvous;
 mod report;
 mod switch;
