@@ -27,7 +27,7 @@ fn payloads(mode: Mode) -> Vec<usize> {
 /// plus one empty batch (count 0 and its answer), so the answer's round trip is not charged to the
 /// messages. Only the byte streams (pipe, UNIX stream socket, TCP loopback) keep messages in flight. With
 /// `--hosts`, TCP also runs across hosts (`placement:other_host`, every payload): the sink is rank 1 on the
-/// other host, serving one TCP connection from rank 0, which measures as here (`remote.rs`).
+/// other host, serving one TCP connection from rank 0, which measures as here (`experiments/across_hosts.rs`).
 pub struct Bandwidth;
 
 /// What a `msg.bw` point reports beside its median (its `extra`).
@@ -84,7 +84,8 @@ impl Experiment for Bandwidth {
         anyhow::ensure!(payload > 0, "{}: msg.bw needs a payload of at least 1 byte", spec.name());
         let outcome = if spec.placement == Some(Placement::OtherHost) {
             anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", spec.name());
-            let (mut end, note) = super::remote::connect_rank(point).with_context(|| spec.name())?;
+            let (mut end, note) =
+                crate::experiments::across_hosts::connect_msg_rank(point).with_context(|| spec.name())?;
             let mut outcome = Outcome::from(batches(h, &mut end, payload).with_context(|| spec.name())?);
             outcome.notes.push(note);
             outcome
@@ -102,7 +103,7 @@ impl Experiment for Bandwidth {
     fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
         let Params { transport, payload } = point.params()?;
         anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", point.spec.name());
-        super::remote::serve_rank(Role::Sink, payload)
+        crate::experiments::across_hosts::serve_msg_rank(Role::Sink, payload)
     }
 }
 

@@ -42,7 +42,7 @@ pub fn payloads(mode: Mode) -> Vec<usize> {
 /// loopback. A payload above what the transport takes here (the datagram socket's buffer limit, the
 /// message queue's `msgsize_max`) is a skipped cell with the limit, never a truncated message. With
 /// `--hosts`, TCP also runs across hosts (`placement:other_host`, every payload): the echo is rank 1 on the
-/// other host, serving one TCP connection from rank 0, which measures as here (`remote.rs`).
+/// other host, serving one TCP connection from rank 0, which measures as here (`experiments/across_hosts.rs`).
 pub struct Ipc;
 
 impl Ipc {
@@ -90,7 +90,8 @@ impl Experiment for Ipc {
         anyhow::ensure!(payload > 0, "{}: msg.ipc needs a payload of at least 1 byte", spec.name());
         if spec.placement == Some(Placement::OtherHost) {
             anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", spec.name());
-            let (mut end, note) = super::remote::connect_rank(point).with_context(|| spec.name())?;
+            let (mut end, note) =
+                crate::experiments::across_hosts::connect_msg_rank(point).with_context(|| spec.name())?;
             let measurement = round_trips(h, &mut end, payload).with_context(|| spec.name())?;
             let mut outcome = Outcome::from(measurement);
             outcome.notes.push(note);
@@ -104,7 +105,7 @@ impl Experiment for Ipc {
     fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
         let Params { transport, payload } = point.params()?;
         anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", point.spec.name());
-        super::remote::serve_rank(Role::Echo, payload)
+        crate::experiments::across_hosts::serve_msg_rank(Role::Echo, payload)
     }
 }
 

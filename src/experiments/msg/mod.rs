@@ -4,7 +4,6 @@ mod async_send;
 mod bandwidth;
 mod call;
 mod ipc;
-mod remote;
 mod rendezvous;
 mod report;
 mod switch;
