@@ -14,9 +14,21 @@ pub fn probe(job: &str) -> anyhow::Result<ExitCode> {
             message: format!("the job is not valid JSON for protocol v{VERSION}: {e}"),
         },
     };
-    println!("{}", message.to_line());
+    // One write of the whole line, and nothing on stdout from a follower rank that succeeded: the launcher
+    // merges every rank's stdout into one stream, where a follower's note could land inside rank 0's result
+    // line (a long line is written in pieces). A follower's note goes to stderr; its error to stdout, where it
+    // fails the point.
+    let line = format!("{}\n", message.to_line());
+    let follower_note = matches!(message, ProbeMessage::Note { .. });
+    let written = if follower_note {
+        std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes())
+    } else {
+        let mut out = std::io::stdout().lock();
+        std::io::Write::write_all(&mut out, line.as_bytes()).and_then(|()| std::io::Write::flush(&mut out))
+    };
     // A rank of an MPI job finalises MPI before it exits, or the launcher calls the job failed.
     crate::runtimes::mpi::shim::finalize();
+    written?;
     // A follower rank answers with a note; only an error fails the process.
     Ok(if matches!(message, ProbeMessage::Error { .. }) { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

@@ -1,6 +1,7 @@
 //! The experiments and their registry. One file per experiment, grouped by family (docs/ARCHITECTURE.md
 //! "Experiments"); each says what it measures, against which control, and where the idea comes from.
 
+pub(crate) mod across_hosts;
 pub(crate) mod base;
 pub(crate) mod clock;
 pub mod fits;

@@ -3,9 +3,10 @@
 use anyhow::Context as _;
 
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
-use crate::harness::{Harness, Mode};
+use crate::harness::{Harness, Measurement, Mode};
+use crate::machine::Placement;
 use crate::record::Metric;
-use crate::runtimes::os::ipc::{open, End, Peer, Role, Transport, WithEnds};
+use crate::runtimes::os::ipc::{open, stream, End, Peer, Role, Transport, WithEnds};
 
 /// `msg.bw`'s parameters are `msg.ipc`'s (transport, payload: bytes per message); `placement` follows.
 use super::ipc::Params;
@@ -24,7 +25,9 @@ fn payloads(mode: Mode) -> Vec<usize> {
 /// a forked child pinned to the other CPU, which reads them all and answers once. The time per operation
 /// is one message (ns); bandwidth is `payload` over it (MB/s, the report). The control is the empty loop
 /// plus one empty batch (count 0 and its answer), so the answer's round trip is not charged to the
-/// messages. Only the byte streams (pipe, UNIX stream socket, TCP loopback) keep messages in flight.
+/// messages. Only the byte streams (pipe, UNIX stream socket, TCP loopback) keep messages in flight. With
+/// `--hosts`, TCP also runs across hosts (`placement:other_host`, every payload): the sink is rank 1 on the
+/// other host, serving one TCP connection from rank 0, which measures as here (`experiments/across_hosts.rs`).
 pub struct Bandwidth;
 
 /// What a `msg.bw` point reports beside its median (its `extra`).
@@ -62,6 +65,9 @@ impl Experiment for Bandwidth {
         for transport in Transport::STREAMS {
             for payload in payloads(ctx.mode) {
                 out.extend(ctx.pair_points(self.id(), runtime, &Params { transport, payload }));
+                if transport == Transport::Tcp {
+                    out.extend(ctx.other_host_pair(self.id(), runtime, &Params { transport, payload }));
+                }
             }
         }
         out
@@ -76,14 +82,60 @@ impl Experiment for Bandwidth {
             transport.name()
         );
         anyhow::ensure!(payload > 0, "{}: msg.bw needs a payload of at least 1 byte", spec.name());
-        let peer_cpu = *spec.cpus.get(1).unwrap_or(&spec.cpus[0]);
-        let outcome = open(transport, payload, Stream { h, payload, peer_cpu })
-            .with_context(|| format!("{}: opening the {} channel", spec.name(), transport.name()))??;
+        let outcome = if spec.placement == Some(Placement::OtherHost) {
+            anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", spec.name());
+            let (mut end, note) =
+                crate::experiments::across_hosts::connect_msg_rank(point).with_context(|| spec.name())?;
+            let mut outcome = Outcome::from(batches(h, &mut end, payload).with_context(|| spec.name())?);
+            outcome.notes.push(note);
+            outcome
+        } else {
+            let peer_cpu = *spec.cpus.get(1).unwrap_or(&spec.cpus[0]);
+            open(transport, payload, Stream { h, payload, peer_cpu })
+                .with_context(|| format!("{}: opening the {} channel", spec.name(), transport.name()))??
+        };
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
         let result = BandwidthResult { payload_bytes: payload as f64, mb_per_s: payload as f64 / median * 1e3 };
         let outcome = outcome.with_result(&result);
         Ok(outcome)
     }
+    /// Rank 1 of a `placement:other_host` point: the sink, on a TCP connection from rank 0.
+    fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
+        let Params { transport, payload } = point.params()?;
+        anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", point.spec.name());
+        crate::experiments::across_hosts::serve_msg_rank(Role::Sink, payload)
+    }
+}
+
+/// Times batches of `payload`-byte messages streamed through `end`, whose other side is a sink (a forked
+/// [`Peer`], or rank 1 on another host): one operation is one message; the control is the empty loop plus
+/// an empty batch (count 0 and its answer). One batch of one message untimed first. The timed loop only
+/// sends and receives from buffers made before it.
+///
+/// Errors: the first batch failed, or one during the measurement did (the first error).
+fn batches<E: End>(h: &Harness, end: &mut E, payload: usize) -> anyhow::Result<Measurement> {
+    let msg = vec![0x5au8; payload];
+    let mut ack = [0u8; 8];
+    stream(end, &msg, 1, &mut ack).context("first batch")?;
+    let mut failed = None;
+    let end = std::cell::RefCell::new(end);
+    let measurement = h.measure(
+        |n| {
+            if let Err(e) = stream(*end.borrow_mut(), &msg, n, &mut ack) {
+                failed.get_or_insert(e);
+            }
+        },
+        |n| {
+            empty_loop(n);
+            // The control's answer: the same count-and-acknowledge round trip with no messages.
+            let mut ack = [0u8; 8];
+            let _ = stream(*end.borrow_mut(), &[], 0, &mut ack);
+        },
+    );
+    if let Some(e) = failed {
+        anyhow::bail!("a batch failed during measurement: {e}");
+    }
+    Ok(measurement)
 }
 
 /// The measurement, once the channel's end type is known.
@@ -98,29 +150,9 @@ impl WithEnds for Stream<'_> {
     fn with<E: End>(self, parent: E, child: E) -> anyhow::Result<Outcome> {
         let mut peer =
             Peer::spawn(parent, child, self.peer_cpu, self.payload, Role::Sink).context("forking the sink process")?;
-        let msg = vec![0x5au8; self.payload];
-        let mut ack = [0u8; 8];
-        peer.stream(&msg, 1, &mut ack).context("first batch")?;
-        let mut failed = None;
-        let mut batch = |count: u64, peer: &mut Peer<E>| {
-            if let Err(e) = peer.stream(&msg, count, &mut ack) {
-                failed.get_or_insert(e);
-            }
-        };
-        let peer = std::cell::RefCell::new(peer);
-        let measurement = self.h.measure(
-            |n| batch(n, &mut peer.borrow_mut()),
-            |n| {
-                empty_loop(n);
-                // The control's answer: the same count-and-acknowledge round trip with no messages.
-                let mut ack = [0u8; 8];
-                let _ = peer.borrow_mut().stream(&[], 0, &mut ack);
-            },
-        );
-        let status = peer.into_inner().wait().context("reaping the sink process")?;
-        if let Some(e) = failed {
-            anyhow::bail!("a batch failed during measurement: {e}");
-        }
+        let measured = batches(self.h, peer.end(), self.payload);
+        let status = peer.wait().context("reaping the sink process")?;
+        let measurement = measured?;
         anyhow::ensure!(status == 0, "the sink process exited with status {status}");
         Ok(measurement.into())
     }
@@ -152,6 +184,46 @@ mod tests {
         }
         for transport in Transport::STREAMS {
             open(transport, 65536, Check).unwrap();
+        }
+    }
+
+    /// With two hosts, exactly the tcp cells gain a `placement:other_host` point, one per payload, on
+    /// hosts 0 and 1 and two different CPUs; without hosts there is none.
+    #[test]
+    fn only_tcp_runs_across_hosts() {
+        let mut ctx = crate::experiments::plan::tests::two_cpu_context(Mode::Default);
+        let across = |ctx: &PlanContext| -> Vec<crate::record::PointSpec> {
+            Bandwidth
+                .points(ctx, &crate::runtimes::os::Os)
+                .into_iter()
+                .map(|p| match p {
+                    Planned::Run(s) | Planned::Skip(s, _) => s,
+                })
+                .filter(|s| s.placement == Some(crate::machine::Placement::OtherHost))
+                .collect()
+        };
+        let local = Bandwidth.points(&ctx, &crate::runtimes::os::Os).len();
+        assert!(across(&ctx).is_empty());
+        ctx.hosts = vec!["a".into(), "b".into()];
+        let specs = across(&ctx);
+        assert_eq!(Bandwidth.points(&ctx, &crate::runtimes::os::Os).len(), local + specs.len());
+        let tcp_payloads: Vec<usize> = Bandwidth
+            .points(&ctx, &crate::runtimes::os::Os)
+            .iter()
+            .filter_map(|p| match p {
+                Planned::Run(s) if s.placement == Some(crate::machine::Placement::SameCpu) => Some(s),
+                _ => None,
+            })
+            .filter(|s| s.param("transport") == Some("tcp"))
+            .map(|s| s.param("payload").unwrap().parse().unwrap())
+            .collect();
+        assert!(!tcp_payloads.is_empty());
+        assert_eq!(specs.iter().map(|s| s.params_as::<Params>().unwrap().payload).collect::<Vec<_>>(), tcp_payloads);
+        for s in &specs {
+            assert_eq!(s.param("transport"), Some("tcp"), "{}", s.name());
+            assert_eq!(s.param("placement"), Some("other_host"));
+            assert_eq!(s.hosts, ["a", "b"]);
+            assert_ne!(s.cpus[0], s.cpus[1]);
         }
     }
 }

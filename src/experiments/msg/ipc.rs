@@ -4,9 +4,10 @@ use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
-use crate::harness::{Harness, Mode};
+use crate::harness::{Harness, Measurement, Mode};
+use crate::machine::Placement;
 use crate::record::Metric;
-use crate::runtimes::os::ipc::{open, payload_limit, End, Peer, Role, Transport, WithEnds};
+use crate::runtimes::os::ipc::{open, payload_limit, round_trip, End, Peer, Role, Transport, WithEnds};
 
 /// `msg.ipc`'s parameters, in name order; `placement` follows (two-party points).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,7 +40,9 @@ pub fn payloads(mode: Mode) -> Vec<usize> {
 /// eventfd (no payload: only the counter, so only `payload:8`), a futex handoff and a polled handoff
 /// through shared memory (the payload copied in and out each way), POSIX message queues and TCP over
 /// loopback. A payload above what the transport takes here (the datagram socket's buffer limit, the
-/// message queue's `msgsize_max`) is a skipped cell with the limit, never a truncated message.
+/// message queue's `msgsize_max`) is a skipped cell with the limit, never a truncated message. With
+/// `--hosts`, TCP also runs across hosts (`placement:other_host`, every payload): the echo is rank 1 on the
+/// other host, serving one TCP connection from rank 0, which measures as here (`experiments/across_hosts.rs`).
 pub struct Ipc;
 
 impl Ipc {
@@ -74,6 +77,9 @@ impl Experiment for Ipc {
                     })),
                     None => out.extend(planned),
                 }
+                if transport == Transport::Tcp {
+                    out.extend(ctx.other_host_pair(self.id(), runtime, &Params { transport, payload }));
+                }
             }
         }
         out
@@ -82,10 +88,51 @@ impl Experiment for Ipc {
         let spec = point.spec;
         let Params { transport, payload } = point.params()?;
         anyhow::ensure!(payload > 0, "{}: msg.ipc needs a payload of at least 1 byte", spec.name());
+        if spec.placement == Some(Placement::OtherHost) {
+            anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", spec.name());
+            let (mut end, note) =
+                crate::experiments::across_hosts::connect_msg_rank(point).with_context(|| spec.name())?;
+            let measurement = round_trips(h, &mut end, payload).with_context(|| spec.name())?;
+            let mut outcome = Outcome::from(measurement);
+            outcome.notes.push(note);
+            return Ok(outcome);
+        }
         let peer_cpu = *spec.cpus.get(1).unwrap_or(&spec.cpus[0]);
         open(transport, payload, PingPong { h, payload, peer_cpu })
             .with_context(|| format!("{}: opening the {} channel", spec.name(), transport.name()))?
     }
+    /// Rank 1 of a `placement:other_host` point: the echo, on a TCP connection from rank 0.
+    fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
+        let Params { transport, payload } = point.params()?;
+        anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", point.spec.name());
+        crate::experiments::across_hosts::serve_msg_rank(Role::Echo, payload)
+    }
+}
+
+/// Times round trips of `payload`-byte messages through `end`, whose other side echoes them (a forked
+/// [`Peer`], or rank 1 on another host), against the empty loop: one round trip untimed first, then the
+/// harness's batches. The timed loop only sends and receives into buffers made before it.
+///
+/// Errors: the first round trip failed, or one during the measurement did (the first error).
+fn round_trips<E: End>(h: &Harness, end: &mut E, payload: usize) -> anyhow::Result<Measurement> {
+    let msg = vec![0x5au8; payload];
+    let mut reply = vec![0u8; payload];
+    round_trip(end, &msg, &mut reply).context("first round trip")?;
+    let mut failed = None;
+    let measurement = h.measure(
+        |n| {
+            for _ in 0..n {
+                if let Err(e) = round_trip(end, &msg, &mut reply) {
+                    failed.get_or_insert(e);
+                }
+            }
+        },
+        empty_loop,
+    );
+    if let Some(e) = failed {
+        anyhow::bail!("a round trip failed during measurement: {e}");
+    }
+    Ok(measurement)
 }
 
 /// The measurement, once the channel's end type is known.
@@ -100,24 +147,9 @@ impl WithEnds for PingPong<'_> {
     fn with<E: End>(self, parent: E, child: E) -> anyhow::Result<Outcome> {
         let mut peer =
             Peer::spawn(parent, child, self.peer_cpu, self.payload, Role::Echo).context("forking the echo process")?;
-        let msg = vec![0x5au8; self.payload];
-        let mut reply = vec![0u8; self.payload];
-        peer.round_trip(&msg, &mut reply).context("first round trip")?;
-        let mut failed = None;
-        let measurement = self.h.measure(
-            |n| {
-                for _ in 0..n {
-                    if let Err(e) = peer.round_trip(&msg, &mut reply) {
-                        failed.get_or_insert(e);
-                    }
-                }
-            },
-            empty_loop,
-        );
+        let measured = round_trips(self.h, peer.end(), self.payload);
         let status = peer.wait().context("reaping the echo process")?;
-        if let Some(e) = failed {
-            anyhow::bail!("a round trip failed during measurement: {e}");
-        }
+        let measurement = measured?;
         anyhow::ensure!(status == 0, "the echo process exited with status {status}");
         Ok(measurement.into())
     }
@@ -186,5 +218,44 @@ mod tests {
             assert_eq!(matches!(p, Planned::Skip(..)), payload > mq_limit, "{}", s.name());
         }
         assert_eq!(plan.len(), Transport::ALL.len() * payloads(Mode::Default).len() * 2);
+    }
+
+    /// With two hosts, exactly the tcp cells gain a `placement:other_host` point, one per payload, on
+    /// hosts 0 and 1 and two different CPUs; without hosts there is none.
+    #[test]
+    fn only_tcp_runs_across_hosts() {
+        let mut ctx = crate::experiments::plan::tests::two_cpu_context(Mode::Default);
+        let across = |ctx: &PlanContext| -> Vec<crate::record::PointSpec> {
+            Ipc.points(ctx, &crate::runtimes::os::Os)
+                .into_iter()
+                .map(|p| match p {
+                    Planned::Run(s) | Planned::Skip(s, _) => s,
+                })
+                .filter(|s| s.placement == Some(crate::machine::Placement::OtherHost))
+                .collect()
+        };
+        let local = Ipc.points(&ctx, &crate::runtimes::os::Os).len();
+        assert!(across(&ctx).is_empty());
+        ctx.hosts = vec!["a".into(), "b".into()];
+        let specs = across(&ctx);
+        assert_eq!(Ipc.points(&ctx, &crate::runtimes::os::Os).len(), local + specs.len());
+        let tcp_payloads: Vec<usize> = Ipc
+            .points(&ctx, &crate::runtimes::os::Os)
+            .iter()
+            .filter_map(|p| match p {
+                Planned::Run(s) if s.placement == Some(crate::machine::Placement::SameCpu) => Some(s),
+                _ => None,
+            })
+            .filter(|s| s.param("transport") == Some("tcp"))
+            .map(|s| s.param("payload").unwrap().parse().unwrap())
+            .collect();
+        assert!(!tcp_payloads.is_empty());
+        assert_eq!(specs.iter().map(|s| s.params_as::<Params>().unwrap().payload).collect::<Vec<_>>(), tcp_payloads);
+        for s in &specs {
+            assert_eq!(s.param("transport"), Some("tcp"), "{}", s.name());
+            assert_eq!(s.param("placement"), Some("other_host"));
+            assert_eq!(s.hosts, ["a", "b"]);
+            assert_ne!(s.cpus[0], s.cpus[1]);
+        }
     }
 }

@@ -61,11 +61,14 @@ impl MethodTotals {
     }
 }
 
-/// Each method's totals from the two sides' tallies (ticks of `clock`: both processes read the same counter).
+/// Each method's totals from the two sides' tallies: the client's in ticks of `client_clock`, the server's in
+/// ticks of `server_clock` (the same clock when both processes read one counter on one machine;
+/// `CLOCK_MONOTONIC_RAW` for a server on another host).
 ///
 /// Errors: a method's calls differ between the sides (a call was lost or counted twice).
 pub(crate) fn totals(
-    clock: &impl Ticks,
+    client_clock: &impl Ticks,
+    server_clock: &impl Ticks,
     client: &[Tally; 4],
     server: &[Tally; 4],
 ) -> anyhow::Result<[MethodTotals; 4]> {
@@ -80,8 +83,8 @@ pub(crate) fn totals(
     }
     Ok(std::array::from_fn(|i| MethodTotals {
         calls: client[i].calls,
-        client_ns: clock.ticks_to_ns(client[i].ticks as f64),
-        server_ns: clock.ticks_to_ns(server[i].ticks as f64),
+        client_ns: client_clock.ticks_to_ns(client[i].ticks as f64),
+        server_ns: server_clock.ticks_to_ns(server[i].ticks as f64),
     }))
 }
 
@@ -234,7 +237,7 @@ mod tests {
         let t = |calls, ticks| Tally { calls, ticks };
         let client = [t(4, 8000), t(0, 0), t(1, 100), t(2, 50)];
         let server = [t(4, 6000), t(0, 0), t(1, 40), t(2, 10)];
-        let totals = totals(&clock, &client, &server).unwrap();
+        let totals = totals(&clock, &clock, &client, &server).unwrap();
         assert_eq!(totals[0], MethodTotals { calls: 4, client_ns: 4000.0, server_ns: 3000.0 });
         assert_eq!(totals[0].delta_per_call_ns(), Some(250.0));
         let table = methods_table(&totals);
@@ -242,7 +245,7 @@ mod tests {
         assert_eq!(per_call(&totals).object_alloc_client_ns, None);
         let mut lost = server;
         lost[2].calls = 0;
-        let err = super::totals(&clock, &client, &lost).unwrap_err().to_string();
+        let err = super::totals(&clock, &clock, &client, &lost).unwrap_err().to_string();
         assert!(err.contains("cap copy"), "{err}");
     }
 }

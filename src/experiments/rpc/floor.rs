@@ -197,7 +197,7 @@ fn measure_grpc(
     let stub = RefCell::new(Stub::new(rt.block_on(connect(server.address())).context("connecting")?, h.clock));
     let take = |stub: &RefCell<Stub>| -> anyhow::Result<MethodTotals> {
         let (client, server_side) = rt.block_on(stub.borrow_mut().take_tallies()).context("taking the tallies")?;
-        Ok(totals(&h.clock, &client, &server_side)?[METHOD.index()])
+        Ok(totals(&h.clock, &h.clock, &client, &server_side)?[METHOD.index()])
     };
     for _ in 0..WARMUP_CALLS {
         rt.block_on(stub.borrow_mut().call(METHOD)).context("warm-up call")?;

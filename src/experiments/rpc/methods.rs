@@ -7,11 +7,14 @@ use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
 use super::accounting::{methods_table, per_call, totals, TABLE_KEY};
-use super::server::GrpcServer;
+use super::server::{serve_across_hosts, GrpcServer};
 use super::service::{connect, Method, Stub};
+use super::transport::Address;
 use super::{one_thread_note, placements, Transport};
+use crate::clock::Clock;
 use crate::experiments::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use crate::harness::Harness;
+use crate::machine::Placement;
 use crate::record::Metric;
 
 use Method::{CapCopy as C, FolioAlloc as F, ObjectAlloc as A, ObjectDiscard as D};
@@ -37,7 +40,10 @@ pub struct Params {
 }
 
 /// Seed 003's per-method accounting on a gRPC service between two pinned processes: per call over the
-/// seed's mix (the point's median), and per method on each side (the table).
+/// seed's mix (the point's median), and per method on each side (the table). With `--hosts`, TCP also runs
+/// across hosts (`placement:other_host`): the server is rank 1 on the other host
+/// ([`serve_across_hosts`], timing with `CLOCK_MONOTONIC_RAW`), the client rank 0 here, measuring as on one
+/// machine.
 pub struct Methods;
 
 impl Methods {
@@ -62,20 +68,38 @@ impl Experiment for Methods {
     }
 
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        Transport::ALL
-            .into_iter()
-            .flat_map(|transport| placements(ctx, self.id(), runtime, &Params { transport }))
-            .collect()
+        let mut out = Vec::new();
+        for transport in Transport::ALL {
+            out.extend(placements(ctx, self.id(), runtime, &Params { transport }));
+            if transport == Transport::Tcp {
+                out.extend(ctx.other_host_pair(self.id(), runtime, &Params { transport }));
+            }
+        }
+        out
     }
 
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let spec = point.spec;
         let params: Params = point.params()?;
         let server_cpu = *spec.cpus.last().context("the point names no CPU")?;
-        // Forked before this process starts a runtime of its own (server.rs).
-        let server = GrpcServer::start(params.transport, server_cpu, h.clock, None)?;
+        // Across hosts the server is rank 1 there, timing with its own clock; here it is forked before this
+        // process starts a runtime of its own (server.rs), timing with the harness's clock.
+        let (server, address, server_clock, across_note) = if spec.placement == Some(Placement::OtherHost) {
+            anyhow::ensure!(params.transport == Transport::Tcp, "{}: only tcp runs across hosts", spec.name());
+            let address = crate::experiments::across_hosts::rank1_addresses(point)?[0];
+            let note = format!(
+                "across hosts over gRPC on TCP (TCP_NODELAY) to rank 1 at {}; the server timed with \
+                 CLOCK_MONOTONIC_RAW",
+                address.ip()
+            );
+            (None, Address::Tcp(address), Clock::MONOTONIC_RAW, Some(note))
+        } else {
+            let server = GrpcServer::start(params.transport, server_cpu, h.clock, None)?;
+            let address = server.address().clone();
+            (Some(server), address, h.clock, None)
+        };
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        let mut stub = Stub::new(rt.block_on(connect(server.address())).context("connecting")?, h.clock);
+        let mut stub = Stub::new(rt.block_on(connect(&address)).context("connecting")?, h.clock);
         for _ in 0..WARMUP_ROUNDS {
             for &m in &MIX {
                 rt.block_on(stub.call(m)).with_context(|| format!("warm-up call of {}", m.label()))?;
@@ -107,8 +131,10 @@ impl Experiment for Methods {
         // Closing the connection ends the server: the client's tasks live in its runtime.
         drop(stub);
         drop(rt);
-        server.finish()?;
-        let totals = totals(&h.clock, &client, &server_side)?;
+        if let Some(server) = server {
+            server.finish()?;
+        }
+        let totals = totals(&h.clock, &server_clock, &client, &server_side)?;
         let mut outcome = Outcome::from(measurement).with_result(&per_call(&totals));
         outcome.details.tables.insert(TABLE_KEY.into(), methods_table(&totals));
         outcome.notes.push(format!(
@@ -120,7 +146,15 @@ impl Experiment for Methods {
             MIX.iter().filter(|&&m| m == F).count(),
         ));
         outcome.notes.extend(threads_note);
+        outcome.notes.extend(across_note);
         Ok(outcome)
+    }
+
+    /// Rank 1 of a `placement:other_host` point: the gRPC server, on a TCP connection from rank 0.
+    fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
+        let params: Params = point.params()?;
+        anyhow::ensure!(params.transport == Transport::Tcp, "{}: only tcp runs across hosts", point.spec.name());
+        serve_across_hosts()
     }
 }
 
@@ -162,6 +196,26 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert_eq!(spec.params_as::<Params>().unwrap(), Params { transport: Transport::Tcp });
+    }
+
+    /// With two hosts, only tcp gains a `placement:other_host` point (after its local ones), on hosts 0 and 1
+    /// and two CPUs; without hosts there is none.
+    #[test]
+    fn only_tcp_runs_across_hosts() {
+        let mut ctx = two_cores(Mode::Default);
+        let local = names(&Methods.points(&ctx, &crate::runtimes::os::Os));
+        assert!(!local.iter().any(|n| n.contains("other_host")));
+        ctx.hosts = vec!["a".into(), "b".into()];
+        let planned = Methods.points(&ctx, &crate::runtimes::os::Os);
+        let mut expected = local;
+        expected.push("rpc.methods/runtime:os/transport:tcp/placement:other_host".into());
+        assert_eq!(names(&planned), expected);
+        let Some(Planned::Run(spec)) = planned.last() else { panic!("{planned:?}") };
+        assert_eq!(
+            (spec.hosts.as_slice(), spec.placement),
+            (&["a".to_string(), "b".to_string()][..], Some(Placement::OtherHost))
+        );
+        assert_ne!(spec.cpus[0], spec.cpus[1]);
     }
 
     /// The mix has every method, in the seed's order of frequency, and a whole round per batch keeps it.

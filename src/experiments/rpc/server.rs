@@ -222,6 +222,26 @@ impl EchoServer {
     }
 }
 
+/// Rank 1 of an `rpc` point across hosts (`placement:other_host`, transport tcp): listens on TCP and tells
+/// rank 0 the port through MPI ([`crate::experiments::across_hosts::listen_for_rank0`]), then serves the gRPC
+/// service on the one connection rank 0 makes, in this process (a rank is not forked: MPI's own threads run in
+/// it), on a current-thread runtime, until rank 0 closes the connection. The handler times with
+/// `CLOCK_MONOTONIC_RAW` (ticks are ns), since this host's counter may run at another rate than rank 0's; rank
+/// 0 converts the server's tallies with that clock. No eviction buffer (`rpc.methods` does not evict). Stops
+/// by itself after [`SERVER_LIFETIME`] whatever rank 0 does.
+///
+/// Errors: listening or the runtime failed, rank 0 did not connect and finish within [`SERVER_LIFETIME`], or
+/// the connection failed.
+pub(crate) fn serve_across_hosts() -> anyhow::Result<()> {
+    let (listener, port) = crate::experiments::across_hosts::listen_for_rank0()?;
+    let handler = Handler::new(Clock::MONOTONIC_RAW, None);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    // The timeout is made inside the runtime: its timer needs the runtime's time driver.
+    rt.block_on(async { tokio::time::timeout(SERVER_LIFETIME, serve_one(Listener::Tcp(listener), handler)).await })
+        .map_err(|_| anyhow::anyhow!("rank 0 did not finish within {} s", SERVER_LIFETIME.as_secs()))?
+        .with_context(|| format!("serving gRPC on TCP port {port}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

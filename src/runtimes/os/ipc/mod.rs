@@ -13,7 +13,8 @@ mod stream;
 use std::io;
 
 pub use limits::{payload_limit, PayloadLimit};
-pub use peer::{Peer, Role};
+pub use peer::{round_trip, serve, stream, Peer, Role};
+pub use stream::{tcp_end, StreamEnd};
 
 /// How the two processes talk (the `transport:` parameter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -64,6 +64,15 @@ pub fn tcp_pair() -> io::Result<(StreamEnd, StreamEnd)> {
     Ok((both_ways(client.into())?, both_ways(server.into())?))
 }
 
+/// A connected TCP socket as an end (`msg.ipc`/`msg.bw` across hosts: the client's connection, or the one
+/// the server on the other host accepted). Options set on `socket` before (`TCP_NODELAY`, a read timeout)
+/// stay: the end reads and writes the same socket.
+///
+/// Errors: dup failed (descriptors exhausted).
+pub fn tcp_end(socket: std::net::TcpStream) -> io::Result<StreamEnd> {
+    both_ways(socket.into())
+}
+
 /// A socket as an end that reads and writes through it.
 fn both_ways(socket: OwnedFd) -> io::Result<StreamEnd> {
     Ok(StreamEnd { rx: socket.try_clone()?, tx: socket })
