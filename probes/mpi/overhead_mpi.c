@@ -39,6 +39,9 @@ enum {
     OVH_OP_PAIR = 8,
     /* as OVH_OP_PAIR with a window of 64 messages from a to b and an ack (mpiGraph's bandwidth). */
     OVH_OP_PAIR_WINDOW = 9,
+    /* rank 0 MPI_Ssend of `bytes` to rank 1, which receives it and replies with MPI_Send; rank 0 receives the
+     * reply: seed 004's rendezvous, a request accepted and answered, one call. */
+    OVH_OP_RENDEZVOUS = 10,
 };
 
 /* What a lead broadcasts: the operation and its arguments. */
@@ -243,6 +246,17 @@ static int perform(const struct ovh_command *c) {
                 err = MPI_Ssend(send_buf, count, MPI_CHAR, 1, 6, MPI_COMM_WORLD);
             else if (rank == 1)
                 err = MPI_Recv(recv_buf, count, MPI_CHAR, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        break;
+    case OVH_OP_RENDEZVOUS:
+        for (uint64_t i = 0; i < c->n && err == MPI_SUCCESS; i++) {
+            if (rank == 0) {
+                err = MPI_Ssend(send_buf, count, MPI_CHAR, 1, 8, MPI_COMM_WORLD);
+                if (err == MPI_SUCCESS) err = MPI_Recv(recv_buf, count, MPI_CHAR, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            } else if (rank == 1) {
+                err = MPI_Recv(recv_buf, count, MPI_CHAR, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                if (err == MPI_SUCCESS) err = MPI_Send(send_buf, count, MPI_CHAR, 0, 9, MPI_COMM_WORLD);
+            }
         }
         break;
     case OVH_OP_PAIR:

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
 
 use crate::hosts::{LaunchSettings, Launcher, RankSlot};
+use crate::machine::Placement;
 use crate::protocol::{ProbeJob, ProbeMessage, RawBatches};
 use crate::record::{PointRecord, SkipKind};
 
@@ -122,7 +123,14 @@ fn probe_command(exe: &Path, job: &ProbeJob, job_json: &str, launch: &LaunchSett
     if runtime.is_some_and(|r| r.launched_as_ranks()) || !job.spec.hosts.is_empty() {
         let launcher = Launcher::find().map_err(|e| anyhow::anyhow!("no MPI launcher: {e}"))?;
         let args = ["probe".to_string(), "--job".into(), job_json.to_string()];
-        return Ok(launcher.command(&rank_slots(&job.spec), &launch.launcher_args, exe, &args));
+        let mut command = launcher.command(&rank_slots(&job.spec), &launch.launcher_args, exe, &args);
+        if job.spec.placement == Some(Placement::SameCpu) {
+            // Ranks that share a CPU must give it up while they wait (seed 004's message that requires a
+            // context switch), not poll for their time slice: OpenMPI then sched_yield()s while idle. MPICH
+            // ignores the variable (`orchestrator::ranks` notes which MPI ran).
+            command.env(YIELD_WHEN_IDLE, "1");
+        }
+        return Ok(command);
     }
     let external = runtime.and_then(|r| r.external());
     match external.filter(|e| !e.driven_from_rust(&job.spec.experiment)) {
@@ -134,6 +142,10 @@ fn probe_command(exe: &Path, job: &ProbeJob, job_json: &str, launch: &LaunchSett
         }
     }
 }
+
+/// OpenMPI's MCA parameter, as an environment variable, that makes an idle rank yield its CPU
+/// (`mpi_yield_when_idle`): set for rank points whose ranks share one CPU (`placement:same_cpu`).
+pub const YIELD_WHEN_IDLE: &str = "OMPI_MCA_mpi_yield_when_idle";
 
 /// Where each rank of a point goes: rank `i` on `spec.hosts[i]` (this machine when it names no hosts),
 /// pinned there to `spec.cpus[i]`.
@@ -255,6 +267,25 @@ mod tests {
             harness: record.harness,
             batch_ops_hint: None,
         }
+    }
+
+    /// Ranks placed on one CPU are told to yield while idle (OpenMPI); ranks on two CPUs, and points that are
+    /// not ranks, are not. Needs an MPI launcher (CI installs OpenMPI); without one there is no command.
+    #[test]
+    fn ranks_on_one_cpu_yield_while_idle() {
+        if Launcher::find().is_err() {
+            return;
+        }
+        let yields = |runtime: &str, cpus: Vec<usize>, placement| {
+            let mut job = job();
+            (job.spec.runtime, job.spec.cpus, job.spec.placement) = (runtime.into(), cpus, placement);
+            let command = probe_command(Path::new("overhead"), &job, "{}", &LaunchSettings::default()).unwrap();
+            command.get_envs().any(|(k, v)| k == YIELD_WHEN_IDLE && v == Some("1".as_ref()))
+        };
+        assert!(yields("mpi", vec![0, 0], Some(Placement::SameCpu)));
+        assert!(!yields("mpi", vec![0, 1], Some(Placement::OtherCore)));
+        assert!(!yields("mpi", vec![0], None));
+        assert!(!yields("os", vec![0, 0], Some(Placement::SameCpu)));
     }
 
     /// A launcher's framed advice is reduced to each message's first line; the agent's own lines stay.

@@ -4,6 +4,7 @@
 use anyhow::Context as _;
 
 use crate::experiments::Point;
+use crate::machine::Placement;
 use crate::record::PointSpec;
 use crate::runtimes::mpi::shim;
 
@@ -38,9 +39,12 @@ const REPORT_BYTES: usize = 192;
 /// Where every rank runs, gathered at rank 0 after each pinned itself: its host name, the machine's boot
 /// ID and the CPU it is on. Rank 0 refuses the point when two ranks share a CPU of one machine (two
 /// "hosts" that are namespaces of one machine, or a launcher that ignored the placement): their time
-/// slices would be the measurement. Returns, at rank 0, the note that says where each rank ran.
+/// slices would be the measurement. The exception is a point that asks for it (`placement:same_cpu`,
+/// seed 004's message rows under `mpi`), whose launcher tells OpenMPI to yield while idle
+/// (`probe_process::YIELD_WHEN_IDLE`); its note says so, or that this MPI is not OpenMPI and may poll.
+/// Returns, at rank 0, the note that says where each rank ran.
 ///
-/// Errors: the gather fails, or two ranks share a CPU of one machine.
+/// Errors: the gather fails, or two ranks share a CPU of one machine of a point not placed `same_cpu`.
 pub fn where_ranks_run(point: &Point<'_>) -> anyhow::Result<String> {
     let shim = shim::shim().map_err(anyhow::Error::msg)?;
     let host = gethostname::gethostname().to_string_lossy().into_owned();
@@ -56,7 +60,8 @@ pub fn where_ranks_run(point: &Point<'_>) -> anyhow::Result<String> {
         return Ok(String::new());
     }
     let ranks: Vec<RankReport> = all.iter().map(|r| RankReport::parse(r)).collect();
-    check_distinct_cpus(&ranks)?;
+    check_distinct_cpus(&ranks, point.spec.placement)?;
+    let same_cpu = point.spec.placement == Some(Placement::SameCpu);
     let placed: Vec<String> = ranks
         .iter()
         .enumerate()
@@ -65,7 +70,24 @@ pub fn where_ranks_run(point: &Point<'_>) -> anyhow::Result<String> {
             format!("rank {i} on {named}host {} CPU {}", r.host, r.cpu)
         })
         .collect();
-    Ok(format!("{}; {}", placed.join("; "), shim.library_version()))
+    let version = shim.library_version();
+    let mut note = format!("{}; {version}", placed.join("; "));
+    if same_cpu && ranks.len() > 1 {
+        note.push_str(&format!("; {}", sharing_note(&version)));
+    }
+    Ok(note)
+}
+
+/// What a note says of ranks that share one CPU on purpose (`placement:same_cpu`), by the MPI library's
+/// version line: OpenMPI heeds `mpi_yield_when_idle`, which the launcher's command sets; another MPI may
+/// poll, and then its time slice is part of the measurement.
+fn sharing_note(version: &str) -> &'static str {
+    if version.to_ascii_lowercase().contains("open mpi") {
+        "ranks yield while idle (OpenMPI mpi_yield_when_idle)"
+    } else {
+        "ranks share one CPU and this MPI is not OpenMPI: mpi_yield_when_idle does not apply, a rank may poll \
+         while it waits and its time slice be measured"
+    }
 }
 
 /// What one rank said about where it runs.
@@ -89,8 +111,12 @@ impl RankReport {
     }
 }
 
-/// Errors when two ranks run on one CPU of one machine (same boot ID, same CPU).
-fn check_distinct_cpus(ranks: &[RankReport]) -> anyhow::Result<()> {
+/// Errors when two ranks run on one CPU of one machine (same boot ID, same CPU), unless the point's
+/// `placement` is `same_cpu`: it asked for exactly that.
+fn check_distinct_cpus(ranks: &[RankReport], placement: Option<Placement>) -> anyhow::Result<()> {
+    if placement == Some(Placement::SameCpu) {
+        return Ok(());
+    }
     for (i, a) in ranks.iter().enumerate() {
         for (j, b) in ranks.iter().enumerate().skip(i + 1) {
             let one_machine = !a.boot_id.is_empty() && a.boot_id == b.boot_id;
@@ -111,12 +137,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn two_ranks_on_one_cpu_of_one_machine_are_refused() {
+    fn two_ranks_on_one_cpu_of_one_machine_are_refused_unless_the_point_asks_for_it() {
         let on = |boot: &str, cpu| RankReport { host: "h".into(), boot_id: boot.into(), cpu };
-        assert!(check_distinct_cpus(&[on("a", 0), on("a", 1)]).is_ok());
-        assert!(check_distinct_cpus(&[on("a", 0), on("b", 0)]).is_ok(), "two machines may use CPU 0 each");
-        let err = check_distinct_cpus(&[on("a", 1), on("b", 0), on("a", 1)]).unwrap_err().to_string();
+        let other = Some(Placement::OtherCore);
+        assert!(check_distinct_cpus(&[on("a", 0), on("a", 1)], other).is_ok());
+        assert!(check_distinct_cpus(&[on("a", 0), on("b", 0)], None).is_ok(), "two machines may use CPU 0 each");
+        let err = check_distinct_cpus(&[on("a", 1), on("b", 0), on("a", 1)], other).unwrap_err().to_string();
         assert!(err.contains("ranks 0 and 2 run on CPU 1"), "{err}");
+        let err = check_distinct_cpus(&[on("a", 1), on("a", 1)], Some(Placement::OtherHost)).unwrap_err();
+        assert!(err.to_string().contains("ranks 0 and 1 run on CPU 1"), "{err}");
+        // A point that asks for one CPU gets it, and its note says how the ranks share it.
+        assert!(check_distinct_cpus(&[on("a", 1), on("a", 1)], Some(Placement::SameCpu)).is_ok());
+        assert_eq!(
+            sharing_note("Open MPI v4.1.4, package: Debian OpenMPI"),
+            "ranks yield while idle (OpenMPI mpi_yield_when_idle)"
+        );
+        assert!(sharing_note("MPICH Version: 4.0").contains("not OpenMPI"));
         let report = RankReport::parse(b"node1\tabc-def\t3\0\0\0");
         assert_eq!(report, RankReport { host: "node1".into(), boot_id: "abc-def".into(), cpu: 3 });
     }

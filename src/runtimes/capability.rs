@@ -85,6 +85,10 @@ impl Capability {
         Capability::RawSwitch,
     ];
 
+    /// Seed 004's message rows (asynchronous message, message with switch, rendezvous): the capabilities
+    /// of [`super::primitives::Messages`], a part of [`Capability::PRIMITIVES`].
+    pub const MESSAGES: [Capability; 3] = [Capability::Channel, Capability::MessageSwitch, Capability::Rendezvous];
+
     /// Contention between CPUs.
     pub const BETWEEN_CPUS: [Capability; 3] = [Capability::Atomic, Capability::Barrier, Capability::Lock];
 }

@@ -5,7 +5,7 @@ use super::contention::Contention;
 use super::fan_out::FanOut;
 use super::grain_sweep::GrainSweep;
 use super::offer::Offers;
-use super::primitives::{Context, Primitives};
+use super::primitives::{Context, Messages, Primitives};
 use super::wake_all::WakeAll;
 use super::yield_round::YieldRound;
 use super::Capability;
@@ -53,8 +53,14 @@ pub trait RuntimeUnderTest: Sync {
     fn context(&self) -> Option<&dyn Context> {
         None
     }
-    /// Its seed 004 primitives ([`Capability::PRIMITIVES`]), if it has them and is measured in this process.
+    /// Its seed 004 primitives but the message rows ([`Capability::PRIMITIVES`] less
+    /// [`Capability::MESSAGES`]), if it has them and is measured in this process.
     fn primitives(&self) -> Option<&dyn Primitives> {
+        None
+    }
+    /// Its seed 004 message rows ([`Capability::MESSAGES`]), if it has them and is measured in this process
+    /// (or, for `mpi`, led from rank 0 of this process).
+    fn messages(&self) -> Option<&dyn Messages> {
         None
     }
     /// Its contention between CPUs ([`Capability::BETWEEN_CPUS`]), if it has it and is measured in this process.
@@ -109,9 +115,8 @@ pub fn implements(runtime: &dyn RuntimeUnderTest, capability: Capability) -> Opt
     Some(match capability {
         C::Context => runtime.context().is_some(),
         C::Kernel | C::Ranks => return None,
-        C::Call | C::SpawnJoin | C::Semaphore | C::Channel | C::MessageSwitch | C::Rendezvous | C::RawSwitch => {
-            runtime.primitives().is_some()
-        }
+        C::Call | C::SpawnJoin | C::Semaphore | C::RawSwitch => runtime.primitives().is_some(),
+        C::Channel | C::MessageSwitch | C::Rendezvous => runtime.messages().is_some(),
         C::Yield => runtime.yield_round().is_some(),
         C::WakeAll => runtime.wake_all().is_some(),
         C::ForkJoin => runtime.fan_out().is_some() || runtime.grain_sweep().is_some(),
@@ -122,7 +127,7 @@ pub fn implements(runtime: &dyn RuntimeUnderTest, capability: Capability) -> Opt
 
 /// Inside an `impl RuntimeUnderTest`, the accessors of the capabilities the type implements, each
 /// returning `Some(self)`, e.g. `capabilities!(context, primitives, fan_out);`. The names are the accessors'
-/// (`context`, `primitives`, `contention`, `yield_round`, `wake_all`, `fan_out`, `grain_sweep`,
+/// (`context`, `primitives`, `messages`, `contention`, `yield_round`, `wake_all`, `fan_out`, `grain_sweep`,
 /// `activity_barrier`); the
 /// type must implement the matching trait, or the expansion does not compile.
 macro_rules! capabilities {
@@ -136,6 +141,11 @@ macro_rules! capabilities {
     };
     (@one primitives) => {
         fn primitives(&self) -> Option<&dyn $crate::runtimes::primitives::Primitives> {
+            Some(self)
+        }
+    };
+    (@one messages) => {
+        fn messages(&self) -> Option<&dyn $crate::runtimes::primitives::Messages> {
             Some(self)
         }
     };

@@ -105,9 +105,10 @@ pub struct SwitchMechanism {
     pub across_cpus: bool,
 }
 
-/// The seed 004 primitives: [`super::Capability::PRIMITIVES`]. `partner_cpu` is the CPU a second kernel
-/// thread is pinned to where the runtime uses one (the home CPU for seed 004's same-CPU rows). The kinds and
-/// the switch mechanism a runtime has are its data ([`super::Offers`]).
+/// The seed 004 primitives but its message rows ([`Messages`]): call, spawn + join, semaphore and raw switch of
+/// [`super::Capability::PRIMITIVES`]. `partner_cpu` is the CPU a second kernel thread is pinned to where the
+/// runtime uses one (the home CPU for seed 004's same-CPU rows). The kinds and the switch mechanism a runtime
+/// has are its data ([`super::Offers`]).
 pub trait Primitives: Sync {
     /// `msg.call`: a call through an opaque operation reference in the caller's activity
     /// (`NewTask::No`), or answered by a new activity the caller waits for; per call.
@@ -119,12 +120,26 @@ pub trait Primitives: Sync {
     /// `sync.sem`: one P, one V, a V+P pair, or (`SemOp::Switch`) one round trip of the permit through
     /// a partner activity on the same CPU (two handoffs).
     fn semaphore(&self, op: SemOp, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement>;
+    /// `sched.switch`: one switch round trip between the two activities on `cpus` (home, partner).
+    fn switch_round_trip(&self, cpus: [usize; 2], h: &Harness) -> anyhow::Result<Outcome>;
+}
+
+/// Seed 004's message rows ([`super::Capability::MESSAGES`]: asynchronous channel, message with switch,
+/// rendezvous), apart from [`Primitives`] so that a runtime that passes messages and has nothing else of
+/// the table (`mpi`) fills just these rows. `partner_cpu` is the CPU of the partner activity (the home CPU:
+/// seed 004's rows are on one CPU).
+pub trait Messages: Sync {
     /// `msg.async`: a send and the receive of the same message by the same activity; per message.
     fn async_message(&self, h: &Harness) -> anyhow::Result<Measurement>;
     /// `msg.switch`: a message to a partner blocked receiving and its echo back; per round trip.
     fn message_round_trip(&self, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement>;
     /// `msg.rendezvous`: a call a server activity accepts and replies to; per call.
     fn rendezvous(&self, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement>;
-    /// `sched.switch`: one switch round trip between the two activities on `cpus` (home, partner).
-    fn switch_round_trip(&self, cpus: [usize; 2], h: &Harness) -> anyhow::Result<Outcome>;
+    /// Every rank but 0 of a point started as MPI ranks: its part of what rank 0's method above leads,
+    /// until rank 0 is done (`Experiment::follow`).
+    ///
+    /// Errors: by default, the runtime does not run as ranks.
+    fn follow(&self) -> anyhow::Result<()> {
+        anyhow::bail!("this runtime's messages do not run as MPI ranks")
+    }
 }

@@ -77,6 +77,7 @@ mod tests {
                 assert!(
                     runtime.context().is_none()
                         && runtime.primitives().is_none()
+                        && runtime.messages().is_none()
                         && runtime.contention().is_none()
                         && runtime.yield_round().is_none()
                         && runtime.wake_all().is_none()

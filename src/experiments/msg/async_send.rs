@@ -7,7 +7,8 @@ use crate::runtimes::Capability;
 
 /// Seed 004's "asynchronous send/receive": one activity sends a message to a channel and receives it
 /// back itself, so the receive never blocks and nothing switches. `os`: `std::sync::mpsc::channel`;
-/// `fiber-*`: the runtime's channel; `tokio`: `tokio::sync::mpsc::unbounded_channel`. Per send + receive.
+/// `fiber-*`: the runtime's channel; `tokio`: `tokio::sync::mpsc::unbounded_channel`;
+/// `mpi`: one rank, MPI_Isend to itself, MPI_Recv, MPI_Wait. Per send + receive.
 pub struct AsyncSend;
 
 impl AsyncSend {
@@ -33,6 +34,10 @@ impl Experiment for AsyncSend {
         ctx.single(self.id(), runtime)
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
-        Ok(point.in_process(|r| r.primitives())?.async_message(h)?.into())
+        Ok(point.in_process(|r| r.messages())?.async_message(h)?.into())
+    }
+    /// The other rank of a runtime launched as MPI ranks (`mpi`): follows rank 0's batches.
+    fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
+        point.in_process(|r| r.messages())?.follow()
     }
 }

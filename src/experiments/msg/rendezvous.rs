@@ -9,7 +9,8 @@ use crate::runtimes::Capability;
 /// Seed 004's "rendezvous" (SR's `call` answered by an `in` statement): the client blocks until a
 /// server activity has received the request and replied. `os`: a server thread on the same CPU and two
 /// zero-capacity `sync_channel`s (true rendezvous); `fiber-*`: the runtime's rendezvous; `tokio`: a
-/// server task, an mpsc request queue and a `oneshot` reply per call (tokio's idiom). Per call.
+/// server task, an mpsc request queue and a `oneshot` reply per call (tokio's idiom); `mpi`: two ranks on the
+/// same CPU, MPI_Ssend of the request, MPI_Recv of the reply. Per call.
 pub struct Rendezvous;
 
 impl Rendezvous {
@@ -36,6 +37,10 @@ impl Experiment for Rendezvous {
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let spec = point.spec;
-        Ok(point.in_process(|r| r.primitives())?.rendezvous(spec.cpus[1], h)?.into())
+        Ok(point.in_process(|r| r.messages())?.rendezvous(spec.cpus[1], h)?.into())
+    }
+    /// The other rank of a runtime launched as MPI ranks (`mpi`): follows rank 0's batches.
+    fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
+        point.in_process(|r| r.messages())?.follow()
     }
 }

@@ -10,7 +10,8 @@ use crate::runtimes::Capability;
 /// is blocked receiving, then blocks receiving the partner's echo; each message wakes a blocked
 /// receiver and switches to it. Reported per message (half a round trip). `os`: two threads pinned to
 /// the same CPU with `std::sync::mpsc`; `fiber-*`: two fibers and the runtime's channels; `tokio`: two
-/// tasks and unbounded mpsc channels.
+/// tasks and unbounded mpsc channels; `mpi`: two ranks on the same CPU, MPI_Send/MPI_Recv ping-pong of 8 bytes,
+/// with OpenMPI told to yield while idle (a rank that polled would hold the CPU for its time slice).
 pub struct Switch;
 
 impl Switch {
@@ -37,6 +38,10 @@ impl Experiment for Switch {
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let spec = point.spec;
-        Ok(point.in_process(|r| r.primitives())?.message_round_trip(spec.cpus[1], h)?.per(2.0).into())
+        Ok(point.in_process(|r| r.messages())?.message_round_trip(spec.cpus[1], h)?.per(2.0).into())
+    }
+    /// The other rank of a runtime launched as MPI ranks (`mpi`): follows rank 0's batches.
+    fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
+        point.in_process(|r| r.messages())?.follow()
     }
 }

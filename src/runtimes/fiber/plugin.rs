@@ -75,7 +75,7 @@ impl RuntimeUnderTest for FiberRuntime {
     fn available(&self) -> Result<(), String> {
         self.backend.available()
     }
-    crate::runtimes::plugin::capabilities!(context, primitives, yield_round, wake_all, fan_out);
+    crate::runtimes::plugin::capabilities!(context, primitives, messages, yield_round, wake_all, fan_out);
     fn one_thread(&self) -> Option<&'static str> {
         Some("runs its fibers on one kernel thread (one CPU)")
     }

@@ -11,7 +11,7 @@ use crate::harness::{Harness, Measurement};
 use crate::record::Outcome;
 use crate::runtimes::fiber;
 use crate::runtimes::offer::not_offered;
-use crate::runtimes::primitives::{Body, Context, NewTask, Primitives, SemOp, SpawnKind};
+use crate::runtimes::primitives::{Body, Context, Messages, NewTask, Primitives, SemOp, SpawnKind};
 
 /// Sentinel that ends an echo partner or a server.
 const STOP: u64 = u64::MAX;
@@ -88,6 +88,15 @@ impl Primitives for FiberRuntime {
         self.in_context(h, Box::new(move |h| semaphore(op, h)))
     }
 
+    /// The back-end's raw switch to a partner context and back, no scheduler.
+    fn switch_round_trip(&self, _cpus: [usize; 2], h: &Harness) -> anyhow::Result<Outcome> {
+        self.backend().available().map_err(anyhow::Error::msg)?;
+        let mut pair = SwitchPair::new(self.backend())?;
+        Ok(h.measure(|n| pair.round_trips(n), empty_loop).into())
+    }
+}
+
+impl Messages for FiberRuntime {
     /// The runtime's channel, sender and receiver in the same fiber.
     fn async_message(&self, h: &Harness) -> anyhow::Result<Measurement> {
         self.in_context(
@@ -165,13 +174,6 @@ impl Primitives for FiberRuntime {
                 m
             }),
         )
-    }
-
-    /// The back-end's raw switch to a partner context and back, no scheduler.
-    fn switch_round_trip(&self, _cpus: [usize; 2], h: &Harness) -> anyhow::Result<Outcome> {
-        self.backend().available().map_err(anyhow::Error::msg)?;
-        let mut pair = SwitchPair::new(self.backend())?;
-        Ok(h.measure(|n| pair.round_trips(n), empty_loop).into())
     }
 }
 

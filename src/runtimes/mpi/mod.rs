@@ -7,8 +7,15 @@
 //! probe` through the launcher (`crate::hosts::Launcher`), one rank per CPU of the point; every rank loads
 //! the MPI shim ([`shim`], built with `mpicc` on first use) and rank 0 runs the harness. Without a launcher
 //! or `mpicc` every cell is skipped with the reason; the default build needs neither.
+//!
+//! It also fills seed 004's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`: [`messages`]), with
+//! the two ranks of a switch or a rendezvous on one CPU.
 
+mod lead;
+mod messages;
 pub mod shim;
+
+pub use lead::{follow, lead_measure};
 
 use super::{Offer, Offers, RuntimeUnderTest};
 
@@ -16,9 +23,16 @@ use super::{Offer, Offers, RuntimeUnderTest};
 pub struct Mpi;
 
 /// Why `mpi` lacks the other capabilities.
-const RANKS_ONLY: &str = "MPI ranks are processes that pass messages; the mpi.* experiments measure them";
+const RANKS_ONLY: &str =
+    "MPI ranks are processes that pass messages; seed 004's message rows and the mpi.* experiments measure them";
 
-const OFFERS: Offers = Offers { ranks: Offer::Has(()), ..Offers::lacking(RANKS_ONLY) };
+const OFFERS: Offers = Offers {
+    channel: Offer::Has(()),
+    message_switch: Offer::Has(()),
+    rendezvous: Offer::Has(()),
+    ranks: Offer::Has(()),
+    ..Offers::lacking(RANKS_ONLY)
+};
 
 impl RuntimeUnderTest for Mpi {
     fn name(&self) -> &'static str {
@@ -38,4 +52,5 @@ impl RuntimeUnderTest for Mpi {
     fn launched_as_ranks(&self) -> bool {
         true
     }
+    super::plugin::capabilities!(messages);
 }

@@ -25,6 +25,7 @@ pub enum Op {
     Ssend = 7,
     Pair = 8,
     PairWindow = 9,
+    Rendezvous = 10,
 }
 
 /// The shim's functions, resolved once; the library stays loaded for the life of the process.

@@ -48,6 +48,7 @@ impl RuntimeUnderTest for Os {
     crate::runtimes::plugin::capabilities!(
         context,
         primitives,
+        messages,
         yield_round,
         wake_all,
         fan_out,

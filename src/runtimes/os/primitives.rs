@@ -14,7 +14,7 @@ use crate::harness::{Harness, Measurement};
 use crate::machine::pin_current_thread;
 use crate::record::Outcome;
 use crate::runtimes::offer::not_offered;
-use crate::runtimes::primitives::{Body, Context, NewTask, Primitives, SemOp, SpawnKind};
+use crate::runtimes::primitives::{Body, Context, Messages, NewTask, Primitives, SemOp, SpawnKind};
 
 /// Sentinel that ends an echo partner or a server.
 const STOP: u64 = u64::MAX;
@@ -137,6 +137,36 @@ impl Primitives for Os {
         })
     }
 
+    /// Two threads pass control back and forth through one futex word, each round trip two wake-ups and,
+    /// on the same CPU, two context switches (`perf bench sched pipe` with futexes instead of pipes).
+    fn switch_round_trip(&self, cpus: [usize; 2], h: &Harness) -> anyhow::Result<Outcome> {
+        let partner = cpus[1];
+        let handoff = Handoff::new();
+        let mut notes = Vec::new();
+        let measurement = std::thread::scope(|s| {
+            let responder = s.spawn(|| {
+                let pinned =
+                    pin_current_thread(partner).err().map(|e| format!("responder not pinned to CPU {partner}: {e}"));
+                handoff.respond();
+                pinned
+            });
+            let m = h.measure(
+                |n| {
+                    for _ in 0..n {
+                        handoff.round_trip();
+                    }
+                },
+                empty_loop,
+            );
+            handoff.stop();
+            notes.extend(responder.join().expect("responder thread panicked"));
+            m
+        });
+        Ok(Outcome { measurement, notes, extra: Default::default(), details: Default::default() })
+    }
+}
+
+impl Messages for Os {
     /// `std::sync::mpsc`, sender and receiver in the same thread.
     fn async_message(&self, h: &Harness) -> anyhow::Result<Measurement> {
         let (tx, rx) = std::sync::mpsc::channel::<u64>();
@@ -209,34 +239,6 @@ impl Primitives for Os {
                 let _ = request_tx.send(STOP);
             },
         ))
-    }
-
-    /// Two threads pass control back and forth through one futex word, each round trip two wake-ups and,
-    /// on the same CPU, two context switches (`perf bench sched pipe` with futexes instead of pipes).
-    fn switch_round_trip(&self, cpus: [usize; 2], h: &Harness) -> anyhow::Result<Outcome> {
-        let partner = cpus[1];
-        let handoff = Handoff::new();
-        let mut notes = Vec::new();
-        let measurement = std::thread::scope(|s| {
-            let responder = s.spawn(|| {
-                let pinned =
-                    pin_current_thread(partner).err().map(|e| format!("responder not pinned to CPU {partner}: {e}"));
-                handoff.respond();
-                pinned
-            });
-            let m = h.measure(
-                |n| {
-                    for _ in 0..n {
-                        handoff.round_trip();
-                    }
-                },
-                empty_loop,
-            );
-            handoff.stop();
-            notes.extend(responder.join().expect("responder thread panicked"));
-            m
-        });
-        Ok(Outcome { measurement, notes, extra: Default::default(), details: Default::default() })
     }
 }
 

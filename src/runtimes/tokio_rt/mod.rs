@@ -104,6 +104,7 @@ impl crate::runtimes::RuntimeUnderTest for Tokio {
     crate::runtimes::plugin::capabilities!(
         context,
         primitives,
+        messages,
         yield_round,
         wake_all,
         fan_out,

@@ -11,7 +11,7 @@ use super::{current_thread, measure, Tokio};
 use crate::harness::{Harness, Measurement};
 use crate::record::Outcome;
 use crate::runtimes::offer::not_offered;
-use crate::runtimes::primitives::{Body, Context, NewTask, Primitives, SemOp, SpawnKind};
+use crate::runtimes::primitives::{Body, Context, Messages, NewTask, Primitives, SemOp, SpawnKind};
 
 /// Sentinel that ends an echo partner.
 const STOP: u64 = u64::MAX;
@@ -135,6 +135,29 @@ impl Primitives for Tokio {
         })
     }
 
+    /// Two tasks: the timed task yields, the partner (which only yields) runs once, and control comes
+    /// back: one round trip through tokio's run queue.
+    fn switch_round_trip(&self, _cpus: [usize; 2], h: &Harness) -> anyhow::Result<Outcome> {
+        let rt = current_thread()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let partner_stop = stop.clone();
+        let partner = rt.spawn(async move {
+            while !partner_stop.load(Ordering::Relaxed) {
+                ::tokio::task::yield_now().await;
+            }
+        });
+        let m = measure(h, &rt, |n| async move {
+            for _ in 0..n {
+                ::tokio::task::yield_now().await;
+            }
+        });
+        stop.store(true, Ordering::Relaxed);
+        rt.block_on(partner)?;
+        Ok(m.into())
+    }
+}
+
+impl Messages for Tokio {
     /// An unbounded mpsc channel, sender and receiver in the same task.
     fn async_message(&self, h: &Harness) -> anyhow::Result<Measurement> {
         let rt = current_thread()?;
@@ -203,26 +226,5 @@ impl Primitives for Tokio {
         drop(request_tx);
         rt.block_on(server)?;
         Ok(m)
-    }
-
-    /// Two tasks: the timed task yields, the partner (which only yields) runs once, and control comes
-    /// back: one round trip through tokio's run queue.
-    fn switch_round_trip(&self, _cpus: [usize; 2], h: &Harness) -> anyhow::Result<Outcome> {
-        let rt = current_thread()?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let partner_stop = stop.clone();
-        let partner = rt.spawn(async move {
-            while !partner_stop.load(Ordering::Relaxed) {
-                ::tokio::task::yield_now().await;
-            }
-        });
-        let m = measure(h, &rt, |n| async move {
-            for _ in 0..n {
-                ::tokio::task::yield_now().await;
-            }
-        });
-        stop.store(true, Ordering::Relaxed);
-        rt.block_on(partner)?;
-        Ok(m.into())
     }
 }
