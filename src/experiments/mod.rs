@@ -158,6 +158,7 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &mpi::Bandwidth,
         &mpi::Barrier,
         &mpi::Allreduce,
+        &mpi::Hosts,
     ]
 }
 

@@ -6,10 +6,13 @@
 
 mod bandwidth;
 mod collective;
+mod hosts;
 mod pingpong;
+pub(crate) mod report;
 
 pub use bandwidth::{Bandwidth, BandwidthResult};
 pub use collective::{Allreduce, Barrier, CollectiveParams};
+pub use hosts::Hosts;
 pub use pingpong::{PingPong, PingPongParams};
 
 use crate::experiments::empty_loop;
