@@ -159,6 +159,7 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &mpi::Bandwidth,
         &mpi::Barrier,
         &mpi::Allreduce,
+        &mpi::Hosts,
     ]
 }
 

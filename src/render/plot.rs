@@ -287,6 +287,11 @@ where
 /// smallest to the largest value, blank where there is no value; a colour bar with the two ends. Past
 /// [`MAX_HEAT_CELLS`] per side, blocks of CPUs are averaged (the table beside it keeps every cell).
 pub fn heat_map_svg(matrix: &Matrix, title: &str) -> anyhow::Result<String> {
+    heat_map_svg_of(matrix, title, "CPU", "CPU")
+}
+
+/// [`heat_map_svg`] with the axes named: the columns `x` (`"CPU"`, `"to host (column)"`), the rows `y`.
+pub fn heat_map_svg_of(matrix: &Matrix, title: &str, x: &str, y: &str) -> anyhow::Result<String> {
     let (values, rows, cols) = blocks(matrix);
     let finite: Vec<f64> = values.iter().flatten().flatten().copied().filter(|v| v.is_finite()).collect();
     let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
@@ -320,8 +325,8 @@ pub fn heat_map_svg(matrix: &Matrix, title: &str) -> anyhow::Result<String> {
             .y_label_formatter(&|v| centre_label(&rows, v, true))
             .label_style(("sans-serif", 14))
             .axis_desc_style(("sans-serif", 15))
-            .x_desc("CPU")
-            .y_desc("CPU")
+            .x_desc(x)
+            .y_desc(y)
             .draw()
             .map_err(draw_err)?;
         let cells = values

@@ -4,9 +4,9 @@
 use crate::record::RunRecord;
 use crate::render::{render_matrix, Format};
 
-/// Experiments whose matrices a section of their own shows (`mem.c2c`: the `mem` section's heat map);
-/// this section leaves them out rather than print them twice.
-const SHOWN_ELSEWHERE: &[&str] = &[crate::experiments::mem::C2c::ID];
+/// Experiments whose matrices a section of their own shows (`mem.c2c`: the `mem` section's heat map;
+/// `mpi.hosts`: the `mpi` section's host matrices); this section leaves them out rather than print them twice.
+pub const SHOWN_ELSEWHERE: &[&str] = &[crate::experiments::mem::C2c::ID, crate::experiments::mpi::Hosts::ID];
 
 /// Every matrix of every point, in point order then by name: a heading naming the point, the matrix's
 /// key, title and unit, the grid, and a line with its smallest and largest cell. Empty when no point

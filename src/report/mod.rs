@@ -130,8 +130,21 @@ mod tests {
     #[test]
     fn the_registry_gives_the_sections_in_the_reports_order() {
         let keys: Vec<&str> = SECTIONS.iter().map(|s| s.key).collect();
-        let expected =
-            ["primitives", "seed001", "convert", "timers", "ipc", "rpc", "mem", "fits", "matrices", "latency", "grain"];
+        let expected = [
+            "primitives",
+            "networked",
+            "seed001",
+            "convert",
+            "timers",
+            "ipc",
+            "rpc",
+            "mem",
+            "mpi",
+            "fits",
+            "matrices",
+            "latency",
+            "grain",
+        ];
         assert_eq!(keys, expected, "one section per key, in the golden report's order");
     }
 

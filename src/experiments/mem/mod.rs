@@ -19,6 +19,7 @@ pub(crate) mod report;
 
 #[cfg(test)]
 pub(crate) use c2c::by_class;
+pub(crate) use c2c::merge_cells;
 pub use c2c::C2c;
 pub use c2c::Params as C2cParams;
 pub use contention::Params as ContentionParams;

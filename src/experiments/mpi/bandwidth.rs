@@ -50,6 +50,9 @@ impl Bandwidth {
 }
 
 impl Experiment for Bandwidth {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Bandwidth::ID,

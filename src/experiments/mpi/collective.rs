@@ -38,6 +38,9 @@ impl Allreduce {
 }
 
 impl Experiment for Barrier {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Barrier::ID,
@@ -60,6 +63,9 @@ impl Experiment for Barrier {
 }
 
 impl Experiment for Allreduce {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Allreduce::ID,

@@ -6,11 +6,14 @@
 
 mod bandwidth;
 mod collective;
+mod hosts;
 mod pingpong;
+pub(crate) mod report;
 
-pub use bandwidth::Bandwidth;
-pub use collective::{Allreduce, Barrier};
-pub use pingpong::PingPong;
+pub use bandwidth::{Bandwidth, BandwidthResult};
+pub use collective::{Allreduce, Barrier, CollectiveParams};
+pub use hosts::Hosts;
+pub use pingpong::{PingPong, PingPongParams};
 
 use crate::runtimes::mpi::{follow, lead_measure};
 use crate::runtimes::Capability;

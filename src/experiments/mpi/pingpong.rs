@@ -38,6 +38,9 @@ impl PingPong {
 }
 
 impl Experiment for PingPong {
+    fn sections(&self) -> &'static [&'static crate::experiments::Section] {
+        &[&super::report::SECTION, &crate::experiments::tables::networked_case::NETWORKED_CASE]
+    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: PingPong::ID,

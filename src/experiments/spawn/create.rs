@@ -27,7 +27,10 @@ impl Create {
 
 impl Experiment for Create {
     fn sections(&self) -> &'static [&'static crate::experiments::Section] {
-        &[&crate::experiments::tables::primitives::PRIMITIVES]
+        &[
+            &crate::experiments::tables::primitives::PRIMITIVES,
+            &crate::experiments::tables::networked_case::NETWORKED_CASE,
+        ]
     }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {

@@ -165,9 +165,13 @@ fn curve_figure(curve: &Curve) -> anyhow::Result<Figure> {
     })
 }
 
+/// Experiments whose matrices a group of their own draws (`mpi.hosts`: host × host, with each cell's
+/// placement class); the generic heat maps leave them out rather than draw them twice.
+const OWN_HEAT_MAPS: &[&str] = &[crate::experiments::mpi::Hosts::ID];
+
 fn heat_maps(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
     let mut figures = Vec::new();
-    for p in &record.points {
+    for p in record.points.iter().filter(|p| !OWN_HEAT_MAPS.contains(&p.spec.experiment.as_str())) {
         for (key, matrix) in &p.details.matrices {
             if matrix.values.len() * matrix.col_labels.len() < 2 {
                 continue;
@@ -210,6 +214,6 @@ mod tests {
     #[test]
     fn the_registry_gives_the_groups_in_the_pages_order() {
         let ids: Vec<&str> = figure_kinds(crate::experiments::registry()).iter().map(|g| g.id).collect();
-        assert_eq!(ids, ["curves", "granularity", "heat-maps", "distributions", "speed", "shares"]);
+        assert_eq!(ids, ["curves", "granularity", "heat-maps", "mpi-hosts", "distributions", "speed", "shares"]);
     }
 }
