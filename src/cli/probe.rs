@@ -26,8 +26,13 @@ pub fn probe(job: &str) -> anyhow::Result<ExitCode> {
         let mut out = std::io::stdout().lock();
         std::io::Write::write_all(&mut out, line.as_bytes()).and_then(|()| std::io::Write::flush(&mut out))
     };
-    // A rank of an MPI job finalises MPI before it exits, or the launcher calls the job failed.
-    crate::runtimes::mpi::shim::finalize();
+    // A rank of an MPI job finalises MPI before it exits, or the launcher calls the job failed; a rank that
+    // failed ends the job instead, since the others may wait for it in a collective.
+    if matches!(message, ProbeMessage::Error { .. }) {
+        crate::runtimes::mpi::shim::abort_job();
+    } else {
+        crate::runtimes::mpi::shim::finalize();
+    }
     written?;
     // A follower rank answers with a note; only an error fails the process.
     Ok(if matches!(message, ProbeMessage::Error { .. }) { ExitCode::FAILURE } else { ExitCode::SUCCESS })

@@ -34,6 +34,7 @@ pub struct Shim {
     rank: unsafe extern "C" fn() -> c_int,
     size: unsafe extern "C" fn() -> c_int,
     finalize: unsafe extern "C" fn() -> c_int,
+    abort: unsafe extern "C" fn(c_int),
     library_version: unsafe extern "C" fn(*mut c_char, c_int),
     send_bytes: unsafe extern "C" fn(c_int, *const c_void, c_int) -> c_int,
     recv_bytes: unsafe extern "C" fn(c_int, *mut c_void, c_int) -> c_int,
@@ -61,6 +62,19 @@ pub fn finalize() {
         if let Ok(shim) = shim() {
             // SAFETY: MPI was initialised by this process (INITIALISED), and finalised at most once (swap).
             unsafe { (shim.finalize)() };
+        }
+    }
+}
+
+/// Ends the whole MPI job at once (MPI_Abort) if this process initialised MPI, for a rank that failed: the
+/// other ranks may be waiting for it in a collective (rank 0 refused the point before leading anything, or a
+/// follower's call failed), and MPI_Finalize would wait for them. The launcher then exits with an error and
+/// this rank's error line, already written, is the point's reason. Returns only when MPI was not initialised.
+pub fn abort_job() {
+    if INITIALISED.swap(false, Ordering::SeqCst) {
+        if let Ok(shim) = shim() {
+            // SAFETY: MPI was initialised by this process; MPI_Abort does not return.
+            unsafe { (shim.abort)(1) };
         }
     }
 }
@@ -112,6 +126,7 @@ fn load(path: &std::path::Path) -> Result<Shim, String> {
         rank: function!("ovh_mpi_rank"),
         size: function!("ovh_mpi_size"),
         finalize: function!("ovh_mpi_finalize"),
+        abort: function!("ovh_mpi_abort"),
         library_version: function!("ovh_mpi_library_version"),
         send_bytes: function!("ovh_mpi_send_bytes"),
         recv_bytes: function!("ovh_mpi_recv_bytes"),
