@@ -128,6 +128,13 @@ impl Experiment for Floor {
             params.evict_mib,
             METHOD.label()
         ));
+        if params.evict_mib >= super::EVICT_MIB_CAP {
+            outcome.notes.push(format!(
+                "the eviction is at its cap ({} MiB): where the machine reports a last-level cache over half of \
+                 it, a cold call may find some of its previous call's lines in cache",
+                params.evict_mib
+            ));
+        }
         outcome.notes.extend(notes);
         Ok(outcome)
     }
