@@ -91,7 +91,7 @@ impl Experiment for Floor {
     }
 
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let evict_mib = evict_mib(&ctx.topology);
+        let evict_mib = evict_mib(&ctx.topology, ctx.mode);
         Transport::ALL
             .into_iter()
             .flat_map(|transport| placements(ctx, self.id(), runtime, &Params { transport, evict_mib }))
@@ -128,9 +128,11 @@ impl Experiment for Floor {
             params.evict_mib,
             METHOD.label()
         ));
-        if params.evict_mib >= super::EVICT_MIB_CAP {
+        if params.evict_mib >= super::EVICT_MIB_CAP
+            || h.config.mode == Mode::Quick && params.evict_mib >= super::EVICT_MIB_CAP_QUICK
+        {
             outcome.notes.push(format!(
-                "the eviction is at its cap ({} MiB): where the machine reports a last-level cache over half of \
+                "the eviction is at its cap ({} MiB in this mode): where the machine reports a last-level cache over half of \
                  it, a cold call may find some of its previous call's lines in cache",
                 params.evict_mib
             ));

@@ -94,13 +94,19 @@ const EVICT_MIB_UNKNOWN: u64 = 64;
 /// cap applied (docs/METHOD.md §5 keeps such limits visible).
 pub(crate) const EVICT_MIB_CAP: u64 = 256;
 
+/// The cap in `--quick` (MiB), whose point is a first look in about 30 s: there the cold calls stream at most
+/// this much (the point's name and note say how much).
+pub(crate) const EVICT_MIB_CAP_QUICK: u64 = 64;
+
 /// Bytes the cold variant streams through the caches before each call, in MiB: twice the largest cache the
 /// machine reports (one instance of the last level), so that nothing a call used before survives in any level;
-/// at least 8 MiB, at most [`EVICT_MIB_CAP`], and [`EVICT_MIB_UNKNOWN`] when the topology lists no cache.
-pub(crate) fn evict_mib(topology: &Topology) -> u64 {
+/// at least 8 MiB, at most [`EVICT_MIB_CAP`] ([`EVICT_MIB_CAP_QUICK`] in `--quick`), and [`EVICT_MIB_UNKNOWN`]
+/// when the topology lists no cache.
+pub(crate) fn evict_mib(topology: &Topology, mode: Mode) -> u64 {
+    let cap = if mode == Mode::Quick { EVICT_MIB_CAP_QUICK } else { EVICT_MIB_CAP };
     match topology.caches.iter().map(|c| c.size).max() {
-        Some(largest) => (2 * largest).div_ceil(1 << 20).clamp(8, EVICT_MIB_CAP),
-        None => EVICT_MIB_UNKNOWN,
+        Some(largest) => (2 * largest).div_ceil(1 << 20).clamp(8, cap),
+        None => EVICT_MIB_UNKNOWN.min(cap),
     }
 }
 
@@ -168,15 +174,16 @@ pub(crate) mod tests {
 
     #[test]
     fn eviction_is_twice_the_largest_cache() {
-        assert_eq!(evict_mib(&four_cpus(Mode::Default).topology), 64);
+        assert_eq!(evict_mib(&four_cpus(Mode::Default).topology, Mode::Default), 64);
         let mut small = four_cpus(Mode::Default).topology;
         small.caches.truncate(1);
-        assert_eq!(evict_mib(&small), 8, "at least 8 MiB");
+        assert_eq!(evict_mib(&small, Mode::Default), 8, "at least 8 MiB");
         small.caches[0].size = 5 << 20;
-        assert_eq!(evict_mib(&small), 10);
+        assert_eq!(evict_mib(&small, Mode::Default), 10);
         small.caches[0].size = 480 << 20;
-        assert_eq!(evict_mib(&small), EVICT_MIB_CAP, "a VM's claim of the host's whole cache is capped");
+        assert_eq!(evict_mib(&small, Mode::Default), EVICT_MIB_CAP, "a VM's claim of the host's whole cache is capped");
+        assert_eq!(evict_mib(&small, Mode::Quick), EVICT_MIB_CAP_QUICK);
         small.caches.clear();
-        assert_eq!(evict_mib(&small), EVICT_MIB_UNKNOWN);
+        assert_eq!(evict_mib(&small, Mode::Default), EVICT_MIB_UNKNOWN);
     }
 }
