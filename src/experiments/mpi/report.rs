@@ -339,7 +339,11 @@ fn host_matrices(record: &RunRecord, format: Format) -> String {
         }
         out += &part;
     }
-    for s in record.skipped.iter().filter(|s| s.spec.experiment == Hosts::ID) {
+    // Only the mpi runtime's cell says why there is no matrix; the others' (a runtime named with --runtime
+    // that has no ranks) are in the list of skipped points already.
+    for s in
+        record.skipped.iter().filter(|s| s.spec.experiment == Hosts::ID && s.spec.runtime == crate::runtimes::mpi::NAME)
+    {
         if !out.is_empty() {
             out += "\n";
         }
@@ -353,7 +357,7 @@ fn mpi_version(record: &RunRecord, format: Format) -> String {
     let mut versions: Vec<String> = record
         .points
         .iter()
-        .filter(|p| p.spec.runtime == "mpi" || !p.spec.hosts.is_empty())
+        .filter(|p| p.spec.runtime == crate::runtimes::mpi::NAME || !p.spec.hosts.is_empty())
         .filter_map(version_of)
         .collect();
     versions.dedup();

@@ -22,6 +22,9 @@ use super::{Offer, Offers, RuntimeUnderTest};
 /// The `mpi` runtime.
 pub struct Mpi;
 
+/// Its public name (the `runtime:` of its points), for the reports that present its points.
+pub const NAME: &str = "mpi";
+
 /// Why `mpi` lacks the other capabilities.
 const RANKS_ONLY: &str =
     "MPI ranks are processes that pass messages; seed 004's message rows and the mpi.* experiments measure them";
@@ -36,7 +39,7 @@ const OFFERS: Offers = Offers {
 
 impl RuntimeUnderTest for Mpi {
     fn name(&self) -> &'static str {
-        "mpi"
+        NAME
     }
     fn about(&self) -> &'static str {
         "MPI ranks and MPI's primitives, started by the site's mpirun/mpiexec (OpenMPI or MPICH; shim built with mpicc on first use)"
