@@ -17,6 +17,13 @@ fn read_record(dir: &Path) -> serde_json::Value {
     serde_json::from_str::<serde_json::Value>(&text).unwrap()["overhead"].clone()
 }
 
+/// One test of this file at a time: each starts MPI jobs (and one kills a rank it finds by its environment),
+/// which must not meet another test's.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Whether an MPI launcher and compiler wrapper are here; when they are not and `OVERHEAD_REQUIRE_MPI` is
 /// set, the test fails instead of passing with a message.
 fn mpi_here(test: &str) -> bool {
@@ -62,6 +69,7 @@ fn skipped<'r>(rec: &'r serde_json::Value, experiment: &str) -> Vec<&'r serde_js
 /// run still measures what needs no MPI. Needs no MPI installed.
 #[test]
 fn a_missing_launcher_costs_only_the_cells_that_need_it() {
+    let _serial = one_at_a_time();
     let rec = quick_run(
         &["--only", "mpi.barrier,base.loop", "--runtime", "mpi,os", "--hosts", "hostA,hostB"],
         &[("OVERHEAD_MPIRUN", "/nonexistent/mpirun")],
@@ -80,6 +88,7 @@ fn a_missing_launcher_costs_only_the_cells_that_need_it() {
 /// On one host: every rank pinned to its own CPU, the note saying where each ran.
 #[test]
 fn mpi_points_on_one_host_name_where_each_rank_ran() {
+    let _serial = one_at_a_time();
     if !mpi_here("mpi_points_on_one_host") {
         return;
     }
@@ -105,6 +114,7 @@ fn mpi_points_on_one_host_name_where_each_rank_ran() {
 /// A rank killed in the middle of a point fails that point, with the launcher's message, and only it.
 #[test]
 fn a_rank_killed_mid_point_costs_only_its_point() {
+    let _serial = one_at_a_time();
     if !mpi_here("a_rank_killed_mid_point") || std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
         return;
     }
@@ -118,7 +128,7 @@ fn a_rank_killed_mid_point_costs_only_its_point() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let victim = wait_for_rank_one_of("mpi.pingpong", Duration::from_secs(60));
+    let victim = wait_for_rank_one_of("mpi.pingpong", run.id(), Duration::from_secs(60));
     // SAFETY: kill(2) on a pid this test found a moment ago; at worst it has exited and the call fails.
     unsafe { libc::kill(victim.expect("no rank 1 of mpi.pingpong appeared") as i32, libc::SIGKILL) };
     assert!(run.wait().unwrap().success(), "a failed point never fails the run");
@@ -133,8 +143,8 @@ fn a_rank_killed_mid_point_costs_only_its_point() {
     assert!(!points(&rec, "mpi.barrier").is_empty(), "the next point is measured: {}", rec["skipped"]);
 }
 
-/// The pid of a process running as rank 1 of a point of `experiment`, polled until `limit`.
-fn wait_for_rank_one_of(experiment: &str, limit: Duration) -> Option<u32> {
+/// The pid of a process below `ancestor` running as rank 1 of a point of `experiment`, polled until `limit`.
+fn wait_for_rank_one_of(experiment: &str, ancestor: u32, limit: Duration) -> Option<u32> {
     let start = Instant::now();
     while start.elapsed() < limit {
         for entry in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -145,6 +155,7 @@ fn wait_for_rank_one_of(experiment: &str, limit: Duration) -> Option<u32> {
             if has(&cmdline, experiment.as_bytes())
                 && has(&cmdline, b"probe\0--job")
                 && has(&environ, b"\0OMPI_COMM_WORLD_RANK=1\0")
+                && descends_from(pid, ancestor)
             {
                 return Some(pid);
             }
@@ -154,11 +165,29 @@ fn wait_for_rank_one_of(experiment: &str, limit: Duration) -> Option<u32> {
     None
 }
 
+/// Whether `ancestor` is a parent, grandparent, … of `pid` (read from /proc/PID/stat).
+fn descends_from(mut pid: u32, ancestor: u32) -> bool {
+    for _ in 0..64 {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+        // The fields after the command name, which is in parentheses and may hold spaces: state, ppid, …
+        let Some(parent) = stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().nth(1)) else {
+            return false;
+        };
+        match parent.parse::<u32>() {
+            Ok(p) if p == ancestor => return true,
+            Ok(p) if p > 1 => pid = p,
+            _ => return false,
+        }
+    }
+    false
+}
+
 /// Two hosts simulated by network namespaces (`scripts/netns-hosts.sh`): the other_host points are measured
 /// with their ranks on the two hosts on different CPUs, and a third, unreachable host costs only the cells
 /// that need it, with the launch agent's message. Passes with a message where namespaces cannot be made.
 #[test]
 fn two_simulated_hosts_measure_other_host_points() {
+    let _serial = one_at_a_time();
     if !mpi_here("two_simulated_hosts") {
         return;
     }
@@ -213,6 +242,7 @@ fn two_simulated_hosts_measure_other_host_points() {
 /// A host that cannot be reached fails only the points that need it, with the launch agent's words.
 #[test]
 fn an_unreachable_host_costs_only_its_cells() {
+    let _serial = one_at_a_time();
     if !mpi_here("an_unreachable_host") {
         return;
     }
