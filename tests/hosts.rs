@@ -165,6 +165,35 @@ fn wait_for_rank_one_of(experiment: &str, ancestor: u32, limit: Duration) -> Opt
     None
 }
 
+/// A quick run of the mpi runtime with `args` (a shell fragment that may use `$OVERHEAD_HOSTS`) inside the
+/// first of two hosts simulated by `scripts/netns-hosts.sh`, with its launcher arguments; its record. `None`
+/// (and a line saying so) where network namespaces cannot be made here (the script's exit 77).
+fn run_on_simulated_hosts(test: &str, args: &str) -> Option<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/netns-hosts.sh");
+    let dir = tempfile::tempdir().unwrap();
+    let inner = format!(
+        "launcher=''; for a in $OVERHEAD_LAUNCHER_ARGS; do launcher=\"$launcher --launcher-arg=$a\"; done; \
+         {exe} run --quick --no-history --runtime mpi --out {out} {args} $launcher",
+        exe = overhead_path().display(),
+        out = dir.path().display()
+    );
+    let out = Command::new("bash")
+        .arg(&script)
+        .args(["-n", "2", "--", "sh", "-c", &inner])
+        .env("OVERHEAD_PROBE_CACHE", probe_cache())
+        .output()
+        .unwrap();
+    if out.status.code() == Some(77) {
+        eprintln!(
+            "{test}: cannot make network namespaces here ({}); not run",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        return None;
+    }
+    assert!(out.status.success(), "{test}: {}", String::from_utf8_lossy(&out.stderr));
+    Some(read_record(dir.path()))
+}
+
 /// Whether `ancestor` is a parent, grandparent, … of `pid` (read from /proc/PID/stat).
 fn descends_from(mut pid: u32, ancestor: u32) -> bool {
     for _ in 0..64 {
@@ -191,30 +220,12 @@ fn two_simulated_hosts_measure_other_host_points() {
     if !mpi_here("two_simulated_hosts") {
         return;
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/netns-hosts.sh");
-    let dir = tempfile::tempdir().unwrap();
-    let inner = format!(
-        "args=''; for a in $OVERHEAD_LAUNCHER_ARGS; do args=\"$args --launcher-arg=$a\"; done; \
-         {exe} run --quick --budget 6 --no-history --runtime mpi --only mpi.pingpong,mpi.barrier \
-         --out {out} --hosts \"$OVERHEAD_HOSTS\" $args",
-        exe = overhead_path().display(),
-        out = dir.path().display()
-    );
-    let out = Command::new("bash")
-        .arg(&script)
-        .args(["-n", "2", "--", "sh", "-c", &inner])
-        .env("OVERHEAD_PROBE_CACHE", probe_cache())
-        .output()
-        .unwrap();
-    if out.status.code() == Some(77) {
-        eprintln!(
-            "two_simulated_hosts: cannot make network namespaces here ({}); not run",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
+    let Some(rec) = run_on_simulated_hosts(
+        "two_simulated_hosts",
+        "--budget 6 --only mpi.pingpong,mpi.barrier --hosts \"$OVERHEAD_HOSTS\"",
+    ) else {
         return;
-    }
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let rec = read_record(dir.path());
+    };
     let across: Vec<_> = points(&rec, "mpi.pingpong")
         .into_iter()
         .chain(points(&rec, "mpi.barrier"))
@@ -246,28 +257,12 @@ fn an_unreachable_host_costs_only_its_cells() {
     if !mpi_here("an_unreachable_host") {
         return;
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/netns-hosts.sh");
-    let dir = tempfile::tempdir().unwrap();
-    let inner = format!(
-        "args=''; for a in $OVERHEAD_LAUNCHER_ARGS; do args=\"$args --launcher-arg=$a\"; done; \
-         first=${{OVERHEAD_HOSTS%%,*}}; \
-         {exe} run --quick --budget 4 --no-history --runtime mpi --only mpi.barrier \
-         --out {out} --hosts \"$first,nohost7\" $args",
-        exe = overhead_path().display(),
-        out = dir.path().display()
-    );
-    let out = Command::new("bash")
-        .arg(&script)
-        .args(["-n", "2", "--", "sh", "-c", &inner])
-        .env("OVERHEAD_PROBE_CACHE", probe_cache())
-        .output()
-        .unwrap();
-    if out.status.code() == Some(77) {
-        eprintln!("an_unreachable_host: cannot make network namespaces here; not run");
+    let Some(rec) = run_on_simulated_hosts(
+        "an_unreachable_host",
+        "--budget 4 --only mpi.barrier --hosts \"${OVERHEAD_HOSTS%%,*},nohost7\"",
+    ) else {
         return;
-    }
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let rec = read_record(dir.path());
+    };
     let failed: Vec<&str> = skipped(&rec, "mpi.barrier")
         .iter()
         .filter(|s| s["spec"]["placement"] == "other_host")

@@ -191,39 +191,6 @@ mod tests {
     /// hosts 0 and 1 and two different CPUs; without hosts there is none.
     #[test]
     fn only_tcp_runs_across_hosts() {
-        let mut ctx = crate::experiments::plan::tests::two_cpu_context(Mode::Default);
-        let across = |ctx: &PlanContext| -> Vec<crate::record::PointSpec> {
-            Bandwidth
-                .points(ctx, &crate::runtimes::os::Os)
-                .into_iter()
-                .map(|p| match p {
-                    Planned::Run(s) | Planned::Skip(s, _) => s,
-                })
-                .filter(|s| s.placement == Some(crate::machine::Placement::OtherHost))
-                .collect()
-        };
-        let local = Bandwidth.points(&ctx, &crate::runtimes::os::Os).len();
-        assert!(across(&ctx).is_empty());
-        ctx.hosts = vec!["a".into(), "b".into()];
-        let specs = across(&ctx);
-        assert_eq!(Bandwidth.points(&ctx, &crate::runtimes::os::Os).len(), local + specs.len());
-        let tcp_payloads: Vec<usize> = Bandwidth
-            .points(&ctx, &crate::runtimes::os::Os)
-            .iter()
-            .filter_map(|p| match p {
-                Planned::Run(s) if s.placement == Some(crate::machine::Placement::SameCpu) => Some(s),
-                _ => None,
-            })
-            .filter(|s| s.param("transport") == Some("tcp"))
-            .map(|s| s.param("payload").unwrap().parse().unwrap())
-            .collect();
-        assert!(!tcp_payloads.is_empty());
-        assert_eq!(specs.iter().map(|s| s.params_as::<Params>().unwrap().payload).collect::<Vec<_>>(), tcp_payloads);
-        for s in &specs {
-            assert_eq!(s.param("transport"), Some("tcp"), "{}", s.name());
-            assert_eq!(s.param("placement"), Some("other_host"));
-            assert_eq!(s.hosts, ["a", "b"]);
-            assert_ne!(s.cpus[0], s.cpus[1]);
-        }
+        crate::experiments::msg::tests::only_tcp_runs_across_hosts(&Bandwidth);
     }
 }
