@@ -33,8 +33,7 @@ enum {
     /* rank 0 alone: a non-blocking send to itself and the matching receive (seed 004: asynchronous
      * send/receive on one activity). */
     OVH_OP_SELF = 6,
-    /* rank 0 MPI_Ssend of `bytes` to rank 1, which receives: a rendezvous (seed 004), one way. */
-    OVH_OP_SSEND = 7,
+    /* 7 is not used (it was a one-way MPI_Ssend, replaced by OVH_OP_RENDEZVOUS). */
     /* ranks `peer_a` and `peer_b` (in `window`: a * 65536 + b) ping-pong `bytes`; the others wait. */
     OVH_OP_PAIR = 8,
     /* as OVH_OP_PAIR with a window of 64 messages from a to b and an ack (mpiGraph's bandwidth). */
@@ -142,7 +141,6 @@ int ovh_mpi_gather_bytes(const void *mine, int bytes, void *all) {
     return MPI_Gather(mine, bytes, MPI_BYTE, all, bytes, MPI_BYTE, 0, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
 }
 
-int ovh_mpi_barrier(void) { return MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1; }
 
 /* One side of a pair's ping-pong or window, `n` times; the first rank of the pair times it. */
 static int pair(uint64_t n, size_t bytes, int a, int b, int windowed) {
@@ -238,14 +236,6 @@ static int perform(const struct ovh_command *c) {
                 if (err == MPI_SUCCESS) err = MPI_Recv(recv_buf, count, MPI_CHAR, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 if (err == MPI_SUCCESS) err = MPI_Wait(&request, MPI_STATUS_IGNORE);
             }
-        }
-        break;
-    case OVH_OP_SSEND:
-        for (uint64_t i = 0; i < c->n && err == MPI_SUCCESS; i++) {
-            if (rank == 0)
-                err = MPI_Ssend(send_buf, count, MPI_CHAR, 1, 6, MPI_COMM_WORLD);
-            else if (rank == 1)
-                err = MPI_Recv(recv_buf, count, MPI_CHAR, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
         break;
     case OVH_OP_RENDEZVOUS:

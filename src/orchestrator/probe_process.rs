@@ -119,8 +119,8 @@ fn wait_for(child: &mut Child, timeout: Duration, interrupted: &AtomicBool) -> W
 /// (`runtimes::external`), with the same job. An experiment driven from Rust (`grain.sweep`) runs in
 /// `overhead probe`, which starts the external probe itself.
 fn probe_command(exe: &Path, job: &ProbeJob, job_json: &str, launch: &LaunchSettings) -> anyhow::Result<Command> {
-    let runtime = crate::runtimes::find(&job.spec.runtime);
-    if runtime.is_some_and(|r| r.launched_as_ranks()) || !job.spec.hosts.is_empty() {
+    // The same rule the probe's ranks apply to themselves (`Point::runs_as_ranks`).
+    if crate::experiments::Point::resolve(&job.spec).is_some_and(|p| p.runs_as_ranks()) {
         let launcher = Launcher::find().map_err(|e| anyhow::anyhow!("no MPI launcher: {e}"))?;
         let args = ["probe".to_string(), "--job".into(), job_json.to_string()];
         let mut command = launcher.command(&rank_slots(&job.spec), &launch.launcher_args, exe, &args);
@@ -132,7 +132,7 @@ fn probe_command(exe: &Path, job: &ProbeJob, job_json: &str, launch: &LaunchSett
         }
         return Ok(command);
     }
-    let external = runtime.and_then(|r| r.external());
+    let external = crate::runtimes::find(&job.spec.runtime).and_then(|r| r.external());
     match external.filter(|e| !e.driven_from_rust(&job.spec.experiment)) {
         Some(external) => external.command(&job.spec, job_json),
         None => {

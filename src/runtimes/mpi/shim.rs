@@ -22,7 +22,6 @@ pub enum Op {
     Barrier = 4,
     Allreduce = 5,
     SelfMessage = 6,
-    Ssend = 7,
     Pair = 8,
     PairWindow = 9,
     Rendezvous = 10,
@@ -39,7 +38,6 @@ pub struct Shim {
     send_bytes: unsafe extern "C" fn(c_int, *const c_void, c_int) -> c_int,
     recv_bytes: unsafe extern "C" fn(c_int, *mut c_void, c_int) -> c_int,
     gather_bytes: unsafe extern "C" fn(*const c_void, c_int, *mut c_void) -> c_int,
-    barrier: unsafe extern "C" fn() -> c_int,
     lead: unsafe extern "C" fn(u64, u64, u64, u64) -> c_int,
     follow: unsafe extern "C" fn() -> c_int,
     pair_ns: unsafe extern "C" fn() -> c_double,
@@ -131,7 +129,6 @@ fn load(path: &std::path::Path) -> Result<Shim, String> {
         send_bytes: function!("ovh_mpi_send_bytes"),
         recv_bytes: function!("ovh_mpi_recv_bytes"),
         gather_bytes: function!("ovh_mpi_gather_bytes"),
-        barrier: function!("ovh_mpi_barrier"),
         lead: function!("ovh_mpi_lead"),
         follow: function!("ovh_mpi_follow"),
         pair_ns: function!("ovh_mpi_pair_ns"),
@@ -193,12 +190,6 @@ impl Shim {
         // SAFETY: `mine` holds n bytes and `all` size × n, as MPI_Gather at the root writes.
         check(unsafe { (self.gather_bytes)(mine.as_ptr().cast(), n as c_int, all.as_mut_ptr().cast()) }, "a gather")?;
         Ok(if self.rank() == 0 { all.chunks(n.max(1)).map(<[u8]>::to_vec).collect() } else { Vec::new() })
-    }
-
-    /// MPI_Barrier on every rank (outside timed loops).
-    pub fn barrier(&self) -> anyhow::Result<()> {
-        // SAFETY: MPI is initialised.
-        check(unsafe { (self.barrier)() }, "a barrier")
     }
 
     /// Rank 0: every rank does `op` `n` times with `bytes` per message and `window` messages in flight
