@@ -18,11 +18,53 @@ const OMP_SOURCES: [&str; 6] =
 /// The service definition of the `rpc.*` experiments, relative to the crate root.
 const RPC_PROTO: &str = "proto/overhead_rpc.proto";
 
+/// The crates whose primitives are measured (runtimes, channels, locks): the record names the version of each
+/// that Cargo.lock resolved (`tool.crates`), so that two records of different builds say what changed.
+const CRATES_UNDER_TEST: [&str; 10] = [
+    "tokio",
+    "rayon",
+    "corosensei",
+    "smol",
+    "crossbeam-channel",
+    "flume",
+    "kanal",
+    "async-channel",
+    "parking_lot",
+    "spin",
+];
+
 fn main() {
+    crate_versions();
     git_commit();
     openmp();
     rpc_service();
     probe_sources();
+}
+
+/// Sets `OVERHEAD_CRATE_VERSIONS` to `name=version` pairs, comma-separated, for [`CRATES_UNDER_TEST`] as Cargo.lock
+/// resolved them (a crate locked at two versions is named twice). Without a readable Cargo.lock the variable is empty.
+fn crate_versions() {
+    #[derive(serde::Deserialize)]
+    struct Lock {
+        package: Vec<Package>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Package {
+        name: String,
+        version: String,
+    }
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let lock_path = root.join("Cargo.lock");
+    println!("cargo:rerun-if-changed={}", lock_path.display());
+    let lock: Option<Lock> = std::fs::read_to_string(&lock_path).ok().and_then(|text| toml::from_str(&text).ok());
+    let pairs: Vec<String> = lock
+        .map(|lock| lock.package)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| CRATES_UNDER_TEST.contains(&p.name.as_str()))
+        .map(|p| format!("{}={}", p.name, p.version))
+        .collect();
+    println!("cargo:rustc-env=OVERHEAD_CRATE_VERSIONS={}", pairs.join(","));
 }
 
 /// Writes `OUT_DIR/probe_sources.rs`: `GO_SOURCES` and `JAVA_SOURCES`, each `&[(relative path, contents)]`

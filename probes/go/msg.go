@@ -18,6 +18,10 @@ func answer(x uint64, out chan<- uint64) {
 	out <- operation(x)
 }
 
+// implChan is the message rows' `impl:` key: Go's one channel implementation (optional: older jobs
+// have no impl key).
+var implChan = ParamRule{"impl", []string{"chan"}}
+
 // init registers the family's experiments.
 func init() {
 	register("msg.call", msgCall)
@@ -30,7 +34,7 @@ func init() {
 // placement:same_cpu (when the placement is given) and two equal CPUs.
 func sameCpuPair(p *Point, rules ...ParamRule) (Params, error) {
 	rules = append(rules, ParamRule{"placement", []string{"same_cpu"}})
-	params, err := ParseParams(p.Spec, rules, "placement")
+	params, err := ParseParams(p.Spec, rules, "placement", "impl")
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +75,7 @@ func msgCall(p *Point) (*Outcome, error) {
 // msgAsync times an asynchronous send and its receive by the same goroutine on a buffered channel
 // (capacity 1): the receive never blocks and nothing switches. Per send + receive.
 func msgAsync(p *Point) (*Outcome, error) {
-	if _, err := ParseParams(p.Spec, nil); err != nil {
+	if _, err := ParseParams(p.Spec, []ParamRule{implChan}, "impl"); err != nil {
 		return nil, err
 	}
 	ch := make(chan uint64, 1)
@@ -88,7 +92,7 @@ func msgAsync(p *Point) (*Outcome, error) {
 // echo back on a second one: each message readies a blocked receiver and switches to it. Reported per
 // message (per = 2: an iteration is a round trip).
 func msgSwitch(p *Point) (*Outcome, error) {
-	if _, err := sameCpuPair(p); err != nil {
+	if _, err := sameCpuPair(p, implChan); err != nil {
 		return nil, err
 	}
 	to, from := make(chan uint64), make(chan uint64)
@@ -121,7 +125,7 @@ type request struct {
 // on an unbuffered channel to a server goroutine, which accepts it and sends x+1 back on the
 // (unbuffered) reply channel; the client blocks until then. Per call.
 func msgRendezvous(p *Point) (*Outcome, error) {
-	if _, err := sameCpuPair(p); err != nil {
+	if _, err := sameCpuPair(p, implChan); err != nil {
 		return nil, err
 	}
 	requests := make(chan request)

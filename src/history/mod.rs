@@ -141,7 +141,10 @@ impl History {
                 other => Err(format!("a {:?} where a summary belongs", other.data_type())),
             };
             match parsed {
-                Ok(summary) => loaded.entries.push(Entry { id, record_path, summary }),
+                Ok(mut summary) => {
+                    summary.upgrade_names();
+                    loaded.entries.push(Entry { id, record_path, summary })
+                }
                 Err(e) => loaded.damaged.push(format!("run {id} ({record_path}): {e}")),
             }
         }

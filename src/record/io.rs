@@ -85,7 +85,12 @@ pub fn load(path: &Path) -> Result<RunRecord, RecordError> {
         Some(found) => return Err(RecordError::Version { path: p(), found, expected: SCHEMA_VERSION }),
         None => return Err(RecordError::Foreign { path: p() }),
     }
-    serde_json::from_value(overhead.clone()).map_err(|source| RecordError::Malformed { path: p(), source })
+    let mut record: RunRecord =
+        serde_json::from_value(overhead.clone()).map_err(|source| RecordError::Malformed { path: p(), source })?;
+    for spec in record.points.iter_mut().map(|p| &mut p.spec).chain(record.skipped.iter_mut().map(|s| &mut s.spec)) {
+        super::legacy::upgrade_spec(spec);
+    }
+    Ok(record)
 }
 
 #[cfg(test)]

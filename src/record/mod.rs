@@ -12,6 +12,7 @@ mod fit;
 pub(crate) mod fixture;
 pub mod gbench;
 mod io;
+pub mod legacy;
 mod machine_state;
 mod outcome;
 pub mod params;
@@ -52,6 +53,35 @@ pub struct ToolInfo {
     pub version: String,
     /// `git describe`-style commit the binary was built from, when known at build time.
     pub git_commit: Option<String>,
+    /// The crates whose primitives this binary measures (runtimes, channels, locks) at the versions Cargo.lock
+    /// resolved when it was built, by name; a crate locked at two versions lists both. Absent in older records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crates: Vec<CrateVersion>,
+}
+
+/// One crate under test and its version (from Cargo.lock at build time; issue 25 item 5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrateVersion {
+    /// The crate's name on crates.io (`crossbeam-channel`).
+    pub name: String,
+    /// Its version (`0.5.17`).
+    pub version: String,
+}
+
+impl CrateVersion {
+    /// The crates this binary was built with: `name=version` pairs the build script read from Cargo.lock.
+    pub fn of_this_build() -> Vec<CrateVersion> {
+        parse_crate_versions(env!("OVERHEAD_CRATE_VERSIONS"))
+    }
+}
+
+/// `name=version,name=version` into crate versions; pairs without `=` are dropped.
+fn parse_crate_versions(pairs: &str) -> Vec<CrateVersion> {
+    pairs
+        .split(',')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(name, version)| CrateVersion { name: name.into(), version: version.into() })
+        .collect()
 }
 
 impl ToolInfo {
@@ -61,6 +91,7 @@ impl ToolInfo {
             name: env!("CARGO_PKG_NAME").into(),
             version: env!("CARGO_PKG_VERSION").into(),
             git_commit: option_env!("OVERHEAD_GIT_COMMIT").map(str::to_owned),
+            crates: CrateVersion::of_this_build(),
         }
     }
 }
@@ -115,4 +146,28 @@ pub struct RunRecord {
     /// Seed 002: hot-path time against its counts, least squares (derived by the analysis).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub count_fits: Vec<CountFit>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The record names every crate under test at the version Cargo.lock resolved: the channel and lock
+    /// crates and smol among them, each with a dotted version.
+    #[test]
+    fn this_build_names_the_crates_under_test() {
+        let crates = CrateVersion::of_this_build();
+        for name in ["crossbeam-channel", "flume", "kanal", "async-channel", "parking_lot", "spin", "smol", "tokio"] {
+            let found = crates.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("{name} missing: {crates:?}"));
+            assert!(found.version.split('.').count() >= 3, "{found:?}");
+        }
+        assert_eq!(
+            parse_crate_versions("a=1.0.0,broken,b=2.1.3"),
+            [
+                CrateVersion { name: "a".into(), version: "1.0.0".into() },
+                CrateVersion { name: "b".into(), version: "2.1.3".into() }
+            ]
+        );
+        assert!(parse_crate_versions("").is_empty());
+    }
 }

@@ -78,6 +78,12 @@ pub struct RunSummary {
 }
 
 impl RunSummary {
+    /// Renames points written under older names to today's ([`super::legacy::upgrade_name`]).
+    pub fn upgrade_names(&mut self) {
+        let points = std::mem::take(&mut self.points);
+        self.points = points.into_iter().map(|(name, p)| (super::legacy::upgrade_name(&name), p)).collect();
+    }
+
     /// The summary of a record read from `label`.
     pub fn of_record(record: &RunRecord, label: &str) -> RunSummary {
         RunSummary {

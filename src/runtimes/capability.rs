@@ -28,6 +28,9 @@ pub enum Capability {
     MessageSwitch,
     /// Seed 004 rendezvous (request and reply).
     Rendezvous,
+    /// Messages streamed through one channel by 1…N producers to 1…N consumers, bounded or not: the shape of
+    /// crossbeam-channel's benchmark suite (`msg.throughput`; issue 25).
+    ChannelThroughput,
     /// Seed 004 raw switch between two activities.
     RawSwitch,
     /// Seed 001 §5 yield round among loaded activities.
@@ -44,6 +47,8 @@ pub enum Capability {
     Barrier,
     /// A lock contended by threads on different CPUs.
     Lock,
+    /// A reader-writer lock taken by threads on different CPUs, a given share of them writes (`sync.rwlock`).
+    RwLock,
     /// Processes started together as MPI ranks, on one host or several, and MPI's own primitives between
     /// them (point to point, collectives): the `mpi.*` experiments (issue 24; OSU micro-benchmarks).
     Ranks,
@@ -61,6 +66,7 @@ impl Capability {
             Capability::Channel => "asynchronous channel",
             Capability::MessageSwitch => "message with switch",
             Capability::Rendezvous => "rendezvous",
+            Capability::ChannelThroughput => "channel throughput",
             Capability::RawSwitch => "raw switch",
             Capability::Yield => "yield",
             Capability::WakeAll => "wake-all",
@@ -69,6 +75,7 @@ impl Capability {
             Capability::Atomic => "atomic between CPUs",
             Capability::Barrier => "barrier between CPUs",
             Capability::Lock => "lock between CPUs",
+            Capability::RwLock => "reader-writer lock between CPUs",
             Capability::Ranks => "MPI ranks",
         }
     }

@@ -64,6 +64,27 @@ pub enum LockImpl {
     Reentrant,
 }
 
+/// `sync.rwlock`'s reader-writer locks (its `lock:` parameter), across runtimes ([`super::Offers::rwlock`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RwLockImpl {
+    /// `std::sync::RwLock`.
+    Std,
+    /// `parking_lot::RwLock`.
+    ParkingLot,
+}
+
+/// [`super::Capability::RwLock`]: one thread per CPU of `cpus` (pinned, started together) on one reader-writer
+/// lock, `writers_percent` of each thread's operations writes (increment the protected counter under the write
+/// lock), the rest reads (load it under the read lock), spread evenly through the batch; the time per operation
+/// is the slowest thread's, against the runtime's empty loop.
+pub trait RwLockContention: Sync {
+    /// `sync.rwlock`: reads and writes on one lock by one thread per CPU of `cpus`.
+    ///
+    /// Errors: a `lock` the runtime does not offer; `writers_percent` over 100; the team could not start.
+    fn rwlock(&self, lock: RwLockImpl, writers_percent: u32, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome>;
+}
+
 /// [`super::Capability::BETWEEN_CPUS`]: one thread per CPU of `cpus` (pinned, started together), each
 /// doing `n` operations per batch; the time per operation is the slowest thread's, against the runtime's
 /// empty loop. The variants a runtime has are its data ([`super::Offers`]); one it does not offer is an

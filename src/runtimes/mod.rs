@@ -3,6 +3,8 @@
 
 pub mod activity_barrier;
 mod capability;
+pub mod channel_impl;
+pub mod channel_throughput;
 pub mod contention;
 pub mod external;
 pub mod external_probe;

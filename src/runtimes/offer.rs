@@ -4,7 +4,8 @@
 //! ([`super::RuntimeUnderTest::contention`], …), which exist only for runtimes measured in this process.
 
 use super::activity_barrier::ActivityBarrierLimits;
-use super::contention::{AtomicImpl, BarrierImpl, LockImpl};
+use super::channel_impl::ChannelImpl;
+use super::contention::{AtomicImpl, BarrierImpl, LockImpl, RwLockImpl};
 use super::fan_out::ForkJoinMechanism;
 use super::primitives::{SpawnKind, SwitchMechanism};
 use super::wake_all::WakeAllOffer;
@@ -55,12 +56,15 @@ pub struct Offers {
     pub spawn_join: Offer<&'static [SpawnKind]>,
     /// [`Capability::Semaphore`].
     pub semaphore: Offer<()>,
-    /// [`Capability::Channel`].
-    pub channel: Offer<()>,
-    /// [`Capability::MessageSwitch`].
-    pub message_switch: Offer<()>,
-    /// [`Capability::Rendezvous`].
-    pub rendezvous: Offer<()>,
+    /// [`Capability::Channel`]: its `msg.async` channels (`impl:` values, plan order; the first is the
+    /// runtime's own idiom, seed 004's table's cell).
+    pub channel: Offer<&'static [ChannelImpl]>,
+    /// [`Capability::MessageSwitch`]: its `msg.switch` channels (`impl:` values; the first as above).
+    pub message_switch: Offer<&'static [ChannelImpl]>,
+    /// [`Capability::Rendezvous`]: its `msg.rendezvous` implementations (`impl:` values; the first as above).
+    pub rendezvous: Offer<&'static [ChannelImpl]>,
+    /// [`Capability::ChannelThroughput`]: its `msg.throughput` channels (`impl:` values, plan order).
+    pub channel_throughput: Offer<&'static [ChannelImpl]>,
     /// [`Capability::RawSwitch`]: what `sched.switch` measures and where its two activities may sit.
     pub raw_switch: Offer<SwitchMechanism>,
     /// [`Capability::Yield`]: and the loads it refuses.
@@ -77,6 +81,8 @@ pub struct Offers {
     pub barrier: Offer<&'static [BarrierImpl]>,
     /// [`Capability::Lock`]: its `sync.mutex` locks (`lock:` values, plan order).
     pub lock: Offer<&'static [LockImpl]>,
+    /// [`Capability::RwLock`]: its `sync.rwlock` reader-writer locks (`lock:` values, plan order).
+    pub rwlock: Offer<&'static [RwLockImpl]>,
     /// [`Capability::Ranks`]: MPI ranks and MPI's primitives between them (only `mpi`).
     pub ranks: Offer<()>,
 }
@@ -94,6 +100,7 @@ impl Offers {
             channel: Offer::Lacks(why),
             message_switch: Offer::Lacks(why),
             rendezvous: Offer::Lacks(why),
+            channel_throughput: Offer::Lacks(why),
             raw_switch: Offer::Lacks(why),
             yield_round: Offer::Lacks(why),
             wake_all: Offer::Lacks(why),
@@ -102,6 +109,7 @@ impl Offers {
             atomic: Offer::Lacks(why),
             barrier: Offer::Lacks(why),
             lock: Offer::Lacks(why),
+            rwlock: Offer::Lacks(why),
             ranks: Offer::Lacks(why),
         }
     }
@@ -118,6 +126,7 @@ impl Offers {
             C::Channel => self.channel.lacks(),
             C::MessageSwitch => self.message_switch.lacks(),
             C::Rendezvous => self.rendezvous.lacks(),
+            C::ChannelThroughput => self.channel_throughput.lacks(),
             C::RawSwitch => self.raw_switch.lacks(),
             C::Yield => self.yield_round.lacks(),
             C::WakeAll => self.wake_all.lacks(),
@@ -126,6 +135,7 @@ impl Offers {
             C::Atomic => self.atomic.lacks(),
             C::Barrier => self.barrier.lacks(),
             C::Lock => self.lock.lacks(),
+            C::RwLock => self.rwlock.lacks(),
             C::Ranks => self.ranks.lacks(),
         }
     }
@@ -136,6 +146,20 @@ impl Offers {
 pub fn not_offered<V: serde::Serialize>(runtime: &str, key: &str, variant: V) -> anyhow::Error {
     let value = serde_json::to_value(&variant).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
     anyhow::anyhow!("runtime {runtime} does not offer {key}:{value}")
+}
+
+/// `Ok` when `asked` is one of `offered` (a runtime's offer for the row), else [`not_offered`]'s error.
+pub fn ensure_offered<V: serde::Serialize + PartialEq + Copy>(
+    runtime: &str,
+    key: &str,
+    offered: Offer<&[V]>,
+    asked: V,
+) -> anyhow::Result<()> {
+    if offered.has().unwrap_or_default().contains(&asked) {
+        Ok(())
+    } else {
+        Err(not_offered(runtime, key, asked))
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! The runtime plug-in: what every runtime under test tells the plan (docs/ARCHITECTURE.md "Runtimes under test").
 
 use super::activity_barrier::ActivityBarrier;
-use super::contention::Contention;
+use super::channel_throughput::ChannelThroughput;
+use super::contention::{Contention, RwLockContention};
 use super::fan_out::FanOut;
 use super::grain_sweep::GrainSweep;
 use super::offer::Offers;
@@ -67,6 +68,14 @@ pub trait RuntimeUnderTest: Sync {
     fn contention(&self) -> Option<&dyn Contention> {
         None
     }
+    /// Its reader-writer locks between CPUs ([`Capability::RwLock`]), if it has them and is measured in this process.
+    fn rwlock(&self) -> Option<&dyn RwLockContention> {
+        None
+    }
+    /// Its channel throughput ([`Capability::ChannelThroughput`]), if it has it and is measured in this process.
+    fn channel_throughput(&self) -> Option<&dyn ChannelThroughput> {
+        None
+    }
     /// Its yield round ([`Capability::Yield`]), if it has one and is measured in this process.
     fn yield_round(&self) -> Option<&dyn YieldRound> {
         None
@@ -115,6 +124,8 @@ pub fn implements(runtime: &dyn RuntimeUnderTest, capability: Capability) -> Opt
     Some(match capability {
         C::Context => runtime.context().is_some(),
         C::Kernel | C::Ranks => return None,
+        C::ChannelThroughput => runtime.channel_throughput().is_some(),
+        C::RwLock => runtime.rwlock().is_some(),
         C::Call | C::SpawnJoin | C::Semaphore | C::RawSwitch => runtime.primitives().is_some(),
         C::Channel | C::MessageSwitch | C::Rendezvous => runtime.messages().is_some(),
         C::Yield => runtime.yield_round().is_some(),
@@ -127,7 +138,7 @@ pub fn implements(runtime: &dyn RuntimeUnderTest, capability: Capability) -> Opt
 
 /// Inside an `impl RuntimeUnderTest`, the accessors of the capabilities the type implements, each
 /// returning `Some(self)`, e.g. `capabilities!(context, primitives, fan_out);`. The names are the accessors'
-/// (`context`, `primitives`, `messages`, `contention`, `yield_round`, `wake_all`, `fan_out`, `grain_sweep`,
+/// (`context`, `primitives`, `messages`, `contention`, `rwlock`, `channel_throughput`, `yield_round`, `wake_all`, `fan_out`, `grain_sweep`,
 /// `activity_barrier`); the
 /// type must implement the matching trait, or the expansion does not compile.
 macro_rules! capabilities {
@@ -151,6 +162,16 @@ macro_rules! capabilities {
     };
     (@one contention) => {
         fn contention(&self) -> Option<&dyn $crate::runtimes::contention::Contention> {
+            Some(self)
+        }
+    };
+    (@one rwlock) => {
+        fn rwlock(&self) -> Option<&dyn $crate::runtimes::contention::RwLockContention> {
+            Some(self)
+        }
+    };
+    (@one channel_throughput) => {
+        fn channel_throughput(&self) -> Option<&dyn $crate::runtimes::channel_throughput::ChannelThroughput> {
             Some(self)
         }
     };

@@ -7,6 +7,7 @@
 //! with the harness, against the control the experiment's documentation names, and returns the
 //! measurement per operation as described; the experiment turns it into its metric.
 
+use super::channel_impl::ChannelImpl;
 use crate::harness::{Harness, Measurement};
 use crate::record::Outcome;
 
@@ -129,12 +130,25 @@ pub trait Primitives: Sync {
 /// the table (`mpi`) fills just these rows. `partner_cpu` is the CPU of the partner activity (the home CPU:
 /// seed 004's rows are on one CPU).
 pub trait Messages: Sync {
-    /// `msg.async`: a send and the receive of the same message by the same activity; per message.
-    fn async_message(&self, h: &Harness) -> anyhow::Result<Measurement>;
-    /// `msg.switch`: a message to a partner blocked receiving and its echo back; per round trip.
-    fn message_round_trip(&self, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement>;
-    /// `msg.rendezvous`: a call a server activity accepts and replies to; per call.
-    fn rendezvous(&self, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement>;
+    /// `msg.async`: a send and the receive of the same message by the same activity, through
+    /// `implementation`; per message.
+    ///
+    /// Errors: an `implementation` the runtime does not offer for the row ([`super::offer::not_offered`]).
+    fn async_message(&self, implementation: ChannelImpl, h: &Harness) -> anyhow::Result<Measurement>;
+    /// `msg.switch`: a message to a partner blocked receiving and its echo back, through `implementation`;
+    /// per round trip.
+    ///
+    /// Errors: as [`Messages::async_message`].
+    fn message_round_trip(
+        &self,
+        implementation: ChannelImpl,
+        partner_cpu: usize,
+        h: &Harness,
+    ) -> anyhow::Result<Measurement>;
+    /// `msg.rendezvous`: a call a server activity accepts and replies to, through `implementation`; per call.
+    ///
+    /// Errors: as [`Messages::async_message`].
+    fn rendezvous(&self, implementation: ChannelImpl, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement>;
     /// Every rank but 0 of a point started as MPI ranks: its part of what rank 0's method above leads,
     /// until rank 0 is done (`Experiment::follow`).
     ///

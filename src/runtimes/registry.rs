@@ -62,6 +62,7 @@ mod tests {
             C::Channel,
             C::MessageSwitch,
             C::Rendezvous,
+            C::ChannelThroughput,
             C::RawSwitch,
             C::Yield,
             C::WakeAll,
@@ -70,6 +71,7 @@ mod tests {
             C::Atomic,
             C::Barrier,
             C::Lock,
+            C::RwLock,
         ];
         for runtime in registry() {
             let offers = runtime.offers();
@@ -79,6 +81,8 @@ mod tests {
                         && runtime.primitives().is_none()
                         && runtime.messages().is_none()
                         && runtime.contention().is_none()
+                        && runtime.rwlock().is_none()
+                        && runtime.channel_throughput().is_none()
                         && runtime.yield_round().is_none()
                         && runtime.wake_all().is_none()
                         && runtime.fan_out().is_none()

@@ -31,10 +31,11 @@ impl Experiment for AsyncSend {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        ctx.single(self.id(), runtime)
+        super::single_per_impl(ctx, self.id(), runtime)
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
-        Ok(point.in_process(|r| r.messages())?.async_message(h)?.into())
+        let super::ImplParams { implementation } = point.params()?;
+        Ok(point.in_process(|r| r.messages())?.async_message(implementation, h)?.into())
     }
     /// The other rank of a runtime launched as MPI ranks (`mpi`): follows rank 0's batches.
     fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {

@@ -16,6 +16,46 @@ pub use ipc::Params as IpcParams;
 pub use rendezvous::Rendezvous;
 pub use switch::Switch;
 
+use crate::experiments::{PlanContext, Planned};
+use crate::runtimes::channel_impl::ChannelImpl;
+use crate::runtimes::{Offer, RuntimeUnderTest};
+
+/// The parameters of seed 004's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`): the channel
+/// implementation (`impl:`), one the runtime offers for the row. Records written before issue 25 have no
+/// `impl:` key; they read as the runtime's own idiom ([`crate::record::legacy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ImplParams {
+    /// The channel implementation.
+    #[serde(rename = "impl")]
+    pub implementation: ChannelImpl,
+}
+
+/// `runtime`'s own implementation of one of seed 004's message rows (`experiment` is `msg.async`, `msg.switch`
+/// or `msg.rendezvous`): the first its offers list, the one seed 004's table shows. `None` for another
+/// experiment or a runtime this build does not know (a record from another build: any `impl:` then matches).
+pub fn own_impl(experiment: &str, runtime: &str) -> Option<ChannelImpl> {
+    let offers = crate::runtimes::find(runtime)?.offers();
+    let offer = match experiment {
+        AsyncSend::ID => offers.channel,
+        Switch::ID => offers.message_switch,
+        Rendezvous::ID => offers.rendezvous,
+        _ => return None,
+    };
+    offer.has()?.first().copied()
+}
+
+/// One point per implementation `offer` lists, in its order, made by `one` (the runtime's own idiom first).
+fn per_impl(offer: Offer<&'static [ChannelImpl]>, mut one: impl FnMut(&ImplParams) -> Vec<Planned>) -> Vec<Planned> {
+    offer.has().unwrap_or_default().iter().flat_map(|&implementation| one(&ImplParams { implementation })).collect()
+}
+
+/// `msg.async`'s points: one per channel on the home CPU.
+fn single_per_impl(ctx: &PlanContext, experiment: &str, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
+    per_impl(runtime.offers().channel, |p| {
+        vec![Planned::Run(ctx.spec_of(experiment, runtime, p, vec![ctx.home_cpu()]))]
+    })
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use crate::experiments::{Experiment, PlanContext, Planned};

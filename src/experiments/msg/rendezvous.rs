@@ -2,7 +2,6 @@
 
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::params::NoParams;
 use crate::record::Metric;
 use crate::runtimes::Capability;
 
@@ -33,11 +32,12 @@ impl Experiment for Rendezvous {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        ctx.same_cpu_pair(self.id(), runtime, &NoParams {})
+        super::per_impl(runtime.offers().rendezvous, |p| ctx.same_cpu_pair(self.id(), runtime, p))
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let spec = point.spec;
-        Ok(point.in_process(|r| r.messages())?.rendezvous(spec.cpus[1], h)?.into())
+        let super::ImplParams { implementation } = point.params()?;
+        Ok(point.in_process(|r| r.messages())?.rendezvous(implementation, spec.cpus[1], h)?.into())
     }
     /// The other rank of a runtime launched as MPI ranks (`mpi`): follows rank 0's batches.
     fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {

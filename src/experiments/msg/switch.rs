@@ -2,7 +2,6 @@
 
 use crate::experiments::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use crate::harness::Harness;
-use crate::record::params::NoParams;
 use crate::record::Metric;
 use crate::runtimes::Capability;
 
@@ -34,11 +33,12 @@ impl Experiment for Switch {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn crate::runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        ctx.same_cpu_pair(self.id(), runtime, &NoParams {})
+        super::per_impl(runtime.offers().message_switch, |p| ctx.same_cpu_pair(self.id(), runtime, p))
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let spec = point.spec;
-        Ok(point.in_process(|r| r.messages())?.message_round_trip(spec.cpus[1], h)?.per(2.0).into())
+        let super::ImplParams { implementation } = point.params()?;
+        Ok(point.in_process(|r| r.messages())?.message_round_trip(implementation, spec.cpus[1], h)?.per(2.0).into())
     }
     /// The other rank of a runtime launched as MPI ranks (`mpi`): follows rank 0's batches.
     fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {

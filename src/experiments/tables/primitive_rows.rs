@@ -50,6 +50,7 @@ pub const ROWS: &[Row] = &[
         params: &[("op", &["switch"])],
         switch_bound: true,
     },
+    // The message rows take each runtime's own channel (its first `impl:`), not the crates it also offers.
     Row { label: "asynchronous send/receive", experiment: msg::AsyncSend::ID, params: &[], switch_bound: false },
     Row { label: "message requiring switch", experiment: msg::Switch::ID, params: &[], switch_bound: true },
     Row { label: "rendezvous", experiment: msg::Rendezvous::ID, params: &[], switch_bound: true },
@@ -64,9 +65,12 @@ pub const ROWS: &[Row] = &[
 /// The runtime every other column is compared with.
 pub const REFERENCE: &str = "fiber-asm";
 
-/// Whether `spec` is `runtime`'s point of `row`.
+/// Whether `spec` is `runtime`'s point of `row`. A point with an `impl:` key (the message rows) matches only
+/// with the runtime's own implementation ([`msg::own_impl`]): the table compares runtimes by their own idiom,
+/// and the "choose" tables compare the rest.
 pub fn matches(row: &Row, spec: &PointSpec, runtime: &str) -> bool {
     spec.experiment == row.experiment
         && spec.runtime == runtime
         && row.params.iter().all(|(k, values)| spec.param(k).is_none_or(|v| values.contains(&v)))
+        && spec.param("impl").is_none_or(|v| msg::own_impl(row.experiment, runtime).is_none_or(|own| own.as_str() == v))
 }

@@ -17,6 +17,7 @@ pub mod toolchain;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
+use super::channel_impl::ChannelImpl;
 use super::contention::{AtomicImpl, BarrierImpl, LockImpl};
 pub use super::external_probe::ExternalProbe;
 use super::fan_out::ForkJoinMechanism;
@@ -43,6 +44,24 @@ pub struct External {
     offers: Offers,
 }
 
+/// The constructs a probe's seed 004 message rows use (`impl:` values of msg.async, msg.switch, msg.rendezvous).
+struct ProbeMessages {
+    channel: &'static [ChannelImpl],
+    switch: &'static [ChannelImpl],
+    rendezvous: &'static [ChannelImpl],
+}
+
+/// Go's message rows: channels throughout.
+const GO_MESSAGES: ProbeMessages =
+    ProbeMessages { channel: &[ChannelImpl::Chan], switch: &[ChannelImpl::Chan], rendezvous: &[ChannelImpl::Chan] };
+
+/// Java's message rows: a LinkedTransferQueue for the asynchronous message, SynchronousQueues for the rest.
+const JAVA_MESSAGES: ProbeMessages = ProbeMessages {
+    channel: &[ChannelImpl::LinkedTransferQueue],
+    switch: &[ChannelImpl::SynchronousQueue],
+    rendezvous: &[ChannelImpl::SynchronousQueue],
+};
+
 /// What every external probe offers, given the variants that differ between them: seed 004's primitives,
 /// the yield round, fork-join fan-out and contention between CPUs (`impl:hw`, `impl:cyclic`).
 const fn probe_offers(
@@ -50,6 +69,7 @@ const fn probe_offers(
     switch: SwitchMechanism,
     locks: &'static [LockImpl],
     fork_join: &'static [ForkJoinMechanism],
+    messages: ProbeMessages,
 ) -> Offers {
     Offers {
         context: Offer::Has(()),
@@ -57,9 +77,10 @@ const fn probe_offers(
         call: Offer::Has(()),
         spawn_join: Offer::Has(spawn_kinds),
         semaphore: Offer::Has(()),
-        channel: Offer::Has(()),
-        message_switch: Offer::Has(()),
-        rendezvous: Offer::Has(()),
+        channel: Offer::Has(messages.channel),
+        message_switch: Offer::Has(messages.switch),
+        rendezvous: Offer::Has(messages.rendezvous),
+        channel_throughput: Offer::Lacks(NOT_IN_PROBE),
         raw_switch: Offer::Has(switch),
         yield_round: Offer::Has(YieldLimits::NONE),
         wake_all: Offer::Lacks(NOT_IN_PROBE),
@@ -68,6 +89,7 @@ const fn probe_offers(
         atomic: Offer::Has(&[AtomicImpl::Hw]),
         barrier: Offer::Has(&[BarrierImpl::Cyclic]),
         lock: Offer::Has(locks),
+        rwlock: Offer::Lacks(NOT_IN_PROBE),
         ranks: Offer::Lacks(RANKS_UNDER_MPI),
     }
 }
@@ -82,6 +104,7 @@ pub const GO: External = External {
         SwitchMechanism { kind: SwitchKind::Gosched, across_cpus: false },
         &[LockImpl::Mutex],
         &[ForkJoinMechanism::Spawn, ForkJoinMechanism::Pool],
+        GO_MESSAGES,
     ),
 };
 
@@ -95,6 +118,7 @@ pub const JAVA_PLATFORM: External = External {
         SwitchMechanism { kind: SwitchKind::Park, across_cpus: true },
         &[LockImpl::Synchronized, LockImpl::Reentrant],
         &[ForkJoinMechanism::Spawn, ForkJoinMechanism::Pool],
+        JAVA_MESSAGES,
     ),
 };
 
@@ -109,6 +133,7 @@ pub const JAVA_VIRTUAL: External = External {
         &[LockImpl::Synchronized, LockImpl::Reentrant],
         // Virtual threads are not pooled: one per task is the idiom.
         &[ForkJoinMechanism::Spawn],
+        JAVA_MESSAGES,
     ),
 };
 

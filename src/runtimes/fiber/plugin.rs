@@ -1,6 +1,7 @@
 //! The three `fiber-*` runtimes as plug-ins: one scheduler, three switch back-ends.
 
 use super::Backend;
+use crate::runtimes::channel_impl::ChannelImpl;
 use crate::runtimes::fan_out::ForkJoinMechanism;
 use crate::runtimes::primitives::{SpawnKind, SwitchKind, SwitchMechanism};
 use crate::runtimes::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
@@ -17,9 +18,10 @@ const OFFERS: Offers = Offers {
     call: Offer::Has(()),
     spawn_join: Offer::Has(&[SpawnKind::Task]),
     semaphore: Offer::Has(()),
-    channel: Offer::Has(()),
-    message_switch: Offer::Has(()),
-    rendezvous: Offer::Has(()),
+    channel: Offer::Has(&[ChannelImpl::Fiber]),
+    message_switch: Offer::Has(&[ChannelImpl::Fiber]),
+    rendezvous: Offer::Has(&[ChannelImpl::Fiber]),
+    channel_throughput: Offer::Lacks(NOTHING_CONTENDS),
     raw_switch: Offer::Has(SwitchMechanism { kind: SwitchKind::RawSwitch, across_cpus: false }),
     yield_round: Offer::Has(YieldLimits::NONE),
     wake_all: Offer::Has(WakeAllOffer {
@@ -33,6 +35,7 @@ const OFFERS: Offers = Offers {
     atomic: Offer::Lacks(NOTHING_CONTENDS),
     barrier: Offer::Lacks(NOTHING_CONTENDS),
     lock: Offer::Lacks(NOTHING_CONTENDS),
+    rwlock: Offer::Lacks(NOTHING_CONTENDS),
     ranks: Offer::Lacks(RANKS_UNDER_MPI),
 };
 

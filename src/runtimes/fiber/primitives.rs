@@ -1,6 +1,9 @@
 //! Seed 004's primitives on the project's fibers: every measurement runs as the first fiber of a fiber run
 //! with the runtime's back-end; partners are fibers on the same kernel thread.
 
+use crate::runtimes::channel_impl::ChannelImpl;
+use crate::runtimes::offer::ensure_offered;
+use crate::runtimes::RuntimeUnderTest as _;
 use std::cell::Cell;
 use std::hint::black_box;
 use std::rc::Rc;
@@ -98,7 +101,8 @@ impl Primitives for FiberRuntime {
 
 impl Messages for FiberRuntime {
     /// The runtime's channel, sender and receiver in the same fiber.
-    fn async_message(&self, h: &Harness) -> anyhow::Result<Measurement> {
+    fn async_message(&self, implementation: ChannelImpl, h: &Harness) -> anyhow::Result<Measurement> {
+        ensure_offered(self.name_str(), "impl", self.offers().channel, implementation)?;
         self.in_context(
             h,
             Box::new(|h| {
@@ -117,7 +121,13 @@ impl Messages for FiberRuntime {
     }
 
     /// Two of the runtime's channels to and from an echo fiber.
-    fn message_round_trip(&self, _partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
+    fn message_round_trip(
+        &self,
+        implementation: ChannelImpl,
+        _partner_cpu: usize,
+        h: &Harness,
+    ) -> anyhow::Result<Measurement> {
+        ensure_offered(self.name_str(), "impl", self.offers().message_switch, implementation)?;
         self.in_context(
             h,
             Box::new(|h| {
@@ -149,7 +159,8 @@ impl Messages for FiberRuntime {
     }
 
     /// The runtime's rendezvous, answered by a server fiber.
-    fn rendezvous(&self, _partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
+    fn rendezvous(&self, implementation: ChannelImpl, _partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
+        ensure_offered(self.name_str(), "impl", self.offers().rendezvous, implementation)?;
         self.in_context(
             h,
             Box::new(|h| {

@@ -17,6 +17,7 @@ pub mod shim;
 
 pub use lead::{follow, lead_measure};
 
+use super::channel_impl::ChannelImpl;
 use super::{Offer, Offers, RuntimeUnderTest};
 
 /// The `mpi` runtime.
@@ -30,9 +31,9 @@ const RANKS_ONLY: &str =
     "MPI ranks are processes that pass messages; seed 004's message rows and the mpi.* experiments measure them";
 
 const OFFERS: Offers = Offers {
-    channel: Offer::Has(()),
-    message_switch: Offer::Has(()),
-    rendezvous: Offer::Has(()),
+    channel: Offer::Has(&[ChannelImpl::Mpi]),
+    message_switch: Offer::Has(&[ChannelImpl::Mpi]),
+    rendezvous: Offer::Has(&[ChannelImpl::Mpi]),
     ranks: Offer::Has(()),
     ..Offers::lacking(RANKS_ONLY)
 };

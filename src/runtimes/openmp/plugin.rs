@@ -22,6 +22,7 @@ const OFFERS: Offers = Offers {
     atomic: Offer::Has(&[AtomicImpl::OmpAtomic]),
     barrier: Offer::Has(&[BarrierImpl::OmpBarrier]),
     lock: Offer::Has(&[LockImpl::OmpLock]),
+    rwlock: Offer::Lacks("OpenMP has no reader-writer lock (omp_lock_t is exclusive)"),
     ..Offers::lacking("seed 004's primitives are not written as OpenMP kernels in this build")
 };
 

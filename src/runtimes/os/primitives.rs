@@ -1,6 +1,9 @@
 //! Seed 004's primitives on kernel threads and processes: threads pinned to the point's CPUs, futexes,
 //! POSIX semaphores, `std::sync::mpsc`, `fork`.
 
+use crate::runtimes::channel_impl::ChannelImpl;
+use crate::runtimes::offer::ensure_offered;
+use crate::runtimes::RuntimeUnderTest as _;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -168,7 +171,8 @@ impl Primitives for Os {
 
 impl Messages for Os {
     /// `std::sync::mpsc`, sender and receiver in the same thread.
-    fn async_message(&self, h: &Harness) -> anyhow::Result<Measurement> {
+    fn async_message(&self, implementation: ChannelImpl, h: &Harness) -> anyhow::Result<Measurement> {
+        ensure_offered("os", "impl", self.offers().channel, implementation)?;
         let (tx, rx) = std::sync::mpsc::channel::<u64>();
         Ok(h.measure(
             |n| {
@@ -182,7 +186,13 @@ impl Messages for Os {
     }
 
     /// Two `std::sync::mpsc` channels to and from an echo thread pinned to `partner_cpu`.
-    fn message_round_trip(&self, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
+    fn message_round_trip(
+        &self,
+        implementation: ChannelImpl,
+        partner_cpu: usize,
+        h: &Harness,
+    ) -> anyhow::Result<Measurement> {
+        ensure_offered("os", "impl", self.offers().message_switch, implementation)?;
         let (to_partner, partner_rx) = std::sync::mpsc::channel::<u64>();
         let (partner_tx, from_partner) = std::sync::mpsc::channel::<u64>();
         Ok(with_partner(
@@ -212,7 +222,8 @@ impl Messages for Os {
     }
 
     /// A server thread pinned to `partner_cpu` and two zero-capacity `sync_channel`s (a true rendezvous).
-    fn rendezvous(&self, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
+    fn rendezvous(&self, implementation: ChannelImpl, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
+        ensure_offered("os", "impl", self.offers().rendezvous, implementation)?;
         let (request_tx, request_rx) = std::sync::mpsc::sync_channel::<u64>(0);
         let (reply_tx, reply_rx) = std::sync::mpsc::sync_channel::<u64>(0);
         Ok(with_partner(

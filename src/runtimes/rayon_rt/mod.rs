@@ -49,6 +49,7 @@ const OFFERS: Offers = Offers {
     atomic: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
     barrier: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
     lock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
+    rwlock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
     ..Offers::lacking("rayon is a fork-join pool: its tasks have no blocking primitives between them")
 };
 

@@ -68,6 +68,7 @@ pub struct Tokio;
 /// multi-thread one; contention between CPUs is measured elsewhere.
 const OFFERS: crate::runtimes::Offers = {
     use crate::runtimes::activity_barrier::ActivityBarrierLimits;
+    use crate::runtimes::channel_impl::ChannelImpl;
     use crate::runtimes::fan_out::ForkJoinMechanism;
     use crate::runtimes::primitives::{SpawnKind, SwitchKind, SwitchMechanism};
     use crate::runtimes::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
@@ -79,9 +80,10 @@ const OFFERS: crate::runtimes::Offers = {
         call: Offer::Has(()),
         spawn_join: Offer::Has(&[SpawnKind::Task]),
         semaphore: Offer::Has(()),
-        channel: Offer::Has(()),
-        message_switch: Offer::Has(()),
-        rendezvous: Offer::Has(()),
+        channel: Offer::Has(&[ChannelImpl::TokioMpsc]),
+        message_switch: Offer::Has(&[ChannelImpl::TokioMpsc]),
+        rendezvous: Offer::Has(&[ChannelImpl::TokioMpsc]),
+        channel_throughput: Offer::Lacks("channel throughput is not measured in this build"),
         raw_switch: Offer::Has(SwitchMechanism { kind: SwitchKind::Yield, across_cpus: false }),
         yield_round: Offer::Has(YieldLimits::NONE),
         wake_all: Offer::Has(WakeAllOffer { mechanisms: &[WakeMechanism::Notify], waiter_cpus: WaiterCpus::Pool }),
@@ -90,6 +92,7 @@ const OFFERS: crate::runtimes::Offers = {
         atomic: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
         barrier: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
         lock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
+        rwlock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
         ranks: Offer::Lacks(RANKS_UNDER_MPI),
     }
 };

@@ -1,6 +1,9 @@
 //! Seed 004's primitives on tokio's current-thread scheduler: the async peer of the fibers (one worker
 //! thread, cooperative switches at `.await`); partners are tasks on the same runtime.
 
+use crate::runtimes::channel_impl::ChannelImpl;
+use crate::runtimes::offer::ensure_offered;
+use crate::runtimes::RuntimeUnderTest as _;
 use std::future::Future;
 use std::hint::black_box;
 use std::pin::Pin;
@@ -159,7 +162,8 @@ impl Primitives for Tokio {
 
 impl Messages for Tokio {
     /// An unbounded mpsc channel, sender and receiver in the same task.
-    fn async_message(&self, h: &Harness) -> anyhow::Result<Measurement> {
+    fn async_message(&self, implementation: ChannelImpl, h: &Harness) -> anyhow::Result<Measurement> {
+        ensure_offered("tokio", "impl", self.offers().channel, implementation)?;
         let rt = current_thread()?;
         let (tx, rx) = ::tokio::sync::mpsc::unbounded_channel::<u64>();
         let rx = ::tokio::sync::Mutex::new(rx);
@@ -176,7 +180,13 @@ impl Messages for Tokio {
     }
 
     /// Two unbounded mpsc channels to and from an echo task.
-    fn message_round_trip(&self, _partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
+    fn message_round_trip(
+        &self,
+        implementation: ChannelImpl,
+        _partner_cpu: usize,
+        h: &Harness,
+    ) -> anyhow::Result<Measurement> {
+        ensure_offered("tokio", "impl", self.offers().message_switch, implementation)?;
         let rt = current_thread()?;
         let (to_partner, mut partner_rx) = ::tokio::sync::mpsc::unbounded_channel::<u64>();
         let (partner_tx, from_partner) = ::tokio::sync::mpsc::unbounded_channel::<u64>();
@@ -204,7 +214,8 @@ impl Messages for Tokio {
     }
 
     /// A server task, an mpsc request queue and a `oneshot` reply per call (tokio's idiom).
-    fn rendezvous(&self, _partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
+    fn rendezvous(&self, implementation: ChannelImpl, _partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
+        ensure_offered("tokio", "impl", self.offers().rendezvous, implementation)?;
         type Request = (u64, ::tokio::sync::oneshot::Sender<u64>);
         let rt = current_thread()?;
         let (request_tx, mut request_rx) = ::tokio::sync::mpsc::unbounded_channel::<Request>();

@@ -61,7 +61,7 @@ final class MsgFamily {
      * nothing blocks or switches. Per send + receive.
      */
     static Outcome async(Point p) throws Exception {
-        Loops.single(p);
+        Loops.single(p, Params.Rule.optional("impl", "linked_transfer_queue"));
         LinkedTransferQueue<Object> q = new LinkedTransferQueue<>();
         Harness.Batch test = n -> {
             long s = 0;
@@ -81,7 +81,7 @@ final class MsgFamily {
      * {@link Exchanger} (one exchange carries a message each way; per exchange / 2).
      */
     static Outcome messageSwitch(Point p) throws Exception {
-        Loops.sameCpuPair(p);
+        Loops.sameCpuPair(p, Params.Rule.optional("impl", "synchronous_queue"));
         SynchronousQueue<Object> to = new SynchronousQueue<>();
         SynchronousQueue<Object> from = new SynchronousQueue<>();
         Harness.Batch test = n -> {
@@ -125,7 +125,7 @@ final class MsgFamily {
      * Per call.
      */
     static Outcome rendezvous(Point p) throws Exception {
-        Loops.sameCpuPair(p);
+        Loops.sameCpuPair(p, Params.Rule.optional("impl", "synchronous_queue"));
         SynchronousQueue<Object> requests = new SynchronousQueue<>();
         SynchronousQueue<Object> replies = new SynchronousQueue<>();
         Object reply = 43L;

@@ -1,0 +1,101 @@
+//! Older records read as today's (DESIGN "Rules that hold": names are public; a rename keeps older records
+//! readable). Issue 25 gave seed 004's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`) an `impl:`
+//! key; a point written before it measured the runtime's own channel and reads as that implementation, so
+//! `compare` and the history's between-run variance pair it with today's point.
+
+use super::PointSpec;
+
+/// The message rows that gained `impl:` in issue 25.
+const MESSAGE_ROWS: [&str; 3] = ["msg.async", "msg.switch", "msg.rendezvous"];
+
+/// The `impl:` value a point of `experiment` by `runtime` measured before points named it: each runtime's own
+/// channel then (std's mpsc for `os`, the fibers' own, tokio's mpsc, Go's chan, Java's queues, MPI's
+/// point-to-point). `None` for other experiments and runtimes.
+pub fn implied_impl(experiment: &str, runtime: &str) -> Option<&'static str> {
+    if !MESSAGE_ROWS.contains(&experiment) {
+        return None;
+    }
+    Some(match runtime {
+        "os" => "std_mpsc",
+        "fiber-asm" | "fiber-ucontext" | "fiber-corosensei" => "fiber",
+        "tokio" => "tokio_mpsc",
+        "go" => "chan",
+        "java-platform" | "java-virtual" if experiment == "msg.async" => "linked_transfer_queue",
+        "java-platform" | "java-virtual" => "synchronous_queue",
+        "mpi" => "mpi",
+        _ => return None,
+    })
+}
+
+/// Gives `spec` the `impl:` key it would have today (first, as the experiments put it), when it is a
+/// message row written before the key existed.
+pub fn upgrade_spec(spec: &mut PointSpec) {
+    if spec.param("impl").is_some() {
+        return;
+    }
+    if let Some(implementation) = implied_impl(&spec.experiment, &spec.runtime) {
+        spec.params.insert(0, ("impl".into(), implementation.into()));
+    }
+}
+
+/// A point name (`experiment/runtime:R/key:value/…`) as [`upgrade_spec`] would make it: unchanged unless it is
+/// a message row without `impl:`.
+pub fn upgrade_name(name: &str) -> String {
+    let mut parts = name.splitn(3, '/');
+    let (Some(experiment), Some(runtime)) = (parts.next(), parts.next()) else { return name.to_string() };
+    let rest = parts.next();
+    let Some(runtime_name) = runtime.strip_prefix("runtime:") else { return name.to_string() };
+    if rest.is_some_and(|r| r.split('/').any(|kv| kv.starts_with("impl:"))) {
+        return name.to_string();
+    }
+    match implied_impl(experiment, runtime_name) {
+        Some(implementation) => match rest {
+            Some(rest) => format!("{experiment}/{runtime}/impl:{implementation}/{rest}"),
+            None => format!("{experiment}/{runtime}/impl:{implementation}"),
+        },
+        None => name.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(experiment: &str, runtime: &str, params: &[(&str, &str)]) -> PointSpec {
+        PointSpec {
+            experiment: experiment.into(),
+            runtime: runtime.into(),
+            params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            cpus: vec![0, 0],
+            placement: None,
+            hosts: vec![],
+        }
+    }
+
+    /// An older message row gains its runtime's own `impl:` first, and its name is today's name; a point
+    /// that has `impl:`, and every other experiment, is left as it is.
+    #[test]
+    fn older_message_rows_read_as_their_runtimes_own_channel() {
+        let mut old = spec("msg.switch", "os", &[("placement", "same_cpu")]);
+        let old_name = old.name();
+        upgrade_spec(&mut old);
+        assert_eq!(old.name(), "msg.switch/runtime:os/impl:std_mpsc/placement:same_cpu");
+        assert_eq!(upgrade_name(&old_name), old.name());
+        assert_eq!(upgrade_name("msg.async/runtime:tokio"), "msg.async/runtime:tokio/impl:tokio_mpsc");
+        assert_eq!(
+            upgrade_name("msg.async/runtime:java-virtual"),
+            "msg.async/runtime:java-virtual/impl:linked_transfer_queue"
+        );
+
+        let mut new = spec("msg.switch", "os", &[("impl", "crossbeam"), ("placement", "same_cpu")]);
+        let before = new.clone();
+        upgrade_spec(&mut new);
+        assert_eq!(new, before);
+        assert_eq!(upgrade_name(&new.name()), new.name());
+
+        for name in ["msg.call/runtime:os/new_task:yes", "sync.mutex/runtime:os/lock:std/threads:1", "nonsense"] {
+            assert_eq!(upgrade_name(name), name);
+        }
+        assert_eq!(upgrade_name("msg.async/runtime:some-new-runtime"), "msg.async/runtime:some-new-runtime");
+    }
+}
