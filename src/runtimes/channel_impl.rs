@@ -4,6 +4,8 @@
 //! data ([`super::Offers`]: `channel`, `message_switch`, `rendezvous`, `channel_throughput`); the first one
 //! a runtime lists for a row is its own idiom, the one seed 004's table shows.
 
+use super::channel_throughput::Capacity;
+
 /// One channel implementation. Serialises to the `impl:` value (snake case), which is public: point names
 /// and users' scripts hold it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -63,6 +65,29 @@ impl ChannelImpl {
         }
     }
 
+    /// Whether this implementation has a channel of `capacity` (`msg.throughput` plans only those): a
+    /// zero-capacity (rendezvous) channel where the library has one (not tokio's mpsc or async-channel, whose
+    /// bounded(0) panics), a bounded one of any size ≥ 1 where it has bounds, and an unbounded one where it
+    /// has that (not Go's chan, Java's ArrayBlockingQueue or SynchronousQueue). MPI and the fibers' own
+    /// channel stream nothing here: `false`.
+    pub fn has_capacity(self, capacity: Capacity) -> bool {
+        use ChannelImpl as C;
+        match (self, capacity) {
+            (C::StdMpsc | C::Crossbeam | C::Flume | C::Kanal | C::FlumeAsync | C::KanalAsync, _) => true,
+            (C::TokioMpsc | C::AsyncChannel, Capacity::Bounded(n)) => n >= 1,
+            (C::TokioMpsc | C::AsyncChannel, Capacity::Unbounded) => true,
+            (C::Chan, Capacity::Bounded(_)) => true,
+            (C::Chan, Capacity::Unbounded) => false,
+            (C::SynchronousQueue, c) => c == Capacity::Bounded(0),
+            (C::ArrayBlockingQueue, Capacity::Bounded(n)) => n >= 1,
+            (C::ArrayBlockingQueue, Capacity::Unbounded) => false,
+            (C::LinkedBlockingQueue, Capacity::Bounded(n)) => n >= 1,
+            (C::LinkedBlockingQueue, Capacity::Unbounded) => true,
+            (C::LinkedTransferQueue, c) => c == Capacity::Unbounded,
+            (C::Fiber | C::Mpi, _) => false,
+        }
+    }
+
     /// The crate whose version the record names for this implementation ([`crate::record`]'s crate
     /// versions, read from Cargo.lock at build time), or `None` for std, a runtime's own channel and the
     /// external constructs.
@@ -111,5 +136,20 @@ mod tests {
         ] {
             assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
         }
+    }
+
+    /// Rendezvous channels only where the library has them, unbounded ones only where it has those.
+    #[test]
+    fn capacities_follow_the_libraries() {
+        use super::Capacity::{Bounded, Unbounded};
+        use ChannelImpl::*;
+        assert!(Crossbeam.has_capacity(Bounded(0)) && Crossbeam.has_capacity(Unbounded));
+        assert!(!TokioMpsc.has_capacity(Bounded(0)) && TokioMpsc.has_capacity(Bounded(1)));
+        assert!(!AsyncChannel.has_capacity(Bounded(0)) && AsyncChannel.has_capacity(Unbounded));
+        assert!(Chan.has_capacity(Bounded(0)) && !Chan.has_capacity(Unbounded));
+        assert!(SynchronousQueue.has_capacity(Bounded(0)) && !SynchronousQueue.has_capacity(Bounded(1)));
+        assert!(!ArrayBlockingQueue.has_capacity(Unbounded) && ArrayBlockingQueue.has_capacity(Bounded(1024)));
+        assert!(LinkedTransferQueue.has_capacity(Unbounded) && !LinkedTransferQueue.has_capacity(Bounded(1)));
+        assert!(!Mpi.has_capacity(Unbounded));
     }
 }
