@@ -353,6 +353,19 @@ fn list_names_every_experiment_with_its_source() {
         .stdout(predicate::str::contains("sched.switch").and(predicate::str::contains("seed 001")));
 }
 
+/// `overhead list` also names every runtime with the implementations it offers (issue 25): the channel crates
+/// under `os`, with std's mpsc first.
+#[test]
+fn list_names_every_runtime_with_its_implementations() {
+    let out = overhead().arg("list").assert().success().get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    for name in ["os", "tokio", "fiber-asm", "mpi"] {
+        assert!(text.lines().any(|l| l.trim_start().starts_with(&format!("{name} "))), "{name} missing:\n{text}");
+    }
+    assert!(text.contains("msg.async impl:): std_mpsc"), "{text}");
+    assert!(text.contains("sync.mutex lock:): std"), "{text}");
+}
+
 #[test]
 fn openmp_cells_of_faa_and_barrier_are_measured_with_their_team_size() {
     let dir = tempfile::tempdir().unwrap();

@@ -5,8 +5,36 @@ use std::process::ExitCode;
 use crate::experiments::registry;
 use crate::runtimes;
 
-/// Prints one line per experiment: ID, what it measures, source, runtimes.
+/// Prints one line per experiment (ID, what it measures, source, runtimes), then one block per runtime: what
+/// it is, whether a plain `overhead run` measures it, and the implementations it offers (the `impl:` and `lock:`
+/// values the "choose" tables rank).
 pub fn list() -> anyhow::Result<ExitCode> {
+    println!("{}", experiments_table());
+    println!();
+    println!("{}", runtimes_table());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One row per runtime: name, default run or not, what it is, and its implementations one per line.
+fn runtimes_table() -> comfy_table::Table {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::NOTHING);
+    table.set_header(["runtime", "default run", "what", "implementations"]);
+    for r in runtimes::registry() {
+        let implementations: Vec<String> = r
+            .offers()
+            .implementations()
+            .into_iter()
+            .map(|(what, key, values)| format!("{what} ({key}): {}", values.join(", ")))
+            .collect();
+        let default = if r.in_default_run() { "yes" } else { "with --runtime" };
+        table.add_row([r.name(), default, r.about(), &implementations.join("\n")]);
+    }
+    table
+}
+
+/// One row per experiment: ID, what it measures, source, the runtimes that have a cell for it.
+fn experiments_table() -> comfy_table::Table {
     let mut table = comfy_table::Table::new();
     table.load_preset(comfy_table::presets::NOTHING);
     table.set_header(["ID", "what", "source", "runtimes"]);
@@ -19,6 +47,5 @@ pub fn list() -> anyhow::Result<ExitCode> {
             .collect();
         table.add_row([info.id, info.summary, info.source, &runs.join(",")]);
     }
-    println!("{table}");
-    Ok(ExitCode::SUCCESS)
+    table
 }

@@ -114,6 +114,27 @@ impl Offers {
         }
     }
 
+    /// The implementations it offers that users choose between, as `(what, the experiment and key, values)`
+    /// rows for `overhead list`: channels per message row and for throughput, locks, reader-writer locks,
+    /// atomics and barriers; a row only where it offers some.
+    pub fn implementations(&self) -> Vec<(&'static str, &'static str, Vec<String>)> {
+        fn names<V: serde::Serialize + Copy>(offer: Offer<&[V]>) -> Vec<String> {
+            let name = |v: &V| serde_json::to_value(v).ok().and_then(|j| j.as_str().map(str::to_owned));
+            offer.has().unwrap_or_default().iter().filter_map(name).collect()
+        }
+        let rows = [
+            ("asynchronous channel", "msg.async impl:", names(self.channel)),
+            ("message with switch", "msg.switch impl:", names(self.message_switch)),
+            ("rendezvous", "msg.rendezvous impl:", names(self.rendezvous)),
+            ("channel throughput", "msg.throughput impl:", names(self.channel_throughput)),
+            ("lock", "sync.mutex lock:", names(self.lock)),
+            ("reader-writer lock", "sync.rwlock lock:", names(self.rwlock)),
+            ("atomic", "sync.faa impl:", names(self.atomic)),
+            ("barrier", "sync.barrier impl:", names(self.barrier)),
+        ];
+        rows.into_iter().filter(|(_, _, values)| !values.is_empty()).collect()
+    }
+
     /// `None` when the runtime has `capability`; otherwise why not.
     pub fn lacks(&self, capability: Capability) -> Option<&'static str> {
         use Capability as C;
@@ -176,6 +197,7 @@ mod tests {
         for c in [Capability::Context, Capability::Kernel, Capability::RawSwitch, Capability::Lock] {
             assert_eq!(offers.lacks(c), Some("a reason"), "{c}");
         }
+        assert_eq!(offers.implementations(), [("atomic", "sync.faa impl:", vec!["hw".to_string()])]);
     }
 
     /// A measuring method asked for a variant its runtime does not offer refuses it by its parameter value,
