@@ -11,6 +11,7 @@ pub mod hot_team;
 pub mod ipc;
 pub mod pipe;
 mod plugin;
+mod rwlock;
 mod primitives;
 pub mod pthread_barrier;
 pub mod sem;
