@@ -40,7 +40,8 @@ impl Experiment for Mutex {
             id: Mutex::ID,
             summary: "lock + increment + unlock, std Mutex vs. TTAS spin lock vs. Drepper futex lock vs. parking_lot \
                       vs. spin crate vs. omp_lock_t, threads 1…CPUs",
-            source: "seed 004 (semaphores as locks); Drepper, \"Futexes Are Tricky\" §6; Anderson 1990 (TTAS, backoff); \
+            source:
+                "seed 004 (semaphores as locks); Drepper, \"Futexes Are Tricky\" §6; Anderson 1990 (TTAS, backoff); \
                      issue 25 item 2 (parking_lot, spin)",
             metric: Metric::PerOp,
             requires: &[Capability::Lock],

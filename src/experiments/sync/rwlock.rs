@@ -47,7 +47,9 @@ fn grid(mode: Mode, thread_counts: &[usize], max: usize) -> Vec<(u32, usize)> {
     let mut out: Vec<(u32, usize)> = match mode {
         Mode::Quick => thread_counts.iter().map(|&t| (QUICK_WRITERS_PERCENT, t)).collect(),
         Mode::Full => WRITERS_PERCENT.iter().flat_map(|&w| thread_counts.iter().map(move |&t| (w, t))).collect(),
-        Mode::Default => std::iter::once((QUICK_WRITERS_PERCENT, 1)).chain(WRITERS_PERCENT.iter().map(|&w| (w, max))).collect(),
+        Mode::Default => {
+            std::iter::once((QUICK_WRITERS_PERCENT, 1)).chain(WRITERS_PERCENT.iter().map(|&w| (w, max))).collect()
+        }
     };
     let mut seen = Vec::new();
     out.retain(|pair| {
@@ -62,7 +64,8 @@ impl Experiment for RwLock {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: RwLock::ID,
-            summary: "read or write under a reader-writer lock, std RwLock vs. parking_lot vs. spin, writers 1/10/50 %, \
+            summary:
+                "read or write under a reader-writer lock, std RwLock vs. parking_lot vs. spin, writers 1/10/50 %, \
                       threads 1…CPUs",
             source: "issue 25 item 2 (parking_lot's lock benchmark; seed 001 §8's contention between CPUs)",
             metric: Metric::PerOp,
@@ -129,7 +132,8 @@ mod tests {
             let writers = if mode == Mode::Full { 1 } else { 10 };
             assert_eq!(first, format!("sync.rwlock/runtime:os/lock:std/writers:{writers}/threads:1"));
         }
-        let one_cpu = PlanContext { cpus: vec![0], topology: Topology::detect(), mode: Mode::Default, hosts: Vec::new() };
+        let one_cpu =
+            PlanContext { cpus: vec![0], topology: Topology::detect(), mode: Mode::Default, hosts: Vec::new() };
         assert!(RwLock.points(&one_cpu, &crate::runtimes::rayon_rt::Rayon).is_empty());
     }
 

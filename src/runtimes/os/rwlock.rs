@@ -78,11 +78,8 @@ pub fn rw_choice_only(writers_percent: u32, n: u64) {
 /// `sync.rwlock`'s team on `cpus` around a fresh `lock` (holding 0): every thread runs [`rw_ops`] against
 /// [`rw_choice_only`]; hands back the outcome and the lock, whose counter is the number of writes made.
 pub fn rwlock_team<L: CounterRwLock>(lock: L, writers_percent: u32, cpus: &[usize], h: &Harness) -> (Outcome, L) {
-    let report = h.measure_team(
-        cpus,
-        |_, n| rw_ops(&lock, writers_percent, n),
-        |_, n| rw_choice_only(writers_percent, n),
-    );
+    let report =
+        h.measure_team(cpus, |_, n| rw_ops(&lock, writers_percent, n), |_, n| rw_choice_only(writers_percent, n));
     (report.into(), lock)
 }
 
