@@ -57,8 +57,8 @@ pub enum LockImpl {
     /// `parking_lot::Mutex`: one byte, an uncontended CAS, then spinning and parking in its own queue
     /// (issue 25 item 2, the lock of parking_lot's own lock benchmark).
     ParkingLot,
-    /// The `spin` crate's `spin::Mutex` (a test-and-set spin lock, without backoff between tries), named
-    /// `spin_crate` because `lock:spin` is already our own TTAS lock and point names are public (issue 25
+    /// The `spin` crate's `spin::Mutex` (a compare-and-swap, then spinning on a read, without backoff and
+    /// never sleeping), named `spin_crate` because `lock:spin` is already our own TTAS lock and point names are public (issue 25
     /// item 2).
     SpinCrate,
     /// `omp_lock_t`.
