@@ -138,6 +138,7 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &sync::Barrier,
         &sync::Oversub,
         &sync::Mutex,
+        &sync::RwLock,
         &sync::Sem,
         &msg::Call,
         &msg::AsyncSend,

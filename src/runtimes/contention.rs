@@ -54,6 +54,13 @@ pub enum LockImpl {
     Spin,
     /// Drepper's three-state futex lock.
     Futex,
+    /// `parking_lot::Mutex`: one byte, an uncontended CAS, then spinning and parking in its own queue
+    /// (issue 25 item 2, the lock of parking_lot's own lock benchmark).
+    ParkingLot,
+    /// The `spin` crate's `spin::Mutex` (a compare-and-swap, then spinning on a read, without backoff and
+    /// never sleeping), named `spin_crate` because `lock:spin` is already our own TTAS lock and point names are public (issue 25
+    /// item 2).
+    SpinCrate,
     /// `omp_lock_t`.
     OmpLock,
     /// Go's `sync.Mutex`.
@@ -72,12 +79,26 @@ pub enum RwLockImpl {
     Std,
     /// `parking_lot::RwLock`.
     ParkingLot,
+    /// The `spin` crate's `spin::RwLock` (readers and the writer on one spinning word), named `spin_crate`
+    /// like [`LockImpl::SpinCrate`].
+    SpinCrate,
+}
+
+/// Whether operation `i` (from 0, counted per batch) of a `sync.rwlock` thread writes when `writers_percent`
+/// of the operations write: `(i × writers) mod 100 < writers`. Every 100 consecutive operations hold exactly
+/// `writers_percent` writes, spread evenly (10 %: every tenth; 50 %: every other one; 1 %: one in a hundred),
+/// so no thread runs a burst of writes. The external probes use the same rule (issue 25 item 2).
+#[inline(always)]
+pub fn rwlock_writes(i: u64, writers_percent: u32) -> bool {
+    let w = u64::from(writers_percent);
+    (i.wrapping_mul(w)) % 100 < w
 }
 
 /// [`super::Capability::RwLock`]: one thread per CPU of `cpus` (pinned, started together) on one reader-writer
 /// lock, `writers_percent` of each thread's operations writes (increment the protected counter under the write
-/// lock), the rest reads (load it under the read lock), spread evenly through the batch; the time per operation
-/// is the slowest thread's, against the runtime's empty loop.
+/// lock), the rest reads (load it under the read lock), spread evenly through the batch ([`rwlock_writes`]);
+/// the time per operation is the slowest thread's, against the same loop choosing reads and writes without
+/// the lock (so the choice's arithmetic is subtracted, docs/METHOD.md §9).
 pub trait RwLockContention: Sync {
     /// `sync.rwlock`: reads and writes on one lock by one thread per CPU of `cpus`.
     ///

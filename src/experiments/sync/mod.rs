@@ -1,10 +1,11 @@
-//! The `sync` family: fetch-and-add, barriers, oversubscribed barriers, locks (seed 001 §8) and
-//! semaphores (seed 004).
+//! The `sync` family: fetch-and-add, barriers, oversubscribed barriers, locks (seed 001 §8), reader-writer
+//! locks (issue 25) and semaphores (seed 004).
 
 mod barrier;
 mod faa;
 mod mutex;
 mod oversub;
+mod rwlock;
 mod sem;
 
 pub use barrier::Barrier;
@@ -12,4 +13,5 @@ pub use faa::Faa;
 pub use mutex::Mutex;
 pub use oversub::Oversub;
 pub use oversub::Params as OversubParams;
+pub use rwlock::RwLock;
 pub use sem::Sem;

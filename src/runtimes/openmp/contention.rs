@@ -51,6 +51,8 @@ impl Contention for OpenMp {
             other @ (LockImpl::Std
             | LockImpl::Spin
             | LockImpl::Futex
+            | LockImpl::ParkingLot
+            | LockImpl::SpinCrate
             | LockImpl::Mutex
             | LockImpl::Synchronized
             | LockImpl::Reentrant) => return Err(not_offered("openmp", "lock", other)),

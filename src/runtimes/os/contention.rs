@@ -103,7 +103,8 @@ impl Contention for Os {
     }
 
     /// `std`: `std::sync::Mutex`; `spin`: a test-and-test-and-set lock with backoff; `futex`: Drepper's
-    /// three-state futex lock.
+    /// three-state futex lock; `parking_lot`: `parking_lot::Mutex`; `spin_crate`: the `spin` crate's
+    /// `spin::Mutex`.
     fn lock(&self, lock: LockImpl, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
         let control = |_: usize, n: u64| empty_loop(n);
         let report = match lock {
@@ -127,6 +128,14 @@ impl Contention for Os {
             LockImpl::Futex => {
                 let lock = FutexLock::new(0u64);
                 h.measure_team(cpus, |_, n| (0..n).for_each(|_| black_box(&lock).with(|c| *c += 1)), control)
+            }
+            LockImpl::ParkingLot => {
+                let lock = parking_lot::Mutex::new(0u64);
+                h.measure_team(cpus, |_, n| (0..n).for_each(|_| *black_box(&lock).lock() += 1), control)
+            }
+            LockImpl::SpinCrate => {
+                let lock = spin::Mutex::new(0u64);
+                h.measure_team(cpus, |_, n| (0..n).for_each(|_| *black_box(&lock).lock() += 1), control)
             }
             other @ (LockImpl::OmpLock | LockImpl::Mutex | LockImpl::Synchronized | LockImpl::Reentrant) => {
                 return Err(not_offered("os", "lock", other))

@@ -13,6 +13,7 @@ pub mod pipe;
 mod plugin;
 mod primitives;
 pub mod pthread_barrier;
+mod rwlock;
 pub mod sem;
 pub mod spin_lock;
 pub mod timed_wait;

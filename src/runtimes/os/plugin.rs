@@ -2,7 +2,7 @@
 
 use crate::runtimes::activity_barrier::ActivityBarrierLimits;
 use crate::runtimes::channel_impl::ChannelImpl;
-use crate::runtimes::contention::{AtomicImpl, BarrierImpl, LockImpl};
+use crate::runtimes::contention::{AtomicImpl, BarrierImpl, LockImpl, RwLockImpl};
 use crate::runtimes::fan_out::ForkJoinMechanism;
 use crate::runtimes::primitives::{SpawnKind, SwitchKind, SwitchMechanism};
 use crate::runtimes::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
@@ -11,8 +11,6 @@ use crate::runtimes::{Offer, Offers, RuntimeUnderTest, RANKS_UNDER_MPI};
 
 /// Why `os` has no `msg.throughput` cell yet (issue 25 in progress).
 const THROUGHPUT_NOT_YET: &str = "channel throughput is not measured in this build";
-/// Why `os` has no `sync.rwlock` cell yet (issue 25 in progress).
-const RWLOCK_NOT_YET: &str = "reader-writer locks are not measured in this build";
 
 /// What `os` offers: every capability.
 const OFFERS: Offers = Offers {
@@ -35,8 +33,8 @@ const OFFERS: Offers = Offers {
     activity_barrier: Offer::Has(ActivityBarrierLimits::NONE),
     atomic: Offer::Has(&[AtomicImpl::Hw, AtomicImpl::HashedLock]),
     barrier: Offer::Has(&[BarrierImpl::Std, BarrierImpl::Spin, BarrierImpl::Pthread]),
-    lock: Offer::Has(&[LockImpl::Std, LockImpl::Spin, LockImpl::Futex]),
-    rwlock: Offer::Lacks(RWLOCK_NOT_YET),
+    lock: Offer::Has(&[LockImpl::Std, LockImpl::Spin, LockImpl::Futex, LockImpl::ParkingLot, LockImpl::SpinCrate]),
+    rwlock: Offer::Has(&[RwLockImpl::Std, RwLockImpl::ParkingLot, RwLockImpl::SpinCrate]),
     ranks: Offer::Lacks(RANKS_UNDER_MPI),
 };
 
@@ -62,6 +60,7 @@ impl RuntimeUnderTest for Os {
         fan_out,
         grain_sweep,
         activity_barrier,
-        contention
+        contention,
+        rwlock
     );
 }
