@@ -5,7 +5,7 @@
 //! `RunRecord::choices` by [`super::analyze`]); the report's `choose` section and the HTML page's bar
 //! charts only format it.
 
-use super::runtime_comparisons::ratio_with_ci;
+use super::runtime_comparisons::{ratio_low_end, ratio_with_ci};
 use crate::record::{
     Candidate, ChoiceTable, NotMeasured, PointFlag, PointRecord, PointSpec, RatioCi, SkippedPoint, Verdict,
 };
@@ -65,8 +65,9 @@ fn placed(spec: &PointSpec) -> Option<Placed<'_>> {
 /// in registry order and then in the order the settings first appear among the points. Candidates are
 /// ranked by median (ties in the median by label); the first is [`Verdict::Best`]; each other gets its
 /// ratio to the best with the conservative interval of [`ratio_with_ci`] and is [`Verdict::Tied`] when the
-/// interval's low end is at most 1, [`Verdict::Slower`] when it is above, [`Verdict::Undecided`] when there
-/// is no finite interval (the best's CI reaches zero). Two points of one candidate in one setting (which
+/// interval's low end is at most 1, [`Verdict::Slower`] when it is above. When the best's CI reaches zero
+/// the interval has no upper end, and its low end ([`ratio_low_end`]) decides alone; when the best's whole
+/// CI lies at or below zero there is no interval and the verdict is [`Verdict::Undecided`]. Two points of one candidate in one setting (which
 /// a plan does not make) keep the first. Skipped cells of the setting are listed as not measured: a cell
 /// whose parameters (without the key) all agree with the setting, a runtime-wide cell (no parameters)
 /// included.
@@ -124,16 +125,21 @@ fn table(
         .iter()
         .enumerate()
         .map(|(rank, (p, implementation))| {
-            let (ratio, verdict) = if rank == 0 {
-                (None, Verdict::Best)
+            let (ratio, open_low, verdict) = if rank == 0 {
+                (None, None, Verdict::Best)
             } else {
                 let ratio = ratio_with_ci(&p.summary, &best.summary).filter(finite);
-                let verdict = match ratio {
-                    Some(r) if r.low <= 1.0 => Verdict::Tied,
+                // Without an upper end (the best's CI reaches zero) the low end still decides.
+                let open_low = match ratio {
+                    Some(_) => None,
+                    None => ratio_low_end(&p.summary, &best.summary).filter(|x| x.is_finite()),
+                };
+                let verdict = match ratio.map(|r| r.low).or(open_low) {
+                    Some(low) if low <= 1.0 => Verdict::Tied,
                     Some(_) => Verdict::Slower,
                     None => Verdict::Undecided,
                 };
-                (ratio, verdict)
+                (ratio, open_low, verdict)
             };
             Candidate {
                 runtime: p.spec.runtime.clone(),
@@ -143,6 +149,7 @@ fn table(
                 ci_low_ns: p.summary.ci_low,
                 ci_high_ns: p.summary.ci_high,
                 ratio,
+                open_low,
                 verdict,
                 flags: PointFlag::of(p),
             }
@@ -298,26 +305,26 @@ mod tests {
         assert_eq!(tables[1].candidates[0].point, "msg.switch/runtime:go/placement:other_core");
     }
 
-    /// A best whose CI reaches zero gives no bounded ratio: the others are undecided, never tied or slower
-    /// by default; a candidate whose own CI is not a number is undecided too. Flags travel with each
-    /// candidate.
+    /// A best whose CI reaches zero gives a ratio interval without an upper end: its low end still decides
+    /// (B, whose CI starts inside the best's, is tied; C, wholly above it, is slower), and flags travel with
+    /// each candidate. A best whose whole CI lies at or below zero, or a candidate whose CI is not a number,
+    /// gives no interval at all: undecided, never tied or slower by default.
     #[test]
-    fn without_a_bounded_interval_the_verdict_is_undecided_and_flags_show() {
-        let mut best = mutex("os", "a", "2", (0.0, 1.0, 2.0));
+    fn an_open_interval_decides_by_its_low_end_and_no_interval_is_undecided() {
+        let mut best = mutex("os", "a", "2", (-1.0, 1.0, 2.0));
         (best.below_resolution, best.noisy) = (true, true);
         let points = [best, mutex("os", "b", "2", (1.5, 3.0, 4.0)), mutex("os", "c", "2", (9.0, 10.0, 11.0))];
         let t = choice_tables(&points, &[]).remove(0);
         assert_eq!(
             verdicts(&t),
-            [
-                ("os / a".into(), Verdict::Best),
-                ("os / b".into(), Verdict::Undecided),
-                ("os / c".into(), Verdict::Undecided)
-            ]
+            [("os / a".into(), Verdict::Best), ("os / b".into(), Verdict::Tied), ("os / c".into(), Verdict::Slower)]
         );
         assert_eq!(t.candidates[0].flags, [PointFlag::Noisy, PointFlag::BelowResolution]);
         assert!(t.candidates[1].ratio.is_none());
+        assert_eq!((t.candidates[1].open_low, t.candidates[2].open_low), (Some(0.75), Some(4.5)));
 
+        let points = [mutex("os", "a", "2", (-2.0, -1.0, 0.0)), mutex("os", "b", "2", (1.5, 3.0, 4.0))];
+        assert_eq!(choice_tables(&points, &[]).remove(0).candidates[1].verdict, Verdict::Undecided);
         let points = [mutex("os", "a", "2", (9.0, 10.0, 11.0)), mutex("os", "b", "2", (f64::NAN, 12.0, f64::NAN))];
         assert_eq!(choice_tables(&points, &[]).remove(0).candidates[1].verdict, Verdict::Undecided);
     }

@@ -61,9 +61,14 @@ pub struct Candidate {
     pub ci_high_ns: f64,
     /// This candidate's median over the best's, with the conservative interval built from both 95% CIs
     /// (`crate::analysis::runtime_comparisons::ratio_with_ci`); `None` for the best itself, and when the
-    /// interval is unbounded (the best's CI reaches zero) or not a number.
+    /// interval has no upper end (the best's CI reaches zero) or is not a number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio: Option<RatioCi>,
+    /// When the interval has no upper end (`ratio` is `None` because the best's CI reaches zero), its low
+    /// end (this CI's low end over the best's high end): the ratio is at least this, and it alone still
+    /// decides whether the interval includes 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_low: Option<f64>,
     /// Best, tied with the best, slower, or undecided.
     pub verdict: Verdict,
     /// The point's flags, shown beside the verdict so that a flagged candidate is never silently best or
@@ -92,8 +97,8 @@ pub enum Verdict {
     Tied,
     /// Significantly slower than the best: the whole ratio interval lies above 1.
     Slower,
-    /// No bounded ratio interval (the best's CI reaches zero or below, or a bound is not a number), so
-    /// neither tied nor slower can be said.
+    /// The ratio interval has no low end (the best's whole CI lies at or below zero, or a bound is not a
+    /// number), so neither tied nor slower can be said.
     Undecided,
 }
 
