@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 
 use crate::experiments::Experiment;
 
-mod choose;
+pub(crate) mod choose;
 pub(crate) mod compare;
 pub mod export;
 mod fits;
