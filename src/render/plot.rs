@@ -753,6 +753,35 @@ mod tests {
         assert_eq!(values[0][0], Some((1.0 + 1.0 + 2.0 + 2.0 + 3.0 + 3.0) / 6.0), "the diagonal's gaps are skipped");
     }
 
+    /// Ranked bars: every label as text (a long one cut with `…`), the highlight only on highlighted bars, the
+    /// height growing with the count, and a log axis that says so once the values span more than 10×.
+    #[test]
+    fn ranked_bars_label_highlight_and_scale() {
+        let bar = |i: usize, value: f64| RankedBar {
+            label: format!("runtime-{i} / implementation"),
+            value,
+            low: value * 0.9,
+            high: value * 1.1,
+            highlight: i < 2,
+            note: if i == 0 { "noisy".into() } else { String::new() },
+        };
+        let two = ranked_bars_svg("t", "median time per operation, 95% CI", &[bar(0, 10.0), bar(1, 12.0)]).unwrap();
+        assert!(two.contains("runtime-0 / implementation") && two.contains("runtime-1 / implementation"));
+        assert!(two.contains("10.0 ns (noisy)") && !two.contains("log scale"), "a linear axis for 1.2×");
+        let twelve: Vec<RankedBar> = (0..12).map(|i| bar(i, 10.0 * (i + 1) as f64)).collect();
+        let svg = ranked_bars_svg("t", "median time per operation, 95% CI", &twelve).unwrap();
+        assert!(svg.contains("log scale"), "12× apart: a log axis");
+        assert!((0..12).all(|i| svg.contains(&format!("runtime-{i} / implementation"))));
+        let fill =
+            |svg: &str| svg.matches(RANKED_HIGHLIGHT).count() + svg.matches(&RANKED_HIGHLIGHT.to_uppercase()).count();
+        assert_eq!((fill(&two), fill(&svg)), (2, 2), "only the highlighted bars are coloured");
+        let height = |svg: &str| svg.split("height=\"").nth(1).and_then(|h| h.split('"').next()?.parse::<u32>().ok());
+        assert!(height(&svg) > height(&two), "twelve bars get a taller chart");
+        let long = RankedBar { label: "x".repeat(60), ..bar(0, 1.0) };
+        let cut = ranked_bars_svg("t", "a", &[long, bar(1, 2.0)]).unwrap();
+        assert!(cut.contains(&format!("{}…", "x".repeat(MAX_BAR_LABEL - 1))));
+    }
+
     #[test]
     fn a_histogram_and_bars_render() {
         let dist = Distribution {

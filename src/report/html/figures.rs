@@ -222,6 +222,9 @@ mod tests {
     #[test]
     fn the_registry_gives_the_groups_in_the_pages_order() {
         let ids: Vec<&str> = figure_kinds(crate::experiments::registry()).iter().map(|g| g.id).collect();
-        assert_eq!(ids, ["curves", "granularity", "heat-maps", "mpi-hosts", "distributions", "speed", "shares"]);
+        assert_eq!(
+            ids,
+            ["choose", "curves", "granularity", "heat-maps", "mpi-hosts", "distributions", "speed", "shares"]
+        );
     }
 }
