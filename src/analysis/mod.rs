@@ -1,7 +1,9 @@
 //! What is derived from the probes' answers into the record (docs/ARCHITECTURE.md "Layout"): a point from the
 //! processes that measured it, with its two-level estimate and flags; and, over the whole record, the fits,
-//! the `slow` flags, the speed warning, seed 004's runtime comparisons and seed 002's count fits ([`analyze`]). Renderers only format what this stage wrote.
+//! the `slow` flags, the speed warning, seed 004's runtime comparisons, seed 002's count fits and the
+//! choice between implementations ([`analyze`]). Renderers only format what this stage wrote.
 
+pub mod choose;
 pub mod compare;
 mod merge;
 pub mod run_level;
@@ -28,6 +30,7 @@ pub fn analyze(record: &mut RunRecord) {
     record.speed = run_speed(&record.points);
     record.comparisons = runtime_comparisons::comparisons(record);
     record.count_fits = timer_counts::count_fits(&record.points);
+    record.choices = choose::choice_tables(&record.points, &record.skipped);
 }
 
 #[cfg(test)]

@@ -17,11 +17,17 @@ fn summary<'r>(record: &'r RunRecord, row: &Row, runtime: &str) -> Option<&'r Su
 /// (`a.ci_low / b.ci_high` to `a.ci_high / b.ci_low`): the ratio is "≤ 1 within its CI" when the low end is.
 /// `None` when either CI reaches zero.
 pub fn ratio_with_ci(a: &Summary, b: &Summary) -> Option<RatioCi> {
-    (b.median > 0.0 && b.ci_low > 0.0).then(|| RatioCi {
-        ratio: a.median / b.median,
-        low: a.ci_low / b.ci_high,
-        high: a.ci_high / b.ci_low,
-    })
+    if !(b.median > 0.0 && b.ci_low > 0.0) {
+        return None;
+    }
+    Some(RatioCi { ratio: a.median / b.median, low: ratio_low_end(a, b)?, high: a.ci_high / b.ci_low })
+}
+
+/// The low end of [`ratio_with_ci`]'s interval, `a.ci_low / b.ci_high`; it exists also when `b`'s CI
+/// reaches zero and the interval has no upper end, which is enough to say whether the interval includes 1.
+/// `None` when `b`'s CI lies at or below zero.
+pub fn ratio_low_end(a: &Summary, b: &Summary) -> Option<f64> {
+    (b.ci_high > 0.0).then(|| a.ci_low / b.ci_high)
 }
 
 /// Every runtime with a point of the table other than the reference, in column order, compared with
@@ -100,6 +106,9 @@ mod tests {
         assert_eq!(ratio_with_ci(&a, &b), Some(RatioCi { ratio: 1.0, low: 1.8 / 2.5, high: 2.4 / 1.6 }));
         b.ci_low = 0.0;
         assert!(ratio_with_ci(&a, &b).is_none(), "a CI reaching zero gives no bounded ratio");
+        assert_eq!(ratio_low_end(&a, &b), Some(1.8 / 2.5), "but its low end still exists");
+        (b.ci_low, b.ci_high) = (-1.0, 0.0);
+        assert!(ratio_low_end(&a, &b).is_none(), "a CI at or below zero gives none");
     }
 
     /// ucontext/asm: 40× on the switch, 4× on create: geometric mean √160 ≈ 12.6 over two rows; os, with

@@ -46,8 +46,8 @@ pub struct Figures {
     pub title: &'static str,
     /// One sentence: how to read the group.
     pub intro: &'static str,
-    /// Its place on the page, lowest first (the report's curves at 10, heat maps 30, distributions 40,
-    /// speed 50).
+    /// Its place on the page, lowest first (the report's choice between implementations at 5, curves at 10,
+    /// heat maps 30, distributions 40, speed 50).
     pub position: u16,
     /// Draws its figures from the record; none when the record has nothing for it.
     ///

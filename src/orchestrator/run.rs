@@ -101,6 +101,7 @@ fn new_record(opts: &RunOptions) -> RunRecord {
         fits: Vec::new(),
         comparisons: Vec::new(),
         count_fits: Vec::new(),
+        choices: Vec::new(),
     }
 }
 

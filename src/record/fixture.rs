@@ -68,6 +68,7 @@ pub fn sample_record() -> RunRecord {
         fits: Vec::new(),
         comparisons: Vec::new(),
         count_fits: Vec::new(),
+        choices: Vec::new(),
         points: vec![faa],
     }
 }

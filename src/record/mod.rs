@@ -5,6 +5,7 @@
 //! it when the file is written ([`gbench`]), so the two can never disagree.
 
 mod between_runs;
+mod choice;
 mod comparison;
 mod detail;
 mod fit;
@@ -24,6 +25,7 @@ mod speed;
 mod summaries;
 
 pub use between_runs::BetweenRuns;
+pub use choice::{Candidate, ChoiceTable, NotMeasured, PointFlag, Verdict};
 pub use comparison::{CountFit, RatioCi, RuntimeComparison};
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::{too_few_points_note, FitRecord, TOO_FEW_POINTS};
@@ -146,6 +148,10 @@ pub struct RunRecord {
     /// Seed 002: hot-path time against its counts, least squares (derived by the analysis).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub count_fits: Vec<CountFit>,
+    /// Issue 25: for each primitive and setting, its implementations ranked, the best group marked
+    /// (derived by the analysis, `crate::analysis::choose`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<ChoiceTable>,
 }
 
 #[cfg(test)]

@@ -20,6 +20,18 @@ pub enum Metric {
     OneWay,
 }
 
+impl Metric {
+    /// What one reported time covers, as an axis or a heading says it: `per operation`, `per round trip`,
+    /// `one way`.
+    pub fn time_per(self) -> &'static str {
+        match self {
+            Metric::PerOp => "per operation",
+            Metric::Rtt => "per round trip",
+            Metric::OneWay => "one way",
+        }
+    }
+}
+
 /// A point to measure: experiment, runtime, parameters in their fixed order, and the CPUs it uses.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PointSpec {

@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 
 use crate::experiments::Experiment;
 
+pub(crate) mod choose;
 pub(crate) mod compare;
 pub mod export;
 mod fits;
@@ -26,9 +27,17 @@ pub use time::time_spent;
 
 pub use crate::experiments::Section;
 
-/// The sections that present every experiment alike (fits, matrices, latency distributions): the report's
-/// own; every other section comes from the experiments it presents ([`crate::experiments::Experiment::sections`]).
+/// The sections that present every experiment alike (the choice between implementations, fits, matrices,
+/// latency distributions): the report's own; every other section comes from the experiments it presents
+/// ([`crate::experiments::Experiment::sections`]).
 const GENERIC: &[Section] = &[
+    Section {
+        key: "choose",
+        title: "Choosing an implementation: the fastest and those tied with it",
+        about: "per primitive and setting, its implementations ranked by median, the best and those tied with it",
+        position: 55,
+        render: choose::choose_section,
+    },
     Section {
         key: "fits",
         title: "Fits (seed 001 style)",
@@ -137,6 +146,7 @@ mod tests {
             "convert",
             "timers",
             "ipc",
+            "choose",
             "rpc",
             "mem",
             "mpi",

@@ -28,6 +28,14 @@ pub struct FigureGroup {
 /// report's own; an experiment's own figures come from it ([`crate::experiments::Experiment::figures`]).
 const GENERIC: &[Figures] = &[
     Figures {
+        id: "choose",
+        short: "Choose",
+        title: "Choosing an implementation: the fastest and those tied with it",
+        intro: "One chart per primitive and setting: its implementations, fastest on top, each bar the median with its 95% CI. Coloured: the best group, the fastest and every implementation whose ratio to it has a 95% interval including 1 (conservative, from both CIs: a tie is a difference this run cannot show). Grey: significantly slower. Beside each value, the point's flags (as in the table of every point): a flagged best or tie is only as sure as its flags allow. The table \"Choosing an implementation\" below has the ratios.",
+        position: 5,
+        draw: super::choose::choice_figures,
+    },
+    Figures {
         id: "curves",
         short: "Curves",
         title: "Curves: cost against threads, load, activities and payload",
@@ -214,6 +222,9 @@ mod tests {
     #[test]
     fn the_registry_gives_the_groups_in_the_pages_order() {
         let ids: Vec<&str> = figure_kinds(crate::experiments::registry()).iter().map(|g| g.id).collect();
-        assert_eq!(ids, ["curves", "granularity", "heat-maps", "mpi-hosts", "distributions", "speed", "shares"]);
+        assert_eq!(
+            ids,
+            ["choose", "curves", "granularity", "heat-maps", "mpi-hosts", "distributions", "speed", "shares"]
+        );
     }
 }

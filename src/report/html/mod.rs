@@ -5,6 +5,7 @@
 //! Like every renderer it reads only the record (docs/ARCHITECTURE.md "Renderers"). The page is a
 //! minijinja template (`report.html`, autoescaped); the plots come from `plot`, their data from `curves`.
 
+mod choose;
 mod compare;
 mod curves;
 mod figures;
