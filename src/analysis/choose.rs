@@ -32,7 +32,7 @@ pub const IMPLEMENTATION_KEYS: &[ImplementationKey] = &[
     ImplementationKey { experiment: crate::experiments::sync::Faa::ID, key: "impl" },
     ImplementationKey { experiment: crate::experiments::sync::Barrier::ID, key: "impl" },
     ImplementationKey { experiment: crate::experiments::sync::Mutex::ID, key: "lock" },
-    ImplementationKey { experiment: "sync.rwlock", key: "lock" },
+    ImplementationKey { experiment: crate::experiments::sync::RwLock::ID, key: "lock" },
 ];
 
 /// The parameter that names the implementation in `experiment`'s points; `None` for an experiment whose
