@@ -20,6 +20,7 @@ pub mod os;
 pub(crate) mod plugin;
 pub mod primitives;
 pub mod rayon_rt;
+pub mod smol_rt;
 mod registry;
 pub mod timerq;
 pub mod tokio_rt;
