@@ -22,11 +22,7 @@ use ::smol::{Executor, LocalExecutor};
 /// cost of entering `block_on` and spawning the batch's task cancels. The timed loop is a task, not
 /// `block_on`'s own future, so that it takes turns with its partners in the executor's queue: `block_on`'s
 /// future is polled only between runs of up to 200 tasks (async-executor's `run`).
-pub fn measure<F, Fut>(
-    h: &crate::harness::Harness,
-    ex: &LocalExecutor<'static>,
-    test: F,
-) -> crate::harness::Measurement
+pub fn measure<F, Fut>(h: &crate::harness::Harness, ex: &LocalExecutor<'static>, test: F) -> crate::harness::Measurement
 where
     F: Fn(u64) -> Fut,
     Fut: Future<Output = ()> + 'static,
