@@ -39,7 +39,8 @@ pub enum BarrierKind {
     /// The seed's `sync`: spin on the flag, yielding every time it is down
     /// ([`super::yield_barrier::YieldBarrier`]).
     Yield,
-    /// Waiters sleep: std's `Barrier` for threads, `tokio::sync::Barrier` for tasks.
+    /// Waiters sleep: std's `Barrier` for threads, the async runtime's barrier for tasks (`tokio::sync::Barrier`,
+    /// `smol::lock::Barrier`).
     Blocking,
 }
 

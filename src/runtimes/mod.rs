@@ -21,6 +21,7 @@ pub(crate) mod plugin;
 pub mod primitives;
 pub mod rayon_rt;
 mod registry;
+pub mod smol_rt;
 pub mod timerq;
 pub mod tokio_rt;
 pub mod wake_all;

@@ -33,7 +33,8 @@ pub enum WakeMechanism {
     Futex,
     /// std's `Condvar::notify_all`.
     Condvar,
-    /// tokio's `Notify::notify_waiters`.
+    /// An async runtime's notify-all to waiting tasks: tokio's `Notify::notify_waiters`, smol's (event-listener's)
+    /// `Event::notify(usize::MAX)`.
     Notify,
     /// N V's on a semaphore N fibers are blocked in P on.
     Semaphore,

@@ -32,8 +32,9 @@ struct Params {
 ///   std's `Condvar::notify_all` (waiters then take the mutex one after the other). The waker runs on
 ///   the home CPU, the waiters are pinned round-robin on the other usable CPUs (on the home CPU if
 ///   there is no other), so more waiters than CPUs queue on their CPU.
-/// * `tokio`, `mechanism:notify`: `Notify::notify_waiters` from the harness thread to N tasks on a
-///   multi-thread runtime whose workers are pinned to the other CPUs.
+/// * `tokio`, `smol`, `mechanism:notify`: `Notify::notify_waiters` (tokio), event-listener's
+///   `Event::notify(usize::MAX)` (smol) from the harness thread to N tasks on a multi-thread runtime
+///   whose workers are pinned to the other CPUs.
 /// * `fiber-*`, `mechanism:semaphore`: N V's on a semaphore N fibers are blocked in P on, then the
 ///   waker blocks until the last has run; all on one CPU.
 /// * `rayon`: skipped; a rayon job has no way to wait for a condition except blocking its worker
@@ -59,7 +60,7 @@ impl Experiment for Broadcast {
         &ExperimentInfo {
             id: Broadcast::ID,
             summary: "wake-all: one activity wakes N blocked waiters, time until the last has run (futex, condvar, \
-                      tokio Notify, fiber semaphore)",
+                      async notify, fiber semaphore)",
             source: "seed 001 §5 (scheduling), §8.2 (the barrier's release); perf bench futex wake",
             metric: Metric::PerOp,
             requires: &[Capability::WakeAll],
