@@ -20,11 +20,15 @@ const RPC_PROTO: &str = "proto/overhead_rpc.proto";
 
 /// The crates whose primitives are measured (runtimes, channels, locks): the record names the version of each
 /// that Cargo.lock resolved (`tool.crates`), so that two records of different builds say what changed.
-const CRATES_UNDER_TEST: [&str; 10] = [
+const CRATES_UNDER_TEST: [&str; 13] = [
     "tokio",
     "rayon",
     "corosensei",
     "smol",
+    // What smol's primitives are made of: its executor, its locks and semaphore, its notify.
+    "async-executor",
+    "async-lock",
+    "event-listener",
     "crossbeam-channel",
     "flume",
     "kanal",
