@@ -5,7 +5,7 @@
 //! executor (smol's `LocalExecutor` with `smol::block_on(executor.run(f))`). The crate is chosen once per point,
 //! outside the timed loop ([`with_async_channel`]); every body is monomorphised for it.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::future::Future;
 use std::hint::black_box;
 use std::pin::Pin;
@@ -84,6 +84,8 @@ pub struct FlumeAsync;
 /// `kanal::bounded_async(n)` / `unbounded_async()`.
 pub struct KanalAsync;
 
+// The trait's futures are `Send` (a partner may be a spawned task), which `async fn` cannot state.
+#[allow(clippy::manual_async_fn)]
 impl AsyncChan for TokioUnbounded {
     type Tx = ::tokio::sync::mpsc::UnboundedSender<u64>;
     type Rx = ::tokio::sync::mpsc::UnboundedReceiver<u64>;
@@ -103,6 +105,8 @@ impl AsyncChan for TokioUnbounded {
     }
 }
 
+// The trait's futures are `Send` (a partner may be a spawned task), which `async fn` cannot state.
+#[allow(clippy::manual_async_fn)]
 impl AsyncChan for TokioBounded {
     type Tx = ::tokio::sync::mpsc::Sender<u64>;
     type Rx = ::tokio::sync::mpsc::Receiver<u64>;
@@ -122,6 +126,8 @@ impl AsyncChan for TokioBounded {
     }
 }
 
+// The trait's futures are `Send` (a partner may be a spawned task), which `async fn` cannot state.
+#[allow(clippy::manual_async_fn)]
 impl AsyncChan for AsyncChannel {
     type Tx = async_channel::Sender<u64>;
     type Rx = async_channel::Receiver<u64>;
@@ -144,6 +150,8 @@ impl AsyncChan for AsyncChannel {
     }
 }
 
+// The trait's futures are `Send` (a partner may be a spawned task), which `async fn` cannot state.
+#[allow(clippy::manual_async_fn)]
 impl AsyncChan for FlumeAsync {
     type Tx = flume::Sender<u64>;
     type Rx = flume::Receiver<u64>;
@@ -166,6 +174,8 @@ impl AsyncChan for FlumeAsync {
     }
 }
 
+// The trait's futures are `Send` (a partner may be a spawned task), which `async fn` cannot state.
+#[allow(clippy::manual_async_fn)]
 impl AsyncChan for KanalAsync {
     type Tx = kanal::AsyncSender<u64>;
     type Rx = kanal::AsyncReceiver<u64>;
@@ -243,21 +253,22 @@ pub enum MessageRow {
 
 /// Seed 004's message row `row` through channel `C` on `executor`: the timed task sends and receives; the
 /// partner (echo or server) is a task spawned on the same executor, ended with [`STOP`] after the measurement.
-/// The receiving end lives in a `RefCell` borrowed once per batch (the timed future needs `&mut`; one
-/// thread, so no lock).
+/// The receiving end lives in a `Cell`, taken out for each batch and put back after it (the timed future
+/// needs `&mut`; one thread, so no lock).
 pub fn message_row<C: AsyncChan, E: Executor>(executor: &E, row: MessageRow, h: &Harness) -> Measurement {
     let capacity = if row == MessageRow::Server { Capacity::Bounded(0) } else { Capacity::Unbounded };
     if row == MessageRow::Async {
         let (tx, rx) = C::open(capacity);
-        let rx = RefCell::new(rx);
+        let rx = Cell::new(Some(rx));
         return measure_on(executor, h, |n| {
             let (tx, rx) = (&tx, &rx);
             async move {
-                let mut rx = rx.borrow_mut();
+                let mut end = rx.take().expect("one batch at a time");
                 for i in 0..n {
                     C::send(tx, i).await;
-                    black_box(C::recv(&mut rx).await);
+                    black_box(C::recv(&mut end).await);
                 }
+                rx.set(Some(end));
             }
         });
     }
@@ -271,15 +282,16 @@ pub fn message_row<C: AsyncChan, E: Executor>(executor: &E, row: MessageRow, h: 
             }
         }
     });
-    let from_partner = RefCell::new(from_partner);
+    let from_partner = Cell::new(Some(from_partner));
     let m = measure_on(executor, h, |n| {
         let (tx, rx) = (&to_partner, &from_partner);
         async move {
-            let mut rx = rx.borrow_mut();
+            let mut end = rx.take().expect("one batch at a time");
             for i in 0..n {
                 C::send(tx, i).await;
-                black_box(C::recv(&mut rx).await);
+                black_box(C::recv(&mut end).await);
             }
+            rx.set(Some(end));
         }
     });
     executor.block_on(async {
