@@ -72,6 +72,12 @@ pub enum RwLockImpl {
     Std,
     /// `parking_lot::RwLock`.
     ParkingLot,
+    /// Go's `sync.RWMutex` (the `go` probe, probes/go/contention.go).
+    RwMutex,
+    /// Java's non-fair `ReentrantReadWriteLock` (the Java probe, probes/java ContentionFamily).
+    ReentrantRw,
+    /// Java's `StampedLock`, its pessimistic read and write locks (the Java probe, probes/java ContentionFamily).
+    Stamped,
 }
 
 /// [`super::Capability::RwLock`]: one thread per CPU of `cpus` (pinned, started together) on one reader-writer
