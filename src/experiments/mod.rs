@@ -143,6 +143,7 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &msg::AsyncSend,
         &msg::Switch,
         &msg::Rendezvous,
+        &msg::Throughput,
         &msg::Ipc,
         &msg::Bandwidth,
         &rpc::Methods,

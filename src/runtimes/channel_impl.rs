@@ -88,6 +88,13 @@ impl ChannelImpl {
         }
     }
 
+    /// Whether this implementation has `pattern`'s consumers: every one but the single-consumer queues
+    /// (`std::sync::mpsc` and tokio's mpsc, whose receiver cannot be shared or cloned), which have no `mpmc`.
+    pub fn has_pattern(self, pattern: super::channel_throughput::Pattern) -> bool {
+        let single_consumer = matches!(self, ChannelImpl::StdMpsc | ChannelImpl::TokioMpsc);
+        !(single_consumer && pattern == super::channel_throughput::Pattern::Mpmc)
+    }
+
     /// The crate whose version the record names for this implementation ([`crate::record`]'s crate
     /// versions, read from Cargo.lock at build time), or `None` for std, a runtime's own channel and the
     /// external constructs.

@@ -2,8 +2,10 @@
 //! experiments time side by side.
 
 pub mod activity_barrier;
+pub mod async_channels;
 mod capability;
 pub mod channel_impl;
+pub mod channel_parties;
 pub mod channel_throughput;
 pub mod contention;
 pub mod external;

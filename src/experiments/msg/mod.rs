@@ -7,6 +7,7 @@ mod ipc;
 mod rendezvous;
 mod report;
 mod switch;
+mod throughput;
 
 pub use async_send::AsyncSend;
 pub use bandwidth::Bandwidth;
@@ -15,6 +16,7 @@ pub use ipc::Ipc;
 pub use ipc::Params as IpcParams;
 pub use rendezvous::Rendezvous;
 pub use switch::Switch;
+pub use throughput::Throughput;
 
 use crate::experiments::{PlanContext, Planned};
 use crate::runtimes::channel_impl::ChannelImpl;
@@ -62,7 +64,35 @@ pub(crate) mod tests {
     use crate::harness::Mode;
     use crate::machine::Placement;
     use crate::record::PointSpec;
+    use crate::runtimes::channel_impl::ChannelImpl;
     use crate::runtimes::os::Os;
+
+    /// `os` and `tokio` plan one `msg.async`, `msg.switch` and `msg.rendezvous` point per offered channel
+    /// (issue 25 item 1), the runtime's own idiom first; async-channel, which has no zero-capacity channel,
+    /// has no rendezvous point.
+    #[test]
+    fn message_rows_plan_one_point_per_offered_impl_own_first() {
+        let ctx = crate::experiments::plan::tests::two_cpu_context(Mode::Default);
+        let impls = |e: &dyn Experiment, runtime: &str| -> Vec<String> {
+            let r = crate::runtimes::find(runtime).unwrap();
+            e.points(&ctx, r)
+                .into_iter()
+                .map(|p| match p {
+                    Planned::Run(s) | Planned::Skip(s, _) => s.param("impl").unwrap().to_owned(),
+                })
+                .collect()
+        };
+        let os = ["std_mpsc", "crossbeam", "flume", "kanal"];
+        let tokio = ["tokio_mpsc", "async_channel", "flume_async", "kanal_async"];
+        for e in [&super::AsyncSend as &dyn Experiment, &super::Switch, &super::Rendezvous] {
+            assert_eq!(impls(e, "os"), os, "{}", e.id());
+            assert_eq!(super::own_impl(e.id(), "os"), Some(ChannelImpl::StdMpsc));
+            assert_eq!(super::own_impl(e.id(), "tokio"), Some(ChannelImpl::TokioMpsc));
+        }
+        assert_eq!(impls(&super::AsyncSend, "tokio"), tokio);
+        assert_eq!(impls(&super::Switch, "tokio"), tokio);
+        assert_eq!(impls(&super::Rendezvous, "tokio"), ["tokio_mpsc", "flume_async", "kanal_async"]);
+    }
 
     /// With two hosts, exactly the tcp cells of `experiment` (msg.ipc, msg.bw) gain a `placement:other_host`
     /// point, one per payload of its local tcp cells, on hosts 0 and 1 and two different CPUs; without hosts

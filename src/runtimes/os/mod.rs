@@ -2,6 +2,7 @@
 //! on them.
 
 mod activity_barrier;
+pub mod channels;
 mod contention;
 pub mod fan_out;
 pub mod futex;

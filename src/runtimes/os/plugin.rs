@@ -9,10 +9,14 @@ use crate::runtimes::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
 use crate::runtimes::yield_round::YieldLimits;
 use crate::runtimes::{Offer, Offers, RuntimeUnderTest, RANKS_UNDER_MPI};
 
-/// Why `os` has no `msg.throughput` cell yet (issue 25 in progress).
-const THROUGHPUT_NOT_YET: &str = "channel throughput is not measured in this build";
 /// Why `os` has no `sync.rwlock` cell yet (issue 25 in progress).
 const RWLOCK_NOT_YET: &str = "reader-writer locks are not measured in this build";
+
+/// The blocking channels on kernel threads (issue 25 item 1; `os/channels.rs`): std's mpsc first (seed 004's
+/// cell), then crossbeam-channel, flume and kanal. Each has unbounded and zero-capacity channels, so each
+/// fills every message row.
+const SYNC_CHANNELS: &[ChannelImpl] =
+    &[ChannelImpl::StdMpsc, ChannelImpl::Crossbeam, ChannelImpl::Flume, ChannelImpl::Kanal];
 
 /// What `os` offers: every capability.
 const OFFERS: Offers = Offers {
@@ -21,10 +25,10 @@ const OFFERS: Offers = Offers {
     call: Offer::Has(()),
     spawn_join: Offer::Has(&[SpawnKind::Thread, SpawnKind::Process]),
     semaphore: Offer::Has(()),
-    channel: Offer::Has(&[ChannelImpl::StdMpsc]),
-    message_switch: Offer::Has(&[ChannelImpl::StdMpsc]),
-    rendezvous: Offer::Has(&[ChannelImpl::StdMpsc]),
-    channel_throughput: Offer::Lacks(THROUGHPUT_NOT_YET),
+    channel: Offer::Has(SYNC_CHANNELS),
+    message_switch: Offer::Has(SYNC_CHANNELS),
+    rendezvous: Offer::Has(SYNC_CHANNELS),
+    channel_throughput: Offer::Has(SYNC_CHANNELS),
     raw_switch: Offer::Has(SwitchMechanism { kind: SwitchKind::Futex, across_cpus: true }),
     yield_round: Offer::Has(YieldLimits::NONE),
     wake_all: Offer::Has(WakeAllOffer {
@@ -57,6 +61,7 @@ impl RuntimeUnderTest for Os {
         context,
         primitives,
         messages,
+        channel_throughput,
         yield_round,
         wake_all,
         fan_out,

@@ -1,7 +1,8 @@
 //! Seed 004's primitives on kernel threads and processes: threads pinned to the point's CPUs, futexes,
-//! POSIX semaphores, `std::sync::mpsc`, `fork`.
+//! POSIX semaphores, the blocking channel crates (`channels.rs`), `fork`.
 
 use crate::runtimes::channel_impl::ChannelImpl;
+use crate::runtimes::channel_throughput::Capacity;
 use crate::runtimes::offer::ensure_offered;
 use crate::runtimes::RuntimeUnderTest as _;
 use std::hint::black_box;
@@ -9,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context as _;
 
+use super::channels::{with_sync_channel, SyncChannel, SyncVisit};
 use super::futex::Handoff;
 use super::sem::PosixSemaphore;
 use super::Os;
@@ -170,22 +172,14 @@ impl Primitives for Os {
 }
 
 impl Messages for Os {
-    /// `std::sync::mpsc`, sender and receiver in the same thread.
+    /// An unbounded channel of `implementation` (std's `channel`, the crates' `unbounded`), sender and
+    /// receiver in the same thread.
     fn async_message(&self, implementation: ChannelImpl, h: &Harness) -> anyhow::Result<Measurement> {
         ensure_offered("os", "impl", self.offers().channel, implementation)?;
-        let (tx, rx) = std::sync::mpsc::channel::<u64>();
-        Ok(h.measure(
-            |n| {
-                for i in 0..n {
-                    tx.send(i).expect("receiver alive");
-                    black_box(rx.recv().expect("sender alive"));
-                }
-            },
-            empty_loop,
-        ))
+        with_sync_channel(implementation, Capacity::Unbounded, Row { row: RowKind::Async, partner_cpu: 0, h })
     }
 
-    /// Two `std::sync::mpsc` channels to and from an echo thread pinned to `partner_cpu`.
+    /// Two unbounded channels of `implementation` to and from an echo thread pinned to `partner_cpu`.
     fn message_round_trip(
         &self,
         implementation: ChannelImpl,
@@ -193,44 +187,61 @@ impl Messages for Os {
         h: &Harness,
     ) -> anyhow::Result<Measurement> {
         ensure_offered("os", "impl", self.offers().message_switch, implementation)?;
-        let (to_partner, partner_rx) = std::sync::mpsc::channel::<u64>();
-        let (partner_tx, from_partner) = std::sync::mpsc::channel::<u64>();
-        Ok(with_partner(
-            partner_cpu,
-            move || {
-                while let Ok(v) = partner_rx.recv() {
-                    if v == STOP || partner_tx.send(v).is_err() {
-                        break;
-                    }
-                }
-            },
-            || {
-                h.measure(
-                    |n| {
-                        for i in 0..n {
-                            to_partner.send(i).expect("partner alive");
-                            black_box(from_partner.recv().expect("partner alive"));
-                        }
-                    },
-                    empty_loop,
-                )
-            },
-            || {
-                let _ = to_partner.send(STOP);
-            },
-        ))
+        with_sync_channel(implementation, Capacity::Unbounded, Row { row: RowKind::Echo, partner_cpu, h })
     }
 
-    /// A server thread pinned to `partner_cpu` and two zero-capacity `sync_channel`s (a true rendezvous).
+    /// A server thread pinned to `partner_cpu` and two zero-capacity channels of `implementation` (std's
+    /// `sync_channel(0)`, the crates' `bounded(0)`: a true rendezvous).
     fn rendezvous(&self, implementation: ChannelImpl, partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
         ensure_offered("os", "impl", self.offers().rendezvous, implementation)?;
-        let (request_tx, request_rx) = std::sync::mpsc::sync_channel::<u64>(0);
-        let (reply_tx, reply_rx) = std::sync::mpsc::sync_channel::<u64>(0);
-        Ok(with_partner(
+        with_sync_channel(implementation, Capacity::Bounded(0), Row { row: RowKind::Server, partner_cpu, h })
+    }
+}
+
+/// Which of seed 004's message rows a [`Row`] measures.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RowKind {
+    /// `msg.async`: send and receive in the timed thread.
+    Async,
+    /// `msg.switch`: a message to an echo thread and back.
+    Echo,
+    /// `msg.rendezvous`: a request to a server thread and its reply (`q + 1`).
+    Server,
+}
+
+/// One message row's body, generic over the channel crate ([`with_sync_channel`] picks it outside the timed
+/// loop).
+struct Row<'h> {
+    row: RowKind,
+    partner_cpu: usize,
+    h: &'h Harness,
+}
+
+impl SyncVisit for Row<'_> {
+    type Out = Measurement;
+    fn visit<C: SyncChannel>(self) -> Measurement {
+        let Row { row, partner_cpu, h } = self;
+        let capacity = if row == RowKind::Server { Capacity::Bounded(0) } else { Capacity::Unbounded };
+        if row == RowKind::Async {
+            let (tx, rx) = C::open(capacity);
+            return h.measure(
+                |n| {
+                    for i in 0..n {
+                        C::send(&tx, i);
+                        black_box(C::recv(&rx).expect("sender alive"));
+                    }
+                },
+                empty_loop,
+            );
+        }
+        let (to_partner, partner_rx) = C::open(capacity);
+        let (partner_tx, from_partner) = C::open(capacity);
+        let answer = if row == RowKind::Server { 1 } else { 0 };
+        with_partner(
             partner_cpu,
             move || {
-                while let Ok(q) = request_rx.recv() {
-                    if q == STOP || reply_tx.send(q + 1).is_err() {
+                while let Some(v) = C::recv(&partner_rx) {
+                    if v == STOP || !C::send(&partner_tx, v + answer) {
                         break;
                     }
                 }
@@ -239,17 +250,17 @@ impl Messages for Os {
                 h.measure(
                     |n| {
                         for i in 0..n {
-                            request_tx.send(i).expect("server alive");
-                            black_box(reply_rx.recv().expect("server alive"));
+                            C::send(&to_partner, i);
+                            black_box(C::recv(&from_partner).expect("partner alive"));
                         }
                     },
                     empty_loop,
                 )
             },
             || {
-                let _ = request_tx.send(STOP);
+                C::send(&to_partner, STOP);
             },
-        ))
+        )
     }
 }
 

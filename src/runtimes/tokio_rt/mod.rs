@@ -3,6 +3,7 @@
 //! scheduler, the peer of kernel threads in seed 001's experiments.
 
 mod activity_barrier;
+mod channel_throughput;
 pub mod fan_out;
 mod primitives;
 mod wake_all;
@@ -74,16 +75,21 @@ const OFFERS: crate::runtimes::Offers = {
     use crate::runtimes::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
     use crate::runtimes::yield_round::YieldLimits;
     use crate::runtimes::{Offer, Offers, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS, RANKS_UNDER_MPI};
+    /// The async channels (issue 25 item 1; `runtimes/async_channels.rs`): tokio's mpsc first (seed 004's
+    /// cell), then async-channel, flume's and kanal's async sides. Rendezvous: tokio's oneshot-reply idiom and
+    /// the two with a zero-capacity channel (async-channel has none).
+    const ASYNC_CHANNELS: &[ChannelImpl] =
+        &[ChannelImpl::TokioMpsc, ChannelImpl::AsyncChannel, ChannelImpl::FlumeAsync, ChannelImpl::KanalAsync];
     Offers {
         context: Offer::Has(()),
         kernel: Offer::Lacks(KERNEL_UNDER_OS),
         call: Offer::Has(()),
         spawn_join: Offer::Has(&[SpawnKind::Task]),
         semaphore: Offer::Has(()),
-        channel: Offer::Has(&[ChannelImpl::TokioMpsc]),
-        message_switch: Offer::Has(&[ChannelImpl::TokioMpsc]),
-        rendezvous: Offer::Has(&[ChannelImpl::TokioMpsc]),
-        channel_throughput: Offer::Lacks("channel throughput is not measured in this build"),
+        channel: Offer::Has(ASYNC_CHANNELS),
+        message_switch: Offer::Has(ASYNC_CHANNELS),
+        rendezvous: Offer::Has(&[ChannelImpl::TokioMpsc, ChannelImpl::FlumeAsync, ChannelImpl::KanalAsync]),
+        channel_throughput: Offer::Has(ASYNC_CHANNELS),
         raw_switch: Offer::Has(SwitchMechanism { kind: SwitchKind::Yield, across_cpus: false }),
         yield_round: Offer::Has(YieldLimits::NONE),
         wake_all: Offer::Has(WakeAllOffer { mechanisms: &[WakeMechanism::Notify], waiter_cpus: WaiterCpus::Pool }),
@@ -108,6 +114,7 @@ impl crate::runtimes::RuntimeUnderTest for Tokio {
         context,
         primitives,
         messages,
+        channel_throughput,
         yield_round,
         wake_all,
         fan_out,

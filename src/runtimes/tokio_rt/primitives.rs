@@ -1,7 +1,9 @@
 //! Seed 004's primitives on tokio's current-thread scheduler: the async peer of the fibers (one worker
 //! thread, cooperative switches at `.await`); partners are tasks on the same runtime.
 
+use crate::runtimes::async_channels::{with_async_channel, MessageRow, Row};
 use crate::runtimes::channel_impl::ChannelImpl;
+use crate::runtimes::channel_throughput::Capacity;
 use crate::runtimes::offer::ensure_offered;
 use crate::runtimes::RuntimeUnderTest as _;
 use std::future::Future;
@@ -15,9 +17,6 @@ use crate::harness::{Harness, Measurement};
 use crate::record::Outcome;
 use crate::runtimes::offer::not_offered;
 use crate::runtimes::primitives::{Body, Context, Messages, NewTask, Primitives, SemOp, SpawnKind};
-
-/// Sentinel that ends an echo partner.
-const STOP: u64 = u64::MAX;
 
 /// The operation `msg.call` calls: one argument in, one result out.
 fn operation(x: u64) -> u64 {
@@ -161,25 +160,20 @@ impl Primitives for Tokio {
 }
 
 impl Messages for Tokio {
-    /// An unbounded mpsc channel, sender and receiver in the same task.
+    /// An unbounded channel of `implementation`, sender and receiver in the same task
+    /// (`async_channels::message_row`).
     fn async_message(&self, implementation: ChannelImpl, h: &Harness) -> anyhow::Result<Measurement> {
         ensure_offered("tokio", "impl", self.offers().channel, implementation)?;
         let rt = current_thread()?;
-        let (tx, rx) = ::tokio::sync::mpsc::unbounded_channel::<u64>();
-        let rx = ::tokio::sync::Mutex::new(rx);
-        Ok(measure(h, &rt, |n| {
-            let (tx, rx) = (&tx, &rx);
-            async move {
-                let mut rx = rx.lock().await;
-                for i in 0..n {
-                    tx.send(i).expect("receiver alive");
-                    black_box(rx.recv().await);
-                }
-            }
-        }))
+        with_async_channel(
+            "tokio",
+            implementation,
+            Capacity::Unbounded,
+            Row { executor: &rt, row: MessageRow::Async, h },
+        )
     }
 
-    /// Two unbounded mpsc channels to and from an echo task.
+    /// Two unbounded channels of `implementation` to and from an echo task.
     fn message_round_trip(
         &self,
         implementation: ChannelImpl,
@@ -188,34 +182,23 @@ impl Messages for Tokio {
     ) -> anyhow::Result<Measurement> {
         ensure_offered("tokio", "impl", self.offers().message_switch, implementation)?;
         let rt = current_thread()?;
-        let (to_partner, mut partner_rx) = ::tokio::sync::mpsc::unbounded_channel::<u64>();
-        let (partner_tx, from_partner) = ::tokio::sync::mpsc::unbounded_channel::<u64>();
-        let partner = rt.spawn(async move {
-            while let Some(v) = partner_rx.recv().await {
-                if v == STOP || partner_tx.send(v).is_err() {
-                    break;
-                }
-            }
-        });
-        let from_partner = ::tokio::sync::Mutex::new(from_partner);
-        let m = measure(h, &rt, |n| {
-            let (tx, rx) = (&to_partner, &from_partner);
-            async move {
-                let mut rx = rx.lock().await;
-                for i in 0..n {
-                    tx.send(i).expect("partner alive");
-                    black_box(rx.recv().await);
-                }
-            }
-        });
-        let _ = to_partner.send(STOP);
-        rt.block_on(partner)?;
-        Ok(m)
+        with_async_channel(
+            "tokio",
+            implementation,
+            Capacity::Unbounded,
+            Row { executor: &rt, row: MessageRow::Echo, h },
+        )
     }
 
-    /// A server task, an mpsc request queue and a `oneshot` reply per call (tokio's idiom).
+    /// `tokio_mpsc`: a server task, an mpsc request queue and a `oneshot` reply per call (tokio's idiom: its
+    /// mpsc has no zero capacity); `flume_async`, `kanal_async`: two zero-capacity channels to a server task.
     fn rendezvous(&self, implementation: ChannelImpl, _partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
         ensure_offered("tokio", "impl", self.offers().rendezvous, implementation)?;
+        if implementation != ChannelImpl::TokioMpsc {
+            let rt = current_thread()?;
+            let row = Row { executor: &rt, row: MessageRow::Server, h };
+            return with_async_channel("tokio", implementation, Capacity::Bounded(0), row);
+        }
         type Request = (u64, ::tokio::sync::oneshot::Sender<u64>);
         let rt = current_thread()?;
         let (request_tx, mut request_rx) = ::tokio::sync::mpsc::unbounded_channel::<Request>();
