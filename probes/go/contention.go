@@ -21,6 +21,7 @@ const unlockedNote = "members are goroutines on GOMAXPROCS=T Ps, not locked to O
 func init() {
 	register("sync.faa", syncFaa)
 	register("sync.mutex", syncMutex)
+	register("sync.rwlock", syncRwlock)
 	register("sync.barrier", syncBarrier)
 }
 
@@ -88,6 +89,56 @@ func syncMutex(p *Point) (*Outcome, error) {
 	}
 	out := teamOutcome(p.H.MeasureTeam(p.Spec.Cpus, false, test, emptyTeamLoop))
 	out.Notes = append(out.Notes, unlockedNote)
+	sink = counter
+	return out, nil
+}
+
+// syncRwlock times issue 25 item 2's reader-writer case, lock:rw_mutex (sync.RWMutex), by T members on
+// one lock: writers:W percent of each member's operations write (Lock, increment a shared counter,
+// Unlock), the rest read (RLock, load it, RUnlock). Per operation of one member (members not locked to
+// threads: unlockedNote).
+func syncRwlock(p *Point) (*Outcome, error) {
+	params, err := teamPoint(p, 1, ParamRule{"lock", []string{"rw_mutex"}}, ParamRule{"writers", []string{"1", "10", "50"}})
+	if err != nil {
+		return nil, err
+	}
+	writers, _ := params.Int(p.Spec, "writers", 1)
+	var mu sync.RWMutex
+	var counter uint64
+	// every is 100 / writers (writers divides 100): operation i writes exactly when i % every == 0.
+	every := uint64(100 / writers)
+	wrote := make([]paddedCounter, len(p.Spec.Cpus))
+	test := func(thread int, n uint64) {
+		// Operation i writes when (i * writers) % 100 < writers (the rule of src/runtimes/contention.rs's
+		// RwLockContention, shared with the Rust side): phase is (i * writers) % 100, kept by an add.
+		phase, sum := 0, uint64(0)
+		for i := uint64(0); i < n; i++ {
+			if phase < writers {
+				mu.Lock()
+				counter++
+				mu.Unlock()
+			} else {
+				mu.RLock()
+				sum += counter
+				mu.RUnlock()
+			}
+			phase += writers
+			if phase >= 100 {
+				phase -= 100
+			}
+		}
+		teamSinks[thread].v = sum
+		wrote[thread].v += int64((n + every - 1) / every)
+	}
+	out := teamOutcome(p.H.MeasureTeam(p.Spec.Cpus, false, test, emptyTeamLoop))
+	out.Notes = append(out.Notes, unlockedNote)
+	want := int64(0)
+	for _, w := range wrote {
+		want += w.v
+	}
+	if int64(counter) != want {
+		return nil, errorf("%s: sync.RWMutex lost updates: the counter is %d after %d writes", p.Spec.Name(), counter, want)
+	}
 	sink = counter
 	return out, nil
 }

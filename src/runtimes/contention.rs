@@ -82,6 +82,12 @@ pub enum RwLockImpl {
     /// The `spin` crate's `spin::RwLock` (readers and the writer on one spinning word), named `spin_crate`
     /// like [`LockImpl::SpinCrate`].
     SpinCrate,
+    /// Go's `sync.RWMutex` (the `go` probe, probes/go/contention.go).
+    RwMutex,
+    /// Java's non-fair `ReentrantReadWriteLock` (the Java probe, probes/java ContentionFamily).
+    ReentrantRw,
+    /// Java's `StampedLock`, its pessimistic read and write locks (the Java probe, probes/java ContentionFamily).
+    Stamped,
 }
 
 /// Whether operation `i` (from 0, counted per batch) of a `sync.rwlock` thread writes when `writers_percent`

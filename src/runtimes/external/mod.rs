@@ -18,7 +18,7 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use super::channel_impl::ChannelImpl;
-use super::contention::{AtomicImpl, BarrierImpl, LockImpl};
+use super::contention::{AtomicImpl, BarrierImpl, LockImpl, RwLockImpl};
 pub use super::external_probe::ExternalProbe;
 use super::fan_out::ForkJoinMechanism;
 use super::grain_sweep::{GrainSweep, Granularity, Remarks, Sweep};
@@ -44,30 +44,46 @@ pub struct External {
     offers: Offers,
 }
 
-/// The constructs a probe's seed 004 message rows use (`impl:` values of msg.async, msg.switch, msg.rendezvous).
+/// The constructs a probe's message rows use (`impl:` values of seed 004's msg.async, msg.switch,
+/// msg.rendezvous, and of issue 25's msg.throughput).
 struct ProbeMessages {
     channel: &'static [ChannelImpl],
     switch: &'static [ChannelImpl],
     rendezvous: &'static [ChannelImpl],
+    throughput: &'static [ChannelImpl],
 }
 
-/// Go's message rows: channels throughout.
-const GO_MESSAGES: ProbeMessages =
-    ProbeMessages { channel: &[ChannelImpl::Chan], switch: &[ChannelImpl::Chan], rendezvous: &[ChannelImpl::Chan] };
+/// Go's message rows: channels throughout (msg.throughput at capacities 0, 1 and 1024: no unbounded chan).
+const GO_MESSAGES: ProbeMessages = ProbeMessages {
+    channel: &[ChannelImpl::Chan],
+    switch: &[ChannelImpl::Chan],
+    rendezvous: &[ChannelImpl::Chan],
+    throughput: &[ChannelImpl::Chan],
+};
 
-/// Java's message rows: a LinkedTransferQueue for the asynchronous message, SynchronousQueues for the rest.
+/// Java's message rows: a LinkedTransferQueue for the asynchronous message, SynchronousQueues for the rest;
+/// msg.throughput on the four java.util.concurrent queues, each at the capacities it has
+/// ([`ChannelImpl::has_capacity`]).
 const JAVA_MESSAGES: ProbeMessages = ProbeMessages {
     channel: &[ChannelImpl::LinkedTransferQueue],
     switch: &[ChannelImpl::SynchronousQueue],
     rendezvous: &[ChannelImpl::SynchronousQueue],
+    throughput: &[
+        ChannelImpl::SynchronousQueue,
+        ChannelImpl::ArrayBlockingQueue,
+        ChannelImpl::LinkedBlockingQueue,
+        ChannelImpl::LinkedTransferQueue,
+    ],
 };
 
 /// What every external probe offers, given the variants that differ between them: seed 004's primitives,
-/// the yield round, fork-join fan-out and contention between CPUs (`impl:hw`, `impl:cyclic`).
+/// the yield round, fork-join fan-out, channel throughput and contention between CPUs (`impl:hw`, `impl:cyclic`,
+/// mutexes and reader-writer locks).
 const fn probe_offers(
     spawn_kinds: &'static [SpawnKind],
     switch: SwitchMechanism,
     locks: &'static [LockImpl],
+    rwlocks: &'static [RwLockImpl],
     fork_join: &'static [ForkJoinMechanism],
     messages: ProbeMessages,
 ) -> Offers {
@@ -80,7 +96,7 @@ const fn probe_offers(
         channel: Offer::Has(messages.channel),
         message_switch: Offer::Has(messages.switch),
         rendezvous: Offer::Has(messages.rendezvous),
-        channel_throughput: Offer::Lacks(NOT_IN_PROBE),
+        channel_throughput: Offer::Has(messages.throughput),
         raw_switch: Offer::Has(switch),
         yield_round: Offer::Has(YieldLimits::NONE),
         wake_all: Offer::Lacks(NOT_IN_PROBE),
@@ -89,7 +105,7 @@ const fn probe_offers(
         atomic: Offer::Has(&[AtomicImpl::Hw]),
         barrier: Offer::Has(&[BarrierImpl::Cyclic]),
         lock: Offer::Has(locks),
-        rwlock: Offer::Lacks(NOT_IN_PROBE),
+        rwlock: Offer::Has(rwlocks),
         ranks: Offer::Lacks(RANKS_UNDER_MPI),
     }
 }
@@ -103,6 +119,7 @@ pub const GO: External = External {
         &[SpawnKind::Task],
         SwitchMechanism { kind: SwitchKind::Gosched, across_cpus: false },
         &[LockImpl::Mutex],
+        &[RwLockImpl::RwMutex],
         &[ForkJoinMechanism::Spawn, ForkJoinMechanism::Pool],
         GO_MESSAGES,
     ),
@@ -117,6 +134,7 @@ pub const JAVA_PLATFORM: External = External {
         &[SpawnKind::Thread],
         SwitchMechanism { kind: SwitchKind::Park, across_cpus: true },
         &[LockImpl::Synchronized, LockImpl::Reentrant],
+        &[RwLockImpl::ReentrantRw, RwLockImpl::Stamped],
         &[ForkJoinMechanism::Spawn, ForkJoinMechanism::Pool],
         JAVA_MESSAGES,
     ),
@@ -131,6 +149,7 @@ pub const JAVA_VIRTUAL: External = External {
         &[SpawnKind::Task],
         SwitchMechanism { kind: SwitchKind::Yield, across_cpus: false },
         &[LockImpl::Synchronized, LockImpl::Reentrant],
+        &[RwLockImpl::ReentrantRw, RwLockImpl::Stamped],
         // Virtual threads are not pooled: one per task is the idiom.
         &[ForkJoinMechanism::Spawn],
         JAVA_MESSAGES,

@@ -91,6 +91,9 @@ impl RwLockContention for Os {
             RwLockImpl::Std => rwlock_team(std::sync::RwLock::new(0u64), writers_percent, cpus, h).0,
             RwLockImpl::ParkingLot => rwlock_team(parking_lot::RwLock::new(0u64), writers_percent, cpus, h).0,
             RwLockImpl::SpinCrate => rwlock_team(spin::RwLock::new(0u64), writers_percent, cpus, h).0,
+            other @ (RwLockImpl::RwMutex | RwLockImpl::ReentrantRw | RwLockImpl::Stamped) => {
+                return Err(crate::runtimes::offer::not_offered("os", "lock", other))
+            }
         };
         Ok(outcome)
     }

@@ -2,7 +2,10 @@ package overhead.probe;
 
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.StampedLock;
 
 /**
  * Contention between CPUs (src/experiments/sync/{faa,mutex,barrier}.rs, src/runtimes/os/contention.rs):
@@ -90,6 +93,102 @@ final class ContentionFamily {
         synchronized (MONITOR) {
             Loops.sink = counter;
         }
+        return o;
+    }
+
+    /** The counter a reader-writer lock protects, alone in its object. */
+    static final class Guarded {
+        long value;
+    }
+
+    /**
+     * sync.rwlock (issue 25 item 2): T members on one reader-writer lock, writers:W percent of each member's
+     * operations write (write lock, increment a shared counter, unlock), the rest read (read lock, load it,
+     * unlock). lock:reentrant_rw is a non-fair ReentrantReadWriteLock (AQS: readers share a count, waiters
+     * park), lock:stamped a StampedLock's pessimistic readLock/writeLock (its optimistic reads are not a
+     * reader-writer lock's read and are not measured). Per operation of one member.
+     */
+    static Outcome rwlock(Point p) throws Exception {
+        Params params = teamPoint(p, 1, Params.Rule.of("lock", "reentrant_rw", "stamped"), Params.Rule.of("writers", "1", "10", "50"));
+        int writers = params.integer("writers", 1);
+        // every is 100 / writers (writers divides 100): operation i writes exactly when i % every == 0.
+        long every = 100 / writers;
+        long[] wrote = new long[STRIDE * (p.spec.cpus().size() + 1)];
+        Guarded cell = new Guarded();
+        Team.Body test;
+        // In both: operation i writes when (i * writers) % 100 < writers (the rule of src/runtimes/contention.rs's
+        // RwLockContention, shared with the Rust side); phase is (i * writers) % 100, kept by an add.
+        if (params.get("lock").equals("reentrant_rw")) {
+            ReentrantReadWriteLock rw = new ReentrantReadWriteLock();
+            Lock read = rw.readLock();
+            Lock write = rw.writeLock();
+            test = (thread, n) -> {
+                int phase = 0;
+                long s = 0;
+                for (long i = 0; i < n; i++) {
+                    if (phase < writers) {
+                        write.lock();
+                        try {
+                            cell.value++;
+                        } finally {
+                            write.unlock();
+                        }
+                    } else {
+                        read.lock();
+                        try {
+                            s += cell.value;
+                        } finally {
+                            read.unlock();
+                        }
+                    }
+                    phase += writers;
+                    if (phase >= 100) {
+                        phase -= 100;
+                    }
+                }
+                Team.SINKS[16 * (thread + 1)] = s;
+                wrote[STRIDE * (thread + 1)] += (n + every - 1) / every;
+            };
+        } else {
+            StampedLock lock = new StampedLock();
+            test = (thread, n) -> {
+                int phase = 0;
+                long s = 0;
+                for (long i = 0; i < n; i++) {
+                    if (phase < writers) {
+                        long stamp = lock.writeLock();
+                        try {
+                            cell.value++;
+                        } finally {
+                            lock.unlockWrite(stamp);
+                        }
+                    } else {
+                        long stamp = lock.readLock();
+                        try {
+                            s += cell.value;
+                        } finally {
+                            lock.unlockRead(stamp);
+                        }
+                    }
+                    phase += writers;
+                    if (phase >= 100) {
+                        phase -= 100;
+                    }
+                }
+                Team.SINKS[16 * (thread + 1)] = s;
+                wrote[STRIDE * (thread + 1)] += (n + every - 1) / every;
+            };
+        }
+        Outcome o = Team.measure(p.h, p.act, p.spec.cpus(), false, test, Team::emptyLoop).outcome();
+        long want = 0;
+        for (int k = STRIDE; k < wrote.length; k += STRIDE) {
+            want += wrote[k];
+        }
+        // The members are joined: their writes are visible here.
+        if (cell.value != want) {
+            throw p.error(params.get("lock") + " lost updates: the counter is " + cell.value + " after " + want + " writes");
+        }
+        Loops.sink = cell.value;
         return o;
     }
 

@@ -44,7 +44,9 @@ public final class Main {
             Map.entry("spawn.bulk", FanOutFamily::bulk),
             Map.entry("sync.faa", ContentionFamily::faa),
             Map.entry("sync.mutex", ContentionFamily::mutex),
-            Map.entry("sync.barrier", ContentionFamily::barrier));
+            Map.entry("sync.barrier", ContentionFamily::barrier),
+            Map.entry("sync.rwlock", ContentionFamily::rwlock),
+            Map.entry("msg.throughput", ThroughputFamily::throughput));
 
     private Main() {
     }

@@ -36,6 +36,8 @@ public final class ProbeTests {
         team();
         runErrors();
         grain();
+        throughput();
+        rwlock();
         System.out.println(failures == 0 ? "ok: " + checks + " checks" : failures + " of " + checks + " checks FAILED");
         System.exit(failures == 0 ? 0 : 1);
     }
@@ -491,6 +493,142 @@ public final class ProbeTests {
             } else {
                 System.setProperty("overhead.jitWarmupMs", before);
             }
+        }
+    }
+
+    /** A point of experiment on runtime and cpus with key, value, … parameters, on a 20 µs harness with no JIT warm-up. */
+    static Point point(String experiment, String runtime, List<Integer> cpus, String... kv) throws ProbeException {
+        List<String[]> params = new ArrayList<>();
+        for (int k = 0; k + 1 < kv.length; k += 2) {
+            params.add(new String[] {kv[k], kv[k + 1]});
+        }
+        Job.Spec spec = new Job.Spec(experiment, runtime, params, cpus, null);
+        Point p = new Point(spec, new Harness(new Job.HarnessConfig(20_000, 1, 2, 1L << 32, 0.05, "quick"), null, System::nanoTime, 0, null));
+        p.act = Activities.of(runtime, spec.distinctCpus(), p);
+        return p;
+    }
+
+    /** n copies of cpu, then m copies of cpu2. */
+    static List<Integer> cpus(int cpu, int n, int cpu2, int m) {
+        List<Integer> out = new ArrayList<>();
+        for (int k = 0; k < n + m; k++) {
+            out.add(k < n ? cpu : cpu2);
+        }
+        return out;
+    }
+
+    /**
+     * msg.throughput: every queue, at every capacity it has, in every pattern and placement, delivers every
+     * message exactly once and in order per producer (the ledger); the ledger catches faults; parameters a
+     * queue does not have are refused by name.
+     */
+    static void throughput() throws Exception {
+        List<String> runtimes = new ArrayList<>(List.of("java-platform"));
+        if (Activities.jdk() >= 21) {
+            runtimes.add("java-virtual");
+        }
+        int[][] parties = {{1, 0}, {1, 1}, {ThroughputFamily.PRODUCERS, 1}, {ThroughputFamily.PRODUCERS, ThroughputFamily.PRODUCERS}};
+        String[] patterns = {"seq", "spsc", "mpsc", "mpmc"};
+        for (String runtime : runtimes) {
+            for (String impl : ThroughputFamily.IMPLS) {
+                for (String capacity : ThroughputFamily.capacities(impl)) {
+                    for (int k = 0; k < patterns.length; k++) {
+                        if (patterns[k].equals("seq") && capacity.equals("0")) {
+                            continue;
+                        }
+                        int np = parties[k][0];
+                        int nc = parties[k][1];
+                        for (String placement : nc == 0 ? List.of("same_cpu") : List.of("same_cpu", "other_core")) {
+                            List<Integer> cpus = placement.equals("same_cpu") ? cpus(0, np + nc, 0, 0) : cpus(0, np, 1, nc);
+                            Point p = point("msg.throughput", runtime, cpus, "impl", impl, "pattern", patterns[k], "capacity", capacity,
+                                    "placement", placement);
+                            String name = p.spec.name();
+                            ThroughputFamily.Stream st = p.act.inContext(
+                                    () -> ThroughputFamily.stream(p.h, p.act, ThroughputFamily.parse(p.spec), cpus));
+                            eq(st.ledger().problem(impl), null, name + ": every message once, in order");
+                            check(st.ledger().stats[ThroughputFamily.Ledger.MESSAGES] > 0, name + ": producer 0 sent");
+                            eq(st.outcome().m.testNs().length, 2, name + ": kept pairs");
+                            eq(st.outcome().perThreadTestNs == null ? 0 : st.outcome().perThreadTestNs.size(), nc == 0 ? 0 : np + nc,
+                                    name + ": one row per party");
+                            Outcome o = p.act.inContext(() -> ThroughputFamily.throughput(p));
+                            check(o.m.n() > 0 && o.per == 1, name + ": the point measures");
+                        }
+                    }
+                }
+            }
+        }
+
+        java.util.function.BiFunction<Integer, long[], ThroughputFamily.Ledger> receive = (producers, values) -> {
+            java.util.concurrent.LinkedBlockingQueue<Long> q = new java.util.concurrent.LinkedBlockingQueue<>();
+            for (long v : values) {
+                q.add(v);
+            }
+            ThroughputFamily.Ledger l = new ThroughputFamily.Ledger(1, 1);
+            try {
+                ThroughputFamily.consume(q, producers, values.length, l, 0);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            return l;
+        };
+        long one = 1L << ThroughputFamily.TAG_SHIFT;
+        int disorder = ThroughputFamily.Ledger.DISORDER;
+        int off = ThroughputFamily.STRIDE; // consumer 0's slot in a ledger of one producer
+        eq(receive.apply(2, new long[] {0, one, 1, one | 1, 2}).stats[off + disorder], 0L, "in order per producer");
+        eq(receive.apply(2, new long[] {0, 2, 1}).stats[off + disorder], 1L, "reordered");
+        eq(receive.apply(2, new long[] {0, 1, 1}).stats[off + disorder], 1L, "duplicated");
+        eq(receive.apply(2, new long[] {0, 5 * one}).stats[off + disorder], 1L, "a stranger's tag");
+        ThroughputFamily.Ledger lost = receive.apply(1, new long[] {0, 1});
+        lost.stats[ThroughputFamily.Ledger.MESSAGES] = 3;
+        lost.stats[ThroughputFamily.Ledger.SUM] = 3;
+        String why = lost.problem("q");
+        check(why != null && why.contains("sent 3"), "a lost message: " + why);
+        ThroughputFamily.Ledger swapped = receive.apply(1, new long[] {0, 1, 3});
+        swapped.stats[ThroughputFamily.Ledger.MESSAGES] = 3;
+        swapped.stats[ThroughputFamily.Ledger.SUM] = 3;
+        check(swapped.problem("q") != null, "a message replaced by another");
+
+        String[][] refused = {
+            {"linked_transfer_queue", "spsc", "1", "same_cpu", "0,0", "linked_transfer_queue has no capacity:1 (it has capacity:unbounded)"},
+            {"synchronous_queue", "spsc", "1024", "same_cpu", "0,0", "has no capacity:1024 (it has capacity:0)"},
+            {"array_blocking_queue", "spsc", "unbounded", "same_cpu", "0,0", "has no capacity:unbounded (it has capacity:1, 1024)"},
+            {"chan", "spsc", "1", "same_cpu", "0,0", "impl:chan is not one of"},
+            {"linked_blocking_queue", "seq", "1", "other_core", "0", "does not apply"},
+            {"linked_blocking_queue", "mpsc", "1", "same_cpu", "0,0", "need 5 CPUs"},
+            {"linked_blocking_queue", "spsc", "1", "same_cpu", "0,1", "one CPU for every party"},
+            {"linked_blocking_queue", "spsc", "1", "other_core", "1,1", "consumers on another"},
+        };
+        for (String[] r : refused) {
+            List<Integer> cpus = new ArrayList<>();
+            for (String c : r[4].split(",")) {
+                cpus.add(Integer.parseInt(c));
+            }
+            Point p = point("msg.throughput", "java-platform", cpus, "impl", r[0], "pattern", r[1], "capacity", r[2], "placement", r[3]);
+            try {
+                ThroughputFamily.parse(p.spec);
+                check(false, "accepted " + p.spec.name());
+            } catch (ProbeException e) {
+                check(e.getMessage().contains(r[5]), "error '" + e.getMessage() + "' should say " + r[5]);
+            }
+        }
+    }
+
+    /** sync.rwlock: both locks at every writers share on one and two members; updates are not lost; writers:5 refused. */
+    static void rwlock() throws Exception {
+        for (String lock : List.of("reentrant_rw", "stamped")) {
+            for (String writers : List.of("1", "10", "50")) {
+                for (List<Integer> cpus : List.of(List.of(0), List.of(0, 1))) {
+                    Point p = point("sync.rwlock", "java-platform", cpus, "lock", lock, "writers", writers, "threads", "" + cpus.size());
+                    Outcome o = ContentionFamily.rwlock(p);
+                    eq(o.perThreadTestNs.size(), cpus.size(), p.spec.name() + ": one row per member");
+                }
+            }
+        }
+        try {
+            ContentionFamily.rwlock(point("sync.rwlock", "java-platform", List.of(0), "lock", "stamped", "writers", "5", "threads", "1"));
+            check(false, "writers:5 accepted");
+        } catch (ProbeException e) {
+            check(e.getMessage().contains("writers:5 is not one of 1, 10, 50"), "writers:5: " + e.getMessage());
         }
     }
 }
