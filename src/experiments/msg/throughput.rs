@@ -57,15 +57,10 @@ fn grid(mode: Mode) -> Vec<(Pattern, Capacity, Placement)> {
     use Pattern::*;
     use Placement::{OtherCore, SameCpu};
     match mode {
-        Mode::Quick => vec![(Spsc, Bounded(N), OtherCore), (Mpsc, Bounded(N), OtherCore)],
-        Mode::Default => vec![
-            (Spsc, Bounded(N), SameCpu),
-            (Spsc, Bounded(N), OtherCore),
-            (Mpsc, Bounded(N), SameCpu),
-            (Mpsc, Bounded(N), OtherCore),
-            (Spsc, Bounded(0), OtherCore),
-            (Spsc, Unbounded, OtherCore),
-        ],
+        // The default run's budget (≤ 90 s in all) leaves room for the cases the crossbeam-channel cross-check
+        // compares and the rendezvous channel; the rest of the suite's grid is `--full`'s.
+        Mode::Quick => vec![(Spsc, Bounded(N), OtherCore)],
+        Mode::Default => vec![(Spsc, Bounded(N), OtherCore), (Mpsc, Bounded(N), OtherCore), (Spsc, Bounded(0), OtherCore)],
         Mode::Full => {
             let mut out = vec![(Seq, Bounded(N), SameCpu), (Seq, Unbounded, SameCpu)];
             for pattern in [Spsc, Mpsc, Mpmc] {
@@ -185,11 +180,11 @@ mod tests {
             }
         }
         let quick = planned(Mode::Quick, os);
-        assert_eq!(quick.len(), 2 * 4);
+        assert_eq!(quick.len(), 4);
         assert!(quick.iter().all(|(s, _)| s.param("capacity") == Some("1024")));
-        // The default grid: 6 cells for each os crate; tokio's mpsc and async-channel lack the rendezvous.
-        assert_eq!(planned(Mode::Default, os).len(), 24);
-        assert_eq!(planned(Mode::Default, tokio).len(), 22);
+        // The default grid: 3 cells for each os crate; tokio's mpsc and async-channel lack the rendezvous.
+        assert_eq!(planned(Mode::Default, os).len(), 12);
+        assert_eq!(planned(Mode::Default, tokio).len(), 10);
         let full = planned(Mode::Full, os);
         assert!(!full.iter().any(|(s, _)| s.param("impl") == Some("std_mpsc") && s.param("pattern") == Some("mpmc")));
         assert!(full.iter().any(|(s, _)| s.param("impl") == Some("kanal") && s.param("pattern") == Some("mpmc")));
