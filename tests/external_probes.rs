@@ -106,7 +106,7 @@ fn the_go_probe_measures_seed_004_and_seed_001_points() {
     let rec = quick_run("go", "base.loop,msg.switch,spawn.create,sync.faa,grain.sweep,spawn.remote", &[]);
     let points = medians(&rec, "go");
     for name in
-        ["base.loop/runtime:go", "msg.switch/runtime:go/placement:same_cpu", "spawn.create/runtime:go/kind:task"]
+        ["base.loop/runtime:go", "msg.switch/runtime:go/impl:chan/placement:same_cpu", "spawn.create/runtime:go/kind:task"]
     {
         let (_, median) =
             points.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} missing: {points:?}"));
@@ -115,7 +115,7 @@ fn the_go_probe_measures_seed_004_and_seed_001_points() {
     assert!(points.iter().any(|(n, _)| n.starts_with("sync.faa/runtime:go/impl:hw/")), "{points:?}");
     // A switch costs more than a loop iteration: the probe's control subtraction kept the order of things.
     let of = |name: &str| points.iter().find(|(n, _)| n == name).unwrap().1;
-    assert!(of("msg.switch/runtime:go/placement:same_cpu") > 10.0 * of("base.loop/runtime:go"));
+    assert!(of("msg.switch/runtime:go/impl:chan/placement:same_cpu") > 10.0 * of("base.loop/runtime:go"));
     // The granularity sweep, driven from Rust over the probe's stdin: its tables, and every task counted
     // on a CPU of the point (Go reads the CPU with RDTSCP where the CPU has it).
     let sweep = sweep_point(&rec, "go");
