@@ -105,9 +105,11 @@ fn the_go_probe_measures_seed_004_and_seed_001_points() {
     }
     let rec = quick_run("go", "base.loop,msg.switch,spawn.create,sync.faa,grain.sweep,spawn.remote", &[]);
     let points = medians(&rec, "go");
-    for name in
-        ["base.loop/runtime:go", "msg.switch/runtime:go/impl:chan/placement:same_cpu", "spawn.create/runtime:go/kind:task"]
-    {
+    for name in [
+        "base.loop/runtime:go",
+        "msg.switch/runtime:go/impl:chan/placement:same_cpu",
+        "spawn.create/runtime:go/kind:task",
+    ] {
         let (_, median) =
             points.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} missing: {points:?}"));
         assert!(median.is_finite() && *median > 0.0, "{name}: {median}");

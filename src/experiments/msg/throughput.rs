@@ -60,7 +60,9 @@ fn grid(mode: Mode) -> Vec<(Pattern, Capacity, Placement)> {
         // The default run's budget (≤ 90 s in all) leaves room for the cases the crossbeam-channel cross-check
         // compares and the rendezvous channel; the rest of the suite's grid is `--full`'s.
         Mode::Quick => vec![(Spsc, Bounded(N), OtherCore)],
-        Mode::Default => vec![(Spsc, Bounded(N), OtherCore), (Mpsc, Bounded(N), OtherCore), (Spsc, Bounded(0), OtherCore)],
+        Mode::Default => {
+            vec![(Spsc, Bounded(N), OtherCore), (Mpsc, Bounded(N), OtherCore), (Spsc, Bounded(0), OtherCore)]
+        }
         Mode::Full => {
             let mut out = vec![(Seq, Bounded(N), SameCpu), (Seq, Unbounded, SameCpu)];
             for pattern in [Spsc, Mpsc, Mpmc] {
