@@ -1,22 +1,9 @@
-//! Records the git commit the binary is built from, for the run record's `tool.git_commit`, builds the
-//! OpenMP kernels of the `openmp` runtime (`c/omp/`, C with `-fopenmp`, linked against libgomp), and generates
-//! the gRPC service of the `rpc.*` experiments from `proto/overhead_rpc.proto` (seed 003).
-//!
-//! It also embeds the sources of the external probes (`probes/go`, `probes/java/src`) into the binary, so
-//! that `runtimes::external` can build them on first use wherever the binary runs (`OUT_DIR/probe_sources.rs`).
-//!
-//! The OpenMP build never fails the crate's build: when the C compiler cannot compile and link an OpenMP
-//! program (no `omp.h`, no libgomp, `OVERHEAD_NO_OPENMP` set), the crate is built without the `overhead_openmp`
-//! cfg and `OVERHEAD_OPENMP_UNAVAILABLE` holds the reason, which `runtimes::openmp::available()` returns.
+//! Stamps the binary: the git commit it is built from (`OVERHEAD_GIT_COMMIT`, the run record's `tool.git_commit`)
+//! and the versions of the crates under test as Cargo.lock resolved them (`OVERHEAD_CRATE_VERSIONS`,
+//! `tool.crates`). Only the `overhead` binary crate has this script, so a new commit relinks the binary and
+//! rebuilds nothing below it (docs/ARCHITECTURE.md "Crates").
 
-use std::path::{Path, PathBuf};
-
-/// The C sources of the OpenMP kernels, relative to the crate root.
-const OMP_SOURCES: [&str; 6] =
-    ["c/omp/team.c", "c/omp/loops.c", "c/omp/forkjoin.c", "c/omp/barrier.c", "c/omp/tasks.c", "c/omp/sync.c"];
-
-/// The service definition of the `rpc.*` experiments, relative to the crate root.
-const RPC_PROTO: &str = "proto/overhead_rpc.proto";
+use std::path::PathBuf;
 
 /// The crates whose primitives are measured (runtimes, channels, locks): the record names the version of each
 /// that Cargo.lock resolved (`tool.crates`), so that two records of different builds say what changed.
@@ -40,9 +27,6 @@ const CRATES_UNDER_TEST: [&str; 13] = [
 fn main() {
     crate_versions();
     git_commit();
-    openmp();
-    rpc_service();
-    probe_sources();
 }
 
 /// Sets `OVERHEAD_CRATE_VERSIONS` to `name=version` pairs, comma-separated, for [`CRATES_UNDER_TEST`] as Cargo.lock
@@ -69,70 +53,6 @@ fn crate_versions() {
         .map(|p| format!("{}={}", p.name, p.version))
         .collect();
     println!("cargo:rustc-env=OVERHEAD_CRATE_VERSIONS={}", pairs.join(","));
-}
-
-/// Writes `OUT_DIR/probe_sources.rs`: `GO_SOURCES` and `JAVA_SOURCES`, each `&[(relative path, contents)]`
-/// with `include_str!` of every file the probe's build needs (Go: `go.mod`, the non-test `.go` files and the assembly `.s` files;
-/// Java: every `.java` file under `src/`), and `MPI_SOURCES`, the C of the MPI shim (`probes/mpi/*.c`, built with
-/// `mpicc` on first use by `runtimes::mpi`), in path order.
-fn probe_sources() {
-    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let list = |dir: &str, keep: &dyn Fn(&str) -> bool| -> String {
-        let base = root.join(dir);
-        println!("cargo:rerun-if-changed={}", base.display());
-        let mut files = Vec::new();
-        collect_files(&base, &mut files);
-        files.sort();
-        let mut out = String::new();
-        for file in files {
-            let relative = file.strip_prefix(&base).expect("under its base").to_string_lossy().replace('\\', "/");
-            if keep(&relative) {
-                println!("cargo:rerun-if-changed={}", file.display());
-                out += &format!("    ({relative:?}, include_str!({:?})),\n", file.display().to_string());
-            }
-        }
-        out
-    };
-    let go =
-        list("probes/go", &|f| f == "go.mod" || f.ends_with(".s") || (f.ends_with(".go") && !f.ends_with("_test.go")));
-    let java = list("probes/java/src", &|f| f.ends_with(".java"));
-    let mpi = list("probes/mpi", &|f| f.ends_with(".c") && !f.starts_with("crosscheck/"));
-    let code = format!(
-        "/// The Go probe's build inputs: (path relative to `probes/go`, contents).\n\
-         pub const GO_SOURCES: &[(&str, &str)] = &[\n{go}];\n\
-         /// The Java probe's sources: (path relative to `probes/java/src`, contents).\n\
-         pub const JAVA_SOURCES: &[(&str, &str)] = &[\n{java}];\n\
-         /// The MPI shim's sources: (path relative to `probes/mpi`, contents).\n\
-         pub const MPI_SOURCES: &[(&str, &str)] = &[\n{mpi}];\n"
-    );
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("probe_sources.rs");
-    std::fs::write(out, code).expect("OUT_DIR is writable");
-}
-
-/// Every file under `dir`, recursively (nothing when it does not exist).
-fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect_files(&path, files);
-        } else {
-            files.push(path);
-        }
-    }
-}
-
-/// Generates the messages and the client and server code of `proto/overhead_rpc.proto` into `OUT_DIR`
-/// (`overhead_rpc.rs`, included by `src/experiments/rpc/service.rs`). protox parses the file in Rust, so the
-/// build needs no `protoc`; tonic-prost-build turns the descriptors into prost messages and tonic stubs.
-/// Unlike the OpenMP kernels this cannot be left out: a broken `.proto` fails the build, with protox's message.
-fn rpc_service() {
-    println!("cargo:rerun-if-changed={RPC_PROTO}");
-    let descriptors = protox::compile([RPC_PROTO], ["proto"]).unwrap_or_else(|e| panic!("{RPC_PROTO}: {e}"));
-    tonic_prost_build::configure()
-        .build_transport(false)
-        .compile_fds(descriptors)
-        .unwrap_or_else(|e| panic!("generating the rpc service from {RPC_PROTO}: {e}"));
 }
 
 /// Sets `OVERHEAD_GIT_COMMIT` to `git describe --always --abbrev=12`, with `-dirty` when a tracked file differs
@@ -182,70 +102,5 @@ fn git_commit() {
     }
     for entry in git(&["ls-tree", "--name-only", "HEAD"]).unwrap_or_default().lines() {
         watch(entry);
-    }
-}
-
-/// Builds the kernels, or says why not through the environment of the crate's compilation.
-fn openmp() {
-    println!("cargo:rustc-check-cfg=cfg(overhead_openmp)");
-    println!("cargo:rerun-if-changed=c/omp");
-    println!("cargo:rerun-if-env-changed=OVERHEAD_NO_OPENMP");
-    for source in OMP_SOURCES {
-        println!("cargo:rerun-if-changed={source}");
-    }
-    match build_openmp() {
-        Ok(library) => {
-            println!("cargo:rustc-cfg=overhead_openmp");
-            println!("cargo:rustc-env=OVERHEAD_OPENMP_LIBRARY={library}");
-        }
-        Err(reason) => {
-            // One line: rustc-env values cannot hold a newline.
-            let reason: String = reason.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(300).collect();
-            println!("cargo:warning=runtime openmp not built: {reason}");
-            println!("cargo:rustc-env=OVERHEAD_OPENMP_UNAVAILABLE={reason}");
-        }
-    }
-}
-
-/// Compiles `c/omp/*.c` into a static library and asks Cargo to link it and the OpenMP runtime. Returns the
-/// runtime library's name (`gomp` for GCC; `omp` when the compiler is clang, whose `-fopenmp` needs LLVM's).
-fn build_openmp() -> Result<&'static str, String> {
-    if std::env::var_os("OVERHEAD_NO_OPENMP").is_some() {
-        return Err("disabled by OVERHEAD_NO_OPENMP at build time".into());
-    }
-    let mut build = cc::Build::new();
-    build.files(OMP_SOURCES).include("c/omp").flag("-fopenmp").flag("-std=c11").opt_level(2).warnings(true);
-    let compiler = build.try_get_compiler().map_err(|e| format!("no C compiler: {e}"))?;
-    let library = if compiler.is_like_clang() { "omp" } else { "gomp" };
-    link_check(&compiler, library)?;
-    build.try_compile("overhead_omp").map_err(|e| format!("compiling c/omp failed: {e}"))?;
-    println!("cargo:rustc-link-lib=dylib={library}");
-    Ok(library)
-}
-
-/// Compiles and links a tiny OpenMP program, so that a missing `omp.h` or OpenMP runtime library is found
-/// here, with its reason, rather than at the crate's final link.
-fn link_check(compiler: &cc::Tool, library: &str) -> Result<(), String> {
-    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?);
-    let source = out_dir.join("omp_link_check.c");
-    let program = "#include <omp.h>\nint main(void) {\n  int n = 0;\n#pragma omp parallel num_threads(2)\n  {\n\
-                   #pragma omp atomic\n    n++;\n  }\n  return n > 0 && omp_get_max_threads() > 0 ? 0 : 1;\n}\n";
-    std::fs::write(&source, program).map_err(|e| format!("writing {}: {e}", source.display()))?;
-    let exe = out_dir.join("omp_link_check");
-    let output = compiler
-        .to_command()
-        .arg("-fopenmp")
-        .arg(Path::new(&source))
-        .arg("-o")
-        .arg(&exe)
-        .arg(format!("-l{library}"))
-        .output()
-        .map_err(|e| format!("running the C compiler {}: {e}", compiler.path().display()))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let first = stderr.lines().find(|l| l.contains("error")).or(stderr.lines().next()).unwrap_or("");
-        Err(format!("{} cannot build an OpenMP program with -l{library}: {first}", compiler.path().display()))
     }
 }

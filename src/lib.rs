@@ -1,22 +1,25 @@
 //! `overhead`: measures what the primitives of concurrent runtimes cost on the machine it runs on.
 //!
-//! The crate follows the data flow of `docs/ARCHITECTURE.md`: the CLI builds a plan, the orchestrator runs each
-//! point in a probe process, the harness inside the probe times it, analysis merges a point's processes
-//! (stats summarise), the run record stores it, and the renderers read only the record.
+//! This crate is the command line on top of the workspace (docs/ARCHITECTURE.md "Crates"): the CLI builds a
+//! plan, the orchestrator runs each point in a probe process, the harness inside the probe times it, analysis
+//! merges a point's processes (stats summarise), the run record stores it, and the renderers read only the
+//! record. The layers below are re-exported under their layer names, so `overhead::record::RunRecord` names
+//! the same type as `overhead_record::RunRecord`.
 
-pub mod analysis;
 pub mod cli;
-pub mod clock;
-pub mod experiments;
-pub mod harness;
-pub mod history;
-pub mod hosts;
-pub mod machine;
-pub mod orchestrator;
-pub mod protocol;
-pub mod record;
-pub mod render;
-pub mod report;
-pub mod runtimes;
-pub mod stats;
-pub mod units;
+
+pub use overhead_analysis as analysis;
+pub use overhead_clock as clock;
+pub use overhead_experiments as experiments;
+pub use overhead_harness as harness;
+pub use overhead_history as history;
+pub use overhead_hosts as hosts;
+pub use overhead_machine as machine;
+pub use overhead_orchestrator as orchestrator;
+pub use overhead_protocol as protocol;
+pub use overhead_record as record;
+pub use overhead_render as render;
+pub use overhead_report as report;
+pub use overhead_runtimes as runtimes;
+pub use overhead_stats as stats;
+pub use overhead_units as units;

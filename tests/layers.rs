@@ -1,12 +1,14 @@
-//! The layers point down (docs/ARCHITECTURE.md "Layers"): no module of `src/` uses a top-level module that
-//! sits above its own in [`LAYERS`]. Reads the sources as text, so it needs no build of the crate's internals:
-//! every `crate::NAME` path, including the names inside a grouped `use crate::{…}`, outside comments and
-//! outside test code (`tests.rs`, `testing.rs`, `fixture.rs` and a file's trailing `#[cfg(test)] mod tests`).
+//! The layers point down (docs/ARCHITECTURE.md "Layers"). Each layer is a crate under `crates/`, so Cargo already
+//! refuses a cycle; what it cannot refuse is a crate depending on one that the architecture puts above it (a
+//! new edge that happens to make no cycle), a crate that no layer names, or a drawing in docs/ARCHITECTURE.md
+//! that no longer matches the manifests. This test reads the manifests and the page as text, so it needs no
+//! build of the crates. It also keeps the runtime plug-in trait (`runtimes/src/plugin.rs`) apart from the
+//! runtimes that implement it, which is inside one crate and so invisible to Cargo.
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The top-level modules of `src/`, lowest first. A module may use those before it and itself.
+/// The crates of the workspace, lowest first (the directory names under `crates/`; the package is
+/// `overhead-NAME`). A crate may depend on those before it; the `overhead` binary sits on top of all.
 const LAYERS: &[&str] = &[
     "machine",
     "clock",
@@ -23,137 +25,98 @@ const LAYERS: &[&str] = &[
     "history",
     "orchestrator",
     "report",
-    "cli",
 ];
 
-/// Pairs of sibling modules inside one layer where the first must not use the second (a circle once
+/// Pairs of files and paths inside one crate where the first must not use the second (a circle once
 /// stood there): the plug-in trait knows nothing of the runtimes that implement it.
-const SIBLINGS_APART: &[(&str, &str)] = &[("runtimes/plugin.rs", "runtimes::external::")];
+const SIBLINGS_APART: &[(&str, &str)] = &[("runtimes/src/plugin.rs", "crate::external::")];
 
-fn rank(module: &str) -> Option<usize> {
-    LAYERS.iter().position(|&m| m == module)
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
+fn rank(layer: &str) -> Option<usize> {
+    LAYERS.iter().position(|&m| m == layer)
 }
 
-/// The file's text without its trailing test module and without `//` comments.
-fn code_of(text: &str) -> String {
-    let text = text.find("#[cfg(test)]\nmod tests").map_or(text, |i| &text[..i]);
-    text.lines().map(|line| line.find("//").map_or(line, |i| &line[..i])).collect::<Vec<_>>().join("\n")
-}
-
-/// Every top-level module named by a `crate::` path in `code`.
-fn crate_modules(code: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let word = |s: &str| s.chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect::<String>();
-    for (i, _) in code.match_indices("crate::") {
-        let rest = &code[i + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // `use crate::{a::X, b::{Y, Z}}`: the first word of each top-level item of the group.
-            for item in split_top_level(group) {
-                let name = word(item.trim_start());
-                if !name.is_empty() {
-                    out.insert(name);
-                }
-            }
-        } else {
-            let name = word(rest);
-            if !name.is_empty() {
-                out.insert(name);
-            }
-        }
-    }
-    out
-}
-
-/// The items of a `{…}` group (the text after the opening brace), split at its top-level commas.
-fn split_top_level(group: &str) -> Vec<&str> {
-    let mut items = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in group.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' if depth == 0 => {
-                items.push(&group[start..i]);
-                return items;
-            }
-            '}' => depth -= 1,
-            ',' if depth == 0 => {
-                items.push(&group[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    items
-}
-
-fn is_test_file(path: &Path) -> bool {
-    let name = path.file_name().unwrap().to_str().unwrap();
-    matches!(name, "tests.rs" | "testing.rs" | "fixture.rs") || path.components().any(|c| c.as_os_str() == "tests")
-}
-
-/// Every `(file, module it uses)` where the module sits above the file's own layer.
-fn upward_imports(src: &Path) -> Vec<(String, String)> {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
+/// The workspace crates (`overhead-NAME` → `NAME`) named as dependencies in a manifest's `[dependencies]`
+/// and `[dev-dependencies]` tables: `(table, NAME)`.
+fn workspace_dependencies(manifest: &str) -> Vec<(String, String)> {
+    let mut table = String::new();
     let mut out = Vec::new();
-    for path in files.iter().filter(|p| !is_test_file(p)) {
-        let rel = path.strip_prefix(src).unwrap().to_str().unwrap().to_string();
-        let top = rel.split('/').next().unwrap().trim_end_matches(".rs");
-        let Some(own) = rank(top) else { continue };
-        let code = code_of(&std::fs::read_to_string(path).unwrap());
-        for used in crate_modules(&code) {
-            if rank(&used).is_some_and(|r| r > own) {
-                out.push((rel.clone(), used));
-            }
-        }
-        for (file, forbidden) in SIBLINGS_APART {
-            if rel == *file && code.contains(forbidden) {
-                out.push((rel.clone(), forbidden.to_string()));
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            table = line.trim_matches(|c| c == '[' || c == ']').to_string();
+        } else if table.ends_with("dependencies") && !table.starts_with("build") {
+            if let Some(name) = line.strip_prefix("overhead-") {
+                let name: String = name.chars().take_while(|c| c.is_ascii_lowercase() || *c == '-').collect();
+                out.push((table.clone(), name));
             }
         }
     }
-    out.sort();
     out
 }
 
 #[test]
-fn every_top_level_module_has_a_layer() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+fn every_crate_has_a_layer() {
     let mut missing = Vec::new();
-    for entry in std::fs::read_dir(&src).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
-        if !matches!(name.as_str(), "lib" | "main") && (path.is_dir() || name != "mod") && rank(&name).is_none() {
+    for entry in std::fs::read_dir(root().join("crates")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if rank(&name).is_none() {
             missing.push(name);
         }
     }
-    assert!(missing.is_empty(), "top-level modules without a layer in tests/layers.rs: {missing:?}");
+    assert!(missing.is_empty(), "crates without a layer in tests/layers.rs: {missing:?}");
 }
 
 #[test]
-fn no_module_imports_from_a_layer_above_it() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let upward = upward_imports(&src);
-    assert!(upward.is_empty(), "imports that point up the layers (file, module above it): {upward:#?}");
+fn no_crate_depends_on_a_layer_above_it() {
+    let mut upward = Vec::new();
+    for layer in LAYERS {
+        let manifest = std::fs::read_to_string(root().join("crates").join(layer).join("Cargo.toml")).unwrap();
+        let deps = workspace_dependencies(&manifest);
+        for (table, dep) in deps {
+            let below = rank(&dep).zip(rank(layer)).is_some_and(|(d, own)| d < own);
+            if !below {
+                upward.push(format!("{layer} [{table}] -> {dep}"));
+            }
+        }
+    }
+    assert!(upward.is_empty(), "dependencies that point up the layers: {upward:#?}");
+}
+
+/// The table of layers in docs/ARCHITECTURE.md lists the crates in the order Cargo enforces.
+#[test]
+fn the_architecture_page_lists_the_layers_in_order() {
+    let page = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
+    let section = &page[page.find("## Layers").expect("a Layers section")..];
+    let listed: Vec<&str> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .filter(|name| rank(name).is_some())
+        .collect();
+    assert_eq!(listed, LAYERS, "docs/ARCHITECTURE.md's layer table");
 }
 
 #[test]
-fn the_scan_finds_plain_and_grouped_paths_and_skips_comments_and_tests() {
-    let code = code_of(
-        "use crate::record::X;\nuse crate::{report::Y, cli::{A, B}};\n// crate::orchestrator::Z\nlet a = \
-         crate::history::f();\n#[cfg(test)]\nmod tests {\n    use crate::analysis::W;\n}\n",
+fn the_plugin_trait_does_not_know_its_implementations() {
+    for (file, forbidden) in SIBLINGS_APART {
+        let text = std::fs::read_to_string(root().join("crates").join(file)).unwrap();
+        let code: String = text.lines().map(|l| l.find("//").map_or(l, |i| &l[..i])).collect::<Vec<_>>().join("\n");
+        assert!(!code.contains(forbidden), "{file} uses {forbidden}");
+    }
+}
+
+#[test]
+fn the_manifest_scan_reads_both_dependency_tables_and_skips_build_ones() {
+    let manifest =
+        "[package]\nname = \"overhead-x\"\n[dependencies]\noverhead-machine.workspace = true\nserde = \"1\"\n\
+                    [build-dependencies]\noverhead-clock = { path = \"../clock\" }\n[dev-dependencies]\n\
+                    overhead-record = { workspace = true, features = [\"testing\"] }\n";
+    let found = workspace_dependencies(manifest);
+    assert_eq!(
+        found,
+        [("dependencies".to_string(), "machine".to_string()), ("dev-dependencies".into(), "record".into())]
     );
-    let found: Vec<String> = crate_modules(&code).into_iter().collect();
-    assert_eq!(found, ["cli", "history", "record", "report"]);
 }

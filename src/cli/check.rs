@@ -5,11 +5,11 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 use super::{CheckArgs, TimeSourceChoice};
-use crate::clock::{calibrate, Calibration, Ticks, TimeSourceInfo};
-use crate::experiments::empty_loop;
-use crate::harness::{chain_batch, Harness, HarnessConfig, Mode};
-use crate::machine::{pin_current_thread, MachineInfo};
-use crate::units::format_ns;
+use overhead_clock::{calibrate, Calibration, Ticks, TimeSourceInfo};
+use overhead_experiments::empty_loop;
+use overhead_harness::{chain_batch, Harness, HarnessConfig, Mode};
+use overhead_machine::{pin_current_thread, MachineInfo};
+use overhead_units::format_ns;
 
 /// Links in the known-cost chain: long enough that one operation dwarfs the loop around it.
 const CHAIN_LINKS: u64 = 1000;
@@ -99,7 +99,7 @@ fn linearity<C: Ticks, F: FnMut(u64) + Copy>(h: &Harness<C>, n: u64, op: F) -> f
         h.paired_ticks((&mut single_op, n), (&mut double_op, 2 * n), 0, h.config.repetitions, &mut |_| {});
     let median = |v: &[u64]| {
         let v: Vec<f64> = v.iter().map(|&t| t as f64).collect();
-        crate::stats::Summary::of(&v).map_or(f64::NAN, |s| s.median)
+        overhead_stats::Summary::of(&v).map_or(f64::NAN, |s| s.median)
     };
     median(&double) / median(&single)
 }
@@ -136,8 +136,8 @@ mod tests {
     use std::cell::RefCell;
 
     use super::*;
-    use crate::clock::Clock;
-    use crate::harness::testing::{scripted_config, scripted_harness, ScriptedClock};
+    use overhead_clock::Clock;
+    use overhead_harness::testing::{scripted_config, scripted_harness, ScriptedClock};
 
     /// Linearity alternates batches of N and 2N, one pair per repetition, and divides the medians: exactly 2
     /// when a batch costs only its operations, less when every batch also pays a fixed cost (a read of 100

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::{CompareArgs, UsageError};
-use crate::analysis::compare::{compare as compare_sides, Comparison, Side};
-use crate::analysis::run_level::{RunLevel, RunLevelSource};
-use crate::history::{default_path, run_level_of, History};
-use crate::record::{load, load_summaries, PointRunSummary, RecordError, RunSummary};
-use crate::report::export::{for_comparison, Exporter};
-use crate::report::OutputFormat;
+use overhead_analysis::compare::{compare as compare_sides, Comparison, Side};
+use overhead_analysis::run_level::{RunLevel, RunLevelSource};
+use overhead_history::{default_path, run_level_of, History};
+use overhead_record::{load, load_summaries, PointRunSummary, RecordError, RunSummary};
+use overhead_report::export::{for_comparison, Exporter};
+use overhead_report::OutputFormat;
 
 /// Prints the comparison. An unreadable or foreign file, or an empty side, is the user's input error
 /// (exit 2).

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 use comfy_table::{Cell, CellAlignment};
 
 use super::{HistoryArgs, UsageError};
-use crate::history::{by_config, default_path, run_level_of, History};
-use crate::machine::MachineInfo;
-use crate::record::RunConfig;
-use crate::report::{new_table, Format};
+use overhead_history::{by_config, default_path, run_level_of, History};
+use overhead_machine::MachineInfo;
+use overhead_record::RunConfig;
+use overhead_report::{new_table, Format};
 
 /// Lists or clears the history. Errors: no data folder, or a history that cannot be opened (exit 2 for the
 /// former: the user's environment).
@@ -60,7 +60,7 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn runs_table(entries: &[crate::history::Entry]) -> String {
+fn runs_table(entries: &[overhead_history::Entry]) -> String {
     let mut table = new_table(Format::Table);
     table.set_header([
         "id",
@@ -93,7 +93,7 @@ fn runs_table(entries: &[crate::history::Entry]) -> String {
     table.to_string()
 }
 
-fn families_table(entries: &[crate::history::Entry], level: &crate::analysis::run_level::RunLevel) -> String {
+fn families_table(entries: &[overhead_history::Entry], level: &overhead_analysis::run_level::RunLevel) -> String {
     let mut table = new_table(Format::Table);
     table.set_header([
         "family",

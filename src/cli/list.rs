@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
-use crate::experiments::registry;
-use crate::runtimes;
+use overhead_experiments::registry;
+use overhead_runtimes as runtimes;
 
 /// Prints one line per experiment (ID, what it measures, source, runtimes), then one block per runtime: what
 /// it is, whether a plain `overhead run` measures it, and the implementations it offers (the `impl:` and `lock:`

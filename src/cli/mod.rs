@@ -10,14 +10,15 @@ mod probe;
 mod report;
 mod run;
 
+use overhead_record::BuildStamp;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::harness::Mode;
-use crate::report::export::for_comparison;
-use crate::report::OutputFormat;
+use overhead_harness::Mode;
+use overhead_report::export::for_comparison;
+use overhead_report::OutputFormat;
 
 /// Measures what the primitives of concurrent runtimes cost on this machine.
 #[derive(Debug, Parser)]
@@ -185,7 +186,7 @@ fn formats_where(
 /// The `--table` values: `all`, then every report section's key with its one line of help.
 fn report_tables() -> clap::builder::PossibleValuesParser {
     let all = clap::builder::PossibleValue::new("all").help("the full report");
-    let sections = crate::report::SECTIONS.iter().map(|s| clap::builder::PossibleValue::new(s.key).help(s.about));
+    let sections = overhead_report::SECTIONS.iter().map(|s| clap::builder::PossibleValue::new(s.key).help(s.about));
     clap::builder::PossibleValuesParser::new(std::iter::once(all).chain(sections))
 }
 
@@ -204,14 +205,15 @@ impl RunArgs {
 #[derive(Debug)]
 pub struct UsageError(pub String);
 
-/// Parses the command line and runs the command.
-pub fn main() -> ExitCode {
+/// Parses the command line and runs the command. `build` is what the binary was built from (its build script's
+/// stamp), written into every record a run makes.
+pub fn main(build: &BuildStamp) -> ExitCode {
     let cli = Cli::parse();
     if matches!(cli.command, Command::List | Command::Report(_) | Command::Compare(_) | Command::History(_)) {
         quiet_on_closed_pipe();
     }
     let result = match cli.command {
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(args, build),
         Command::List => list::list(),
         Command::Check(args) => check::check(args),
         Command::Report(args) => report::report(args),

@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
-use crate::orchestrator::run_probe;
-use crate::protocol::{ProbeJob, ProbeMessage, VERSION};
+use overhead_orchestrator::run_probe;
+use overhead_protocol::{ProbeJob, ProbeMessage, VERSION};
 
 /// Runs one job and prints its message on stdout. Exits 1 when the point failed.
 pub fn probe(job: &str) -> anyhow::Result<ExitCode> {
@@ -29,9 +29,9 @@ pub fn probe(job: &str) -> anyhow::Result<ExitCode> {
     // A rank of an MPI job finalises MPI before it exits, or the launcher calls the job failed; a rank that
     // failed ends the job instead, since the others may wait for it in a collective.
     if matches!(message, ProbeMessage::Error { .. }) {
-        crate::runtimes::mpi::shim::abort_job();
+        overhead_runtimes::mpi::shim::abort_job();
     } else {
-        crate::runtimes::mpi::shim::finalize();
+        overhead_runtimes::mpi::shim::finalize();
     }
     written?;
     // A follower rank answers with a note; only an error fails the process.

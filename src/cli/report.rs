@@ -3,16 +3,16 @@
 use std::process::ExitCode;
 
 use super::{ReportArgs, UsageError};
-use crate::record::load;
-use crate::report::export::for_record;
-use crate::report::{section, Format, OutputFormat, Section};
+use overhead_record::load;
+use overhead_report::export::for_record;
+use overhead_report::{section, Format, OutputFormat, Section};
 
 /// Prints the report of a record, one section of it, or an export of its points, through the format's
 /// exporter (`report::export`). A file that is not a record, or `--table` with a format that is not made
 /// of sections (`html`, the exports), is the user's input error (exit 2).
 pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let mut record = load(&args.record).map_err(|e| UsageError(e.to_string()))?;
-    crate::analysis::analyze(&mut record);
+    overhead_analysis::analyze(&mut record);
     // clap admits only `all` (no section: the whole record) and the section keys.
     let text = match section(&args.table) {
         None => for_record(args.format).render(&record)?,

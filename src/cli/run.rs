@@ -7,17 +7,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{RunArgs, TimeSourceChoice, UsageError};
-use crate::clock::{calibrate, Calibration};
-use crate::experiments::{PlanContext, Planned};
-use crate::harness::Mode;
-use crate::machine::{parse_cpu_list, MachineInfo};
-use crate::orchestrator::{build_plan, run as run_plan, select_experiments, select_runtimes, RoundPolicy, RunOptions};
-use crate::record::{BetweenRuns, RunRecord, RunSummary};
-use crate::report::export::for_record;
-use crate::report::{time_spent, OutputFormat};
+use overhead_clock::{calibrate, Calibration};
+use overhead_experiments::{PlanContext, Planned};
+use overhead_harness::Mode;
+use overhead_machine::{parse_cpu_list, MachineInfo};
+use overhead_orchestrator::{
+    build_plan, run as run_plan, select_experiments, select_runtimes, RoundPolicy, RunOptions,
+};
+use overhead_record::{BetweenRuns, RunRecord, RunSummary};
+use overhead_report::export::for_record;
+use overhead_report::{time_spent, OutputFormat};
 
 /// Runs the main job. Exit 0 when the run finished, 130 when interrupted (the record keeps what finished).
-pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result<ExitCode> {
     let mode = args.mode();
     let experiments = select_experiments(&args.only).map_err(UsageError)?;
     let runtimes = select_runtimes(&args.runtime).map_err(UsageError)?;
@@ -69,6 +71,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         rounds,
         command_line: std::env::args().collect(),
         launch,
+        tool: overhead_record::ToolInfo::from_stamp(build),
     };
     let mut outcome = run_plan(options, &interrupted)?;
     if !args.no_history && !outcome.record.interrupted {
@@ -90,10 +93,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 ///
 /// Errors: a host list or hostfile that does not parse, or a single host (a run across hosts needs two),
 /// naming the input.
-fn launch_settings(args: &RunArgs) -> Result<crate::hosts::LaunchSettings, UsageError> {
+fn launch_settings(args: &RunArgs) -> Result<overhead_hosts::LaunchSettings, UsageError> {
     let hosts = match (&args.hosts, &args.hostfile) {
-        (Some(list), _) => crate::hosts::parse_host_list(list).map_err(UsageError)?,
-        (None, Some(file)) => crate::hosts::read_hostfile(file).map_err(UsageError)?,
+        (Some(list), _) => overhead_hosts::parse_host_list(list).map_err(UsageError)?,
+        (None, Some(file)) => overhead_hosts::read_hostfile(file).map_err(UsageError)?,
         (None, None) => Vec::new(),
     };
     if hosts.len() == 1 {
@@ -102,7 +105,7 @@ fn launch_settings(args: &RunArgs) -> Result<crate::hosts::LaunchSettings, Usage
             hosts[0]
         )));
     }
-    Ok(crate::hosts::LaunchSettings { hosts, launcher_args: args.launcher_args.clone() })
+    Ok(overhead_hosts::LaunchSettings { hosts, launcher_args: args.launcher_args.clone() })
 }
 
 /// Adds the finished run to the machine's history and writes into its record how far each point moves
@@ -111,12 +114,12 @@ fn launch_settings(args: &RunArgs) -> Result<crate::hosts::LaunchSettings, Usage
 ///
 /// Errors: the record could not be written again.
 fn add_to_history(record: &mut RunRecord, record_path: &Path) -> anyhow::Result<()> {
-    let Some(path) = crate::history::default_path() else {
+    let Some(path) = overhead_history::default_path() else {
         eprintln!("history: no data folder (set XDG_DATA_HOME); this run was not added");
         return Ok(());
     };
     let summary = RunSummary::of_record(record, &record_path.display().to_string());
-    let entries = crate::history::History::open(&path).and_then(|mut history| {
+    let entries = overhead_history::History::open(&path).and_then(|mut history| {
         if let Some(notice) = &history.notice {
             eprintln!("history: {notice}");
         }
@@ -136,14 +139,14 @@ fn add_to_history(record: &mut RunRecord, record_path: &Path) -> anyhow::Result<
             return Ok(());
         }
     };
-    let level = crate::history::run_level_of(&entries);
+    let level = overhead_history::run_level_of(&entries);
     if level.source.runs() >= 2 {
         record.between_runs = Some(BetweenRuns {
             source: level.source.describe(),
             runs: level.source.runs(),
             points_pct: level.between_runs_pct(&summary),
         });
-        crate::record::write_atomic(record_path, record)?;
+        overhead_record::write_atomic(record_path, record)?;
     }
     Ok(())
 }
@@ -182,7 +185,7 @@ fn write_html_report(record: &RunRecord, record_path: &Path) {
 /// Errors: the directory is not writable, or a file of that name already exists.
 fn write_beside(record_path: &Path, name: &str, text: &str) -> anyhow::Result<()> {
     let dir = record_path.parent().unwrap_or(Path::new("."));
-    let mut file = crate::record::temp_file_in(dir)?;
+    let mut file = overhead_record::temp_file_in(dir)?;
     std::io::Write::write_all(&mut file, text.as_bytes())?;
     file.as_file().sync_all()?;
     let path = dir.join(name);

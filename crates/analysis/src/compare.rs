@@ -1,0 +1,354 @@
+//! `overhead compare`: every point of one or more records against a baseline record, as a ratio of medians
+//! with a 95% CI, whether the difference is significant, and geometric means per family (as Google
+//! Benchmark's `compare.py` and criterion's change report say whether a change is real).
+//!
+//! Each side is one record or several replicates of one configuration. On the log scale a side's value of a
+//! point is the mean of its replicates' log medians; its variance holds the replicates' within-run errors
+//! (each CI gives its median's standard error, `ln(high / low) / (2q)` with `q` the CI's own quantile:
+//! [`overhead_record::PointRunSummary::log_se`]) and the run level
+//! ([`super::run_level`]): what the point moves by between runs beyond its family's shift, and the shift, each
+//! divided by the side's replicates. The ratio's CI is `r · exp(±1.96 · √(V_a + V_b))`; a difference is
+//! significant when it excludes 1. A family's geometric mean carries its shared shift whole: the shift does
+//! not shrink with the number of points (docs/METHOD.md §13). Where the history shows that the machine's
+//! speed explains a family's shift, that family's ratios are read at the baseline's speed.
+
+use std::collections::BTreeMap;
+
+use super::run_level::RunLevel;
+use overhead_record::{family_of, RatioCi, RunSummary};
+use overhead_stats::Z95;
+
+/// One side of the comparison: a label, its records (replicates of one configuration) and the run level
+/// of the machine they ran on.
+#[derive(Debug, Clone)]
+pub struct Side {
+    pub label: String,
+    pub runs: Vec<RunSummary>,
+    pub level: RunLevel,
+}
+
+impl Side {
+    /// Every point name of any of the side's runs.
+    fn names(&self) -> std::collections::BTreeSet<&String> {
+        self.runs.iter().flat_map(|r| r.points.keys()).collect()
+    }
+
+    /// The side's machine, when every run names the same one.
+    fn machine(&self) -> Option<&str> {
+        let first = self.runs.first()?.config.as_ref()?.machine.as_str();
+        self.runs.iter().all(|r| r.config.as_ref().is_some_and(|c| c.machine == first)).then_some(first)
+    }
+
+    /// The geometric mean of the runs' reference-loop speeds (ns per iteration), when all recorded one.
+    pub fn speed_ns(&self) -> Option<f64> {
+        let logs: Option<Vec<f64>> = self.runs.iter().map(|r| r.speed_ns.filter(|s| *s > 0.0).map(f64::ln)).collect();
+        let logs = logs.filter(|l| !l.is_empty())?;
+        Some((logs.iter().sum::<f64>() / logs.len() as f64).exp())
+    }
+
+    /// The point on this side: the geometric mean of its replicates' medians, the mean log median and mean
+    /// within-run variance of those with a positive CI, and how many replicates have it; `None` where no run
+    /// has the point.
+    fn point(&self, name: &str) -> Option<SidePoint> {
+        let all: Vec<&overhead_record::PointRunSummary> = self.runs.iter().filter_map(|r| r.points.get(name)).collect();
+        if all.is_empty() {
+            return None;
+        }
+        let positive: Vec<f64> = all.iter().map(|p| p.median_ns).filter(|m| *m > 0.0).collect();
+        let median = if positive.len() == all.len() {
+            (positive.iter().map(|m| m.ln()).sum::<f64>() / positive.len() as f64).exp()
+        } else {
+            all.iter().map(|p| p.median_ns).sum::<f64>() / all.len() as f64
+        };
+        let with_se: Vec<(f64, f64)> =
+            all.iter().filter_map(|p| Some((p.median_ns.ln(), p.log_se()?.powi(2)))).collect();
+        let n = with_se.len() as f64;
+        let logged = (n > 0.0 && with_se.len() == all.len()).then(|| LogPoint {
+            log: with_se.iter().map(|v| v.0).sum::<f64>() / n,
+            within: with_se.iter().map(|v| v.1).sum::<f64>() / n,
+            replicates: n,
+        });
+        Some(SidePoint { median, logged })
+    }
+}
+
+/// A point on one side.
+struct SidePoint {
+    /// Its median (ns; the geometric mean over replicates).
+    median: f64,
+    /// On the log scale, when every replicate has a positive CI.
+    logged: Option<LogPoint>,
+}
+
+/// A side's point on the log scale.
+#[derive(Clone, Copy)]
+struct LogPoint {
+    /// Mean of the replicates' ln(median).
+    log: f64,
+    /// Mean of their within-run variances (ln scale).
+    within: f64,
+    /// Replicates that have it.
+    replicates: f64,
+}
+
+/// One other record's value of a point against the baseline's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Versus {
+    /// The other side's median (ns; the geometric mean of its replicates).
+    pub median: f64,
+    /// other / baseline, with its 95% CI holding both within-run errors and the run level; `None` when a
+    /// CI is missing or reaches zero.
+    pub ratio: Option<RatioCi>,
+    /// The ratio's CI excludes 1.
+    pub significant: bool,
+    /// The ratio was read at the baseline's speed (the family's speed covariate).
+    pub speed_adjusted: bool,
+}
+
+/// A point of the baseline, with each other record's value (`None` where that record lacks it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointComparison {
+    pub name: String,
+    /// The baseline's median (ns).
+    pub baseline: f64,
+    pub others: Vec<Option<Versus>>,
+}
+
+/// The geometric mean of the ratios of one family's shared points, per other record: the ratio with its
+/// 95% CI and how many points it is over (`None` where no point with a CI is shared).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FamilyMean {
+    /// `base`, `clock`, …: the point name up to its first `.`.
+    pub family: String,
+    pub others: Vec<Option<(RatioCi, usize)>>,
+}
+
+/// What the comparison says about each side before any point: its records, machine speed and state, and
+/// where its run level came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideSummary {
+    pub label: String,
+    /// Records on this side (replicates).
+    pub runs: usize,
+    /// The reference loop's ns per iteration (geometric mean over the side's records).
+    pub speed_ns: Option<f64>,
+    /// The largest share of a measured CPU that other processes took, and steal, over the side's records.
+    pub max_other_share: Option<f64>,
+    pub max_steal_share: Option<f64>,
+    /// Where its run level came from, in words.
+    pub run_level: String,
+    /// Runs with a repetition behind the run level (0 when assumed).
+    pub run_level_runs: usize,
+}
+
+/// The whole comparison: the baseline first in `labels` and `sides`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub labels: Vec<String>,
+    pub sides: Vec<SideSummary>,
+    /// Per other side: how its machine's speed compared with the baseline's, as a finding.
+    pub speed_findings: Vec<String>,
+    /// Per other side whose records come from another build than the baseline's: that the run level does
+    /// not cover the difference (docs/METHOD.md §13, "Between builds").
+    pub build_findings: Vec<String>,
+    /// The baseline's points, in name order.
+    pub points: Vec<PointComparison>,
+    pub families: Vec<FamilyMean>,
+    /// Per family with a speed covariate: the decision in words.
+    pub speed_decisions: Vec<(String, String)>,
+    /// Per other record, the points it has that the baseline lacks; and the baseline's points no other
+    /// record has.
+    pub only_in: Vec<(String, Vec<String>)>,
+}
+
+/// Every side after the first against the first.
+///
+/// Panics if `sides` is empty.
+pub fn compare(sides: &[Side]) -> Comparison {
+    let (baseline, others) = sides.split_first().expect("a comparison needs a baseline");
+    let points: Vec<PointComparison> = baseline
+        .names()
+        .into_iter()
+        .filter_map(|name| {
+            let a = baseline.point(name)?;
+            Some(PointComparison {
+                name: name.clone(),
+                baseline: a.median,
+                others: others.iter().map(|o| versus(name, baseline, &a, o)).collect(),
+            })
+        })
+        .collect();
+    let base_names = baseline.names();
+    let mut only_in: Vec<(String, Vec<String>)> = others
+        .iter()
+        .map(|o| (o.label.clone(), o.names().into_iter().filter(|n| !base_names.contains(*n)).cloned().collect()))
+        .collect();
+    let lonely: Vec<String> =
+        points.iter().filter(|p| p.others.iter().all(Option::is_none)).map(|p| p.name.clone()).collect();
+    only_in.insert(0, (baseline.label.clone(), lonely));
+    only_in.retain(|(_, names)| !names.is_empty());
+    let speed_decisions = baseline
+        .level
+        .families
+        .iter()
+        .filter(|(_, f)| f.speed_slope.is_some())
+        .map(|(name, f)| (name.clone(), f.speed_decision.clone()))
+        .collect();
+    Comparison {
+        labels: sides.iter().map(|s| s.label.clone()).collect(),
+        sides: sides.iter().map(side_summary).collect(),
+        speed_findings: others.iter().map(|o| speed_finding(baseline, o)).collect(),
+        build_findings: others.iter().filter_map(|o| build_finding(baseline, o)).collect(),
+        families: family_means(baseline, others),
+        points,
+        speed_decisions,
+        only_in,
+    }
+}
+
+fn side_summary(s: &Side) -> SideSummary {
+    let max = |f: fn(&RunSummary) -> Option<f64>| s.runs.iter().filter_map(f).reduce(f64::max);
+    SideSummary {
+        label: s.label.clone(),
+        runs: s.runs.len(),
+        speed_ns: s.speed_ns(),
+        max_other_share: max(|r| r.max_other_share),
+        max_steal_share: max(|r| r.max_steal_share),
+        run_level: s.level.source.describe(),
+        run_level_runs: s.level.source.runs(),
+    }
+}
+
+/// "B's machine ran 2.5% faster by the reference loop (0.230 vs 0.236 ns per iteration)", or why no speed
+/// can be compared.
+fn speed_finding(a: &Side, b: &Side) -> String {
+    match (a.speed_ns(), b.speed_ns()) {
+        (Some(sa), Some(sb)) => {
+            let change = sa / sb - 1.0;
+            let how = if change >= 0.0 { "faster" } else { "slower" };
+            let machines = if a.machine().is_some() && a.machine() == b.machine() { "" } else { " (another machine)" };
+            format!(
+                "{}'s machine ran {:.1}% {how} than {}'s by the reference loop ({sb:.4} vs {sa:.4} ns per iteration){machines}",
+                b.label,
+                change.abs() * 100.0,
+                a.label
+            )
+        }
+        _ => format!("{} or {} has no reference-loop speed: their speeds cannot be compared", a.label, b.label),
+    }
+}
+
+/// The builds (version and commit) of a side's records, in order, each once.
+fn builds(side: &Side) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for build in side.runs.iter().filter_map(|r| r.config.as_ref()).map(|c| c.build.as_str()) {
+        if !out.contains(&build) {
+            out.push(build);
+        }
+    }
+    out
+}
+
+/// When `b`'s records come from another build than `a`'s, a finding that says so and what it means: the run
+/// level is estimated within one build, and code layout alone moves points of a few ns between builds
+/// (docs/METHOD.md §13, "Between builds"; Mytkowicz et al., "Producing wrong data without doing anything
+/// obviously wrong!", ASPLOS 2009). `None` for one build, or where a record does not name its build.
+fn build_finding(a: &Side, b: &Side) -> Option<String> {
+    let (ba, bb) = (builds(a), builds(b));
+    if ba.is_empty() || bb.is_empty() || ba == bb {
+        return None;
+    }
+    Some(format!(
+        "{} ({}) and {} ({}) come from different builds: the run level covers runs of one build, and code layout \
+         alone can move points of a few ns between builds, either way (docs/METHOD.md §13, \"Between builds\")",
+        b.label,
+        bb.join(", "),
+        a.label,
+        ba.join(", ")
+    ))
+}
+
+/// The speed adjustment of `family`'s log ratios of `other` against `baseline` (log scale): the family's
+/// slope times the difference of ln(speed), when the history chose the covariate for it and both sides ran
+/// on one machine (across machines the speed is part of the finding); 0 otherwise.
+fn speed_adjustment(family: &str, baseline: &Side, other: &Side) -> Option<f64> {
+    let slope = baseline.level.family(family).speed_slope?;
+    let same_machine = baseline.machine().is_some() && baseline.machine() == other.machine();
+    let (sa, sb) = (baseline.speed_ns()?, other.speed_ns()?);
+    same_machine.then(|| slope * (sb.ln() - sa.ln()))
+}
+
+/// The variance (log scale) a side's value of point `name` carries beyond its family's shift: its
+/// replicates' within-run variance and the point's own run level, over the replicates.
+fn point_own_var(side: &Side, name: &str, p: &LogPoint) -> f64 {
+    (p.within + side.level.point_var(name, p.within)) / p.replicates
+}
+
+/// The whole variance of a side's value of point `name`: [`point_own_var`] and the family's shift, over the
+/// replicates.
+fn side_var(side: &Side, name: &str, p: &LogPoint) -> f64 {
+    point_own_var(side, name, p) + side.level.family(family_of(name)).shift_var / p.replicates
+}
+
+fn versus(name: &str, baseline: &Side, a: &SidePoint, other: &Side) -> Option<Versus> {
+    let b = other.point(name)?;
+    let adjustment = speed_adjustment(family_of(name), baseline, other);
+    let ratio = match (a.logged, b.logged) {
+        (Some(la), Some(lb)) => {
+            let log = lb.log - la.log - adjustment.unwrap_or(0.0);
+            let se = (side_var(baseline, name, &la) + side_var(other, name, &lb)).sqrt();
+            Some(RatioCi { ratio: log.exp(), low: (log - Z95 * se).exp(), high: (log + Z95 * se).exp() })
+        }
+        _ => None,
+    };
+    Some(Versus {
+        median: b.median,
+        ratio,
+        significant: ratio.is_some_and(|r| r.low > 1.0 || r.high < 1.0),
+        speed_adjusted: adjustment.is_some() && ratio.is_some(),
+    })
+}
+
+/// Per family, per other side: the mean of the shared points' log ratios. Its variance holds each point's
+/// within-run and own run-level variance over n² and the family's shift whole, from both sides.
+fn family_means(baseline: &Side, others: &[Side]) -> Vec<FamilyMean> {
+    let mut families: BTreeMap<String, Vec<&String>> = BTreeMap::new();
+    for name in baseline.names() {
+        families.entry(family_of(name).to_string()).or_default().push(name);
+    }
+    families
+        .into_iter()
+        .map(|(family, names)| FamilyMean {
+            others: others.iter().map(|o| family_mean(&family, &names, baseline, o)).collect(),
+            family,
+        })
+        .collect()
+}
+
+fn family_mean(family: &str, names: &[&String], baseline: &Side, other: &Side) -> Option<(RatioCi, usize)> {
+    let adjustment = speed_adjustment(family, baseline, other).unwrap_or(0.0);
+    let pairs: Vec<(f64, f64, f64, f64)> = names
+        .iter()
+        .filter_map(|n| {
+            let (a, b) = (baseline.point(n)?.logged?, other.point(n)?.logged?);
+            Some((
+                b.log - a.log - adjustment,
+                point_own_var(baseline, n, &a) + point_own_var(other, n, &b),
+                a.replicates,
+                b.replicates,
+            ))
+        })
+        .collect();
+    let n = pairs.len() as f64;
+    if pairs.is_empty() {
+        return None;
+    }
+    let mean = pairs.iter().map(|p| p.0).sum::<f64>() / n;
+    let (ra, rb) = (pairs.iter().map(|p| p.2).sum::<f64>() / n, pairs.iter().map(|p| p.3).sum::<f64>() / n);
+    let shift = baseline.level.family(family).shift_var / ra + other.level.family(family).shift_var / rb;
+    let se = (pairs.iter().map(|p| p.1).sum::<f64>() / (n * n) + shift).sqrt();
+    Some((RatioCi { ratio: mean.exp(), low: (mean - Z95 * se).exp(), high: (mean + Z95 * se).exp() }, pairs.len()))
+}
+
+#[cfg(test)]
+mod tests;

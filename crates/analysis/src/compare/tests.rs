@@ -1,0 +1,170 @@
+//! `compare` on sides with known errors and run levels.
+
+use super::*;
+use crate::run_level::{RunLevel, RunLevelSource};
+use overhead_record::{PointRunSummary, RunConfig};
+
+/// A side of one record: `(name, median, half-width)` points, with the run level `level`.
+fn side(label: &str, points: &[(&str, f64, f64)], level: RunLevel) -> Side {
+    let points = points
+        .iter()
+        .map(|&(n, m, h)| {
+            (n.to_string(), PointRunSummary { median_ns: m, ci_low_ns: m - h, ci_high_ns: m + h, processes: 0 })
+        })
+        .collect();
+    Side { label: label.into(), runs: vec![run(label, points, Some(0.25))], level }
+}
+
+fn run(label: &str, points: BTreeMap<String, PointRunSummary>, speed_ns: Option<f64>) -> RunSummary {
+    RunSummary {
+        label: label.into(),
+        started_utc: String::new(),
+        config: Some(RunConfig {
+            machine: "m".into(),
+            kernel: "k".into(),
+            build: "b".into(),
+            options: "default".into(),
+        }),
+        speed_ns,
+        max_other_share: Some(0.01),
+        max_steal_share: Some(0.0),
+        points,
+    }
+}
+
+fn none() -> RunLevel {
+    RunLevel::fixed(&[("base", 0.0, 0.0), ("sync", 0.0, 0.0), ("x", 0.0, 0.0), ("y", 0.0, 0.0)])
+}
+
+fn scaled(s: &Side, label: &str, f: f64) -> Side {
+    let mut s = s.clone();
+    s.label = label.into();
+    for p in s.runs.iter_mut().flat_map(|r| r.points.values_mut()) {
+        (p.median_ns, p.ci_low_ns, p.ci_high_ns) = (p.median_ns * f, p.ci_low_ns * f, p.ci_high_ns * f);
+    }
+    s
+}
+
+#[test]
+fn a_copy_with_every_time_times_1_1_is_plus_10_percent_everywhere() {
+    // No run level, and one of 1% per family: ±1% CIs and that cannot hide 10% (the defaults, measured on a
+    // noisy host, can: see the_run_level_widens_the_ratio_ci_and_says_where_it_came_from).
+    for level in [none(), RunLevel::fixed(&[("base", 0.25, 0.01), ("sync", 0.25, 0.01)])] {
+        let a = side("a", &[("base.loop/runtime:os", 1.0, 0.01), ("sync.faa/runtime:os/threads:2", 30.0, 0.3)], level);
+        let c = compare(&[a.clone(), scaled(&a, "b", 1.1)]);
+        for p in &c.points {
+            let v = p.others[0].as_ref().unwrap();
+            let r = v.ratio.unwrap();
+            assert!((r.ratio - 1.1).abs() < 1e-12, "{p:?}");
+            assert!(v.significant && r.low > 1.0 && r.high > 1.1, "±1% CIs and the run level cannot hide 10%: {r:?}");
+        }
+        assert_eq!(c.families.len(), 2);
+        assert!(c.families.iter().all(|f| (f.others[0].unwrap().0.ratio - 1.1).abs() < 1e-12));
+        assert!(c.only_in.is_empty());
+    }
+}
+
+#[test]
+fn without_a_run_level_the_ratio_ci_adds_the_log_errors_in_quadrature() {
+    let a = side("a", &[("x.a", 100.0, 10.0)], none());
+    let c = compare(&[a.clone(), scaled(&a, "b", 1.0)]);
+    let r = c.points[0].others[0].as_ref().unwrap().ratio.unwrap();
+    let se = (1.1f64 / 0.9).ln() / (2.0 * Z95) * 2f64.sqrt();
+    assert!((r.high - (Z95 * se).exp()).abs() < 1e-9 && (r.low * r.high - 1.0).abs() < 1e-12, "{r:?}");
+    let wide = side("a", &[("x.a", 100.0, 150.0)], none());
+    assert!(compare(&[wide, a]).points[0].others[0].as_ref().unwrap().ratio.is_none(), "a CI reaching below zero");
+}
+
+#[test]
+fn the_run_level_widens_the_ratio_ci_and_says_where_it_came_from() {
+    let points = [("x.a", 100.0, 1.0)];
+    let narrow = compare(&[side("a", &points, none()), side("b", &points, none())]);
+    let wide = compare(&[side("a", &points, RunLevel::fixed(&[("x", 0.0, 0.02)])), side("b", &points, none())]);
+    let half = |c: &Comparison| {
+        let r = c.points[0].others[0].as_ref().unwrap().ratio.unwrap();
+        (r.high / r.low).ln() / 2.0
+    };
+    let expected = Z95 * (2.0 * ((101.0f64 / 99.0).ln() / (2.0 * Z95)).powi(2) + 0.02f64.powi(2)).sqrt();
+    assert!((half(&wide) - expected).abs() < 1e-9, "{} vs {expected}", half(&wide));
+    assert!(half(&narrow) < half(&wide));
+    assert!(wide.sides[0].run_level.starts_with("assumed") && wide.sides[0].run_level_runs == 0);
+}
+
+#[test]
+fn a_family_ci_stops_narrowing_at_its_shared_shift() {
+    let tau = 0.01;
+    let half_width = |n: usize| {
+        let names: Vec<String> = (0..n).map(|k| format!("sync.p{k}/runtime:os")).collect();
+        let points: Vec<(&str, f64, f64)> = names.iter().map(|n| (n.as_str(), 100.0, 2.0)).collect();
+        let level = || RunLevel::fixed(&[("sync", 1.0, tau)]);
+        let c = compare(&[side("a", &points, level()), side("b", &points, level())]);
+        let (r, count) = c.families[0].others[0].unwrap();
+        assert_eq!(count, n);
+        (r.high / r.low).ln() / 2.0
+    };
+    let floor = Z95 * (2.0 * tau * tau).sqrt();
+    let (h1, h10, h1000) = (half_width(1), half_width(10), half_width(1000));
+    assert!(h1 > h10 && h10 > h1000, "{h1} {h10} {h1000}");
+    assert!(h1000 > floor && h1000 < floor * 1.02, "1000 points: {h1000}, the shift alone {floor}");
+}
+
+#[test]
+fn replicates_average_and_their_spread_narrows_the_interval() {
+    let level = || RunLevel::fixed(&[("x", 1.0, 0.02)]);
+    let one = side("a", &[("x.a", 100.0, 2.0)], level());
+    let mut three = one.clone();
+    three.runs =
+        vec![one.runs[0].clone(), scaled(&one, "a2", 1.02).runs[0].clone(), scaled(&one, "a3", 0.98).runs[0].clone()];
+    let b = scaled(&one, "b", 1.05);
+    let single = compare(&[one, b.clone()]);
+    let replicated = compare(&[three, b]);
+    let r1 = single.points[0].others[0].as_ref().unwrap().ratio.unwrap();
+    let r3 = replicated.points[0].others[0].as_ref().unwrap().ratio.unwrap();
+    assert!((r3.ratio - 1.05 / (1.02f64 * 0.98).powf(1.0 / 3.0)).abs() < 1e-9, "{r3:?}");
+    assert!(r3.high / r3.low < r1.high / r1.low);
+    assert_eq!(replicated.sides[0].runs, 3);
+}
+
+#[test]
+fn the_speed_ratio_is_a_finding_and_adjusts_only_families_the_history_chose() {
+    let mut level = RunLevel::fixed(&[("sched", 0.0, 0.0), ("sync", 0.0, 0.0)]);
+    level.families.get_mut("sched").unwrap().speed_slope = Some(1.0);
+    level.source = RunLevelSource::History { runs: 6, groups: 1 };
+    let a = side("a", &[("sched.yield/runtime:os", 100.0, 1.0), ("sync.faa/runtime:os", 100.0, 1.0)], level);
+    let mut b = scaled(&a, "b", 0.98);
+    b.runs[0].speed_ns = Some(0.25 * 0.98);
+    let c = compare(&[a, b]);
+    assert!(c.speed_findings[0].contains("b's machine ran 2.0% faster than a's"), "{}", c.speed_findings[0]);
+    let sched = c.points.iter().find(|p| p.name.starts_with("sched")).unwrap().others[0].clone().unwrap();
+    let sync = c.points.iter().find(|p| p.name.starts_with("sync")).unwrap().others[0].clone().unwrap();
+    assert!(sched.speed_adjusted && (sched.ratio.unwrap().ratio - 1.0).abs() < 1e-9, "{sched:?}");
+    assert!(!sync.speed_adjusted && (sync.ratio.unwrap().ratio - 0.98).abs() < 1e-9, "{sync:?}");
+    assert_eq!(c.speed_decisions.len(), 1);
+}
+
+#[test]
+fn points_of_one_record_only_are_listed_apart() {
+    let a = side("a", &[("x.a", 1.0, 0.1), ("x.b", 1.0, 0.1)], none());
+    let b = side("b", &[("x.a", 1.0, 0.1), ("y.c", 2.0, 0.1)], none());
+    let c = compare(&[a, b]);
+    assert_eq!(c.points.len(), 2);
+    assert!(c.points[1].others[0].is_none());
+    assert_eq!(c.only_in, vec![("a".to_string(), vec!["x.b".to_string()]), ("b".into(), vec!["y.c".into()])]);
+    assert_eq!(family_of("sync.faa/runtime:os"), "sync");
+    assert_eq!(family_of("BM_memcpy/64"), "BM_memcpy");
+}
+
+#[test]
+fn records_of_another_build_are_a_finding_and_one_build_is_not() {
+    let a = side("a", &[("sync.faa/runtime:os", 100.0, 1.0)], none());
+    let same = scaled(&a, "same", 1.0);
+    let mut other = scaled(&a, "other", 1.0);
+    other.runs[0].config.as_mut().unwrap().build = "b2".into();
+    let c = compare(&[a, same, other]);
+    assert_eq!(c.build_findings.len(), 1, "{:?}", c.build_findings);
+    assert!(
+        c.build_findings[0].starts_with("other (b2) and a (b) come from different builds"),
+        "{}",
+        c.build_findings[0]
+    );
+}

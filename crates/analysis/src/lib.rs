@@ -1,0 +1,61 @@
+//! What is derived from the probes' answers into the record (docs/ARCHITECTURE.md "Layout"): a point from the
+//! processes that measured it, with its two-level estimate and flags; and, over the whole record, the fits,
+//! the `slow` flags, the speed warning, seed 004's runtime comparisons, seed 002's count fits and the
+//! choice between implementations ([`analyze`]). Renderers only format what this stage wrote.
+
+pub mod choose;
+pub mod compare;
+mod merge;
+pub mod run_level;
+pub mod runtime_comparisons;
+mod speed;
+pub mod timer_counts;
+
+pub use merge::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
+pub use speed::{run_speed, slow_points, speed_warning, SPEED_WINDOW_S};
+
+use overhead_record::RunRecord;
+
+/// Derives everything the record holds about its points as a whole, replacing what was there: the fits
+/// through series of points (seed 001's `a + b·load`), each point's `slow` flag and the run's speed
+/// warning. Idempotent. `overhead run` calls it as points arrive and at the end; `overhead report` calls it
+/// on load, so a record written before a derived field existed reads the same as a new one.
+pub fn analyze(record: &mut RunRecord) {
+    record.fits = overhead_experiments::fits::derive_fits(&record.points);
+    let slow = slow_points(&record.points);
+    for (point, slow) in record.points.iter_mut().zip(slow) {
+        point.slow = slow;
+    }
+    record.speed_warning = speed_warning(&record.points);
+    record.speed = run_speed(&record.points);
+    record.comparisons = runtime_comparisons::comparisons(record);
+    record.count_fits = timer_counts::count_fits(&record.points);
+    record.choices = choose::choice_tables(&record.points, &record.skipped);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use overhead_harness::speed::{AFTER, BEFORE};
+    use overhead_record::fixture::{point, sample_record};
+
+    #[test]
+    fn analysis_writes_flags_and_warning_into_the_record_and_is_idempotent() {
+        let mut record = sample_record();
+        record.points = (0..10)
+            .map(|k| {
+                let mut p = point("base.loop", "os", &[], 1.0);
+                p.extra.insert(BEFORE.into(), 0.28);
+                p.extra.insert(AFTER.into(), if k == 3 { 0.56 } else { 0.28 });
+                p
+            })
+            .collect();
+        analyze(&mut record);
+        let once = serde_json::to_string(&record).unwrap();
+        assert_eq!(record.points.iter().filter(|p| p.slow).count(), 1);
+        assert!(record.points[3].slow);
+        assert!(record.speed_warning.as_deref().is_some_and(|w| w.contains("1 point(s)")));
+        analyze(&mut record);
+        assert_eq!(serde_json::to_string(&record).unwrap(), once, "a second analysis changed the record");
+    }
+}

@@ -1,0 +1,15 @@
+//! Time sources: the counter the harness reads at batch edges, and its calibration.
+//!
+//! docs/METHOD.md §8: the TSC when it is invariant, calibrated against `CLOCK_MONOTONIC_RAW` with the
+//! calibration error recorded; the virtual counter on aarch64; `clock_gettime` otherwise. [`convert`]:
+//! tick↔ns conversion routines (seed 002).
+
+mod calibrate;
+pub mod convert;
+mod counter;
+mod source;
+
+pub use calibrate::measure_span;
+pub use calibrate::{calibrate, Calibration};
+pub use counter::{clock_gettime_ns, Counter};
+pub use source::{Clock, Ticks, TimeSourceInfo, TimeSourceKind};

@@ -1,0 +1,231 @@
+//! Fits through series of points: the points of one experiment and runtime that differ only in one
+//! parameter `x` form a series, and the medians are fitted against `x` (seed 001 §5.1, §8.2).
+
+use std::collections::BTreeMap;
+
+use overhead_record::{too_few_points_note, FitRecord, PointRecord, PointSpec};
+use overhead_stats::{least_squares, quadratic_least_squares, standard_errors};
+
+/// Experiment, runtime and the parameters other than `x`: what makes points one series.
+type SeriesKey = (String, String, Vec<(String, String)>);
+
+/// A series that its experiment fits (see [`super::Experiment::fit_spec`]) but whose points do not outnumber
+/// the model's coefficients, so it has no fit: what the report prints in the fit's place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TooFewPoints {
+    /// Public experiment ID, e.g. `sched.yield`.
+    pub experiment: String,
+    /// The runtime of the series' points.
+    pub runtime: String,
+    /// The parameters shared by the series' points, without `x`.
+    pub series: Vec<(String, String)>,
+    /// The parameter the fit would be against.
+    pub x: String,
+    /// How many points the series has.
+    pub points: usize,
+    /// The model it would be fitted with.
+    pub model: Model,
+}
+
+impl TooFewPoints {
+    /// The series' name in Google Benchmark style, as [`FitRecord::name`].
+    pub fn name(&self) -> String {
+        let spec = PointSpec {
+            experiment: self.experiment.clone(),
+            runtime: self.runtime.clone(),
+            params: self.series.clone(),
+            cpus: Vec::new(),
+            placement: None,
+            hosts: Vec::new(),
+        };
+        spec.name()
+    }
+
+    /// `too few points for a fit (2 points; a line needs 3)`.
+    pub fn note(&self) -> String {
+        too_few_points_note(self.points, self.model.parameters())
+    }
+}
+
+/// Every series of `points` (a run's measured points) that its experiment would fit but that has too few
+/// points for the model, in the order of [`derive_fits`]' fits. A single point is no series (a runtime on one
+/// CPU has one thread count): it is left out.
+pub fn too_few_points(points: &[PointRecord]) -> Vec<TooFewPoints> {
+    let mut series: BTreeMap<(SeriesKey, &'static str), (Model, usize)> = BTreeMap::new();
+    for p in points {
+        let Some(spec) = super::find(&p.spec.experiment).and_then(|e| e.fit_spec(p)) else { continue };
+        if p.spec.param(spec.x).and_then(|v| v.parse::<f64>().ok()).is_none() {
+            continue;
+        }
+        let rest: Vec<(String, String)> = p.spec.params.iter().filter(|(k, _)| k != spec.x).cloned().collect();
+        let key = ((p.spec.experiment.clone(), p.spec.runtime.clone(), rest), spec.x);
+        series.entry(key).or_insert((spec.model, 0)).1 += 1;
+    }
+    series
+        .into_iter()
+        .filter(|(_, (model, count))| (2..=model.parameters()).contains(count))
+        .map(|(((experiment, runtime, series), x), (model, points))| TooFewPoints {
+            experiment,
+            runtime,
+            series,
+            x: x.into(),
+            points,
+            model,
+        })
+        .collect()
+}
+
+/// The shape of curve to fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Model {
+    /// `a + b·x`.
+    Linear,
+    /// `a + b·x + c·x²`.
+    Quadratic,
+}
+
+impl Model {
+    /// How many coefficients it has: 2 for a line, 3 for a quadratic.
+    pub fn parameters(self) -> usize {
+        match self {
+            Model::Linear => 2,
+            Model::Quadratic => 3,
+        }
+    }
+}
+
+/// What to fit for one experiment: the parameter on the x axis, its unit, and the model.
+#[derive(Debug, Clone, Copy)]
+pub struct FitSpec {
+    /// The parameter on the x axis.
+    pub x: &'static str,
+    /// Its unit, as the report prints it.
+    pub x_unit: &'static str,
+    /// The curve to fit.
+    pub model: Model,
+}
+
+/// Fits `spec.model` to every series of `points` (all of one experiment) against the numeric parameter
+/// `spec.x`. Points whose `x` is missing or not a number are left out; a series whose points do not
+/// outnumber the model's coefficients (fewer than 3 for a line, 4 for a quadratic) or with too few distinct
+/// `x` gives no fit: through so few points a curve fits exactly whatever was measured. Each fit carries the
+/// standard errors of its coefficients.
+pub fn fit_series(points: &[&PointRecord], spec: FitSpec) -> Vec<FitRecord> {
+    let mut series: BTreeMap<SeriesKey, Vec<(f64, f64)>> = BTreeMap::new();
+    for p in points {
+        let Some(x) = p.spec.param(spec.x).and_then(|v| v.parse::<f64>().ok()) else { continue };
+        let rest: Vec<(String, String)> = p.spec.params.iter().filter(|(k, _)| k != spec.x).cloned().collect();
+        let key = (p.spec.experiment.clone(), p.spec.runtime.clone(), rest);
+        series.entry(key).or_default().push((x, p.summary.median));
+    }
+    series
+        .into_iter()
+        .filter_map(|((experiment, runtime, rest), xy)| {
+            let (xs, ys): (Vec<f64>, Vec<f64>) = xy.iter().copied().unzip();
+            if xs.len() <= spec.model.parameters() {
+                return None;
+            }
+            let (a, b, c, r2) = match spec.model {
+                Model::Linear => least_squares(&xs, &ys).map(|f| (f.a, f.b, None, f.r2))?,
+                Model::Quadratic => quadratic_least_squares(&xs, &ys).map(|f| (f.a, f.b, Some(f.c), f.r2))?,
+            };
+            let coefficients: Vec<f64> = [Some(a), Some(b), c].into_iter().flatten().collect();
+            let se = standard_errors(&xs, &ys, &coefficients);
+            let se_of = |i: usize| se.as_ref().and_then(|se| se.get(i).copied());
+            Some(FitRecord {
+                experiment,
+                runtime,
+                series: rest,
+                x: spec.x.into(),
+                x_unit: spec.x_unit.into(),
+                y_unit: "ns".into(),
+                a,
+                b,
+                c,
+                r2,
+                points: xs.len(),
+                a_se: se_of(0),
+                b_se: se_of(1),
+                c_se: c.and(se_of(2)),
+            })
+        })
+        .collect()
+}
+
+/// Every fit the registry's experiments define over `points` (a run's measured points).
+pub fn derive_fits(points: &[PointRecord]) -> Vec<FitRecord> {
+    super::registry()
+        .iter()
+        .flat_map(|e| {
+            let mine: Vec<&PointRecord> = points.iter().filter(|p| p.spec.experiment == e.id()).collect();
+            if mine.is_empty() {
+                Vec::new()
+            } else {
+                e.fits(&mine)
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use overhead_record::fixture::point;
+
+    #[test]
+    fn one_fit_per_series_recovering_the_line() {
+        let mut points = Vec::new();
+        for load in 1..=4 {
+            for runtime in ["os", "tokio"] {
+                let y = if runtime == "os" { 140.0 + 72.0 * f64::from(load) } else { 10.0 + f64::from(load) };
+                points.push(point("sched.yield", runtime, &[("load", &load.to_string()), ("cpus", "2")], y));
+            }
+        }
+        let refs: Vec<&PointRecord> = points.iter().collect();
+        let fits = fit_series(&refs, FitSpec { x: "load", x_unit: "per CPU", model: Model::Linear });
+        assert_eq!(fits.len(), 2);
+        let os = fits.iter().find(|f| f.runtime == "os").unwrap();
+        assert!((os.a - 140.0).abs() < 1e-9 && (os.b - 72.0).abs() < 1e-9, "{os:?}");
+        assert_eq!(os.series, vec![("cpus".to_string(), "2".to_string())]);
+        assert_eq!(os.points, 4);
+    }
+
+    #[test]
+    fn too_few_points_give_no_fit() {
+        let line = FitSpec { x: "load", x_unit: "", model: Model::Linear };
+        let quadratic = FitSpec { model: Model::Quadratic, ..line };
+        let points: Vec<PointRecord> =
+            (1..=4).map(|x| point("sched.yield", "os", &[("load", &x.to_string())], 5.0 + f64::from(x))).collect();
+        let refs: Vec<&PointRecord> = points.iter().collect();
+        assert!(fit_series(&refs[..2], line).is_empty(), "a line through 2 points");
+        assert_eq!(fit_series(&refs[..3], line).len(), 1);
+        assert!(fit_series(&refs[..3], quadratic).is_empty(), "a quadratic through 3 points");
+        assert_eq!(fit_series(&refs, quadratic).len(), 1);
+    }
+
+    #[test]
+    fn series_with_too_few_points_are_listed_with_their_note() {
+        let points: Vec<PointRecord> = (0..2)
+            .map(|load| point("sched.yield", "os", &[("cpus", "2"), ("load", &load.to_string())], 5.0))
+            .chain((0..3).map(|load| point("sched.yield", "tokio", &[("cpus", "2"), ("load", &load.to_string())], 5.0)))
+            .collect();
+        let few = too_few_points(&points);
+        assert_eq!(few.len(), 1, "{few:?}");
+        assert_eq!(few[0].name(), "sched.yield/runtime:os/cpus:2");
+        assert_eq!(few[0].note(), "too few points for a fit (2 points; a line needs 3)");
+        assert_eq!(derive_fits(&points).len(), 1, "tokio's three points get their line");
+    }
+
+    #[test]
+    fn a_fit_carries_its_coefficients_standard_errors() {
+        let points: Vec<PointRecord> = [(1, 3.1), (2, 4.9), (3, 7.1), (4, 8.9), (5, 11.1)]
+            .iter()
+            .map(|(x, y)| point("sched.yield", "os", &[("load", &x.to_string())], *y))
+            .collect();
+        let refs: Vec<&PointRecord> = points.iter().collect();
+        let fit = &fit_series(&refs, FitSpec { x: "load", x_unit: "", model: Model::Linear })[0];
+        let (a_se, b_se) = (fit.a_se.unwrap(), fit.b_se.unwrap());
+        assert!(a_se > 0.0 && b_se > 0.0 && fit.c_se.is_none(), "{fit:?}");
+        assert!((b_se - 0.04).abs() < 1e-9, "{fit:?}");
+    }
+}

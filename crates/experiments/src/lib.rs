@@ -1,0 +1,183 @@
+//! The experiments and their registry. One file per experiment, grouped by family (docs/ARCHITECTURE.md
+//! "Experiments"); each says what it measures, against which control, and where the idea comes from.
+
+pub mod across_hosts;
+pub mod base;
+pub mod clock;
+pub mod fits;
+pub mod grain;
+pub mod mem;
+pub mod mpi;
+pub mod msg;
+pub mod pairwise;
+mod plan;
+pub mod point;
+pub mod rpc;
+pub mod sched;
+mod section;
+pub mod spawn;
+pub mod sync;
+pub mod tables;
+pub mod timer;
+
+pub use plan::{PlanContext, Planned};
+pub use point::Point;
+pub use section::{runtimes_of, Figures, Section};
+
+pub use overhead_harness::empty_loop;
+use overhead_harness::Harness;
+pub use overhead_record::Outcome;
+use overhead_record::{Details, FitRecord, Metric, PointRecord};
+use overhead_runtimes::Capability;
+
+/// What `overhead list` and the record say about an experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExperimentInfo {
+    /// Public ID, `family.name` (docs/ARCHITECTURE.md table; users' scripts depend on it).
+    pub id: &'static str,
+    /// One line: what is measured, and against which control.
+    pub summary: &'static str,
+    /// The seed document and section, or tool, the experiment follows.
+    pub source: &'static str,
+    /// What the reported time means.
+    pub metric: Metric,
+    /// What a runtime needs to have for a cell of this experiment; each runtime says whether it has it
+    /// ([`overhead_runtimes::RuntimeUnderTest::offers`]).
+    pub requires: &'static [Capability],
+}
+
+/// The `requires` of an experiment of the kernel's own facilities (system calls, clocks, timers, IPC):
+/// measured once, under `os`.
+pub const KERNEL: &[Capability] = &[Capability::Kernel];
+
+/// One public experiment.
+pub trait Experiment: Sync {
+    /// Its ID, description, source and metric.
+    fn info(&self) -> &'static ExperimentInfo;
+    /// Public ID, `family.name`.
+    fn id(&self) -> &'static str {
+        self.info().id
+    }
+    /// The points to run for `runtime` on this machine (what it offers decides the shape: mechanisms,
+    /// one CPU for a runtime on one kernel thread, loads it refuses; [`overhead_runtimes::Offers`]); points that
+    /// cannot run here come back as [`Planned::Skip`] with the reason. Called only for runtimes that have
+    /// every capability in [`Experiment::requires`]; the specs name `runtime` ([`PlanContext::spec_of`]).
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned>;
+    /// What a runtime must have for a cell of this experiment.
+    fn requires(&self) -> &'static [Capability] {
+        self.info().requires
+    }
+    /// Measures one point: its spec, its runtime (resolved once by the probe) and its typed parameters
+    /// ([`Point::params`]). The calling thread is already pinned to `point.spec.cpus[0]`.
+    ///
+    /// Errors: the point's parameters are not the experiment's (the text names the point); its runtime has
+    /// no in-process code for the capability ([`Point::in_process`]); the point's resources could not be
+    /// set up (a pipe, a fork, a thread).
+    fn run(&self, point: &Point<'_>, harness: &Harness) -> anyhow::Result<Outcome>;
+    /// A point started as MPI ranks ([`Point::runs_as_ranks`]): what every rank but 0 does, on its own CPU
+    /// (`point.spec.cpus[point.rank]`, already pinned), until rank 0's [`Experiment::run`] is done — follow
+    /// its batches, serve its socket. Rank 0 answers for the point; a follower's error fails it.
+    ///
+    /// Errors: by default, the experiment does not run as ranks.
+    fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
+        anyhow::bail!("{} does not run as MPI ranks (rank {} has nothing to do)", self.id(), point.rank)
+    }
+    /// Fits through this experiment's measured `points` (all of this experiment), e.g. seed 001's
+    /// `a + b·load`; see [`fits::fit_series`]. None by default.
+    fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
+        let _ = points;
+        Vec::new()
+    }
+    /// The fit [`Experiment::fits`] puts through the series of `point`, if any: what the report uses to say
+    /// that a series has too few points for its fit. None by default.
+    fn fit_spec(&self, point: &PointRecord) -> Option<fits::FitSpec> {
+        let _ = point;
+        None
+    }
+    /// The details (matrices, tables) of one point from its processes' details, in the order they ran,
+    /// or `None` to keep the representative process's (the default: most details describe one process,
+    /// a histogram or a table of one run). An experiment whose details are its result, such as
+    /// `mem.c2c`'s matrix, merges them so that they carry the between-process spread too.
+    fn merge_details(&self, processes: &[&Details]) -> Option<Details> {
+        let _ = processes;
+        None
+    }
+    /// The sections of the full report that present this experiment, each built from the record alone with
+    /// the generic pieces of [`overhead_render`] (docs/ARCHITECTURE.md "Renderers"). None by default: every
+    /// point is in the results table anyway.
+    fn sections(&self) -> &'static [&'static Section] {
+        &[]
+    }
+    /// The groups of figures on the HTML page that show this experiment, drawn from the record with
+    /// [`overhead_render`]'s plots. None by default: its points still appear in the generic curves, heat maps
+    /// and distributions.
+    fn figures(&self) -> &'static [&'static Figures] {
+        &[]
+    }
+}
+
+/// Every experiment, in the order a run takes them.
+pub fn registry() -> &'static [&'static dyn Experiment] {
+    &[
+        &base::LoopOverhead,
+        &base::Call,
+        &base::Syscall,
+        &clock::Read,
+        &clock::Convert,
+        &clock::Skew,
+        &clock::Rate,
+        &sched::Switch,
+        &sched::Yield,
+        &sched::Broadcast,
+        &spawn::Create,
+        &spawn::ForkJoin,
+        &spawn::Remote,
+        &spawn::Bulk,
+        &grain::Sweep,
+        &sync::Faa,
+        &sync::Barrier,
+        &sync::Oversub,
+        &sync::Mutex,
+        &sync::RwLock,
+        &sync::Sem,
+        &msg::Call,
+        &msg::AsyncSend,
+        &msg::Switch,
+        &msg::Rendezvous,
+        &msg::Throughput,
+        &msg::Ipc,
+        &msg::Bandwidth,
+        &rpc::Methods,
+        &rpc::Floor,
+        &timer::HotPath,
+        &timer::Wakeup,
+        &timer::Stolen,
+        &mem::C2c,
+        &mem::Contention,
+        &mem::Mix,
+        &mem::Fairness,
+        &mem::Remote,
+        &mpi::PingPong,
+        &mpi::Bandwidth,
+        &mpi::Barrier,
+        &mpi::Allreduce,
+        &mpi::Hosts,
+    ]
+}
+
+/// The experiment with this exact ID.
+pub fn find(id: &str) -> Option<&'static dyn Experiment> {
+    registry().iter().copied().find(|e| e.id() == id)
+}
+
+/// The families present in the registry (`base`, `clock`, …), in registry order.
+pub fn families() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for e in registry() {
+        let family = e.id().split('.').next().unwrap_or_default();
+        if !out.contains(&family) {
+            out.push(family);
+        }
+    }
+    out
+}

@@ -1,0 +1,84 @@
+//! `mpi.bw`: osu_bw's window of non-blocking sends between two ranks.
+
+use serde::{Deserialize, Serialize};
+
+use super::pingpong::two_rank_points;
+use super::{follow, lead_measure, RANKS};
+use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
+use overhead_harness::{Harness, Mode};
+use overhead_record::Metric;
+use overhead_runtimes::mpi::shim::Op;
+
+/// Messages in flight per window: osu_bw's default.
+pub const WINDOW: usize = 64;
+
+/// `mpi.bw`'s parameters; `placement` follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BwParams {
+    /// Bytes per message.
+    pub payload: usize,
+    /// Messages in flight per window.
+    pub window: usize,
+}
+
+/// What an `mpi.bw` point reports beside its median (its `extra`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BandwidthResult {
+    /// Bytes per message.
+    pub payload_bytes: f64,
+    /// The payload over the median time per message (MB/s, 10⁶ bytes, as osu_bw).
+    pub mb_per_s: f64,
+}
+
+fn payloads(mode: Mode) -> Vec<usize> {
+    match mode {
+        Mode::Quick => vec![1 << 20],
+        Mode::Default => vec![64 * 1024, 1 << 20],
+        Mode::Full => vec![4096, 16 * 1024, 64 * 1024, 256 * 1024, 1 << 20],
+    }
+}
+
+/// osu_bw (OSU micro-benchmarks): rank 0 posts a window of [`WINDOW`] MPI_Isend of `payload` bytes and
+/// waits for them all, rank 1 as many MPI_Irecv, then a 4-byte acknowledgement goes back; the time per
+/// operation is one message (ns), the bandwidth `payload` over it (MB/s). The acknowledgement is part of
+/// each window, as in osu_bw.
+pub struct Bandwidth;
+
+impl Bandwidth {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments").
+    pub const ID: &'static str = "mpi.bw";
+}
+
+impl Experiment for Bandwidth {
+    fn sections(&self) -> &'static [&'static crate::Section] {
+        &[&super::report::SECTION]
+    }
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: Bandwidth::ID,
+            summary: "MPI bandwidth between two ranks: windows of 64 MPI_Isend/MPI_Irecv and an ack, 4 KiB–1 MiB \
+                      messages; ns per message, MB/s in the report",
+            source: "OSU micro-benchmarks osu_bw",
+            metric: Metric::PerOp,
+            requires: RANKS,
+        }
+    }
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let mut out = Vec::new();
+        for payload in payloads(ctx.mode) {
+            out.extend(two_rank_points(ctx, self.id(), runtime, &BwParams { payload, window: WINDOW }));
+        }
+        out
+    }
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let BwParams { payload, window } = point.params()?;
+        anyhow::ensure!(window >= 1, "{}: a window of at least one message", point.spec.name());
+        let measurement = lead_measure(h, Op::Window, payload as u64, window as u64)?.per(window as f64);
+        let median = measurement.summary().map_or(f64::NAN, |s| s.median);
+        let result = BandwidthResult { payload_bytes: payload as f64, mb_per_s: payload as f64 / median * 1e3 };
+        Ok(Outcome::from(measurement).with_result(&result))
+    }
+    fn follow(&self, _point: &Point<'_>) -> anyhow::Result<()> {
+        follow()
+    }
+}

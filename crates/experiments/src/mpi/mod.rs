@@ -1,0 +1,27 @@
+//! The `mpi` family (issue 24): MPI's own primitives between ranks, as the OSU micro-benchmarks measure them
+//! (osu_latency, osu_bw, osu_barrier, osu_allreduce) and mpiGraph's host matrix, with the project's batches,
+//! control subtraction, processes and CIs. Every point runs as MPI ranks (`runtime:mpi`,
+//! docs/ARCHITECTURE.md "Hosts and MPI"): rank 0 runs the harness and leads each batch, the other ranks
+//! follow ([`lead_measure`], [`follow`], in `runtimes::mpi`).
+
+mod bandwidth;
+mod collective;
+mod hosts;
+mod pingpong;
+pub mod report;
+
+pub use bandwidth::{Bandwidth, BandwidthResult};
+pub use collective::{Allreduce, Barrier, CollectiveParams};
+pub use hosts::Hosts;
+pub use pingpong::{PingPong, PingPongParams};
+
+use overhead_runtimes::mpi::{follow, lead_measure};
+use overhead_runtimes::Capability;
+
+/// What every `mpi.*` experiment requires of its runtime.
+const RANKS: &[Capability] = &[Capability::Ranks];
+
+/// Why an MPI point does not put two ranks on one CPU: each rank polls while it waits (the default progress
+/// of OpenMPI and MPICH), so two on one CPU take turns by time slice and the slice is what is measured.
+pub const NOT_ON_ONE_CPU: &str =
+    "MPI ranks poll while they wait: two on one CPU take turns by time slice, which is not MPI's cost";

@@ -1,0 +1,228 @@
+//! `msg.ipc`: ping-pong round trips between two processes, transport × payload × placement.
+
+use anyhow::Context as _;
+use serde::{Deserialize, Serialize};
+
+use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
+use overhead_harness::{Harness, Measurement, Mode};
+use overhead_machine::Placement;
+use overhead_record::Metric;
+use overhead_runtimes::os::ipc::{open, payload_limit, round_trip, End, Peer, Role, Transport, WithEnds};
+
+/// `msg.ipc`'s parameters, in name order; `placement` follows (two-party points).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Params {
+    pub transport: Transport,
+    /// Bytes per message, each way.
+    pub payload: usize,
+}
+
+/// Payloads (bytes): seed 003's 0–60 message registers end near 256 bytes; today's IPC carries pages
+/// and buffers, so the matrix runs from one word to 1 MiB — powers of 4 in `--full`, four sizes by
+/// default, two in `--quick`.
+pub fn payloads(mode: Mode) -> Vec<usize> {
+    match mode {
+        Mode::Quick => vec![8, 64 * 1024],
+        Mode::Default => vec![8, 4096, 64 * 1024, 1 << 20],
+        Mode::Full => {
+            let mut sizes: Vec<usize> = (0..9).map(|k| 8usize << (2 * k)).collect();
+            sizes.push(1 << 20);
+            sizes
+        }
+    }
+}
+
+/// Seed 003's ping-pong (its table: IPC cost against message registers), lmbench's `lat_pipe`,
+/// `lat_unix`, `lat_tcp`: the parent sends `payload` bytes through `transport` to a forked child pinned
+/// to the other CPU of the point, which sends them straight back; one round trip per operation against
+/// the empty loop. Both processes are pinned (`placement`: the same CPU, and one CPU per kind of
+/// placement the machine has). Transports ([`Transport`]): pipe, UNIX stream and datagram sockets,
+/// eventfd (no payload: only the counter, so only `payload:8`), a futex handoff and a polled handoff
+/// through shared memory (the payload copied in and out each way), POSIX message queues and TCP over
+/// loopback. A payload above what the transport takes here (the datagram socket's buffer limit, the
+/// message queue's `msgsize_max`) is a skipped cell with the limit, never a truncated message. With
+/// `--hosts`, TCP also runs across hosts (`placement:other_host`, every payload): the echo is rank 1 on the
+/// other host, serving one TCP connection from rank 0, which measures as here (`experiments/across_hosts.rs`).
+pub struct Ipc;
+
+impl Ipc {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "msg.ipc";
+}
+
+impl Experiment for Ipc {
+    fn sections(&self) -> &'static [&'static crate::Section] {
+        &[&super::report::IPC]
+    }
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: Ipc::ID,
+            summary: "ping-pong round trip between two pinned processes: pipe, UNIX stream/datagram, eventfd, futex \
+                      and polled shared memory, POSIX mqueue, TCP loopback × payload 8 B–1 MiB",
+            source: "seed 003 (IPC ping-pong vs. payload); lmbench lat_pipe, lat_unix, lat_tcp",
+            metric: Metric::Rtt,
+            requires: KERNEL,
+        }
+    }
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+        let mut out = Vec::new();
+        for transport in Transport::ALL {
+            let limit = payload_limit(transport);
+            for payload in payloads(ctx.mode) {
+                let planned = ctx.pair_points(self.id(), runtime, &Params { transport, payload });
+                match limit.as_ref().filter(|l| payload > l.bytes) {
+                    Some(l) => out.extend(planned.into_iter().map(|p| match p {
+                        Planned::Run(spec) | Planned::Skip(spec, _) => Planned::Skip(spec, l.why.clone()),
+                    })),
+                    None => out.extend(planned),
+                }
+                if transport == Transport::Tcp {
+                    out.extend(ctx.other_host_pair(self.id(), runtime, &Params { transport, payload }));
+                }
+            }
+        }
+        out
+    }
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { transport, payload } = point.params()?;
+        anyhow::ensure!(payload > 0, "{}: msg.ipc needs a payload of at least 1 byte", spec.name());
+        if spec.placement == Some(Placement::OtherHost) {
+            anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", spec.name());
+            let (mut end, note) = crate::across_hosts::connect_msg_rank(point).with_context(|| spec.name())?;
+            let measurement = round_trips(h, &mut end, payload).with_context(|| spec.name())?;
+            let mut outcome = Outcome::from(measurement);
+            outcome.notes.push(note);
+            return Ok(outcome);
+        }
+        let peer_cpu = *spec.cpus.get(1).unwrap_or(&spec.cpus[0]);
+        open(transport, payload, PingPong { h, payload, peer_cpu })
+            .with_context(|| format!("{}: opening the {} channel", spec.name(), transport.name()))?
+    }
+    /// Rank 1 of a `placement:other_host` point: the echo, on a TCP connection from rank 0.
+    fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
+        let Params { transport, payload } = point.params()?;
+        anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", point.spec.name());
+        crate::across_hosts::serve_msg_rank(Role::Echo, payload)
+    }
+}
+
+/// Times round trips of `payload`-byte messages through `end`, whose other side echoes them (a forked
+/// [`Peer`], or rank 1 on another host), against the empty loop: one round trip untimed first, then the
+/// harness's batches. The timed loop only sends and receives into buffers made before it.
+///
+/// Errors: the first round trip failed, or one during the measurement did (the first error).
+fn round_trips<E: End>(h: &Harness, end: &mut E, payload: usize) -> anyhow::Result<Measurement> {
+    let msg = vec![0x5au8; payload];
+    let mut reply = vec![0u8; payload];
+    round_trip(end, &msg, &mut reply).context("first round trip")?;
+    let mut failed = None;
+    let measurement = h.measure(
+        |n| {
+            for _ in 0..n {
+                if let Err(e) = round_trip(end, &msg, &mut reply) {
+                    failed.get_or_insert(e);
+                }
+            }
+        },
+        empty_loop,
+    );
+    if let Some(e) = failed {
+        anyhow::bail!("a round trip failed during measurement: {e}");
+    }
+    Ok(measurement)
+}
+
+/// The measurement, once the channel's end type is known.
+struct PingPong<'h> {
+    h: &'h Harness,
+    payload: usize,
+    peer_cpu: usize,
+}
+
+impl WithEnds for PingPong<'_> {
+    type Output = anyhow::Result<Outcome>;
+    fn with<E: End>(self, parent: E, child: E) -> anyhow::Result<Outcome> {
+        let mut peer =
+            Peer::spawn(parent, child, self.peer_cpu, self.payload, Role::Echo).context("forking the echo process")?;
+        let measured = round_trips(self.h, peer.end(), self.payload);
+        let status = peer.wait().context("reaping the echo process")?;
+        let measurement = measured?;
+        anyhow::ensure!(status == 0, "the echo process exited with status {status}");
+        Ok(measurement.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every transport returns every payload byte for byte, 1 MiB included, where this machine lets it
+    /// carry the size; the rest are refused by `open` with the limit's reason.
+    #[test]
+    fn every_transport_echoes_every_payload_exactly() {
+        struct Check {
+            payload: usize,
+            cpu: usize,
+            carries: bool,
+        }
+        impl WithEnds for Check {
+            type Output = ();
+            fn with<E: End>(self, parent: E, child: E) {
+                let mut peer = Peer::spawn(parent, child, self.cpu, self.payload, Role::Echo).unwrap();
+                for round in 0..3u8 {
+                    let msg: Vec<u8> =
+                        (0..self.payload).map(|i| (i as u8).wrapping_mul(31).wrapping_add(round)).collect();
+                    let mut reply = vec![0u8; self.payload];
+                    peer.round_trip(&msg, &mut reply).unwrap();
+                    if self.carries {
+                        assert!(reply == msg, "{}-byte reply differs in round {round}", self.payload);
+                    }
+                }
+                assert_eq!(peer.wait().unwrap(), 0);
+            }
+        }
+        let cpus = overhead_machine::allowed_cpus();
+        let cpu = cpus[cpus.len() - 1];
+        for transport in Transport::ALL {
+            let limit = payload_limit(transport).map_or(usize::MAX, |l| l.bytes);
+            for payload in [8, 100, 4096, 65536, 1 << 20] {
+                match open(transport, payload, Check { payload, cpu, carries: transport.carries_payload() }) {
+                    Ok(()) => assert!(payload <= limit, "{transport:?} took {payload} bytes over its limit"),
+                    Err(e) => assert!(payload > limit, "{transport:?}, {payload} bytes: {e}"),
+                }
+            }
+        }
+    }
+
+    /// An eventfd's "message" is its counter: it wakes the peer but carries no bytes, so only `payload:8`
+    /// is planned and the other sizes say why.
+    #[test]
+    fn eventfd_and_mqueue_sizes_above_their_limit_are_skipped_with_the_reason() {
+        let ctx = crate::plan::tests::two_cpu_context(Mode::Default);
+        let plan = Ipc.points(&ctx, &overhead_runtimes::os::Os);
+        let cells = |transport: &'static str| {
+            plan.iter().filter(
+                move |p| matches!(p, Planned::Run(s) | Planned::Skip(s, _) if s.param("transport") == Some(transport)),
+            )
+        };
+        let skipped_eventfd: Vec<_> = cells("eventfd").filter(|p| matches!(p, Planned::Skip(..))).collect();
+        assert_eq!(skipped_eventfd.len(), 2 * 3, "three payloads above 8, two placements");
+        assert!(skipped_eventfd.iter().all(|p| matches!(p, Planned::Skip(_, why) if why.contains("counter"))));
+        let mq_limit = payload_limit(Transport::Mqueue).unwrap().bytes;
+        for p in cells("mqueue") {
+            let (Planned::Run(s) | Planned::Skip(s, _)) = p;
+            let payload: usize = s.param("payload").unwrap().parse().unwrap();
+            assert_eq!(matches!(p, Planned::Skip(..)), payload > mq_limit, "{}", s.name());
+        }
+        assert_eq!(plan.len(), Transport::ALL.len() * payloads(Mode::Default).len() * 2);
+    }
+
+    /// With two hosts, exactly the tcp cells gain a `placement:other_host` point, one per payload, on
+    /// hosts 0 and 1 and two different CPUs; without hosts there is none.
+    #[test]
+    fn only_tcp_runs_across_hosts() {
+        crate::msg::tests::only_tcp_runs_across_hosts(&Ipc);
+    }
+}

@@ -1,0 +1,161 @@
+//! `sched.yield`: the cost of a scheduling round, measured by yielding under load (seed 001 §5.1).
+
+use crate::fits::{fit_series, FitSpec, Model};
+use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
+use overhead_harness::{Harness, Mode};
+use overhead_record::{FitRecord, Metric, PointRecord};
+use overhead_runtimes::{Capability, RuntimeUnderTest};
+
+/// The fit through each runtime's rounds: seed 001 Fig. 3's `a + b·load`.
+pub const FIT: FitSpec = FitSpec { x: "load", x_unit: "extra yielding activities per CPU", model: Model::Linear };
+/// `sched.yield`'s parameters: CPUs of the point and extra yielding activities per CPU (a cell skipped for
+/// a whole runtime has no load).
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+pub struct Params {
+    pub cpus: usize,
+    pub load: Option<usize>,
+}
+
+/// Seed 001 §5.1 (Fig. 3): one measuring activity per CPU yields in a loop while `load` extra
+/// activities per CPU do nothing but yield too; the empty loop is the control. The time per iteration
+/// is one **yield round**: the measuring activity gives up its CPU, every other runnable activity on
+/// that CPU (the `load` extra ones) runs once, up to its own yield, and the measuring one runs again.
+/// Fitting `a + b·load` separates the constant cost of a yield that finds nothing else to run (`a`, the
+/// seed's 140 µs for the library's `get_work` task) from the cost of one more switch per activity
+/// time-shared (`b`, the seed's 72 µs per RMK context switch).
+///
+/// Parameters: `cpus` (measuring activities, one per CPU) and `load` (0, 1, 4; every load 0…8 in
+/// `--full`, 0, 4 in `--quick`). Runtimes:
+/// * `os`: kernel threads pinned to their CPU, each yield a `sched_yield`; the loading threads are
+///   pinned there too and started (and seen running) before the measurement, as the seed's `ready`
+///   semaphore did.
+/// * `tokio`: the multi-thread scheduler with one pinned worker per CPU; every yield is
+///   `tokio::task::yield_now`. tokio places tasks itself (work stealing), so the load is
+///   `cpus × load` tasks spread over the workers rather than pinned per CPU. Each batch spawns the
+///   measuring tasks and joins them; the control batch spawns and joins the same tasks running the
+///   empty loop, so the spawn and join cancel.
+/// * `rayon`: `rayon::yield_now` inside one job per worker (`ThreadPool::broadcast`) at `load:0`
+///   only: rayon's yield runs one pending job to completion on the caller's stack, so a job that
+///   yields cannot be resumed until the job it picked up has finished, and yielding load jobs never
+///   let each other go; the loaded points are skipped with that reason.
+/// * `fiber-*`: one CPU (`cpus:1`), the fibers' `yield_now` through the FIFO ready queue.
+pub struct Yield;
+
+impl Yield {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "sched.yield";
+}
+
+impl Experiment for Yield {
+    fn sections(&self) -> &'static [&'static crate::Section] {
+        &[&crate::tables::yield_and_oversub::YIELD_AND_OVERSUB]
+    }
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: Yield::ID,
+            summary: "yield round: one activity per CPU yields among `load` extra yielding activities per CPU; \
+                      fit a + b·load",
+            source: "seed 001 §5.1, Fig. 3",
+            metric: Metric::PerOp,
+            requires: &[Capability::Yield],
+        }
+    }
+
+    fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
+        let loads: Vec<usize> = match ctx.mode {
+            Mode::Full => (0..=8).collect(),
+            Mode::Default => vec![0, 1, 4],
+            Mode::Quick => vec![0, 4],
+        };
+        let all = ctx.cpus.len();
+        let name = runtime.name();
+        let point = |cpus: usize, load: Option<usize>| {
+            ctx.spec_of(self.id(), runtime, &Params { cpus, load }, ctx.team_cpus(cpus))
+        };
+        let mut out = Vec::new();
+        // A runtime on one kernel thread gets cpus:1, and a skipped cell for all CPUs after it.
+        let mut one_thread_skip = None;
+        let cpu_counts = match runtime.one_thread() {
+            Some(why) => {
+                if all > 1 {
+                    let reason = format!("{name} {why}: only cpus:1 is measured");
+                    one_thread_skip = Some(Planned::Skip(point(all, None), reason));
+                }
+                vec![1]
+            }
+            None if ctx.mode == Mode::Full && all > 1 => vec![1, all],
+            None => vec![all],
+        };
+        let limits = runtime.offers().yield_round.has();
+        for &cpus in &cpu_counts {
+            for &load in &loads {
+                let spec = point(cpus, Some(load));
+                out.push(match limits.and_then(|l| l.refuses_load(load)) {
+                    Some(reason) => Planned::Skip(spec, reason.into()),
+                    None => Planned::Run(spec),
+                });
+            }
+        }
+        out.extend(one_thread_skip);
+        out
+    }
+
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let params: Params = point.params()?;
+        let load = params.load.ok_or_else(|| anyhow::anyhow!("{}: sched.yield needs a load", spec.name()))?;
+        point.in_process(|r| r.yield_round())?.yield_round(&spec.cpus, load, h)
+    }
+
+    fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
+        fit_series(points, FIT)
+    }
+    fn fit_spec(&self, _point: &PointRecord) -> Option<FitSpec> {
+        Some(FIT)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use overhead_record::fixture::point;
+
+    /// The experiment's own fits: one `a + b·load` per runtime and CPU count, recovering the line.
+    #[test]
+    fn fits_one_line_per_runtime_and_cpu_count() {
+        let mut points = Vec::new();
+        for load in [0, 1, 2, 4, 8] {
+            let x = f64::from(load);
+            points.push(point("sched.yield", "os", &[("cpus", "2"), ("load", &load.to_string())], 300.0 + 700.0 * x));
+            points.push(point(
+                "sched.yield",
+                "fiber-asm",
+                &[("cpus", "1"), ("load", &load.to_string())],
+                5.0 + 9.0 * x,
+            ));
+        }
+        let refs: Vec<&PointRecord> = points.iter().collect();
+        let fits = Yield.fits(&refs);
+        assert_eq!(fits.len(), 2);
+        let os = fits.iter().find(|f| f.runtime == "os").unwrap();
+        assert!((os.a - 300.0).abs() < 1e-6 && (os.b - 700.0).abs() < 1e-6, "{os:?}");
+        assert_eq!(os.series, vec![("cpus".to_string(), "2".to_string())]);
+        assert_eq!((os.x.as_str(), os.c, os.points), ("load", None, 5));
+    }
+
+    #[test]
+    fn fibers_measure_one_cpu_and_rayon_only_the_unloaded_yield() {
+        let ctx = crate::plan::tests::two_cpu_context(Mode::Default);
+        let fiber = Yield.points(&ctx, &overhead_runtimes::fiber::FIBER_ASM);
+        assert!(fiber.iter().all(|p| match p {
+            Planned::Run(s) => s.param("cpus") == Some("1") && s.cpus.len() == 1,
+            Planned::Skip(s, _) => s.param("cpus") == Some("2"),
+        }));
+        let rayon = Yield.points(&ctx, &overhead_runtimes::rayon_rt::Rayon);
+        let run: Vec<_> = rayon.iter().filter_map(|p| if let Planned::Run(s) = p { Some(s) } else { None }).collect();
+        assert_eq!(run.len(), 1);
+        assert_eq!(run[0].param("load"), Some("0"));
+        assert_eq!(rayon.len(), 3, "one run and two skipped loads");
+    }
+}

@@ -1,0 +1,217 @@
+//! `sync.oversub`: barriers with many more activities than CPUs, with and without spawning them first
+//! (seed 001 §8.2 experiment 2, Fig. 10).
+
+use crate::fits::{fit_series, FitSpec, Model};
+use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
+use overhead_harness::{Harness, Mode};
+use overhead_record::{FitRecord, Metric, PointRecord};
+use overhead_runtimes::activity_barrier::{BarrierKind, Variant};
+use overhead_runtimes::{Capability, RuntimeUnderTest};
+
+/// `spawn & sync` against the number of activities: quadratic, to show the spin-with-yield barrier's
+/// quadratic term (and its absence with a blocking barrier).
+pub const SPAWN_SYNC_FIT: FitSpec = FitSpec { x: "activities", x_unit: "", model: Model::Quadratic };
+
+/// `just spawn` and `just sync` against the number of activities: linear, as in the seed.
+pub const LINEAR_FIT: FitSpec = FitSpec { x: "activities", x_unit: "", model: Model::Linear };
+
+/// Activities per CPU for `variant`: the fitted `spawn_sync` gets three counts (enough for its
+/// quadratic; every doubling in `--full`), the others two (they are linear and only calibrate the
+/// picture), to keep a default run within its time budget.
+fn per_cpu(variant: Variant, mode: Mode) -> &'static [usize] {
+    match (mode, variant) {
+        (Mode::Full, _) => &[1, 2, 4, 8, 16, 32, 64],
+        (Mode::Default, Variant::SpawnSync) => &[1, 4, 16],
+        (Mode::Default, _) => &[1, 16],
+        (Mode::Quick, Variant::SpawnSync) => &[1, 2, 8],
+        (Mode::Quick, _) => &[1, 8],
+    }
+}
+
+/// `sync.oversub`'s parameters: `barrier` is absent for `just_spawn`, which passes none; `activities` is
+/// the total over all `cpus`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Params {
+    pub variant: Variant,
+    pub barrier: Option<BarrierKind>,
+    pub cpus: usize,
+    pub activities: usize,
+}
+
+/// Seed 001 §8.2 experiment 2 (Fig. 10): A activities (k per CPU, round-robin over the usable CPUs, far
+/// more than CPUs; parameter `activities` = A, `cpus` the CPU count) and a barrier, three ways, against
+/// the empty loop. k = 1, 4, 16 for `spawn_sync` and 1, 16 for the others; 1…64 by doubling in `--full`;
+/// fewer in `--quick`.
+/// * `variant:just_spawn`: per operation, spawn A activities that do nothing and wait until all have
+///   ended (the seed's "just spawn", its calibration line).
+/// * `variant:spawn_sync`: per operation, spawn A activities that pass one barrier together, and wait
+///   until all have ended ("spawn & sync"). With the seed's spin-with-yield barrier the activities that
+///   arrived early keep yielding while the spawner is still creating the rest; under a round-robin
+///   scheduler (the seed's RMK) the i-th spawn waits for i/CPUs spinners to yield: a quadratic term in
+///   A, fitted as `a + b·A + c·A²`. With a blocking barrier the early ones sleep and the term should go
+///   away. How big it is depends on the kernel's yield: Linux's EEVDF moves a yielding thread's
+///   deadline a whole slice back, so spinners delay the spawner much less than round robin did.
+/// * `variant:just_sync`: per operation, one barrier episode of A activities that exist already ("just
+///   sync"). Threads: the harness's team of A threads, started once for the point, passing the barrier
+///   `n` times per batch (the slowest thread's time, as `sync.barrier`). Tasks: each batch spawns the A
+///   tasks held at a gate, opens it, and they pass the barrier `n` times; the control batch spawns,
+///   gates and joins the same tasks running the empty loop, so only the episodes remain.
+///
+/// `barrier:yield` is [`YieldBarrier`], `barrier:blocking` std's `Barrier` (threads) or
+/// `tokio::sync::Barrier` (tasks). Runtimes: `os` (threads pinned round-robin; each activity's pinning
+/// is part of its spawn), `tokio` (multi-thread scheduler, one pinned worker per CPU; the spawner is
+/// itself a task, which never gives up its worker while spawning, so the spinners cannot slow it down),
+/// `rayon` (a scope on the pool; `rayon::yield_now` in the barrier runs pending jobs nested on the
+/// waiter's stack; the blocking barrier and `just_sync` are skipped: a job that blocks holds its
+/// worker, and nested yields cannot return to a later episode, so either never completes with more
+/// jobs than workers).
+pub struct Oversub;
+
+impl Oversub {
+    /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
+    /// the reports and the analysis match on.
+    pub const ID: &'static str = "sync.oversub";
+}
+
+impl Experiment for Oversub {
+    fn sections(&self) -> &'static [&'static crate::Section] {
+        &[&crate::tables::yield_and_oversub::YIELD_AND_OVERSUB]
+    }
+    fn info(&self) -> &'static ExperimentInfo {
+        &ExperimentInfo {
+            id: Oversub::ID,
+            summary: "activities ≫ CPUs: just spawn, spawn & sync, just sync, with a spin-with-yield vs. a blocking \
+                      barrier; quadratic fit of spawn & sync",
+            source: "seed 001 §8.2 experiment 2, Fig. 10",
+            metric: Metric::PerOp,
+            requires: &[Capability::ActivityBarrier],
+        }
+    }
+
+    fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
+        let Some(limits) = runtime.offers().activity_barrier.has() else { return Vec::new() };
+        let cpus = ctx.cpus.len();
+        let mut out = Vec::new();
+        for variant in Variant::ALL {
+            let barriers: &[Option<BarrierKind>] = if variant == Variant::JustSpawn {
+                &[None]
+            } else {
+                &[Some(BarrierKind::Yield), Some(BarrierKind::Blocking)]
+            };
+            for &barrier in barriers {
+                for &k in per_cpu(variant, ctx.mode) {
+                    let params = Params { variant, barrier, cpus, activities: k * cpus };
+                    let spec = ctx.spec_of(self.id(), runtime, &params, ctx.cpus.clone());
+                    out.push(match limits.refuses(variant, barrier) {
+                        Some(reason) => Planned::Skip(spec, reason.into()),
+                        None => Planned::Run(spec),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let spec = point.spec;
+        let Params { variant, barrier, activities, .. } = point.params()?;
+        let barrier = match (variant, barrier) {
+            (Variant::JustSpawn, _) => BarrierKind::Blocking,
+            (_, Some(barrier)) => barrier,
+            (_, None) => anyhow::bail!("{}: sync.oversub {} needs a barrier", spec.name(), variant.name()),
+        };
+        anyhow::ensure!(activities > 0, "{}: sync.oversub needs at least one activity", spec.name());
+        point.in_process(|r| r.activity_barrier())?.activity_barrier(variant, barrier, activities, &spec.cpus, h)
+    }
+
+    fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
+        let (spawn_sync, rest): (Vec<&PointRecord>, Vec<&PointRecord>) =
+            points.iter().partition(|p| p.spec.param("variant") == Some(Variant::SpawnSync.name()));
+        let mut fits = fit_series(&spawn_sync, SPAWN_SYNC_FIT);
+        fits.extend(fit_series(&rest, LINEAR_FIT));
+        fits
+    }
+
+    fn fit_spec(&self, point: &PointRecord) -> Option<FitSpec> {
+        let spawn_sync = point.spec.param("variant") == Some(Variant::SpawnSync.name());
+        Some(if spawn_sync { SPAWN_SYNC_FIT } else { LINEAR_FIT })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use overhead_record::fixture::point;
+
+    /// The experiment's fits: quadratic through `spawn_sync`, recovering the coefficients; linear
+    /// through the others.
+    #[test]
+    fn fits_quadratic_spawn_sync_and_linear_rest() {
+        let mut points = Vec::new();
+        for a in [2u32, 4, 8, 16, 32] {
+            let x = f64::from(a);
+            let act = a.to_string();
+            let ss = |barrier| [("variant", "spawn_sync"), ("barrier", barrier), ("cpus", "2"), ("activities", &act)];
+            points.push(point("sync.oversub", "os", &ss("yield"), 1000.0 + 50.0 * x + 3.0 * x * x));
+            points.push(point("sync.oversub", "os", &ss("blocking"), 1000.0 + 60.0 * x));
+            let js = [("variant", "just_spawn"), ("cpus", "2"), ("activities", act.as_str())];
+            points.push(point("sync.oversub", "os", &js, 500.0 + 40.0 * x));
+        }
+        let refs: Vec<&PointRecord> = points.iter().collect();
+        let fits = Oversub.fits(&refs);
+        assert_eq!(fits.len(), 3);
+        let of = |variant: &str, barrier: Option<&str>| {
+            fits.iter()
+                .find(|f| {
+                    f.series.iter().any(|(k, v)| k == "variant" && v == variant)
+                        && barrier.is_none_or(|b| f.series.iter().any(|(k, v)| k == "barrier" && v == b))
+                })
+                .unwrap()
+        };
+        let spin = of("spawn_sync", Some("yield"));
+        assert!((spin.c.unwrap() - 3.0).abs() < 1e-6 && (spin.b - 50.0).abs() < 1e-5, "{spin:?}");
+        assert!(of("spawn_sync", Some("blocking")).c.unwrap().abs() < 1e-6);
+        let spawn = of("just_spawn", None);
+        assert!(spawn.c.is_none() && (spawn.b - 40.0).abs() < 1e-6, "{spawn:?}");
+    }
+
+    #[test]
+    fn rayon_skips_what_would_never_complete() {
+        let ctx = crate::plan::tests::two_cpu_context(Mode::Quick);
+        for p in Oversub.points(&ctx, &overhead_runtimes::rayon_rt::Rayon) {
+            match p {
+                Planned::Run(s) => {
+                    assert_ne!(s.param("variant"), Some("just_sync"));
+                    assert_ne!(s.param("barrier"), Some("blocking"));
+                }
+                Planned::Skip(_, reason) => assert!(reason.starts_with("rayon")),
+            }
+        }
+    }
+
+    /// Every variant, barrier and runtime completes a tiny measurement with more activities than CPUs.
+    #[test]
+    fn every_variant_completes_oversubscribed() {
+        let h = overhead_harness::testing::quick_harness();
+        let cpus = overhead_machine::allowed_cpus();
+        let cpus = &cpus[..cpus.len().min(2)];
+        let a = 4 * cpus.len();
+        for runtime in overhead_runtimes::registry() {
+            let (Some(activity_barrier), Some(limits)) =
+                (runtime.activity_barrier(), runtime.offers().activity_barrier.has())
+            else {
+                continue;
+            };
+            for variant in Variant::ALL {
+                for barrier in [BarrierKind::Yield, BarrierKind::Blocking] {
+                    let asked = (variant != Variant::JustSpawn).then_some(barrier);
+                    if limits.refuses(variant, asked).is_some() {
+                        continue;
+                    }
+                    let outcome = activity_barrier.activity_barrier(variant, barrier, a, cpus, &h).unwrap();
+                    assert_eq!(outcome.measurement.samples_ns.len(), h.config.repetitions, "{}", runtime.name());
+                }
+            }
+        }
+    }
+}

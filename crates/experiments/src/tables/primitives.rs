@@ -1,0 +1,113 @@
+//! Seed 004's timing table for today's runtimes: one row per primitive, one column per runtime,
+//! medians with the half-width of their 95% CI, and how each runtime compares with `fiber-asm` on the
+//! rows whose cost is dominated by switching.
+
+use crate::Section;
+use comfy_table::{Cell, CellAlignment};
+use overhead_render::new_table;
+
+use super::primitive_rows::{matches, ROWS};
+use overhead_record::{RatioCi, RunRecord, RuntimeComparison};
+use overhead_render::Format;
+use overhead_runtimes::column_rank;
+use overhead_units::format_ns;
+
+/// The runtimes the record has anything for, seed 004's columns first.
+fn columns(record: &RunRecord) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let specs = record.points.iter().map(|p| &p.spec).chain(record.skipped.iter().map(|s| &s.spec));
+    for spec in specs {
+        if ROWS.iter().any(|r| r.experiment == spec.experiment) && !seen.contains(&spec.runtime) {
+            seen.push(spec.runtime.clone());
+        }
+    }
+    seen.sort_by_key(|r| column_rank(r));
+    seen
+}
+
+/// The table, its footnotes (why a cell is empty), and one line per runtime comparing it with
+/// `fiber-asm` on the switch-bound rows (geometric mean of the per-row ratios). Empty when the record
+/// has none of the table's experiments.
+pub fn primitives_table(record: &RunRecord, format: Format) -> String {
+    let runtimes = columns(record);
+    if runtimes.is_empty() {
+        return String::new();
+    }
+    let mut table = new_table(format);
+    let mut header = vec!["primitive (seed 004)".to_string()];
+    header.extend(runtimes.iter().cloned());
+    table.set_header(header);
+    let mut footnotes: Vec<String> = Vec::new();
+    for row in ROWS {
+        let mut cells = vec![Cell::new(row.label)];
+        for runtime in &runtimes {
+            let point = record.points.iter().find(|p| matches(row, &p.spec, runtime));
+            let text = match point {
+                Some(p) => format!("{} ±{}", format_ns(p.summary.median), format_ns(p.summary.ci_half_width())),
+                None => {
+                    let skipped = record.skipped.iter().find(|s| matches(row, &s.spec, runtime));
+                    match skipped {
+                        Some(s) => {
+                            footnotes.push(format!("{} / {runtime}: {}", row.label, s.reason));
+                            format!("— [{}]", footnotes.len())
+                        }
+                        None => "—".into(),
+                    }
+                }
+            };
+            cells.push(Cell::new(text).set_alignment(CellAlignment::Right));
+        }
+        table.add_row(cells);
+    }
+    let mut out = format!("{table}\n");
+    for (i, note) in footnotes.iter().enumerate() {
+        out += &format!("[{}] {note}\n", i + 1);
+    }
+    out += "cells: median per operation ± half-width of its 95% CI\n";
+    for c in &record.comparisons {
+        out += &format!("{}\n", comparison_line(c));
+    }
+    out
+}
+
+/// "R is 3.2× slower than fiber-asm on switch-bound rows (geometric mean of 6 rows); raw switch round trip
+/// R / fiber-asm = 1.31 (95% CI 1.22–1.40)", from the analysis's comparison. The second part is the
+/// issue-3 criterion (asm no slower than corosensei), read off one ratio instead of two cells.
+fn comparison_line(c: &RuntimeComparison) -> String {
+    let (runtime, reference) = (&c.runtime, &c.reference);
+    let geomean = c.switch_bound_geomean;
+    let (factor, word) = if geomean >= 1.0 { (geomean, "slower") } else { (1.0 / geomean, "faster") };
+    let mut line = format!(
+        "{runtime} is {factor:.1}× {word} than {reference} on switch-bound rows (geometric mean of {} rows)",
+        c.rows
+    );
+    if let Some(RatioCi { ratio, low, high }) = c.raw_switch {
+        line += &format!(
+            "; raw switch round trip {runtime} / {reference} = {} (95% CI {}–{})",
+            ratio_digits(ratio),
+            ratio_digits(low),
+            ratio_digits(high)
+        );
+    }
+    line
+}
+
+/// Three significant digits for ratios from 0.001 to thousands.
+fn ratio_digits(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// The report's `primitives` section (docs/ARCHITECTURE.md "Renderers").
+pub const PRIMITIVES: Section = Section {
+    key: "primitives",
+    title: "Seed 004 timing table: primitives by runtime",
+    about: "seed 004's timing table: rows of primitives, one column per runtime",
+    position: 10,
+    render: primitives_table,
+};

@@ -1,0 +1,183 @@
+//! The measuring method (docs/METHOD.md §1–5): batches sized to a target duration, interleaved control
+//! batches subtracted, warm-up, repetitions, and thread teams started together on a spin barrier.
+//!
+//! Experiments never time themselves: they hand the harness a *test* body and a *control* body, each
+//! `FnMut(n)` running its operation `n` times, and get back per-operation samples in ns.
+
+mod config;
+mod known_cost;
+mod measurement;
+mod runs;
+mod single;
+pub mod speed;
+mod spin_barrier;
+mod team;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+
+pub use config::{HarnessConfig, Mode};
+pub use known_cost::{chain, chain_batch};
+pub use measurement::Measurement;
+pub use spin_barrier::SpinBarrier;
+pub use team::TeamReport;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use overhead_clock::{Clock, Ticks, TimeSourceInfo};
+
+/// A harness bound to one calibrated clock and one set of batch/repetition settings.
+///
+/// `C` is the tick source read at batch edges: the calibrated [`Clock`] everywhere but in tests, which time
+/// batches with a scripted clock (`testing::ScriptedClock`, docs/ARCHITECTURE.md "Test support") to know
+/// exactly what each batch took. Every measuring method is compiled for its `C`: no dynamic dispatch and no
+/// extra branch on the timed path.
+#[derive(Debug, Clone)]
+pub struct Harness<C = Clock> {
+    /// The tick source read at batch edges.
+    pub clock: C,
+    /// Batch and repetition settings (docs/METHOD.md §1).
+    pub config: HarnessConfig,
+    /// Smallest observable step of the clock, ns; used to decide "below resolution".
+    pub resolution_ns: f64,
+    /// Cost of one clock read, ns; part of the resolution floor of a batch.
+    pub read_cost_ns: f64,
+    /// The batch size this probe was asked to reuse, and the one its first sizing settled on; shared by
+    /// clones, so a harness handed into a runtime's context reports back to the probe.
+    sizing: Arc<BatchSizing>,
+}
+
+/// The batch size a probe reuses from the point's first process (docs/METHOD.md "Rounds"): every process of
+/// a point then times the same loop of N operations, so N is not one more thing that differs between them.
+/// 0 in either field means "none".
+#[derive(Debug, Default)]
+struct BatchSizing {
+    /// N to try first at the next sizing (taken once).
+    hint: AtomicU64,
+    /// N the probe's first sizing settled on.
+    first: AtomicU64,
+}
+
+impl Harness {
+    /// A harness timing with the source described by `time` and the settings of `config`.
+    pub fn new(time: &TimeSourceInfo, config: HarnessConfig) -> Harness {
+        Harness::with_clock(time.clock, config, time.resolution_ns, time.read_cost_ns)
+    }
+}
+
+impl<C: Ticks> Harness<C> {
+    /// A harness timing with `clock` and the settings of `config`; `resolution_ns` is the smallest step the
+    /// clock shows and `read_cost_ns` the cost of one read (both ns, both part of the resolution floor,
+    /// [`Harness::resolution_per_op_ns`]). [`Harness::new`] fills them from a calibration.
+    pub fn with_clock(clock: C, config: HarnessConfig, resolution_ns: f64, read_cost_ns: f64) -> Harness<C> {
+        Harness { clock, config, resolution_ns, read_cost_ns, sizing: Arc::default() }
+    }
+
+    /// The same harness with `batch_ops` as the batch size its first sizing tries: it is kept when one
+    /// batch of it lasts between a quarter of and four times the target (the point's first process found
+    /// it; the machine may run faster or slower now), else sizing doubles from 1 as usual. Only the first
+    /// sizing of the probe takes the hint: an experiment that measures several operations sizes the others
+    /// afresh.
+    pub fn with_batch_hint(self, batch_ops: Option<u64>) -> Self {
+        self.sizing.hint.store(batch_ops.unwrap_or(0), Ordering::Relaxed);
+        self
+    }
+
+    /// The N the probe's first sizing settled on (from the hint or by doubling); `None` when nothing was
+    /// sized (an experiment of whole runs, or one that times itself).
+    pub fn first_sized_batch_ops(&self) -> Option<u64> {
+        Some(self.sizing.first.load(Ordering::Relaxed)).filter(|&n| n > 0)
+    }
+
+    /// The hint, once: later sizings in the same probe get `None`.
+    fn take_batch_hint(&self) -> Option<u64> {
+        Some(self.sizing.hint.swap(0, Ordering::Relaxed)).filter(|&n| n > 0)
+    }
+
+    /// Records the N of the probe's first sizing; later sizings leave it.
+    fn note_sized(&self, n: u64) {
+        let _ = self.sizing.first.compare_exchange(0, n, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// The target batch duration in ticks of this harness's clock.
+    fn target_ticks(&self) -> f64 {
+        self.config.target_batch_ns * self.clock.hz() / 1e9
+    }
+
+    /// Whether a hinted batch that took `ticks` is close enough to the target to keep (¼× to 4×).
+    fn hint_fits(&self, ticks: f64) -> bool {
+        near_target(ticks, self.target_ticks())
+    }
+
+    /// Runs `body(n)` between the two batch-edge reads and returns the elapsed ticks (no control
+    /// subtracted). For checks of the harness itself; experiments use [`Harness::measure`].
+    pub fn batch_ticks<F: FnMut(u64)>(&self, body: &mut F, n: u64) -> u64 {
+        self.time_batch(body, n)
+    }
+
+    /// The harness's interleaving (docs/METHOD.md §1): `warmup` pairs, then `pairs` kept pairs, of a batch
+    /// of `first = (body, n)` immediately followed by a batch of `second`, each pair ending with
+    /// `after_second(n)` run untimed with the second batch's `n`. Returns the kept pairs' ticks, `(first's,
+    /// second's)`, in the order they ran; warm-up pairs are timed like the others and dropped.
+    ///
+    /// [`Harness::measure`] runs it with the control first and the test second; `overhead check` with N and
+    /// 2N operations of one body. No control is subtracted here.
+    #[inline]
+    pub fn paired_ticks<A, B, R>(
+        &self,
+        first: (&mut A, u64),
+        second: (&mut B, u64),
+        warmup: usize,
+        pairs: usize,
+        after_second: &mut R,
+    ) -> (Vec<u64>, Vec<u64>)
+    where
+        A: FnMut(u64),
+        B: FnMut(u64),
+        R: FnMut(u64),
+    {
+        let ((a, na), (b, nb)) = (first, second);
+        for _ in 0..warmup {
+            self.time_batch(a, na);
+            self.time_batch(b, nb);
+            after_second(nb);
+        }
+        let mut first_ticks = Vec::with_capacity(pairs);
+        let mut second_ticks = Vec::with_capacity(pairs);
+        for _ in 0..pairs {
+            first_ticks.push(self.time_batch(a, na));
+            second_ticks.push(self.time_batch(b, nb));
+            after_second(nb);
+        }
+        (first_ticks, second_ticks)
+    }
+
+    /// Runs `body(n)` between the two batch-edge reads and returns the elapsed ticks.
+    #[inline(always)]
+    fn time_batch<F: FnMut(u64)>(&self, body: &mut F, n: u64) -> u64 {
+        let t0 = self.clock.start();
+        body(n);
+        let t1 = self.clock.stop();
+        t1.wrapping_sub(t0)
+    }
+
+    /// The per-operation floor below which a batch of `n` operations cannot resolve a difference: one
+    /// clock step or one read, whichever is larger, spread over the batch (ns).
+    pub fn resolution_per_op_ns(&self, n: u64) -> f64 {
+        self.resolution_ns.max(self.read_cost_ns) / n.max(1) as f64
+    }
+}
+
+/// Whether a batch of `ticks` is within a factor of 4 of `target_ticks`: close enough to keep a hinted N.
+fn near_target(ticks: f64, target_ticks: f64) -> bool {
+    ticks >= target_ticks / 4.0 && ticks <= target_ticks * 4.0
+}
+
+/// A loop of `n` iterations whose only work is keeping the index alive: the control for operations
+/// timed inside the same kind of loop.
+#[inline(always)]
+pub fn empty_loop(n: u64) {
+    for i in 0..n {
+        std::hint::black_box(i);
+    }
+}

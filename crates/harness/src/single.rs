@@ -1,0 +1,345 @@
+//! Measuring an operation on the calling thread.
+
+use super::{Harness, Measurement};
+use overhead_clock::Ticks;
+
+impl<C: Ticks> Harness<C> {
+    /// Measures `test` against `control` on the calling thread (pin it first).
+    ///
+    /// Both bodies run their operation `n` times per call. N is found by doubling the test batch until
+    /// it lasts `target_batch_ns` (seed 001 §1: long enough that start-up transients vanish); then
+    /// `warmup` pairs are run and dropped, and `repetitions` pairs are kept. Control and test batches
+    /// alternate (ABAB) so slow drift affects both alike, and each test batch has its own neighbouring
+    /// control subtracted, as seed 001 §5.1 and 002's "loop overhead compensated" do.
+    pub fn measure<T: FnMut(u64), K: FnMut(u64)>(&self, test: T, control: K) -> Measurement {
+        self.measure_with_reset(test, control, |_| {})
+    }
+
+    /// [`Harness::measure`] with `reset(n)` run untimed after every test batch of `n` operations, for
+    /// operations that use up state a batch must get back (a P-only batch takes `n` permits; the reset
+    /// returns them, so the count never drains however long the run).
+    pub fn measure_with_reset<T, K, R>(&self, mut test: T, mut control: K, mut reset: R) -> Measurement
+    where
+        T: FnMut(u64),
+        K: FnMut(u64),
+        R: FnMut(u64),
+    {
+        let n = self.size_batch(&mut test, &mut reset);
+        let (warmup, reps) = (self.config.warmup, self.config.repetitions);
+        let (control_ticks, test_ticks) =
+            self.paired_ticks((&mut control, n), (&mut test, n), warmup, reps, &mut reset);
+        self.per_op(n, &test_ticks, &control_ticks, Vec::new())
+    }
+
+    /// Doubles N from 1 until a test batch reaches the target duration, confirmed by a second batch of the
+    /// same N (the faster of the two counts), or the op cap. Without the confirmation one preempted or cold
+    /// batch early on (a page fault, a descheduled vCPU) stops the doubling at a tiny N, and every kept batch
+    /// is then too short to time well. A batch-size hint (the point's first process's N,
+    /// [`Harness::with_batch_hint`]) is tried first and kept when one batch of it is near the target.
+    fn size_batch<T: FnMut(u64), R: FnMut(u64)>(&self, test: &mut T, reset: &mut R) -> u64 {
+        let target_ticks = self.target_ticks();
+        let mut timed = |n: u64| {
+            let ticks = self.time_batch(test, n);
+            reset(n);
+            ticks as f64
+        };
+        if let Some(hint) = self.take_batch_hint() {
+            if self.hint_fits(timed(hint)) {
+                self.note_sized(hint);
+                return hint;
+            }
+        }
+        let mut n = 1u64;
+        loop {
+            if n >= self.config.max_batch_ops || (timed(n) >= target_ticks && timed(n) >= target_ticks) {
+                self.note_sized(n);
+                return n;
+            }
+            n *= 2;
+        }
+    }
+
+    /// Converts paired batch tick counts to ns per operation.
+    pub(super) fn per_op(&self, n: u64, test: &[u64], control: &[u64], per_thread_ns: Vec<Vec<f64>>) -> Measurement {
+        let to_ns = |ticks: u64| self.clock.ticks_to_ns(ticks as f64) / n as f64;
+        Measurement {
+            batch_ops: n,
+            samples_ns: test.iter().zip(control).map(|(&t, &c)| to_ns(t) - to_ns(c)).collect(),
+            control_ns: control.iter().map(|&c| to_ns(c)).collect(),
+            per_thread_ns,
+            resolution_ns: self.resolution_per_op_ns(n),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::{Cell, RefCell};
+    use std::hint::black_box;
+
+    use crate::testing::{quick_harness, scripted_config, scripted_harness, ScriptedClock};
+    use crate::{chain_batch, HarnessConfig};
+
+    /// A batch the harness ran, in order: a test batch of N (`T`), a control batch (`C`), or a reset (`R`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Ran {
+        T(u64),
+        C(u64),
+        R(u64),
+    }
+
+    /// The sizes of sizing's test batches when `n` is the first N to reach the target: 1, 2, 4, … up to
+    /// `n`, then `n` again (the confirmation).
+    fn doubling_to(n: u64) -> Vec<u64> {
+        let mut v: Vec<u64> = std::iter::successors(Some(1), |&k| (k < n).then_some(2 * k)).collect();
+        v.push(n);
+        v
+    }
+
+    /// Sizing doubles N from 1 while a batch falls short of the target, and stops at the first N whose
+    /// batch and a second one of the same N both reach it: 3 ticks an operation against 1000 ticks settles
+    /// at 512 (1536 ticks; 256 gives 768). Every kept sample is then exactly 3 ticks at 2 GHz, 1.5 ns.
+    #[test]
+    fn sizing_doubles_to_the_target_and_confirms_it() {
+        let clock = ScriptedClock::new(2e9);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        let ran = RefCell::new(Vec::new());
+        let m = h.measure(
+            |n| {
+                ran.borrow_mut().push(Ran::T(n));
+                clock.ops(3)(n)
+            },
+            |_| {},
+        );
+        assert_eq!(m.batch_ops, 512);
+        assert_eq!(h.first_sized_batch_ops(), Some(512));
+        assert_eq!(ran.borrow()[..11], doubling_to(512).into_iter().map(Ran::T).collect::<Vec<_>>());
+        assert_eq!(ran.borrow().len(), 11 + 1 + 3, "sizing, then one test batch per warm-up and kept pair");
+        assert_eq!(m.samples_ns, vec![1.5; 3]);
+        assert_eq!(m.control_ns, vec![0.0; 3]);
+        assert_eq!(m.resolution_ns, 0.5 / 512.0, "one tick (0.5 ns) over the batch");
+    }
+
+    /// A batch that reaches the target early (preempted, cold) is not believed: its confirming batch falls
+    /// short, and doubling goes on to the N a steady operation needs.
+    #[test]
+    fn a_confirmation_that_falls_short_keeps_doubling() {
+        let clock = ScriptedClock::new(1e9);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        let ran = RefCell::new(Vec::new());
+        let m = h.measure(
+            |n| {
+                ran.borrow_mut().push(Ran::T(n));
+                // The third batch (N = 4) is preempted for 5000 ticks.
+                clock.advance(3 * n + if ran.borrow().len() == 3 { 5000 } else { 0 });
+            },
+            |_| {},
+        );
+        let mut expected = vec![1, 2, 4];
+        expected.extend(&doubling_to(512)[2..]);
+        assert_eq!(ran.borrow()[..expected.len()], expected.into_iter().map(Ran::T).collect::<Vec<_>>());
+        assert_eq!(m.batch_ops, 512);
+        assert_eq!(m.samples_ns, vec![3.0; 3]);
+    }
+
+    /// When the target is out of reach, N stops at the op cap (a batch of the cap itself is not timed
+    /// during sizing).
+    #[test]
+    fn sizing_stops_at_the_op_cap() {
+        let clock = ScriptedClock::new(1e9);
+        let config = HarnessConfig { max_batch_ops: 64, ..scripted_config(&clock, 1e9, 0, 2) };
+        let h = scripted_harness(clock, config);
+        let sizes = RefCell::new(Vec::new());
+        let m = h.measure(
+            |n| {
+                sizes.borrow_mut().push(n);
+                clock.ops(1)(n)
+            },
+            |_| {},
+        );
+        assert_eq!(m.batch_ops, 64);
+        assert_eq!(*sizes.borrow(), vec![1, 2, 4, 8, 16, 32, 64, 64]);
+        assert_eq!(m.samples_ns, vec![1.0; 2]);
+    }
+
+    /// Each test batch has its own control subtracted, the one run just before it: a drift that moves
+    /// both batches of a pair alike (100 ticks more every pair) cancels exactly, as does the cost of a
+    /// read. A subtraction of any other control (the mean, the first, the next) would not give 6 every time.
+    #[test]
+    fn the_control_of_each_pair_is_subtracted_exactly() {
+        let clock = ScriptedClock::new(1e9).with_read_ticks(7);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 4));
+        let pairs = Cell::new(0u64);
+        let m = h.measure(
+            |n| clock.advance(10 * n + 100 * pairs.get()),
+            |n| {
+                pairs.set(pairs.get() + 1);
+                clock.advance(4 * n + 100 * pairs.get())
+            },
+        );
+        // 10 ticks an operation plus a read: 128 operations take 1287 ticks, 64 take 647.
+        let n = 128;
+        assert_eq!(m.batch_ops, n);
+        assert_eq!(m.samples_ns, vec![6.0; 4]);
+        // The kept pairs are the 2nd to 5th: the warm-up pair was the 1st.
+        let control = |pair: u64| (4 * n + 100 * pair + 7) as f64 / n as f64;
+        assert_eq!(m.control_ns, (2..=5).map(control).collect::<Vec<_>>());
+        assert_eq!(m.resolution_ns, 7.0 / n as f64, "a read (7 ns) over the batch");
+    }
+
+    /// docs/METHOD.md §1's order: the sizing test batches, then for each warm-up and each kept pair the
+    /// control batch, the test batch just after it, and the test batch's reset. Resets run untimed: one
+    /// that costs a million ticks changes no sample.
+    #[test]
+    fn control_runs_just_before_each_test_and_reset_after_it() {
+        let clock = ScriptedClock::new(1e9);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 2, 3));
+        let ran = RefCell::new(Vec::new());
+        let m = h.measure_with_reset(
+            |n| {
+                ran.borrow_mut().push(Ran::T(n));
+                clock.ops(5)(n)
+            },
+            |n| {
+                ran.borrow_mut().push(Ran::C(n));
+                clock.ops(1)(n)
+            },
+            |n| {
+                ran.borrow_mut().push(Ran::R(n));
+                clock.advance(1_000_000)
+            },
+        );
+        // 5 ticks an operation: 256 operations (1280 ticks) reach 1000.
+        let n = 256;
+        let mut expected = Vec::new();
+        for k in doubling_to(n) {
+            expected.extend([Ran::T(k), Ran::R(k)]);
+        }
+        for _ in 0..2 + 3 {
+            expected.extend([Ran::C(n), Ran::T(n), Ran::R(n)]);
+        }
+        assert_eq!(*ran.borrow(), expected);
+        assert_eq!(m.samples_ns, vec![4.0; 3]);
+        assert_eq!(m.control_ns, vec![1.0; 3]);
+    }
+
+    /// A hinted N is timed once and kept when that batch is within ¼× to 4× the target; otherwise it is
+    /// dropped and sizing doubles from 1. Only the probe's first sizing takes the hint, and the first N
+    /// stays the one reported.
+    #[test]
+    fn a_hint_is_kept_within_a_factor_of_four_of_the_target() {
+        let clock = ScriptedClock::new(1e9);
+        let config = scripted_config(&clock, 1000.0, 1, 3);
+        let sizing = |hint: u64| {
+            let h = scripted_harness(clock, config).with_batch_hint(Some(hint));
+            let sizes = RefCell::new(Vec::new());
+            let m = h.measure(
+                |n| {
+                    sizes.borrow_mut().push(n);
+                    clock.ops(3)(n)
+                },
+                |_| {},
+            );
+            assert_eq!(h.first_sized_batch_ops(), Some(m.batch_ops));
+            let mut sizes = sizes.into_inner();
+            sizes.truncate(sizes.len() - 4); // less the warm-up and kept test batches
+            (m.batch_ops, sizes, h)
+        };
+        // 3 ticks an operation: 256 take 768 ticks (kept), 1024 take 3072 (kept), 1400 take 4200 (dropped),
+        // 64 take 192 (dropped).
+        assert_eq!(sizing(256).0, 256);
+        assert_eq!(sizing(256).1, vec![256], "one hinted batch, no doubling");
+        assert_eq!(sizing(1024).0, 1024);
+        let (n, sizes, h) = sizing(1400);
+        assert_eq!(n, 512);
+        assert_eq!(sizes[0], 1400);
+        assert_eq!(sizes[1..], doubling_to(512));
+        assert_eq!(sizing(64).0, 512);
+        // The hint is gone: the next measurement sizes from 1, and the first N stays.
+        let m = h.measure(clock.ops(1), |_| {});
+        assert_eq!(m.batch_ops, 1024);
+        assert_eq!(h.first_sized_batch_ops(), Some(512));
+    }
+
+    /// The method on a known-cost operation: doubling the work doubles the measured time, and the
+    /// control (same loop, no work) is subtracted, so the ratio is 2 rather than (2w + c) / (w + c).
+    #[test]
+    fn known_cost_operation_measures_linearly() {
+        let h = quick_harness();
+        let median = |k: u64| {
+            let m = h.measure(chain_batch(k), chain_batch(0));
+            assert_eq!(m.samples_ns.len(), h.config.repetitions);
+            m.summary().unwrap().median
+        };
+        // Retry: a loaded 2-CPU VM can preempt one of the measurements; the method must hold at least
+        // once in three tries, and a broken subtraction (ratio ≈ 1.5 or worse) never would.
+        let ratios: Vec<f64> = (0..3).map(|_| median(2000) / median(1000)).collect();
+        assert!(ratios.iter().any(|r| (r - 2.0).abs() < 0.15), "ratios {ratios:?}");
+    }
+
+    /// Every test batch is followed by its reset with the same N, and no control batch is.
+    #[test]
+    fn reset_follows_every_test_batch() {
+        let h = quick_harness();
+        let taken = std::cell::Cell::new(0u64);
+        let m = h.measure_with_reset(
+            |n| taken.set(taken.get() + n),
+            |_| {},
+            |n| {
+                assert!(taken.get() >= n, "reset ran without a test batch before it");
+                taken.set(taken.get() - n)
+            },
+        );
+        assert_eq!(taken.get(), 0);
+        assert_eq!(m.samples_ns.len(), h.config.repetitions);
+    }
+
+    /// A hint near the target is kept without doubling; a hint far from it is dropped and sizing doubles from
+    /// 1; only the first sizing of a probe takes the hint, and the first N is reported.
+    #[test]
+    fn batch_hint_is_kept_only_when_it_fits() {
+        let body = |n: u64| {
+            for i in 0..n {
+                black_box(i);
+            }
+        };
+        let sized = quick_harness().measure(body, |_| {}).batch_ops;
+        let h = quick_harness().with_batch_hint(Some(sized));
+        let calls = std::cell::Cell::new(0);
+        let m = h.measure(
+            |n| {
+                calls.set(calls.get() + 1);
+                body(n)
+            },
+            |_| {},
+        );
+        assert!(m.batch_ops >= sized / 4 && m.batch_ops <= sized * 4, "{sized} → {}", m.batch_ops);
+        assert_eq!(h.first_sized_batch_ops(), Some(m.batch_ops));
+        if m.batch_ops == sized {
+            assert_eq!(calls.get(), 1 + h.config.warmup + h.config.repetitions, "one hinted batch, no doubling");
+        }
+        // A hint of one operation is far below the target: dropped, and sizing doubles as usual.
+        let h = quick_harness().with_batch_hint(Some(1));
+        assert!(h.measure(body, |_| {}).batch_ops > 1000);
+        // The hint was taken by the first sizing; a second measurement sizes afresh and the first N stays.
+        let first = h.first_sized_batch_ops();
+        let _ = h.measure(|n| body(n / 2), |_| {});
+        assert_eq!(h.first_sized_batch_ops(), first);
+    }
+
+    #[test]
+    fn batch_grows_to_target() {
+        let h = quick_harness();
+        let m = h.measure(
+            |n| {
+                for i in 0..n {
+                    black_box(i);
+                }
+            },
+            |_| {},
+        );
+        assert!(m.batch_ops > 1000, "an empty loop needs many iterations per ms: {}", m.batch_ops);
+        assert!(m.batch_ops.is_power_of_two());
+        assert_eq!(m.control_ns.len(), m.samples_ns.len());
+    }
+}

@@ -1,0 +1,266 @@
+//! Thread teams: T threads pinned to given CPUs, started together on a spin barrier, every thread
+//! timing its own batches so fairness shows up as a result (docs/METHOD.md §9).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{Harness, Measurement, SpinBarrier};
+use overhead_clock::Ticks;
+use overhead_machine::pin_current_thread;
+
+/// The control bit of a posted command; the rest is the batch's operation count (0 = stop).
+const CONTROL: u64 = 1 << 63;
+
+/// What a team measurement hands back besides the samples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TeamReport {
+    pub measurement: Measurement,
+    /// CPUs whose pinning the kernel refused, with the error text; the thread ran unpinned.
+    pub pin_failures: Vec<(usize, String)>,
+}
+
+impl<C: Ticks> Harness<C> {
+    /// Measures `test` against `control` run by one thread per entry of `cpus`, each pinned to its CPU.
+    /// A CPU may appear more than once (more threads than CPUs); the threads then yield to each other
+    /// between batches instead of spinning.
+    ///
+    /// Both bodies get `(thread_index, n)`. Thread 0 leads: it posts each batch's size and kind, all
+    /// threads start it together after a spin barrier, and a second barrier ends it; the leader sizes N
+    /// by doubling on its own batch time. A repetition's team sample is the slowest thread's per-op time
+    /// (the team finishes when its last member does; each thread is timed on its own clock read, so no
+    /// cross-CPU counter comparison is needed). Per-thread samples are kept in `per_thread_ns`.
+    pub fn measure_team<T, K>(&self, cpus: &[usize], test: T, control: K) -> TeamReport
+    where
+        T: Fn(usize, u64) + Sync,
+        K: Fn(usize, u64) + Sync,
+    {
+        assert!(!cpus.is_empty(), "a team needs at least one CPU");
+        // Threads sharing a CPU (an oversubscribed team) must not spin for one another between batches:
+        // the thread spinning would delay the others' clock stops by its whole spin.
+        let shares_cpus = cpus.iter().enumerate().any(|(i, c)| cpus[..i].contains(c));
+        let barrier = if shares_cpus { SpinBarrier::yielding(cpus.len()) } else { SpinBarrier::new(cpus.len()) };
+        let command = AtomicU64::new(0);
+        let capacity = 64 + 2 * (self.config.warmup + self.config.repetitions);
+        let logs: Vec<TeamLog> = std::thread::scope(|s| {
+            let handles: Vec<_> = cpus
+                .iter()
+                .enumerate()
+                .map(|(index, &cpu)| {
+                    let (barrier, command, test, control) = (&barrier, &command, &test, &control);
+                    s.spawn(move || {
+                        let pin_error = pin_current_thread(cpu).err().map(|e| e.to_string());
+                        let mut log = Vec::with_capacity(capacity);
+                        let mut sense = false;
+                        let mut plan = (index == 0).then(|| LeaderPlan::new(self));
+                        loop {
+                            if let Some(plan) = plan.as_mut() {
+                                command.store(plan.next(log.last().copied()), Ordering::Relaxed);
+                            }
+                            barrier.wait(&mut sense);
+                            let cmd = command.load(Ordering::Relaxed);
+                            if cmd == 0 {
+                                break;
+                            }
+                            let n = cmd & !CONTROL;
+                            let ticks = if cmd & CONTROL != 0 {
+                                self.time_batch(&mut |n| control(index, n), n)
+                            } else {
+                                self.time_batch(&mut |n| test(index, n), n)
+                            };
+                            log.push(ticks);
+                            barrier.wait(&mut sense);
+                        }
+                        (log, pin_error, plan.map(|p| p.n))
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("team thread panicked")).collect()
+        });
+        self.assemble_team(cpus, logs)
+    }
+
+    /// Splits every thread's batch log into kept control/test pairs and builds the measurement.
+    fn assemble_team(&self, cpus: &[usize], logs: Vec<TeamLog>) -> TeamReport {
+        let reps = self.config.repetitions;
+        let kept = |log: &[u64]| -> (Vec<u64>, Vec<u64>) {
+            let tail = &log[log.len() - 2 * reps..];
+            (tail.iter().step_by(2).copied().collect(), tail.iter().skip(1).step_by(2).copied().collect())
+        };
+        // The leader's plan knows the N it settled on (sizing may have re-run an N to confirm it).
+        let n = logs[0].2.expect("thread 0 leads and reports its N");
+        self.note_sized(n);
+        let mut team_control = vec![0u64; reps];
+        let mut team_test = vec![0u64; reps];
+        let mut per_thread_ns = Vec::with_capacity(logs.len());
+        for (log, _, _) in &logs {
+            let (control, test) = kept(log);
+            for r in 0..reps {
+                team_control[r] = team_control[r].max(control[r]);
+                team_test[r] = team_test[r].max(test[r]);
+            }
+            per_thread_ns.push(self.per_op(n, &test, &control, Vec::new()).samples_ns);
+        }
+        let pin_failures =
+            cpus.iter().zip(&logs).filter_map(|(&cpu, (_, e, _))| e.as_ref().map(|e| (cpu, e.clone()))).collect();
+        TeamReport { measurement: self.per_op(n, &team_test, &team_control, per_thread_ns), pin_failures }
+    }
+}
+
+/// One team thread's batch times in ticks, its refused pinning, and (leader only) the N it settled on.
+type TeamLog = (Vec<u64>, Option<String>, Option<u64>);
+
+/// The leader's schedule: doubling test batches until the target, then warm-up and kept pairs
+/// (control, test), then stop.
+struct LeaderPlan {
+    target_ticks: f64,
+    max_ops: u64,
+    n: u64,
+    sizing: bool,
+    /// `n` is the batch-size hint; its first batch decides whether it is kept (see `Harness::with_batch_hint`).
+    trying_hint: bool,
+    /// The last sizing batch reached the target; the next one (same N) must too.
+    confirming: bool,
+    pairs_left: usize,
+    next_is_control: bool,
+}
+
+impl LeaderPlan {
+    fn new<C: Ticks>(h: &Harness<C>) -> LeaderPlan {
+        let hint = h.take_batch_hint();
+        LeaderPlan {
+            target_ticks: h.target_ticks(),
+            max_ops: h.config.max_batch_ops,
+            n: hint.unwrap_or(1),
+            sizing: true,
+            trying_hint: hint.is_some(),
+            confirming: false,
+            pairs_left: h.config.warmup + h.config.repetitions,
+            next_is_control: true,
+        }
+    }
+
+    /// The next command given the leader's last batch time (None before the first batch).
+    fn next(&mut self, last_ticks: Option<u64>) -> u64 {
+        if self.sizing && self.trying_hint {
+            if let Some(t) = last_ticks {
+                self.trying_hint = false;
+                if super::near_target(t as f64, self.target_ticks) {
+                    self.sizing = false;
+                } else {
+                    self.n = 1;
+                    return self.n;
+                }
+            }
+        }
+        if self.sizing {
+            match last_ticks {
+                None => return self.n,
+                Some(t) if (t as f64) < self.target_ticks && self.n < self.max_ops => {
+                    // Below the target (or an unconfirmed hit whose second batch fell short): double.
+                    self.confirming = false;
+                    self.n *= 2;
+                    return self.n;
+                }
+                // A first hit is confirmed by a second batch of the same N, as in `Harness::measure`.
+                Some(_) if !self.confirming && self.n < self.max_ops => {
+                    self.confirming = true;
+                    return self.n;
+                }
+                Some(_) => self.sizing = false,
+            }
+        }
+        if self.next_is_control {
+            if self.pairs_left == 0 {
+                return 0;
+            }
+            self.pairs_left -= 1;
+            self.next_is_control = false;
+            self.n | CONTROL
+        } else {
+            self.next_is_control = true;
+            self.n
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::hint::black_box;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use std::sync::Mutex;
+
+    use crate::testing::{quick_harness, scripted_config, scripted_harness, ScriptedClock};
+    use overhead_machine::allowed_cpus;
+
+    #[test]
+    fn team_keeps_every_thread_and_every_repetition() {
+        let h = quick_harness();
+        let cpus = allowed_cpus();
+        let team: Vec<usize> = (0..2).map(|i| cpus[i % cpus.len()]).collect();
+        let ops = [AtomicU64::new(0), AtomicU64::new(0)];
+        let report = h.measure_team(
+            &team,
+            |thread, n| {
+                for i in 0..n {
+                    black_box(i);
+                }
+                ops[thread].fetch_add(n, Ordering::Relaxed);
+            },
+            |_, _| {},
+        );
+        let m = &report.measurement;
+        assert_eq!(m.samples_ns.len(), h.config.repetitions);
+        assert_eq!(m.per_thread_ns.len(), 2);
+        assert!(m.per_thread_ns.iter().all(|t| t.len() == h.config.repetitions));
+        // Every thread ran the same batches: sizing (1 + 2 + … + N = 2N − 1, plus a confirming batch of N
+        // unless N is the op cap, more when a confirmation falls short under load), then (warm-up + kept) × N.
+        let n = m.batch_ops;
+        let (a, b) = (ops[0].load(Ordering::Relaxed), ops[1].load(Ordering::Relaxed));
+        assert_eq!(a, b, "both threads run every batch");
+        let kept = (h.config.warmup + h.config.repetitions) as u64 * n;
+        let confirmation = if n < h.config.max_batch_ops { n } else { 0 };
+        assert!(a >= (2 * n - 1) + confirmation + kept, "thread ops {a} < sizing + confirmation + kept for N = {n}");
+    }
+
+    /// A team's sample is, per kept pair, the slowest thread's test batch less the slowest thread's control
+    /// batch, over N; each thread's own samples are its test less its control. Here one thread in turn is slow
+    /// (30 ticks an operation against 10) and every control costs 2, so each team sample is 28 ticks, 14 ns
+    /// at 2 GHz, whichever thread was slow; a mean over threads (or a median of the per-thread samples)
+    /// would give less. N follows the leader's batches alone: slow while sizing, it settles at 64 against
+    /// 1000 ticks (1920 ticks; 32 give 960). Every thread runs the same batches in the same order.
+    #[test]
+    fn the_team_sample_is_the_slowest_thread_per_operation() {
+        const THREADS: usize = 3;
+        let clock = ScriptedClock::new(2e9).with_read_ticks(5);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        let cpus: Vec<usize> = allowed_cpus().into_iter().cycle().take(THREADS).collect();
+        // Per thread: the control batches it has run (warm-up included), and every batch as (control?, N).
+        let pairs: [AtomicU64; THREADS] = Default::default();
+        let ran: [Mutex<Vec<(bool, u64)>>; THREADS] = Default::default();
+        let slow = |thread: usize| pairs[thread].load(Ordering::Relaxed) % THREADS as u64 == thread as u64;
+        let report = h.measure_team(
+            &cpus,
+            |thread, n| {
+                ran[thread].lock().unwrap().push((false, n));
+                clock.advance(n * if slow(thread) { 30 } else { 10 })
+            },
+            |thread, n| {
+                ran[thread].lock().unwrap().push((true, n));
+                pairs[thread].fetch_add(1, Ordering::Relaxed);
+                clock.advance(n * 2)
+            },
+        );
+        let m = &report.measurement;
+        assert_eq!(m.batch_ops, 64);
+        assert_eq!(h.first_sized_batch_ops(), Some(64));
+        assert_eq!(m.samples_ns, vec![14.0; 3]);
+        assert_eq!(m.control_ns, vec![(2 * 64 + 5) as f64 / 2.0 / 64.0; 3], "control and read, in ns per operation");
+        // Kept pairs 2, 3, 4: slow threads 2, 0, 1.
+        assert_eq!(m.per_thread_ns, vec![vec![4.0, 14.0, 4.0], vec![4.0, 4.0, 14.0], vec![14.0, 4.0, 4.0]]);
+        let mut expected: Vec<(bool, u64)> = [1, 2, 4, 8, 16, 32, 64, 64].map(|n| (false, n)).into();
+        expected.extend([(true, 64), (false, 64)].repeat(1 + 3));
+        for (thread, ran) in ran.iter().enumerate() {
+            assert_eq!(*ran.lock().unwrap(), expected, "thread {thread}");
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! The orchestrator (docs/ARCHITECTURE.md "The data flow"): turns the CLI's choices into a plan, runs it in rounds of
+//! probe processes with a watchdog, and writes the run record as it goes (at most once a second, and at the end).
+
+mod machine_state;
+mod plan;
+mod point_state;
+mod probe;
+mod probe_process;
+mod progress;
+mod ranks;
+mod record_writer;
+mod run;
+mod schedule;
+
+pub use overhead_record::RoundPolicy;
+pub use plan::{build_plan, select_experiments, select_runtimes};
+pub use probe::run_probe;
+pub use run::{run, RunOptions, RunOutcome};
+
+#[cfg(test)]
+mod round_rules_tests;

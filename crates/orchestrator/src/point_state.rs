@@ -1,0 +1,69 @@
+//! One planned point during a run: its processes so far, where its merged record sits in the run record,
+//! and what stopped it (a failed probe, the budget).
+
+use std::time::Duration;
+
+use overhead_analysis::{merge_processes, Flagging, Process};
+use overhead_record::{PointRecord, PointSpec, RunRecord};
+
+/// One planned point during the run: its processes so far and where its merged record sits.
+pub struct PointState {
+    /// The point.
+    pub spec: PointSpec,
+    /// Every process that answered, in the order they ran.
+    pub processes: Vec<Process>,
+    /// The batch size of the point's first process, handed to the later ones.
+    pub batch_ops_hint: Option<u64>,
+    /// Index of the point in the record's `points`, once a process answered.
+    pub slot: Option<usize>,
+    /// A probe failed: no more rounds for this point.
+    pub failed: bool,
+    /// A round past the minimum skipped this point for want of time.
+    pub out_of_budget: bool,
+    /// Pinning requests the kernel refused, over all its processes.
+    pub pin_refusals: usize,
+}
+
+impl PointState {
+    /// A point no process has measured yet.
+    pub fn new(spec: PointSpec) -> PointState {
+        PointState {
+            spec,
+            processes: Vec::new(),
+            batch_ops_hint: None,
+            slot: None,
+            failed: false,
+            out_of_budget: false,
+            pin_refusals: 0,
+        }
+    }
+
+    /// What the point's processes took so far.
+    pub fn spent_wall(&self) -> Duration {
+        Duration::from_secs_f64(self.processes.iter().map(|p| p.wall_ms).sum::<f64>() / 1e3)
+    }
+
+    /// What the next process is expected to take: the mean of the point's processes so far.
+    pub fn expected_wall(&self) -> Duration {
+        let n = self.processes.len().max(1) as f64;
+        Duration::from_secs_f64(self.processes.iter().map(|p| p.wall_ms).sum::<f64>() / n / 1e3)
+    }
+
+    /// The point's merged record so far in `record`, if a process answered.
+    pub fn merged<'a>(&self, record: &'a RunRecord) -> Option<&'a PointRecord> {
+        self.slot.map(|slot| &record.points[slot])
+    }
+
+    /// The point merged from its processes under `rules`, put at its slot in `record` (appended, and the
+    /// slot remembered, the first time); returns it.
+    pub fn merge_into<'a>(&mut self, record: &'a mut RunRecord, rules: &Flagging) -> &'a PointRecord {
+        let point = merge_processes(&self.processes, rules);
+        let slot = *self.slot.get_or_insert(record.points.len());
+        if slot == record.points.len() {
+            record.points.push(point);
+        } else {
+            record.points[slot] = point;
+        }
+        &record.points[slot]
+    }
+}

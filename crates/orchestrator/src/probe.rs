@@ -1,0 +1,136 @@
+//! The probe side: measure one point in this process and describe it as a record.
+
+use overhead_experiments::point::unimplemented_runtime;
+use overhead_experiments::{find, Point};
+use overhead_harness::{speed, Harness, Measurement};
+use overhead_machine::{pin_current_thread, refused_pinnings};
+use overhead_record::{Details, PointRecord, PointSpec, ThreadResult};
+use overhead_stats::Summary;
+
+use overhead_protocol::{ProbeJob, ProbeMessage, VERSION};
+use std::collections::BTreeMap;
+
+/// Runs `job` and returns the message to print: a result, or an error saying what went wrong.
+pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
+    let error = |message: String| ProbeMessage::Error { v: VERSION, message };
+    if job.v != VERSION {
+        return error(format!("probe protocol version {} not supported; this probe speaks {VERSION}", job.v));
+    }
+    let spec = &job.spec;
+    let Some(experiment) = find(&spec.experiment) else {
+        return error(format!("unknown experiment {:?}", spec.experiment));
+    };
+    // The runtime, resolved once: the experiment gets it with the spec and measures without looking it up.
+    let Some(mut point) = Point::resolve(spec) else {
+        return error(format!("{:#}", unimplemented_runtime(spec)));
+    };
+    if point.runs_as_ranks() {
+        match super::ranks::join(spec) {
+            Ok(rank) => point.rank = rank,
+            Err(e) => return error(format!("{e:#}")),
+        }
+    }
+    let Some(&home) = spec.cpus.get(point.rank) else {
+        return error(format!("the point names no CPU for rank {}", point.rank));
+    };
+    let refused_before = refused_pinnings();
+    let mut notes = Vec::new();
+    if let Err(e) = pin_current_thread(home) {
+        notes.push(format!("pinning to CPU {home} refused ({e}); ran unpinned"));
+    }
+    if point.runs_as_ranks() {
+        match super::ranks::where_ranks_run(&point) {
+            Ok(placed) => notes.push(placed),
+            Err(e) => return error(format!("{e:#}")),
+        }
+        if point.rank > 0 {
+            return match experiment.follow(&point) {
+                Ok(()) => ProbeMessage::Note { v: VERSION, text: format!("rank {} done", point.rank) },
+                Err(e) => error(format!("rank {}: {e:#}", point.rank)),
+            };
+        }
+    }
+    let harness = Harness::new(&job.time_source, job.harness).with_batch_hint(job.batch_ops_hint);
+    // The machine's speed just before and just after, for the report (`harness::speed`); nothing is waited
+    // for or measured again: a slow minute lands on different points in different rounds and shows up as
+    // between-process variance (docs/METHOD.md).
+    let speed_before = speed::reference_loop_ns(&harness);
+    let outcome = match experiment.run(&point, &harness) {
+        Ok(outcome) => outcome,
+        Err(e) => return error(format!("{e:#}")),
+    };
+    let speed_after = speed::reference_loop_ns(&harness);
+    notes.extend(outcome.notes.iter().cloned());
+    let extra = with_speed(&outcome.extra, speed_before, speed_after);
+    match point_record(spec, &outcome.measurement, notes, extra, outcome.details.clone(), job.harness.noisy_fraction) {
+        Ok(point) => ProbeMessage::Result {
+            v: VERSION,
+            point: Box::new(point),
+            sized_batch_ops: harness.first_sized_batch_ops(),
+            pin_refusals: refused_pinnings().saturating_sub(refused_before),
+        },
+        Err(message) => error(message),
+    }
+}
+
+/// One process's record of the point `spec` from its measurement (ns per operation), whoever measured it:
+/// this probe, or an external probe's raw batches (`runtimes::external`). The process's summary is made
+/// here, so every runtime's statistics are the same code.
+///
+/// Errors: the measurement has no finite sample, or the experiment is unknown.
+pub fn point_record(
+    spec: &PointSpec,
+    m: &Measurement,
+    notes: Vec<String>,
+    extra: BTreeMap<String, f64>,
+    details: Details,
+    noisy_fraction: f64,
+) -> Result<PointRecord, String> {
+    let Some(experiment) = find(&spec.experiment) else {
+        return Err(format!("unknown experiment {:?}", spec.experiment));
+    };
+    let (Some(summary), Some(control)) = (m.summary(), m.control_summary()) else {
+        return Err("the measurement produced no finite samples".into());
+    };
+    let per_thread = spec
+        .cpus
+        .iter()
+        .zip(&m.per_thread_ns)
+        .filter_map(|(&cpu, samples)| Summary::of(samples).map(|summary| ThreadResult { cpu, summary }))
+        .collect();
+    Ok(PointRecord {
+        name: spec.name(),
+        spec: spec.clone(),
+        metric: experiment.info().metric,
+        unit: "ns".into(),
+        // A team the runtime forms itself (OpenMP) has no per-thread samples; its size is the `threads` parameter.
+        threads: spec.param("threads").and_then(|t| t.parse().ok()).unwrap_or(m.per_thread_ns.len()).max(1),
+        batch_ops: m.batch_ops,
+        noisy: summary.is_noisy(noisy_fraction),
+        below_resolution: m.below_resolution(),
+        resolution_ns: m.resolution_ns,
+        summary,
+        control,
+        samples_ns: m.samples_ns.clone(),
+        control_ns: m.control_ns.clone(),
+        processes: Vec::new(),
+        two_level: None,
+        per_thread,
+        notes,
+        unstable: false,
+        below_resolution_why: None,
+        slow: false,
+        wall_ms: 0.0,
+        extra,
+        details,
+    })
+}
+
+/// The experiment's extra values plus the reference loop's ns per iteration timed on the home CPU just before
+/// ([`speed::BEFORE`]) and just after ([`speed::AFTER`]) the measurement.
+fn with_speed(extra: &BTreeMap<String, f64>, before: f64, after: f64) -> BTreeMap<String, f64> {
+    let mut extra = extra.clone();
+    extra.insert(speed::BEFORE.into(), before);
+    extra.insert(speed::AFTER.into(), after);
+    extra
+}

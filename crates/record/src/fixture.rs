@@ -1,0 +1,109 @@
+//! Records made up for tests: known values, real machine description.
+
+use crate::{BuildStamp, Metric, PointRecord, PointSpec, RunRecord, SkipKind, SkippedPoint, ToolInfo, SCHEMA_VERSION};
+use overhead_clock::{calibrate, Calibration};
+use overhead_harness::{HarnessConfig, Mode};
+use overhead_machine::MachineInfo;
+use overhead_stats::Summary;
+
+/// A point of `experiment` for `runtime` with the given parameters whose samples centre on `median`.
+pub fn point(experiment: &str, runtime: &str, params: &[(&str, &str)], median: f64) -> PointRecord {
+    let spec = PointSpec {
+        experiment: experiment.into(),
+        runtime: runtime.into(),
+        params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        cpus: vec![0, 1],
+        placement: None,
+        hosts: Vec::new(),
+    };
+    let samples: Vec<f64> = [0.95, 0.975, 1.0, 1.0, 1.025, 1.05].iter().map(|f| f * median).collect();
+    PointRecord {
+        name: spec.name(),
+        spec,
+        metric: Metric::PerOp,
+        unit: "ns".into(),
+        threads: 2,
+        batch_ops: 1 << 20,
+        summary: Summary::of(&samples).unwrap(),
+        control: Summary::of(&[0.25, 0.25, 0.5]).unwrap(),
+        samples_ns: samples,
+        control_ns: vec![0.25, 0.25, 0.5],
+        processes: Vec::new(),
+        two_level: None,
+        per_thread: Vec::new(),
+        noisy: false,
+        unstable: false,
+        below_resolution: false,
+        below_resolution_why: None,
+        slow: false,
+        wall_ms: 0.0,
+        resolution_ns: 1e-5,
+        notes: vec!["a note".into()],
+        extra: [("resolution_ns".to_string(), 10.0)].into(),
+        details: Default::default(),
+    }
+}
+
+/// A record with one `sync.faa` point (median 10 ns) and one timed-out point.
+pub fn sample_record() -> RunRecord {
+    let faa = point("sync.faa", "os", &[("variable", "shared"), ("threads", "2")], 10.0);
+    RunRecord {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo::from_stamp(&BuildStamp {
+            name: "overhead",
+            version: "0.1.0",
+            git_commit: None,
+            crate_versions: "",
+        }),
+        mode: Mode::Quick,
+        command_line: vec!["overhead".into(), "run".into()],
+        started_utc: "2026-11-21T10:00:00+00:00".into(),
+        finished_utc: None,
+        interrupted: true,
+        time_source: calibrate(true, Calibration::DEFAULT),
+        harness: HarnessConfig::for_mode(Mode::Quick),
+        rounds: None,
+        machine: MachineInfo::detect(),
+        warnings: vec!["a warning".into()],
+        speed_warning: None,
+        speed: None,
+        machine_state: None,
+        between_runs: None,
+        skipped: vec![SkippedPoint::new(faa.spec.clone(), SkipKind::TimedOut, "timed out after 1 s")],
+        fits: Vec::new(),
+        comparisons: Vec::new(),
+        count_fits: Vec::new(),
+        choices: Vec::new(),
+        points: vec![faa],
+    }
+}
+
+/// A run summary of one machine and configuration with `(name, median)` points, each with a CI of ±`rel`
+/// of its median.
+pub fn run_summary(label: &str, points: &[(&str, f64)], rel: f64) -> super::RunSummary {
+    super::RunSummary {
+        label: label.into(),
+        started_utc: String::new(),
+        config: Some(super::RunConfig {
+            machine: "m".into(),
+            kernel: "k".into(),
+            build: "b".into(),
+            options: "default".into(),
+        }),
+        speed_ns: Some(0.25),
+        max_other_share: Some(0.01),
+        max_steal_share: Some(0.0),
+        points: points
+            .iter()
+            .map(|&(n, m)| {
+                let p = super::PointRunSummary {
+                    median_ns: m,
+                    ci_low_ns: m * (1.0 - rel),
+                    ci_high_ns: m * (1.0 + rel),
+                    processes: 5,
+                };
+                (n.to_string(), p)
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,202 @@
+//! The run record (docs/ARCHITECTURE.md "The run record"): Google Benchmark JSON outside, everything richer under
+//! the top-level `"overhead"` key.
+//!
+//! [`RunRecord`] is the source of truth; the Google Benchmark `context` and `benchmarks` are derived from
+//! it when the file is written ([`gbench`]), so the two can never disagree.
+
+mod between_runs;
+mod choice;
+mod comparison;
+mod detail;
+mod fit;
+#[cfg(any(test, feature = "testing"))]
+pub mod fixture;
+/// serde, for [`param_enum!`]'s expansion in the crates that use it.
+#[doc(hidden)]
+pub use serde;
+pub mod gbench;
+mod io;
+pub mod legacy;
+mod machine_state;
+mod outcome;
+pub mod params;
+mod point;
+pub mod result;
+mod round_policy;
+mod round_rules;
+mod run_summary;
+mod speed;
+mod summaries;
+
+pub use between_runs::BetweenRuns;
+pub use choice::{Candidate, ChoiceTable, NotMeasured, PointFlag, Verdict};
+pub use comparison::{CountFit, RatioCi, RuntimeComparison};
+pub use detail::{Details, Distribution, LabelledTable, Matrix};
+pub use fit::{too_few_points_note, FitRecord, TOO_FEW_POINTS};
+pub use io::{load, temp_file_in, write_atomic, RecordError};
+pub use machine_state::{CpuShare, MachineState};
+pub use outcome::Outcome;
+pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult};
+pub use round_policy::RoundPolicy;
+pub use run_summary::{family_of, PointRunSummary, RunConfig, RunSummary};
+pub use speed::{RunSpeed, SpeedWindow};
+pub use summaries::{load_summaries, Summaries};
+
+use serde::{Deserialize, Serialize};
+
+use overhead_clock::TimeSourceInfo;
+use overhead_harness::{HarnessConfig, Mode};
+use overhead_machine::MachineInfo;
+
+/// Version of the `"overhead"` section's layout. Bump on any change that an older reader would misread.
+/// 2: points are merged from several processes (`processes`, `two_level`, `unstable`, `wall_ms`).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The tool that wrote a record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+    /// `git describe`-style commit the binary was built from, when known at build time.
+    pub git_commit: Option<String>,
+    /// The crates whose primitives this binary measures (runtimes, channels, locks) at the versions Cargo.lock
+    /// resolved when it was built, by name; a crate locked at two versions lists both. Absent in older records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crates: Vec<CrateVersion>,
+}
+
+/// One crate under test and its version (from Cargo.lock at build time; issue 25 item 5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrateVersion {
+    /// The crate's name on crates.io (`crossbeam-channel`).
+    pub name: String,
+    /// Its version (`0.5.17`).
+    pub version: String,
+}
+
+impl CrateVersion {
+    /// `name=version,name=version` (the form the binary's build script stamps from Cargo.lock) into crate
+    /// versions; pairs without `=` are dropped.
+    pub fn parse_list(pairs: &str) -> Vec<CrateVersion> {
+        parse_crate_versions(pairs)
+    }
+}
+
+/// `name=version,name=version` into crate versions; pairs without `=` are dropped.
+fn parse_crate_versions(pairs: &str) -> Vec<CrateVersion> {
+    pairs
+        .split(',')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(name, version)| CrateVersion { name: name.into(), version: version.into() })
+        .collect()
+}
+
+/// What the `overhead` binary was built from. Only the binary crate stamps it (its build script reads git and
+/// Cargo.lock), so that a new commit relinks the binary and rebuilds none of the layers below it; the binary
+/// hands it down to the orchestrator, which writes it into the record as [`ToolInfo`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuildStamp {
+    /// The binary's package name (`overhead`).
+    pub name: &'static str,
+    /// The binary's package version.
+    pub version: &'static str,
+    /// `git describe --always --abbrev=12`, `-dirty` when a tracked file differed; `None` outside a checkout.
+    pub git_commit: Option<&'static str>,
+    /// The crates under test as `name=version` pairs, comma-separated, from Cargo.lock.
+    pub crate_versions: &'static str,
+}
+
+impl ToolInfo {
+    /// The tool as its build stamped it.
+    pub fn from_stamp(stamp: &BuildStamp) -> ToolInfo {
+        ToolInfo {
+            name: stamp.name.into(),
+            version: stamp.version.into(),
+            git_commit: stamp.git_commit.map(str::to_owned),
+            crates: parse_crate_versions(stamp.crate_versions),
+        }
+    }
+}
+
+/// Everything one run measured, found and skipped. Serialised as the `"overhead"` key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub schema_version: u32,
+    pub tool: ToolInfo,
+    pub mode: Mode,
+    /// The command line as typed (argv).
+    pub command_line: Vec<String>,
+    /// RFC 3339 UTC times.
+    pub started_utc: String,
+    pub finished_utc: Option<String>,
+    /// True when the run was stopped (Ctrl-C) before its plan finished; the points kept are complete.
+    pub interrupted: bool,
+    pub time_source: TimeSourceInfo,
+    pub harness: HarnessConfig,
+    /// How many processes each point got at least and at most, and the run's time budget; absent in
+    /// records older than rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<RoundPolicy>,
+    pub machine: MachineInfo,
+    /// Conditions that make numbers less trustworthy here (VM, frequency scaling, refused pinning).
+    pub warnings: Vec<String>,
+    /// How much the machine's speed varied during the run, when points ran slow (analysis, see
+    /// `overhead_analysis::analyze`); absent when it held, and in records older than the analysis stage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_warning: Option<String>,
+    /// The machine's speed over the run by the reference loop (analysis); absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<RunSpeed>,
+    /// What else used the measured CPUs during the run; absent in older records and runs that could not
+    /// read the kernel's accounting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_state: Option<MachineState>,
+    /// How far each point moves between runs on this machine, from the history when the run ended; absent
+    /// when the history knew no repetition of this configuration (or was not used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between_runs: Option<BetweenRuns>,
+    /// Points measured, in the order they ran.
+    pub points: Vec<PointRecord>,
+    /// Points that could not run here, or failed, with the reason.
+    pub skipped: Vec<SkippedPoint>,
+    /// Fits through series of points (seed 001's `a + b·load`), derived from `points` after each point.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fits: Vec<FitRecord>,
+    /// Seed 004: each runtime against the reference on the switch-bound rows (derived by the analysis).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comparisons: Vec<RuntimeComparison>,
+    /// Seed 002: hot-path time against its counts, least squares (derived by the analysis).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub count_fits: Vec<CountFit>,
+    /// Issue 25: for each primitive and setting, its implementations ranked, the best group marked
+    /// (derived by the analysis, `overhead_analysis::choose`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<ChoiceTable>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The record names the tool, its commit and every crate under test as the binary stamped them.
+    #[test]
+    fn the_stamp_names_the_crates_under_test() {
+        let stamp = BuildStamp {
+            name: "overhead",
+            version: "0.1.0",
+            git_commit: Some("abc-dirty"),
+            crate_versions: "crossbeam-channel=0.5.17,tokio=1.48.0",
+        };
+        let tool = ToolInfo::from_stamp(&stamp);
+        assert_eq!((tool.name.as_str(), tool.git_commit.as_deref()), ("overhead", Some("abc-dirty")));
+        assert_eq!(tool.crates[1], CrateVersion { name: "tokio".into(), version: "1.48.0".into() });
+        assert_eq!(
+            parse_crate_versions("a=1.0.0,broken,b=2.1.3"),
+            [
+                CrateVersion { name: "a".into(), version: "1.0.0".into() },
+                CrateVersion { name: "b".into(), version: "2.1.3".into() }
+            ]
+        );
+        assert!(parse_crate_versions("").is_empty());
+    }
+}

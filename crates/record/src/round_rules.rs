@@ -1,0 +1,56 @@
+//! Rounds of probe processes and when a point stops getting more (docs/METHOD.md "Rounds").
+//!
+//! The orchestrator walks the whole plan once per round, one fresh probe process per point, so a slow
+//! minute of the machine lands on different points in different rounds. Every point gets `min_rounds`
+//! processes; after that, a point whose CI is still wider than the target gets another round while the
+//! run's time budget allows, up to `max_rounds` (Kalibera & Jones 2013: spend repetitions where the
+//! variance is; JMH forks).
+
+use std::time::Duration;
+
+use crate::{PointRecord, RoundPolicy};
+
+impl RoundPolicy {
+    /// Whether a point measured by `processes` processes so far, merged into `point` (None before the
+    /// first), gets another: always below `stop_from`, never at `max_rounds`, otherwise while its CI is
+    /// wider than the target. The budget is the caller's ([`RoundPolicy::affordable`]): past `min_rounds`
+    /// it may refuse.
+    pub fn wants_another(&self, point: Option<&PointRecord>, processes: usize) -> bool {
+        if processes < self.stop_from {
+            return true;
+        }
+        if processes >= self.max_rounds {
+            return false;
+        }
+        point.is_some_and(|p| p.summary.ci_half_width() > self.target_half_width * p.summary.median.abs())
+    }
+
+    /// Whether a probe of round `round`, expected to take `expected`, may start `elapsed` into the run:
+    /// always in the first `min_rounds`, else only within the budget.
+    pub fn affordable(&self, round: usize, elapsed: Duration, expected: Duration) -> bool {
+        round <= self.min_rounds || (elapsed + expected).as_secs_f64() <= self.budget_s
+    }
+
+    /// Whether a point whose processes took `spent` so far may start one expected to take `expected`, out of
+    /// `points` points sharing the budget: always in the first `min_rounds`, else while the point stays within
+    /// `max_share` even shares.
+    pub fn within_share(&self, round: usize, spent: Duration, expected: Duration, points: usize) -> bool {
+        let share_s = self.max_share * self.budget_s / points.max(1) as f64;
+        round <= self.min_rounds || (spent + expected).as_secs_f64() <= share_s
+    }
+
+    /// The policy for a run of `planned` points out of the `whole` plan this mode makes on this machine
+    /// (`--only`, `--runtime`): the refining budget shrunk to the run's share of the points, never below a
+    /// quarter of it (a few points still get five processes) nor above all of it. A part of the plan then gets about the refining each of its points
+    /// would get in the whole run, so `--only mem` takes seconds, not the whole run's budget.
+    pub fn for_part(mut self, planned: usize, whole: usize) -> RoundPolicy {
+        let share = planned as f64 / whole.max(1) as f64;
+        self.budget_s *= share.clamp(0.25, 1.0);
+        self
+    }
+
+    /// The budget as a duration.
+    pub fn budget(&self) -> Duration {
+        Duration::from_secs_f64(self.budget_s)
+    }
+}

@@ -1,0 +1,187 @@
+//! A run as the run level needs it (docs/METHOD.md §13): its configuration, its speed and state, and each
+//! point's median with its within-run CI. What the history keeps of every run, and what `compare` reads of
+//! every record it is given.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::RunRecord;
+use overhead_harness::Mode;
+use overhead_stats::{Summary, Z95};
+
+/// What must be equal for two runs to be repetitions of one configuration: the machine, its kernel, the
+/// build and the options. Runs that differ in any of these differ by what a user wants to find, so the run
+/// level is never estimated from such differences.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// Host name, CPU model and logical CPU count: `host|model|cpus`.
+    pub machine: String,
+    /// The kernel release.
+    pub kernel: String,
+    /// The tool's version and commit: `version+commit`.
+    pub build: String,
+    /// The mode and the options that change what is measured (experiments, runtimes, CPUs, budget, time
+    /// source), in the order typed; output paths and exports are left out.
+    pub options: String,
+}
+
+/// One point of a run: its median and within-run 95% CI (ns), and the processes behind them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PointRunSummary {
+    pub median_ns: f64,
+    pub ci_low_ns: f64,
+    pub ci_high_ns: f64,
+    /// The processes the CI is over (its Student-t degrees of freedom + 1); 0 when the CI is not a t interval
+    /// over processes (a plain Google Benchmark file).
+    pub processes: usize,
+}
+
+impl PointRunSummary {
+    /// From a point's summary and its process count.
+    pub fn of(summary: &Summary, processes: usize) -> PointRunSummary {
+        PointRunSummary { median_ns: summary.median, ci_low_ns: summary.ci_low, ci_high_ns: summary.ci_high, processes }
+    }
+
+    /// The standard error of `ln(median)` that the 95% CI implies: `ln(high / low) / (2 q)`, with `q` the
+    /// quantile the CI was built with — Student's t with `processes − 1` degrees of freedom for a point of
+    /// several processes (docs/METHOD.md §3), the normal 1.96 otherwise (`processes` 0 or 1: one process, or a
+    /// plain Google Benchmark file's order-statistic CI). `None` when the median or a bound is not positive.
+    pub fn log_se(&self) -> Option<f64> {
+        let q = if self.processes >= 2 {
+            use statrs::distribution::{ContinuousCDF, StudentsT};
+            StudentsT::new(0.0, 1.0, (self.processes - 1) as f64).map_or(Z95, |t| t.inverse_cdf(0.975))
+        } else {
+            Z95
+        };
+        (self.median_ns > 0.0 && self.ci_low_ns > 0.0 && self.ci_high_ns >= self.ci_low_ns)
+            .then(|| (self.ci_high_ns / self.ci_low_ns).ln() / (2.0 * q))
+    }
+}
+
+/// A run reduced to what comparing runs needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// Where it came from: a record's path, or the history's id.
+    pub label: String,
+    /// RFC 3339 UTC start time (empty when unknown).
+    pub started_utc: String,
+    /// `None` for a plain Google Benchmark file, which says nothing of its machine or build.
+    pub config: Option<RunConfig>,
+    /// The reference loop's median ns per iteration over the run; `None` when not recorded.
+    pub speed_ns: Option<f64>,
+    /// The largest share of a measured CPU's time taken by other processes, and by the hypervisor (steal).
+    pub max_other_share: Option<f64>,
+    pub max_steal_share: Option<f64>,
+    /// Point name → its summary, in name order.
+    pub points: BTreeMap<String, PointRunSummary>,
+}
+
+impl RunSummary {
+    /// Renames points written under older names to today's ([`super::legacy::upgrade_name`]).
+    pub fn upgrade_names(&mut self) {
+        let points = std::mem::take(&mut self.points);
+        self.points = points.into_iter().map(|(name, p)| (super::legacy::upgrade_name(&name), p)).collect();
+    }
+
+    /// The summary of a record read from `label`.
+    pub fn of_record(record: &RunRecord, label: &str) -> RunSummary {
+        RunSummary {
+            label: label.to_string(),
+            started_utc: record.started_utc.clone(),
+            config: Some(RunConfig::of(record)),
+            speed_ns: record.speed.as_ref().map(|s| s.median_ns),
+            max_other_share: record.machine_state.as_ref().map(|m| m.max_other()),
+            max_steal_share: record.machine_state.as_ref().map(|m| m.max_steal()),
+            points: record
+                .points
+                .iter()
+                .map(|p| (p.name.clone(), PointRunSummary::of(&p.summary, p.processes.len().max(1))))
+                .collect(),
+        }
+    }
+
+    /// The family of each point ([`family_of`]) with its points.
+    pub fn families(&self) -> BTreeMap<&str, Vec<&str>> {
+        let mut families: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for name in self.points.keys() {
+            families.entry(family_of(name)).or_default().push(name);
+        }
+        families
+    }
+}
+
+impl RunConfig {
+    /// The machine's identity in the history: `host|CPU model|logical CPUs`.
+    pub fn machine_of(m: &overhead_machine::MachineInfo) -> String {
+        format!("{}|{}|{}", m.host_name, m.cpu_model, m.logical_cpus)
+    }
+
+    /// The configuration a record was measured in.
+    pub fn of(record: &RunRecord) -> RunConfig {
+        let m = &record.machine;
+        RunConfig {
+            machine: RunConfig::machine_of(m),
+            kernel: m.kernel.clone(),
+            build: format!("{}+{}", record.tool.version, record.tool.git_commit.as_deref().unwrap_or("unknown")),
+            options: options_of(record.mode, &record.command_line),
+        }
+    }
+}
+
+/// The mode and the measuring options of a `run` command line: every argument after `run` except the
+/// output directory, the exports and the history switch, which change where results go, not what they are.
+fn options_of(mode: Mode, argv: &[String]) -> String {
+    const NOT_MEASURING: [&str; 3] = ["--out", "--export", "--no-history"];
+    let mut kept = vec![format!("{mode:?}").to_lowercase()];
+    let mut args = argv.iter().skip_while(|a| a.as_str() != "run").skip(1);
+    while let Some(arg) = args.next() {
+        let flag = arg.split('=').next().unwrap_or(arg);
+        if NOT_MEASURING.contains(&flag) {
+            if !arg.contains('=') && flag != "--no-history" {
+                args.next();
+            }
+            continue;
+        }
+        if arg == "--quick" || arg == "--full" {
+            continue;
+        }
+        kept.push(arg.clone());
+    }
+    kept.join(" ")
+}
+
+/// The family of a point name: the experiment ID up to its first `.` (`sync.faa/…` → `sync`); a name
+/// without one (a plain Google Benchmark name) is its own family up to the first `/`.
+pub fn family_of(name: &str) -> &str {
+    let id = name.split('/').next().unwrap_or(name);
+    id.split('.').next().unwrap_or(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_options_keep_what_changes_the_measurement_and_drop_where_it_goes() {
+        let argv: Vec<String> =
+            ["overhead", "run", "--quick", "--out", "/tmp/x", "--only", "sync", "--export=csv", "--no-history"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        assert_eq!(options_of(Mode::Quick, &argv), "quick --only sync");
+        let plain: Vec<String> = ["target/release/overhead", "run"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(options_of(Mode::Default, &plain), "default");
+    }
+
+    #[test]
+    fn the_log_standard_error_follows_the_ci() {
+        let p = PointRunSummary { median_ns: 100.0, ci_low_ns: 90.0, ci_high_ns: 110.0, processes: 0 };
+        let se = p.log_se().unwrap();
+        assert!((se - (110f64 / 90.0).ln() / 3.919927969).abs() < 1e-9);
+        // Three processes: the CI is t(2) wide, 4.303 standard errors each way.
+        let three = PointRunSummary { processes: 3, ..p }.log_se().unwrap();
+        assert!((three - (110f64 / 90.0).ln() / (2.0 * 4.302652730)).abs() < 1e-6, "{three}");
+        assert!(PointRunSummary { ci_low_ns: -1.0, ..p }.log_se().is_none());
+    }
+}

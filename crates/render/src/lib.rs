@@ -1,0 +1,16 @@
+//! The generic pieces the report is built from (docs/ARCHITECTURE.md "Renderers"): tables in the report's
+//! text formats, labelled matrices, curves as data, their SVG plots (plotters) and Markdown as HTML. They know nothing of any experiment, so the experiments' own report
+//! sections (beside each experiment, `overhead_experiments::Section`) and the report's assembly
+//! (`overhead_report`) both build on them; the idea is criterion's plot kinds behind one `Plotter` and
+//! hyperfine's exporters sharing one `MarkupExporter`. Below the experiments in the layers: it uses only
+//! the record and the units.
+
+pub mod curve;
+pub mod figure;
+pub mod markdown;
+pub mod matrix;
+pub mod plot;
+pub mod table;
+
+pub use matrix::render_matrix;
+pub use table::{new_table, Format};

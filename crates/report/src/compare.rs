@@ -1,0 +1,161 @@
+//! `overhead compare` as tables: per point the baseline's median, each other record's median and its change
+//! with the 95% CI of the ratio (`*` where significant), the geometric mean per family, and the points only
+//! one record has. The numbers come from [`overhead_analysis::compare`]; this file only formats them.
+
+use comfy_table::{Cell, CellAlignment};
+
+use super::table::new_table;
+use super::{format_ns, Format};
+use overhead_analysis::compare::Comparison;
+use overhead_record::RatioCi;
+
+/// The whole comparison as text.
+pub fn compare_tables(c: &Comparison, format: Format) -> String {
+    let heading = |title: &str| match format {
+        Format::Table => format!("{title}\n"),
+        Format::Md => format!("### {title}\n\n"),
+    };
+    let gap = if format == Format::Md { "\n\n" } else { "\n" };
+    let bullet = if format == Format::Md { "- " } else { "  " };
+    let mut out = heading("The records");
+    out += &sides_lines(c, bullet);
+    out += "\n";
+    out += &heading(&format!("Every point against {} (the baseline)", c.labels[0]));
+    out += &points_table(c, format);
+    out += gap;
+    out += "change: other / baseline − 1, with the 95% CI of the ratio (log scale) holding both records' within-run \
+            CIs and the run level: how far a point and its family move between runs on the machine (see the records \
+            above for its source); * the CI excludes no change (significant); ~ read at the baseline's machine \
+            speed (the family's speed covariate); — the record lacks the point; n/a no CI\n";
+    if !c.families.is_empty() {
+        out += "\n";
+        out += &heading("Geometric mean of the ratios per family");
+        out += &families_table(c, format);
+        out += gap;
+        out += "the family's CI holds the shift its points share from run to run whole: it does not narrow with \
+                the number of points\n";
+    }
+    for (family, decision) in &c.speed_decisions {
+        out += &format!("{bullet}speed covariate for {family}: {decision}\n");
+    }
+    for (label, names) in &c.only_in {
+        out += &format!("\nonly in {label} ({}): {}\n", names.len(), names.join(", "));
+    }
+    out
+}
+
+/// A line per record: its runs, machine speed and state, and where its run level came from; then the speed
+/// findings.
+pub fn sides_lines(c: &Comparison, bullet: &str) -> String {
+    let mut out = String::new();
+    for (k, s) in c.sides.iter().enumerate() {
+        let role = if k == 0 { "baseline" } else { "compared" };
+        let speed =
+            s.speed_ns.map_or("no speed recorded".into(), |v| format!("reference loop {v:.4} ns per iteration"));
+        let state = match (s.max_other_share, s.max_steal_share) {
+            (Some(o), Some(st)) => {
+                format!("other processes ≤ {:.1}% of a measured CPU, steal ≤ {:.1}%", o * 100.0, st * 100.0)
+            }
+            _ => "machine state not recorded".into(),
+        };
+        out += &format!(
+            "{bullet}{} ({role}, {} record{}): {speed}; {state}; run level: {}\n",
+            s.label,
+            s.runs,
+            if s.runs == 1 { "" } else { "s" },
+            s.run_level
+        );
+    }
+    for finding in c.speed_findings.iter().chain(&c.build_findings) {
+        out += &format!("{bullet}{finding}\n");
+    }
+    out
+}
+
+/// `+10.0% [+8.7%, +11.4%] *`.
+pub fn change_text(r: &RatioCi, significant: bool) -> String {
+    let pct = |x: f64| format!("{:+.1}%", (x - 1.0) * 100.0);
+    format!("{} [{}, {}]{}", pct(r.ratio), pct(r.low), pct(r.high), if significant { " *" } else { "" })
+}
+
+fn points_table(c: &Comparison, format: Format) -> String {
+    let mut table = new_table(format);
+    let mut header = vec!["point".to_string(), c.labels[0].clone()];
+    for label in &c.labels[1..] {
+        header.push(label.clone());
+        header.push(format!("change ({label})"));
+    }
+    table.set_header(header);
+    let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+    for p in &c.points {
+        let mut row = vec![Cell::new(&p.name), right(format_ns(p.baseline))];
+        for v in &p.others {
+            match v {
+                None => row.extend([right("—".into()), right("—".into())]),
+                Some(v) => {
+                    row.push(right(format_ns(v.median)));
+                    let mark = if v.speed_adjusted { " ~" } else { "" };
+                    row.push(right(v.ratio.map_or("n/a".into(), |r| change_text(&r, v.significant) + mark)));
+                }
+            }
+        }
+        table.add_row(row);
+    }
+    table.to_string()
+}
+
+fn families_table(c: &Comparison, format: Format) -> String {
+    let mut table = new_table(format);
+    let mut header = vec!["family".to_string()];
+    header.extend(c.labels[1..].iter().map(|l| format!("{l} vs. {}", c.labels[0])));
+    table.set_header(header);
+    for f in &c.families {
+        let mut row = vec![Cell::new(&f.family)];
+        for m in &f.others {
+            let text = m.map_or("—".into(), |(r, n)| {
+                format!("{} ({n} points)", change_text(&r, r.low > 1.0 || r.high < 1.0))
+            });
+            row.push(Cell::new(text).set_alignment(CellAlignment::Right));
+        }
+        table.add_row(row);
+    }
+    table.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use overhead_analysis::compare::{compare, Side};
+    use overhead_analysis::run_level::RunLevel;
+    use overhead_record::fixture::run_summary;
+
+    fn side(label: &str, scale: f64) -> Side {
+        let points = [("sync.faa/runtime:os", 30.0 * scale), ("base.loop/runtime:os", scale)];
+        Side { label: label.into(), runs: vec![run_summary(label, &points, 0.01)], level: level() }
+    }
+
+    /// A run level of 1% per family, labelled assumed.
+    fn level() -> RunLevel {
+        RunLevel::fixed(&[("sync", 0.25, 0.01), ("base", 0.25, 0.01)])
+    }
+
+    #[test]
+    fn every_point_shows_its_change_and_the_families_their_mean() {
+        let c = compare(&[side("a.json", 1.0), side("b.json", 1.1)]);
+        let text = compare_tables(&c, Format::Table);
+        assert!(text.contains("against a.json (the baseline)"), "{text}");
+        assert!(text.contains("run level: assumed"), "{text}");
+        assert_eq!(text.matches("+10.0% [").count(), 4, "two points and two families: {text}");
+        assert!(text.contains("] *"), "significant: {text}");
+        assert!(text.contains("(1 points)"), "{text}");
+        let md = compare_tables(&c, Format::Md);
+        assert!(md.contains("| sync.faa/runtime:os") && md.contains("### Geometric mean"), "{md}");
+    }
+
+    #[test]
+    fn changes_read_as_percentages() {
+        let r = RatioCi { ratio: 0.9, low: 0.85, high: 0.95 };
+        assert_eq!(change_text(&r, true), "-10.0% [-15.0%, -5.0%] *");
+        assert_eq!(change_text(&RatioCi { ratio: 1.0, low: 0.98, high: 1.02 }, false), "+0.0% [-2.0%, +2.0%]");
+    }
+}

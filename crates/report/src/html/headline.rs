@@ -1,0 +1,238 @@
+//! The HTML report's headline: a dozen of this machine's key costs, each a point of the record with its
+//! median and 95% CI, chosen so that a reader sees at a glance what the kernel, the runtimes and the
+//! memory system charge (the lmbench summary table's idea: a few numbers that characterise a machine).
+
+use serde::Serialize;
+
+use crate::format_ns;
+use crate::table::flags_of;
+use overhead_machine::Placement;
+use overhead_record::{PointRecord, RunRecord};
+
+/// Which of the matching points a key cost shows.
+#[derive(Clone, Copy)]
+enum Pick {
+    /// The one point with these parameters.
+    Only,
+    /// The point with the most threads: contention as large as this machine makes it.
+    MostThreads,
+    /// A point whose two parties sit on different CPUs (the first placement other than `same_cpu`).
+    OtherCpu,
+}
+
+/// One key cost: where it comes from in the record.
+struct KeyCost {
+    label: &'static str,
+    experiment: &'static str,
+    runtime: &'static str,
+    params: &'static [(&'static str, &'static str)],
+    pick: Pick,
+    /// The point's value times this (½ turns a round trip into one way).
+    scale: f64,
+}
+
+/// The headline's costs, in reading order: the kernel, the clock, switches, creation, IPC, memory.
+const KEY_COSTS: &[KeyCost] = &[
+    KeyCost {
+        label: "system call (getppid)",
+        experiment: overhead_experiments::base::Syscall::ID,
+        runtime: "os",
+        params: &[],
+        pick: Pick::Only,
+        scale: 1.0,
+    },
+    KeyCost {
+        label: "clock read (clock_gettime MONOTONIC)",
+        experiment: overhead_experiments::clock::Read::ID,
+        runtime: "os",
+        params: &[("source", "clock_gettime_monotonic")],
+        pick: Pick::Only,
+        scale: 1.0,
+    },
+    KeyCost {
+        label: "futex handoff round trip, same CPU",
+        experiment: overhead_experiments::sched::Switch::ID,
+        runtime: "os",
+        params: &[("mechanism", "futex"), ("placement", "same_cpu")],
+        pick: Pick::Only,
+        scale: 1.0,
+    },
+    KeyCost {
+        label: "futex handoff round trip, other CPU",
+        experiment: overhead_experiments::sched::Switch::ID,
+        runtime: "os",
+        params: &[("mechanism", "futex")],
+        pick: Pick::OtherCpu,
+        scale: 1.0,
+    },
+    KeyCost {
+        label: "thread create + join",
+        experiment: overhead_experiments::spawn::Create::ID,
+        runtime: "os",
+        params: &[("kind", "thread")],
+        pick: Pick::Only,
+        scale: 1.0,
+    },
+    KeyCost {
+        label: "process fork + wait",
+        experiment: overhead_experiments::spawn::Create::ID,
+        runtime: "os",
+        params: &[("kind", "process")],
+        pick: Pick::Only,
+        scale: 1.0,
+    },
+    KeyCost {
+        label: "fiber switch round trip",
+        experiment: overhead_experiments::sched::Switch::ID,
+        runtime: "fiber-asm",
+        params: &[],
+        pick: Pick::Only,
+        scale: 1.0,
+    },
+    KeyCost {
+        label: "tokio task spawn + join",
+        experiment: overhead_experiments::spawn::Create::ID,
+        runtime: "tokio",
+        params: &[("kind", "task")],
+        pick: Pick::Only,
+        scale: 1.0,
+    },
+    KeyCost {
+        label: "pipe round trip, 8 B",
+        experiment: overhead_experiments::msg::Ipc::ID,
+        runtime: "os",
+        params: &[("transport", "pipe"), ("payload", "8")],
+        pick: Pick::OtherCpu,
+        scale: 1.0,
+    },
+    KeyCost {
+        label: "cache line, core to core, one way",
+        experiment: overhead_experiments::mem::C2c::ID,
+        runtime: "os",
+        params: &[("op", "cas")],
+        pick: Pick::Only,
+        scale: 0.5,
+    },
+    KeyCost {
+        label: "contended atomic add",
+        experiment: overhead_experiments::sync::Faa::ID,
+        runtime: "os",
+        params: &[("impl", "hw"), ("variable", "shared")],
+        pick: Pick::MostThreads,
+        scale: 1.0,
+    },
+    KeyCost {
+        label: "barrier episode (spin barrier)",
+        experiment: overhead_experiments::sync::Barrier::ID,
+        runtime: "os",
+        params: &[("impl", "spin")],
+        pick: Pick::MostThreads,
+        scale: 1.0,
+    },
+];
+
+/// A key cost as the page shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Headline {
+    pub label: String,
+    /// The median, formatted (`78.2 ns`), or empty when the record lacks the point.
+    pub value: String,
+    /// The 95% CI, formatted (`72.1 – 84.0 ns`).
+    pub ci: String,
+    /// What else the reader needs: the thread count or placement chosen, the metric.
+    pub detail: String,
+    /// The point's name (the anchor of its row in the table of every point), empty when absent.
+    pub point: String,
+    /// The point's flags (`noisy`, `unstable`, `<res`, `slow`).
+    pub flags: Vec<&'static str>,
+}
+
+/// The headline of `record`: every key cost, each from its point or marked as not measured.
+pub fn headline(record: &RunRecord) -> Vec<Headline> {
+    KEY_COSTS.iter().map(|key| show(key, find(record, key))).collect()
+}
+
+fn matches(p: &PointRecord, key: &KeyCost) -> bool {
+    p.spec.experiment == key.experiment
+        && p.spec.runtime == key.runtime
+        && key.params.iter().all(|(k, v)| p.spec.param(k) == Some(*v))
+}
+
+/// The team size of a point whose experiment has a `threads` parameter (`sync.faa`, `sync.barrier`, …).
+fn threads(p: &PointRecord) -> Option<u64> {
+    #[derive(serde::Deserialize)]
+    struct Team {
+        threads: Option<u64>,
+    }
+    p.spec.params_as::<Team>().ok()?.threads
+}
+
+fn find<'a>(record: &'a RunRecord, key: &KeyCost) -> Option<&'a PointRecord> {
+    let mut candidates = record.points.iter().filter(|p| matches(p, key));
+    match key.pick {
+        Pick::Only => candidates.next(),
+        Pick::MostThreads => candidates.max_by_key(|p| threads(p).unwrap_or(0)),
+        Pick::OtherCpu => candidates.find(|p| p.spec.placement_param().is_some_and(|pl| pl != Placement::SameCpu)),
+    }
+}
+
+fn show(key: &KeyCost, point: Option<&PointRecord>) -> Headline {
+    let Some(p) = point else {
+        return Headline {
+            label: key.label.into(),
+            value: String::new(),
+            ci: String::new(),
+            detail: "not measured in this record".into(),
+            point: String::new(),
+            flags: Vec::new(),
+        };
+    };
+    let s = &p.summary;
+    let mut detail = Vec::new();
+    if let Some(t) = threads(p) {
+        detail.push(format!("{t} threads"));
+    }
+    if let Some(pl) = p.spec.placement_param().filter(|_| matches!(key.pick, Pick::OtherCpu)) {
+        detail.push(pl.name().replace('_', " "));
+    }
+    if key.scale != 1.0 {
+        detail.push("half the round trip".into());
+    }
+    Headline {
+        label: key.label.into(),
+        value: format_ns(s.median * key.scale),
+        ci: format!("{} – {}", format_ns(s.ci_low * key.scale), format_ns(s.ci_high * key.scale)),
+        detail: detail.join(", "),
+        point: p.name.clone(),
+        // `notes` is left to the point's row: the card shows what bears on the number.
+        flags: flags_of(p).into_iter().filter(|f| *f != "notes").collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use overhead_record::fixture::{point, sample_record};
+
+    #[test]
+    fn every_key_cost_is_shown_or_said_missing() {
+        let mut record = sample_record();
+        record.points = vec![
+            point("sync.faa", "os", &[("impl", "hw"), ("variable", "shared"), ("threads", "1")], 3.0),
+            point("sync.faa", "os", &[("impl", "hw"), ("variable", "shared"), ("threads", "2")], 30.0),
+            point("mem.c2c", "os", &[("op", "cas")], 80.0),
+            point("sched.switch", "os", &[("mechanism", "futex"), ("placement", "same_cpu")], 6000.0),
+            point("sched.switch", "os", &[("mechanism", "futex"), ("placement", "other_core")], 13000.0),
+        ];
+        let h = headline(&record);
+        assert_eq!(h.len(), KEY_COSTS.len());
+        let faa = h.iter().find(|k| k.label == "contended atomic add").unwrap();
+        assert_eq!((faa.value.as_str(), faa.detail.as_str()), ("30.0 ns", "2 threads"), "the most threads");
+        let c2c = h.iter().find(|k| k.label.starts_with("cache line")).unwrap();
+        assert_eq!(c2c.value, "40.0 ns", "one way is half the round trip");
+        let other = h.iter().find(|k| k.label.ends_with("other CPU")).unwrap();
+        assert_eq!((other.value.as_str(), other.detail.as_str()), ("13.0 µs", "other core"));
+        let syscall = h.iter().find(|k| k.label.starts_with("system call")).unwrap();
+        assert_eq!((syscall.value.as_str(), syscall.detail.as_str()), ("", "not measured in this record"));
+    }
+}

@@ -1,0 +1,179 @@
+//! Renderers: they read only the run record, never the probes (docs/ARCHITECTURE.md "Renderers"), so a report can
+//! be made again later, on another machine.
+
+use std::sync::LazyLock;
+
+use overhead_experiments::Experiment;
+
+pub mod choose;
+pub mod compare;
+pub mod export;
+mod fits;
+mod format;
+pub mod html;
+mod latency;
+mod matrices;
+pub mod table;
+mod time;
+
+pub use compare::compare_tables;
+pub use format::OutputFormat;
+pub use latency::latency_table;
+pub use matrices::matrices_section;
+pub use overhead_render::render_matrix;
+pub use overhead_units::{counted, format_ns};
+pub use table::{new_table, render, Format};
+pub use time::time_spent;
+
+pub use overhead_experiments::Section;
+
+/// The sections that present every experiment alike (the choice between implementations, fits, matrices,
+/// latency distributions): the report's own; every other section comes from the experiments it presents
+/// ([`overhead_experiments::Experiment::sections`]).
+const GENERIC: &[Section] = &[
+    Section {
+        key: "choose",
+        title: "Choosing an implementation: the fastest and those tied with it",
+        about: "per primitive and setting, its implementations ranked by median, the best and those tied with it",
+        position: 55,
+        render: choose::choose_section,
+    },
+    Section {
+        key: "fits",
+        title: "Fits (seed 001 style)",
+        about: "every least-squares fit in the record, with r²",
+        position: 80,
+        render: fits::fits_section,
+    },
+    Section {
+        key: "matrices",
+        title: "Matrices",
+        about: "every point's matrices (clock offsets, relative rates) with ± uncertainty",
+        position: 90,
+        render: matrices_section,
+    },
+    Section {
+        key: "latency",
+        title: "Latency distributions",
+        about: "latency percentiles of the points that recorded a distribution (timer.wakeup)",
+        position: 100,
+        render: latency_table,
+    },
+];
+
+/// The sections after the results table, in order ([`Section::position`]): the report's generic ones and
+/// those of every experiment in [`overhead_experiments::registry`]. Each renderer returns an empty string
+/// when the record has nothing for it, so a run of a few experiments prints only what applies.
+pub static SECTIONS: LazyLock<Vec<Section>> = LazyLock::new(|| sections_of(overhead_experiments::registry()));
+
+/// The sections of the full report with `experiments` registered: the generic ones and each experiment's,
+/// a section several experiments name listed once, ordered by [`Section::position`] (a tie keeps the
+/// generic ones first, then registry order).
+pub fn sections_of(experiments: &[&dyn Experiment]) -> Vec<Section> {
+    let mut out: Vec<Section> = GENERIC.to_vec();
+    for section in experiments.iter().flat_map(|e| e.sections()) {
+        if !out.iter().any(|s| s.key == section.key) {
+            out.push(**section);
+        }
+    }
+    out.sort_by_key(|s| s.position);
+    out
+}
+
+/// The section whose `--table` value is `key`.
+pub fn section(key: &str) -> Option<&'static Section> {
+    SECTIONS.iter().find(|s| s.key == key)
+}
+
+#[cfg(test)]
+mod tests;
+
+#[cfg(test)]
+mod unit_tests {
+    use super::*;
+    use overhead_experiments::{ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
+    use overhead_harness::Harness;
+    use overhead_record::fixture::{point, sample_record};
+    use overhead_record::{Metric, RunRecord};
+
+    /// A made-up experiment with a report section of its own, as a new experiment's folder would hold.
+    struct MadeUp;
+
+    const MADE_UP: &str = "made.up";
+
+    /// Its section, between the seed 003 tables and the `mem` family's.
+    const MADE_UP_SECTION: Section = Section {
+        key: "made_up",
+        title: "A made-up experiment's table",
+        about: "how many made.up points the record has",
+        position: 65,
+        render: made_up_table,
+    };
+
+    fn made_up_table(record: &RunRecord, _: Format) -> String {
+        let n = record.points.iter().filter(|p| p.spec.experiment == MADE_UP).count();
+        if n == 0 {
+            return String::new();
+        }
+        format!("made.up points: {n}\n")
+    }
+
+    impl Experiment for MadeUp {
+        fn info(&self) -> &'static ExperimentInfo {
+            &ExperimentInfo {
+                id: MADE_UP,
+                summary: "nothing",
+                source: "this test",
+                metric: Metric::PerOp,
+                requires: KERNEL,
+            }
+        }
+        fn points(&self, _: &PlanContext, _: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+            Vec::new()
+        }
+        fn run(&self, _: &overhead_experiments::Point<'_>, _: &Harness) -> anyhow::Result<Outcome> {
+            anyhow::bail!("made up")
+        }
+        fn sections(&self) -> &'static [&'static Section] {
+            &[&MADE_UP_SECTION]
+        }
+    }
+
+    #[test]
+    fn the_registry_gives_the_sections_in_the_reports_order() {
+        let keys: Vec<&str> = SECTIONS.iter().map(|s| s.key).collect();
+        let expected = [
+            "primitives",
+            "networked",
+            "seed001",
+            "convert",
+            "timers",
+            "ipc",
+            "choose",
+            "rpc",
+            "mem",
+            "mpi",
+            "fits",
+            "matrices",
+            "latency",
+            "grain",
+        ];
+        assert_eq!(keys, expected, "one section per key, in the golden report's order");
+    }
+
+    #[test]
+    fn a_registered_experiments_section_appears_in_the_full_report_in_its_place() {
+        let mut experiments = overhead_experiments::registry().to_vec();
+        experiments.push(&MadeUp);
+        let sections = sections_of(&experiments);
+        let keys: Vec<&str> = sections.iter().map(|s| s.key).collect();
+        let at = |key: &str| keys.iter().position(|k| *k == key).unwrap();
+        assert_eq!(at("made_up"), at("rpc") + 1, "{keys:?}");
+        let mut record = sample_record();
+        record.points.push(point(MADE_UP, "os", &[], 10.0));
+        let text = table::render_with_sections(&record, Format::Table, &sections);
+        assert!(text.contains("\nA made-up experiment's table\nmade.up points: 1\n"), "{text}");
+        let without = table::render_with_sections(&record, Format::Table, &SECTIONS);
+        assert!(!without.contains("made.up points"), "only a registered experiment's section is printed");
+    }
+}

@@ -1,0 +1,5 @@
+//! Tests of report sections that read what the analysis derives, so they live above both the experiments and
+//! the analysis.
+
+mod primitives_section;
+mod timers_section;

@@ -1,0 +1,76 @@
+//! Where a run's time went: wall time per experiment, summed over every probe process of its points
+//! (`PointRecord::wall_ms`), and how many points got more than the minimum rounds.
+
+use std::collections::BTreeMap;
+
+use overhead_record::RunRecord;
+
+/// A few lines for the end of a run: the total probe time, then each experiment's share, largest first.
+/// Empty for a record without wall times (older than rounds).
+pub fn time_spent(record: &RunRecord) -> String {
+    let mut by_experiment: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
+    for p in &record.points {
+        let entry = by_experiment.entry(p.spec.experiment.as_str()).or_default();
+        entry.0 += p.wall_ms;
+        entry.1 += p.processes.len();
+    }
+    let total_ms: f64 = by_experiment.values().map(|(ms, _)| ms).sum();
+    if total_ms <= 0.0 {
+        return String::new();
+    }
+    let mut rows: Vec<(&str, (f64, usize))> = by_experiment.into_iter().collect();
+    rows.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0));
+    let target = record.rounds.map_or(0.03, |r| r.target_half_width);
+    let reached = record.points.iter().filter(|p| p.summary.ci_half_width() <= target * p.summary.median.abs()).count();
+    let processes: usize = rows.iter().map(|(_, (_, n))| n).sum();
+    let mut out = format!(
+        "time: {:.1} s in {processes} probe processes; {reached} of {} points reached a CI within ±{:.0}% of \
+         the median\n",
+        total_ms / 1e3,
+        record.points.len(),
+        target * 100.0
+    );
+    for (experiment, (ms, n)) in rows {
+        out += &format!(
+            "  {experiment:<18} {:>6.1} s  {:>3.0}%  {n:>4} processes, {:>5.0} ms each\n",
+            ms / 1e3,
+            100.0 * ms / total_ms,
+            ms / n.max(1) as f64
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use overhead_record::fixture::{point, sample_record};
+    use overhead_record::ProcessRecord;
+
+    #[test]
+    fn experiments_are_listed_by_time_spent() {
+        let mut record = sample_record();
+        let process = ProcessRecord {
+            round: 1,
+            batch_ops: 1,
+            batches: 1,
+            median_ns: 1.0,
+            wall_ms: 100.0,
+            started_s: None,
+            extra: Default::default(),
+        };
+        record.points[0].wall_ms = 300.0;
+        record.points[0].processes = vec![process.clone(); 3];
+        let mut call = point("base.call", "os", &[], 1.0);
+        call.wall_ms = 900.0;
+        call.processes = vec![process; 3];
+        record.points.push(call);
+        let text = time_spent(&record);
+        let call_at = text.find("base.call").unwrap();
+        let faa_at = text.find("sync.faa").unwrap();
+        assert!(call_at < faa_at, "{text}");
+        assert!(text.starts_with("time: 1.2 s in 6 probe processes"), "{text}");
+        assert!(text.contains("75%"), "{text}");
+        assert!(time_spent(&sample_record()).is_empty());
+    }
+}

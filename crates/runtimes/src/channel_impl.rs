@@ -1,0 +1,162 @@
+//! The channel implementations a message point is named after (its `impl:` key; issue 25, DESIGN direction
+//! "Implementations"): the crates a Rust programmer chooses between, each runtime's own channel, and the
+//! constructs of the external probes and of MPI. Which of them a runtime offers for which experiment is its
+//! data ([`super::Offers`]: `channel`, `message_switch`, `rendezvous`, `channel_throughput`); the first one
+//! a runtime lists for a row is its own idiom, the one seed 004's table shows.
+
+use super::channel_throughput::Capacity;
+
+/// One channel implementation. Serialises to the `impl:` value (snake case), which is public: point names
+/// and users' scripts hold it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChannelImpl {
+    /// `std::sync::mpsc`: `channel` (unbounded), `sync_channel(n)` (bounded; 0 is a rendezvous).
+    StdMpsc,
+    /// `crossbeam-channel`: `unbounded`, `bounded(n)` (0 is a rendezvous).
+    Crossbeam,
+    /// `flume`'s blocking API: `unbounded`, `bounded(n)` (0 is a rendezvous).
+    Flume,
+    /// `kanal`'s blocking API: `unbounded`, `bounded(n)` (0 is a rendezvous).
+    Kanal,
+    /// `tokio::sync::mpsc` (`unbounded_channel`, `channel(n ≥ 1)`), with a `oneshot` reply for rendezvous.
+    TokioMpsc,
+    /// `async-channel` (`unbounded`, `bounded(n ≥ 1)`): smol's channel, and usable on any executor.
+    AsyncChannel,
+    /// `flume`'s async API (`send_async`, `recv_async`) on the runtime's executor.
+    FlumeAsync,
+    /// `kanal`'s async API (`unbounded_async`, `bounded_async(n)`) on the runtime's executor.
+    KanalAsync,
+    /// A fiber runtime's own channel and rendezvous (`runtimes/fiber/sync.rs`).
+    Fiber,
+    /// Go's `chan` (buffered or not; Go has no unbounded channel).
+    Chan,
+    /// Java's `java.util.concurrent.LinkedTransferQueue`.
+    LinkedTransferQueue,
+    /// Java's `java.util.concurrent.SynchronousQueue` (capacity 0: every put waits for a take).
+    SynchronousQueue,
+    /// Java's `java.util.concurrent.ArrayBlockingQueue` (bounded, capacity ≥ 1).
+    ArrayBlockingQueue,
+    /// Java's `java.util.concurrent.LinkedBlockingQueue` (optionally bounded).
+    LinkedBlockingQueue,
+    /// MPI point-to-point messages between ranks (`runtimes/mpi`).
+    Mpi,
+}
+
+impl ChannelImpl {
+    /// The `impl:` value, as in point names.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChannelImpl::StdMpsc => "std_mpsc",
+            ChannelImpl::Crossbeam => "crossbeam",
+            ChannelImpl::Flume => "flume",
+            ChannelImpl::Kanal => "kanal",
+            ChannelImpl::TokioMpsc => "tokio_mpsc",
+            ChannelImpl::AsyncChannel => "async_channel",
+            ChannelImpl::FlumeAsync => "flume_async",
+            ChannelImpl::KanalAsync => "kanal_async",
+            ChannelImpl::Fiber => "fiber",
+            ChannelImpl::Chan => "chan",
+            ChannelImpl::LinkedTransferQueue => "linked_transfer_queue",
+            ChannelImpl::SynchronousQueue => "synchronous_queue",
+            ChannelImpl::ArrayBlockingQueue => "array_blocking_queue",
+            ChannelImpl::LinkedBlockingQueue => "linked_blocking_queue",
+            ChannelImpl::Mpi => "mpi",
+        }
+    }
+
+    /// Whether this implementation has a channel of `capacity` (`msg.throughput` plans only those): a
+    /// zero-capacity (rendezvous) channel where the library has one (not tokio's mpsc or async-channel, whose
+    /// bounded(0) panics), a bounded one of any size ≥ 1 where it has bounds, and an unbounded one where it
+    /// has that (not Go's chan, Java's ArrayBlockingQueue or SynchronousQueue). MPI and the fibers' own
+    /// channel stream nothing here: `false`.
+    pub fn has_capacity(self, capacity: Capacity) -> bool {
+        use ChannelImpl as C;
+        match (self, capacity) {
+            (C::StdMpsc | C::Crossbeam | C::Flume | C::Kanal | C::FlumeAsync | C::KanalAsync, _) => true,
+            (C::TokioMpsc | C::AsyncChannel, Capacity::Bounded(n)) => n >= 1,
+            (C::TokioMpsc | C::AsyncChannel, Capacity::Unbounded) => true,
+            (C::Chan, Capacity::Bounded(_)) => true,
+            (C::Chan, Capacity::Unbounded) => false,
+            (C::SynchronousQueue, c) => c == Capacity::Bounded(0),
+            (C::ArrayBlockingQueue, Capacity::Bounded(n)) => n >= 1,
+            (C::ArrayBlockingQueue, Capacity::Unbounded) => false,
+            (C::LinkedBlockingQueue, Capacity::Bounded(n)) => n >= 1,
+            (C::LinkedBlockingQueue, Capacity::Unbounded) => true,
+            (C::LinkedTransferQueue, c) => c == Capacity::Unbounded,
+            (C::Fiber | C::Mpi, _) => false,
+        }
+    }
+
+    /// Whether this implementation has `pattern`'s consumers: every one but the single-consumer queues
+    /// (`std::sync::mpsc` and tokio's mpsc, whose receiver cannot be shared or cloned), which have no `mpmc`.
+    pub fn has_pattern(self, pattern: super::channel_throughput::Pattern) -> bool {
+        let single_consumer = matches!(self, ChannelImpl::StdMpsc | ChannelImpl::TokioMpsc);
+        !(single_consumer && pattern == super::channel_throughput::Pattern::Mpmc)
+    }
+
+    /// The crate whose version the record names for this implementation ([`overhead_record`]'s crate
+    /// versions, read from Cargo.lock at build time), or `None` for std, a runtime's own channel and the
+    /// external constructs.
+    pub fn crate_name(self) -> Option<&'static str> {
+        match self {
+            ChannelImpl::Crossbeam => Some("crossbeam-channel"),
+            ChannelImpl::Flume | ChannelImpl::FlumeAsync => Some("flume"),
+            ChannelImpl::Kanal | ChannelImpl::KanalAsync => Some("kanal"),
+            ChannelImpl::TokioMpsc => Some("tokio"),
+            ChannelImpl::AsyncChannel => Some("async-channel"),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ChannelImpl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChannelImpl;
+
+    /// The `impl:` value in point names is the serde name: the two never disagree.
+    #[test]
+    fn as_str_is_the_serialised_name() {
+        use ChannelImpl::*;
+        for c in [
+            StdMpsc,
+            Crossbeam,
+            Flume,
+            Kanal,
+            TokioMpsc,
+            AsyncChannel,
+            FlumeAsync,
+            KanalAsync,
+            Fiber,
+            Chan,
+            LinkedTransferQueue,
+            SynchronousQueue,
+            ArrayBlockingQueue,
+            LinkedBlockingQueue,
+            Mpi,
+        ] {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+        }
+    }
+
+    /// Rendezvous channels only where the library has them, unbounded ones only where it has those.
+    #[test]
+    fn capacities_follow_the_libraries() {
+        use super::Capacity::{Bounded, Unbounded};
+        use ChannelImpl::*;
+        assert!(Crossbeam.has_capacity(Bounded(0)) && Crossbeam.has_capacity(Unbounded));
+        assert!(!TokioMpsc.has_capacity(Bounded(0)) && TokioMpsc.has_capacity(Bounded(1)));
+        assert!(!AsyncChannel.has_capacity(Bounded(0)) && AsyncChannel.has_capacity(Unbounded));
+        assert!(Chan.has_capacity(Bounded(0)) && !Chan.has_capacity(Unbounded));
+        assert!(SynchronousQueue.has_capacity(Bounded(0)) && !SynchronousQueue.has_capacity(Bounded(1)));
+        assert!(!ArrayBlockingQueue.has_capacity(Unbounded) && ArrayBlockingQueue.has_capacity(Bounded(1024)));
+        assert!(LinkedTransferQueue.has_capacity(Unbounded) && !LinkedTransferQueue.has_capacity(Bounded(1)));
+        assert!(!Mpi.has_capacity(Unbounded));
+    }
+}

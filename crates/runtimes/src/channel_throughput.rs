@@ -1,0 +1,112 @@
+//! Channel throughput in the shape of crossbeam-channel's benchmark suite (issue 25; `msg.throughput`):
+//! messages streamed through one channel by producers to consumers, bounded or not, per message.
+
+use super::channel_impl::ChannelImpl;
+use overhead_harness::Harness;
+use overhead_record::Outcome;
+
+/// Who sends and who receives (crossbeam-channel's suite: `seq`, `spsc`, `mpsc`, `mpmc`; the `pattern:` key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pattern {
+    /// One thread sends a batch of messages, then receives them all (needs a capacity ≥ the batch, or unbounded).
+    Seq,
+    /// One producer, one consumer.
+    Spsc,
+    /// [`Pattern::PRODUCERS`] producers, one consumer.
+    Mpsc,
+    /// [`Pattern::PRODUCERS`] producers, as many consumers.
+    Mpmc,
+}
+
+impl Pattern {
+    /// Producers of `mpsc` and `mpmc`, and consumers of `mpmc`: crossbeam-channel's suite's `THREADS`.
+    pub const PRODUCERS: usize = 4;
+
+    /// (producers, consumers) of this pattern; `seq` is one thread doing both, (1, 0).
+    pub fn parties(self) -> (usize, usize) {
+        match self {
+            Pattern::Seq => (1, 0),
+            Pattern::Spsc => (1, 1),
+            Pattern::Mpsc => (Pattern::PRODUCERS, 1),
+            Pattern::Mpmc => (Pattern::PRODUCERS, Pattern::PRODUCERS),
+        }
+    }
+}
+
+/// A channel's capacity (the `capacity:` key): a bound in messages (0 is a rendezvous channel: every send waits
+/// for its receive), or unbounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capacity {
+    /// At most this many messages wait in the channel.
+    Bounded(usize),
+    /// Sends never wait.
+    Unbounded,
+}
+
+impl serde::Serialize for Capacity {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Capacity::Bounded(n) => s.serialize_str(&n.to_string()),
+            Capacity::Unbounded => s.serialize_str("unbounded"),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Capacity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        if text == "unbounded" {
+            return Ok(Capacity::Unbounded);
+        }
+        text.parse().map(Capacity::Bounded).map_err(|_| {
+            serde::de::Error::custom(format!("capacity {text:?} is neither a number of messages nor \"unbounded\""))
+        })
+    }
+}
+
+/// One throughput point's shape: the pattern and the channel's capacity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamShape {
+    /// Who sends and who receives.
+    pub pattern: Pattern,
+    /// The channel's capacity.
+    pub capacity: Capacity,
+}
+
+/// [`super::Capability::ChannelThroughput`]: a runtime's channels streaming messages (`u64`s) from producers to
+/// consumers. `cpus` holds one CPU per party, producers first, then consumers (`seq`: one); the time is per
+/// message delivered, the whole stream's time over its messages, against the runtime's empty loop. Every
+/// message is received exactly once, in order per producer.
+pub trait ChannelThroughput: Sync {
+    /// Streams one batch of messages per harness batch through `implementation` in `shape`.
+    ///
+    /// Errors: an `implementation` the runtime does not offer, or one without this capacity (an
+    /// async channel with no zero-capacity form); the parties could not start.
+    fn throughput(
+        &self,
+        implementation: ChannelImpl,
+        shape: StreamShape,
+        cpus: &[usize],
+        h: &Harness,
+    ) -> anyhow::Result<Outcome>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `capacity:` key reads and writes numbers and "unbounded", and refuses anything else by name.
+    #[test]
+    fn capacity_round_trips_and_refuses_nonsense() {
+        for (c, text) in
+            [(Capacity::Bounded(0), "0"), (Capacity::Bounded(1024), "1024"), (Capacity::Unbounded, "unbounded")]
+        {
+            assert_eq!(serde_json::to_value(c).unwrap(), text);
+            assert_eq!(serde_json::from_value::<Capacity>(text.into()).unwrap(), c);
+        }
+        let err = serde_json::from_value::<Capacity>("lots".into()).unwrap_err().to_string();
+        assert!(err.contains("\"lots\""), "{err}");
+        assert_eq!(Pattern::Mpmc.parties(), (4, 4));
+    }
+}

@@ -1,0 +1,170 @@
+//! Two processes talking through one IPC mechanism (seed 003's ping-pong, lmbench's `lat_*` and `bw_*`):
+//! the mechanisms ([`Transport`]), the two ends of a channel created before `fork` ([`End`]), and the
+//! forked peer that echoes or drains messages ([`Peer`]). `msg.ipc` and `msg.bw` are written against them.
+
+mod dgram;
+mod eventfd;
+mod limits;
+mod mqueue;
+mod peer;
+mod shm;
+mod stream;
+
+use std::io;
+
+pub use limits::{payload_limit, PayloadLimit};
+pub use peer::{round_trip, serve, stream, Peer, Role};
+pub use stream::{tcp_end, StreamEnd};
+
+/// How the two processes talk (the `transport:` parameter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// Two pipes, one each way (lmbench `lat_pipe`).
+    Pipe,
+    /// A connected pair of UNIX stream sockets (`socketpair(AF_UNIX, SOCK_STREAM)`, lmbench `lat_unix`).
+    UnixStream,
+    /// A connected pair of UNIX datagram sockets: one datagram per message, so the size is bounded by the
+    /// socket buffer limit (`net.core.wmem_max`).
+    UnixDgram,
+    /// Two eventfds, one each way: no payload, only the 8-byte counter (the cheapest kernel wake-up
+    /// with a file descriptor).
+    Eventfd,
+    /// A futex handoff in shared memory, the payload copied in and out of a shared buffer each way.
+    FutexShm,
+    /// Shared memory polled by both sides (no system call), the payload copied as for `futex_shm`.
+    SpinShm,
+    /// Two POSIX message queues, one each way; the size is bounded by `fs.mqueue.msgsize_max`.
+    Mqueue,
+    /// A TCP connection over loopback (127.0.0.1) with `TCP_NODELAY` (lmbench `lat_tcp`).
+    Tcp,
+}
+
+overhead_record::param_enum!(Transport);
+
+impl Transport {
+    /// Every transport, in the ping-pong table's column order.
+    pub const ALL: [Transport; 8] = [
+        Transport::Pipe,
+        Transport::UnixStream,
+        Transport::UnixDgram,
+        Transport::Eventfd,
+        Transport::FutexShm,
+        Transport::SpinShm,
+        Transport::Mqueue,
+        Transport::Tcp,
+    ];
+
+    /// The byte streams, which keep many messages in flight (`msg.bw`'s transports).
+    pub const STREAMS: [Transport; 3] = [Transport::Pipe, Transport::UnixStream, Transport::Tcp];
+
+    /// Whether a message carries its bytes (an eventfd carries only its counter).
+    pub fn carries_payload(self) -> bool {
+        self != Transport::Eventfd
+    }
+
+    /// The parameter value and column header (`pipe`, `unix_stream`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Pipe => "pipe",
+            Transport::UnixStream => "unix_stream",
+            Transport::UnixDgram => "unix_dgram",
+            Transport::Eventfd => "eventfd",
+            Transport::FutexShm => "futex_shm",
+            Transport::SpinShm => "spin_shm",
+            Transport::Mqueue => "mqueue",
+            Transport::Tcp => "tcp",
+        }
+    }
+}
+
+/// One end of a two-process channel, made in the parent before `fork` (both ends are inherited; each
+/// process uses its own). Sending and receiving use raw system calls or shared memory only: no
+/// allocation, no locks, so a forked child of a multi-threaded process may use them.
+pub trait End {
+    /// Sends one message: all of `buf`, whatever partial writes the kernel makes.
+    ///
+    /// Errors: the system call failed (the peer is gone: EPIPE, ECONNRESET).
+    fn send(&mut self, buf: &[u8]) -> io::Result<()>;
+    /// Receives one message of exactly `buf.len()` bytes; `Ok(false)` when the peer ended the channel
+    /// (end of file, or its [`End::finish`]) before a message began.
+    ///
+    /// Errors: the system call failed; a message of another size arrived; the stream ended mid-message.
+    fn recv(&mut self, buf: &mut [u8]) -> io::Result<bool>;
+    /// Tells the peer that no message follows (for channels where closing the end does not say so).
+    fn finish(&mut self) {}
+    /// The descriptors this end uses (up to two; -1 for none), which a forked child keeps open while it
+    /// closes every other descriptor it inherited (see [`Peer::spawn`]).
+    fn fds(&self) -> [std::os::fd::RawFd; 2] {
+        [-1, -1]
+    }
+}
+
+/// The outcome of one receive of a whole message (a datagram, a queue message) whose system call
+/// returned `n`: `Ok(false)` for an empty message (the peer's finish), `Ok(true)` for one of `expected`
+/// bytes, an error naming `what` for another size or a failed call; `None` when a signal interrupted the
+/// call and it should be made again.
+fn message_received(n: isize, expected: usize, what: &str) -> Option<io::Result<bool>> {
+    match n {
+        0 => Some(Ok(false)),
+        n if n > 0 && n as usize == expected => Some(Ok(true)),
+        n if n > 0 => Some(Err(io::Error::other(format!("a {n}-byte {what} where {expected} bytes were expected")))),
+        _ => {
+            let e = io::Error::last_os_error();
+            (e.kind() != io::ErrorKind::Interrupted).then_some(Err(e))
+        }
+    }
+}
+
+/// What to do with the two ends of a channel, generic over the end's type so that the timed loop is
+/// compiled for one transport, with no dispatch inside it ([`open`] picks the type once).
+pub trait WithEnds {
+    /// What the work gives back.
+    type Output;
+    /// Does the work with the parent's end and the child's end.
+    fn with<E: End>(self, parent: E, child: E) -> Self::Output;
+}
+
+/// Makes the two ends of a channel of `transport` for messages of `payload` bytes and hands them to
+/// `work` (`(parent's, child's)`).
+///
+/// Errors: `payload` is above the transport's limit here ([`payload_limit`]); the system refused the
+/// resource (descriptors, a message queue, a mapping).
+pub fn open<W: WithEnds>(transport: Transport, payload: usize, work: W) -> io::Result<W::Output> {
+    if let Some(limit) = payload_limit(transport).filter(|l| payload > l.bytes) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{payload}-byte messages: {}", limit.why)));
+    }
+    Ok(match transport {
+        Transport::Pipe => {
+            let (a, b) = stream::pipes()?;
+            work.with(a, b)
+        }
+        Transport::UnixStream => {
+            let (a, b) = stream::unix_pair()?;
+            work.with(a, b)
+        }
+        Transport::Tcp => {
+            let (a, b) = stream::tcp_pair()?;
+            work.with(a, b)
+        }
+        Transport::UnixDgram => {
+            let (a, b) = dgram::pair(payload)?;
+            work.with(a, b)
+        }
+        Transport::Eventfd => {
+            let (a, b) = eventfd::pair()?;
+            work.with(a, b)
+        }
+        Transport::FutexShm => {
+            let (a, b) = shm::pair(payload, shm::Wait::Futex)?;
+            work.with(a, b)
+        }
+        Transport::SpinShm => {
+            let (a, b) = shm::pair(payload, shm::Wait::Spin)?;
+            work.with(a, b)
+        }
+        Transport::Mqueue => {
+            let (a, b) = mqueue::pair(payload)?;
+            work.with(a, b)
+        }
+    })
+}

@@ -1,0 +1,70 @@
+//! The `os` runtime as a plug-in.
+
+use crate::activity_barrier::ActivityBarrierLimits;
+use crate::channel_impl::ChannelImpl;
+use crate::contention::{AtomicImpl, BarrierImpl, LockImpl, RwLockImpl};
+use crate::fan_out::ForkJoinMechanism;
+use crate::primitives::{SpawnKind, SwitchKind, SwitchMechanism};
+use crate::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
+use crate::yield_round::YieldLimits;
+use crate::{Offer, Offers, RuntimeUnderTest, RANKS_UNDER_MPI};
+
+/// The blocking channels on kernel threads (issue 25 item 1; `os/channels.rs`): std's mpsc first (seed 004's
+/// cell), then crossbeam-channel, flume and kanal. Each has unbounded and zero-capacity channels, so each
+/// fills every message row.
+const SYNC_CHANNELS: &[ChannelImpl] =
+    &[ChannelImpl::StdMpsc, ChannelImpl::Crossbeam, ChannelImpl::Flume, ChannelImpl::Kanal];
+
+/// What `os` offers: every capability.
+const OFFERS: Offers = Offers {
+    context: Offer::Has(()),
+    kernel: Offer::Has(()),
+    call: Offer::Has(()),
+    spawn_join: Offer::Has(&[SpawnKind::Thread, SpawnKind::Process]),
+    semaphore: Offer::Has(()),
+    channel: Offer::Has(SYNC_CHANNELS),
+    message_switch: Offer::Has(SYNC_CHANNELS),
+    rendezvous: Offer::Has(SYNC_CHANNELS),
+    channel_throughput: Offer::Has(SYNC_CHANNELS),
+    raw_switch: Offer::Has(SwitchMechanism { kind: SwitchKind::Futex, across_cpus: true }),
+    yield_round: Offer::Has(YieldLimits::NONE),
+    wake_all: Offer::Has(WakeAllOffer {
+        mechanisms: &[WakeMechanism::Futex, WakeMechanism::Condvar],
+        waiter_cpus: WaiterCpus::OnePerWaiter,
+    }),
+    fork_join: Offer::Has(&[ForkJoinMechanism::Spawn, ForkJoinMechanism::HotTeam]),
+    activity_barrier: Offer::Has(ActivityBarrierLimits::NONE),
+    atomic: Offer::Has(&[AtomicImpl::Hw, AtomicImpl::HashedLock]),
+    barrier: Offer::Has(&[BarrierImpl::Std, BarrierImpl::Spin, BarrierImpl::Pthread]),
+    lock: Offer::Has(&[LockImpl::Std, LockImpl::Spin, LockImpl::Futex, LockImpl::ParkingLot, LockImpl::SpinCrate]),
+    rwlock: Offer::Has(&[RwLockImpl::Std, RwLockImpl::ParkingLot, RwLockImpl::SpinCrate]),
+    ranks: Offer::Lacks(RANKS_UNDER_MPI),
+};
+
+/// Kernel threads and processes: `std::thread`, futexes, pipes, sockets, POSIX semaphores.
+pub struct Os;
+
+impl RuntimeUnderTest for Os {
+    fn name(&self) -> &'static str {
+        "os"
+    }
+    fn about(&self) -> &'static str {
+        "kernel threads and processes: std::thread, futex, POSIX semaphores, pipes, sockets"
+    }
+    fn offers(&self) -> &Offers {
+        &OFFERS
+    }
+    crate::plugin::capabilities!(
+        context,
+        primitives,
+        messages,
+        channel_throughput,
+        yield_round,
+        wake_all,
+        fan_out,
+        grain_sweep,
+        activity_barrier,
+        contention,
+        rwlock
+    );
+}

@@ -1,9 +1,0 @@
-//! The `grain` family: how the granularity of tasks decides the cost of a fixed amount of work, and
-//! how the work spreads over the CPUs (seed 001 §7).
-
-pub(crate) mod search;
-mod sweep;
-
-pub use crate::runtimes::grain_tally::Tally;
-pub use crate::runtimes::grain_work::{reads_per_task, Work};
-pub use sweep::{tables, Sweep, SweepResult, MAX_TASKS, STOP_FACTOR};
