@@ -14,7 +14,7 @@ fn main() {
 }
 
 /// Generates the messages and the client and server code of `proto/overhead_rpc.proto` into `OUT_DIR`
-/// (`overhead_rpc.rs`, included by `src/experiments/rpc/service.rs`). protox parses the file in Rust, so the
+/// (`overhead_rpc.rs`, included by `crates/experiments/src/rpc/service.rs`). protox parses the file in Rust, so the
 /// build needs no `protoc`; tonic-prost-build turns the descriptors into prost messages and tonic stubs.
 /// Unlike the OpenMP kernels this cannot be left out: a broken `.proto` fails the build, with protox's message.
 fn rpc_service() {

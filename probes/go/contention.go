@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 )
 
-// Contention between CPUs (src/experiments/sync/{faa,mutex,barrier}.rs, src/runtimes/os/contention.rs):
+// Contention between CPUs (crates/experiments/src/sync/{faa,mutex,barrier}.rs, crates/runtimes/src/os/contention.rs):
 // a team of goroutines, one per CPU of the point (GOMAXPROCS = T), started together; the time per
 // operation is the slowest member's, against the control loop. sync.faa's members never block and are
 // locked to their OS thread and pinned to their CPU. sync.mutex's and sync.barrier's members block, and
@@ -109,7 +109,7 @@ func syncRwlock(p *Point) (*Outcome, error) {
 	every := uint64(100 / writers)
 	wrote := make([]paddedCounter, len(p.Spec.Cpus))
 	test := func(thread int, n uint64) {
-		// Operation i writes when (i * writers) % 100 < writers (the rule of src/runtimes/contention.rs's
+		// Operation i writes when (i * writers) % 100 < writers (the rule of crates/runtimes/src/contention.rs's
 		// RwLockContention, shared with the Rust side): phase is (i * writers) % 100, kept by an add.
 		phase, sum := 0, uint64(0)
 		for i := uint64(0); i < n; i++ {

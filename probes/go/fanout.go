@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 )
 
-// Fork-join fan-out (src/experiments/spawn/{forkjoin,bulk}.rs, src/runtimes/fan_out.rs) and the yield
-// round (src/experiments/sched/yield_round.rs). Goroutines are not pinned here: Go places them on its
+// Fork-join fan-out (crates/experiments/src/spawn/{forkjoin,bulk}.rs, crates/runtimes/src/fan_out.rs) and the yield
+// round (crates/experiments/src/sched/yield_round.rs). Goroutines are not pinned here: Go places them on its
 // GOMAXPROCS Ps (one per CPU of the point), and that placement is part of what is measured.
 
 // init registers the family's experiments.

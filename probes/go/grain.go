@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 )
 
-// grain: seed 001 §7's granularity sweep (src/experiments/grain/) as a conversation (probes/README.md
+// grain: seed 001 §7's granularity sweep (crates/experiments/src/grain/) as a conversation (probes/README.md
 // "grain.sweep"): the search stays in Rust, which asks this probe over stdin for timed runs of the
 // point's work split into K goroutines, and the probe answers each request with the runs' times and
 // where the tasks ran.

@@ -7,13 +7,13 @@ import "time"
 type Batch func(n uint64)
 
 // hintLow and hintHigh bound the batch a hinted N may take, as fractions of the target, for the hint
-// to be kept: src/harness/mod.rs's near_target (a quarter to four times; docs/METHOD.md §2).
+// to be kept: crates/harness/src/lib.rs's near_target (a quarter to four times; docs/METHOD.md §2).
 const (
 	hintLow  = 0.25
 	hintHigh = 4.0
 )
 
-// Harness times batches as src/harness/single.rs does: N sized by doubling to the target (a hint
+// Harness times batches as crates/harness/src/single.rs does: N sized by doubling to the target (a hint
 // tried first), warm-up pairs dropped, then kept pairs of a control batch and the test batch just
 // after it, each of exactly N iterations. It reports raw batch times in ns; the Rust side subtracts.
 type Harness struct {
@@ -89,7 +89,7 @@ func (h *Harness) timeBatch(body Batch, n uint64) int64 {
 	return h.now() - t0
 }
 
-// sizeBatch finds N (src/harness/single.rs size_batch): a hint is timed once and kept when its batch
+// sizeBatch finds N (crates/harness/src/single.rs size_batch): a hint is timed once and kept when its batch
 // lasts between a quarter of and four times the target; otherwise N doubles from 1 until a batch and a
 // second batch of the same N both reach the target (one preempted batch cannot stop the doubling
 // early), or until the op cap. timed(n) runs one test batch and returns its ns.

@@ -9,7 +9,7 @@ import (
 )
 
 // scripted is a fake clock: batches advance it by a fixed cost per operation, so the harness's
-// decisions have exact answers (src/harness/testing.rs's ScriptedClock).
+// decisions have exact answers (crates/harness/src/testing.rs's ScriptedClock).
 type scripted struct{ t int64 }
 
 // now reads the scripted clock.

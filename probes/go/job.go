@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// ProtocolVersion is the probe protocol version this probe speaks (src/protocol.rs).
+// ProtocolVersion is the probe protocol version this probe speaks (crates/protocol/src/lib.rs).
 const ProtocolVersion = 2
 
 // Job is what the orchestrator asks for: measure one point with these harness settings. The job's
@@ -31,7 +31,7 @@ type Spec struct {
 	Placement  *string    `json:"placement"`
 }
 
-// HarnessConfig mirrors src/harness/config.rs: batch target, warm-up and kept pairs, the op cap.
+// HarnessConfig mirrors crates/harness/src/config.rs: batch target, warm-up and kept pairs, the op cap.
 type HarnessConfig struct {
 	TargetBatchNs float64 `json:"target_batch_ns"`
 	Warmup        int     `json:"warmup"`

@@ -1,6 +1,6 @@
 package main
 
-// msg: seed 004's message rows on goroutines (src/experiments/msg/, src/runtimes/os/primitives.rs).
+// msg: seed 004's message rows on goroutines (crates/experiments/src/msg/, crates/runtimes/src/os/primitives.rs).
 // All two-party points run both goroutines on one P (GOMAXPROCS=1, placement:same_cpu): a switch
 // between them is the Go scheduler's, not the kernel's.
 

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 )
 
-// sched: switching and yielding (src/experiments/sched/).
+// sched: switching and yielding (crates/experiments/src/sched/).
 
 // init registers the family's experiments.
 func init() {
@@ -15,7 +15,7 @@ func init() {
 // schedSwitch times seed 004's csloop for goroutines (mechanism:gosched, placement:same_cpu): two
 // goroutines on one P (GOMAXPROCS=1), each runtime.Gosched() puts the caller on the run queue and runs
 // the other, which yields straight back. One iteration is one switch round trip (two Gosched calls,
-// two goroutine switches), as tokio's yield round trip in src/runtimes/tokio_rt/primitives.rs. Per
+// two goroutine switches), as tokio's yield round trip in crates/runtimes/src/tokio_rt/primitives.rs. Per
 // round trip, against the control loop.
 func schedSwitch(p *Point) (*Outcome, error) {
 	if _, err := sameCpuPair(p, ParamRule{"mechanism", []string{"gosched"}}); err != nil {

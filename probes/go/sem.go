@@ -5,7 +5,7 @@ import "sync/atomic"
 // sync.sem: seed 004's semaphore rows on Effective Go's channel semaphore: a buffered chan struct{}
 // whose capacity is the number of permits; P (acquire) sends a token, blocking when every permit is
 // taken; V (release) receives one. Tokens are zero-size, so even a huge capacity allocates nothing.
-// Mirrors src/runtimes/os/primitives.rs's semaphore (POSIX sem_t there).
+// Mirrors crates/runtimes/src/os/primitives.rs's semaphore (POSIX sem_t there).
 
 // semCapacity is the permits of the P-only and V-only semaphores: more than any batch takes (a batch
 // never exceeds max_batch_ops, and every batch's tokens are given back untimed).
@@ -29,7 +29,7 @@ func init() {
 // are given back untimed), op:v (V with no waiter; before each test batch the permits it releases are
 // taken untimed), op:pair (V then P, never blocks), op:switch (two goroutines on one P pass a permit
 // back and forth through two semaphores: each handoff a V that readies a blocked P and a switch to
-// it; reported per handoff, per = 2, as src/experiments/sync/sem.rs does). Against the control loop.
+// it; reported per handoff, per = 2, as crates/experiments/src/sync/sem.rs does). Against the control loop.
 func syncSem(p *Point) (*Outcome, error) {
 	params, err := ParseParams(p.Spec, []ParamRule{{"op", []string{"p", "v", "pair", "switch"}}})
 	if err != nil {

@@ -2,7 +2,7 @@ package main
 
 import "sync"
 
-// spawn: creating activities (src/experiments/spawn/).
+// spawn: creating activities (crates/experiments/src/spawn/).
 
 // spawnEmpty is spawn.create's goroutine: it does nothing but signal its end.
 func spawnEmpty(wg *sync.WaitGroup) {

@@ -8,7 +8,7 @@ import (
 )
 
 // Teams of goroutines, started together on a spin barrier, every member timing its own batches, as
-// src/harness/team.rs does for threads: member 0 leads (it sizes N on its own batch times and posts
+// crates/harness/src/team.rs does for threads: member 0 leads (it sizes N on its own batch times and posts
 // each batch's size and kind), a barrier starts every batch and a second one ends it. A repetition's
 // team batch is the slowest member's; each member's own test batches are kept too.
 
@@ -57,7 +57,7 @@ func (b *spinBarrier) wait(local *bool) {
 	}
 }
 
-// leaderPlan is the leader's schedule (src/harness/team.rs LeaderPlan): the hint's batch, or doubling
+// leaderPlan is the leader's schedule (crates/harness/src/team.rs LeaderPlan): the hint's batch, or doubling
 // test batches until one and a confirming one reach the target; then warm-up and kept pairs of
 // (control, test); then stop.
 type leaderPlan struct {

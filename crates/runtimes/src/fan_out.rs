@@ -89,6 +89,7 @@ mod tests {
     use std::sync::atomic::AtomicU64;
 
     use super::*;
+    use crate::task_pool::TaskPool;
     use crate::{fiber, os, rayon_rt, tokio_rt};
 
     fn counter() -> &'static AtomicU64 {
@@ -116,10 +117,10 @@ mod tests {
         pool.install(|| rayon_rt::fan_out::scope(N, &count));
         assert_eq!(runs.swap(0, Ordering::Relaxed), N, "rayon");
 
-        let (rt, _) = tokio_rt::multi_thread(&cpus()).unwrap();
-        let handles = tokio_rt::fan_out::on_worker(&rt, async move {
+        let pool = tokio_rt::TokioPool::start(&cpus()).unwrap();
+        let handles = pool.on_worker(move |spawner| async move {
             let mut handles = Vec::with_capacity(N as usize);
-            tokio_rt::fan_out::spawn_all_of(N, count, &mut handles).await;
+            crate::task_pool::fan_out::spawn_all_of(&spawner, N, count, &mut handles).await;
             handles
         });
         assert!(handles.is_empty() && handles.capacity() >= N as usize);

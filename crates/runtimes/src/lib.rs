@@ -24,6 +24,7 @@ pub mod primitives;
 pub mod rayon_rt;
 mod registry;
 pub mod smol_rt;
+pub mod task_pool;
 pub mod timerq;
 pub mod tokio_rt;
 pub mod wake_all;

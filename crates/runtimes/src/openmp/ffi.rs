@@ -1,4 +1,4 @@
-//! The C side of the `openmp` runtime (`c/omp/overhead_omp.h`), declared once: linked kernels when build.rs
+//! The C side of the `openmp` runtime (`crates/runtimes/c/omp/overhead_omp.h`), declared once: linked kernels when build.rs
 //! built them (cfg `overhead_openmp`), otherwise stubs with the same signatures that are never reached
 //! because no [`Team`](super::Team) can be made (`available()` is `Err`).
 

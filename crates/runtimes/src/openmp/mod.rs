@@ -73,7 +73,8 @@ pub fn available() -> Result<(), String> {
     if cfg!(overhead_openmp) {
         Ok(())
     } else {
-        let reason = option_env!("OVERHEAD_OPENMP_UNAVAILABLE").unwrap_or("the build did not compile c/omp");
+        let reason =
+            option_env!("OVERHEAD_OPENMP_UNAVAILABLE").unwrap_or("the build did not compile crates/runtimes/c/omp");
         Err(format!("openmp not available: {reason}"))
     }
 }

@@ -34,7 +34,7 @@ impl RuntimeUnderTest for OpenMp {
         "openmp"
     }
     fn about(&self) -> &'static str {
-        "C kernels in c/omp run by libgomp through FFI"
+        "C kernels in crates/runtimes/c/omp run by libgomp through FFI"
     }
     fn available(&self) -> Result<(), String> {
         super::available()

@@ -56,7 +56,11 @@ impl Team {
         }
         // SAFETY: returns sizeof(ovh_slot), a constant; the kernels are linked (checked above).
         let c_slot = unsafe { ffi::ovh_omp_slot_size() };
-        assert_eq!(c_slot, std::mem::size_of::<Slot>(), "C's ovh_slot and Rust's Slot differ: rebuild c/omp");
+        assert_eq!(
+            c_slot,
+            std::mem::size_of::<Slot>(),
+            "C's ovh_slot and Rust's Slot differ: rebuild crates/runtimes/c/omp"
+        );
         let threads = c_int::try_from(cpus.len())
             .map_err(|_| Error::BadInput(format!("{} CPUs is more threads than num_threads takes", cpus.len())))?;
         let mut team = Team {

@@ -2,48 +2,19 @@
 //! 004's table (one worker thread, cooperative switches at `.await`), and its multi-thread work-stealing
 //! scheduler, the peer of kernel threads in seed 001's experiments.
 
-mod activity_barrier;
 mod channel_throughput;
-pub mod fan_out;
+mod pool;
 mod primitives;
-mod wake_all;
-mod yield_round;
+
+pub use pool::TokioPool;
 
 use std::future::Future;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 /// A current-thread tokio runtime (no I/O or timer drivers: the primitives measured need neither).
 ///
 /// Errors: tokio could not create its runtime (out of memory or file descriptors).
 pub fn current_thread() -> std::io::Result<::tokio::runtime::Runtime> {
     ::tokio::runtime::Builder::new_current_thread().build()
-}
-
-/// A multi-thread tokio runtime with one worker per CPU of `cpus`, each worker pinned to its CPU in the
-/// order the workers start (tokio does not say which worker is which, so the mapping is a bijection but
-/// not a fixed one). Blocking-pool threads, if any start, are pinned round-robin to the same CPUs.
-/// Refused pinning leaves the thread unpinned and is counted in the returned counter.
-///
-/// Errors: tokio could not create its runtime; `cpus` is empty (`InvalidInput`).
-pub fn multi_thread(cpus: &[usize]) -> std::io::Result<(::tokio::runtime::Runtime, Arc<AtomicUsize>)> {
-    if cpus.is_empty() {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "a tokio runtime needs at least one CPU"));
-    }
-    let cpus: Arc<[usize]> = cpus.into();
-    let next = Arc::new(AtomicUsize::new(0));
-    let refused = Arc::new(AtomicUsize::new(0));
-    let (on_start_cpus, on_start_refused) = (cpus.clone(), refused.clone());
-    let rt = ::tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(cpus.len())
-        .on_thread_start(move || {
-            let cpu = on_start_cpus[next.fetch_add(1, Ordering::Relaxed) % on_start_cpus.len()];
-            if overhead_machine::pin_current_thread(cpu).is_err() {
-                on_start_refused.fetch_add(1, Ordering::Relaxed);
-            }
-        })
-        .build()?;
-    Ok((rt, refused))
 }
 
 /// Measures an async operation on tokio's current-thread runtime: every batch is one `block_on` of a
@@ -103,6 +74,9 @@ const OFFERS: crate::Offers = {
     }
 };
 
+// Seed 001's constructs on the multi-thread runtime: `crate::task_pool`'s bodies on [`TokioPool`].
+crate::task_pool::pool_constructs!(Tokio, TokioPool);
+
 impl crate::RuntimeUnderTest for Tokio {
     fn name(&self) -> &'static str {
         "tokio"
@@ -123,26 +97,5 @@ impl crate::RuntimeUnderTest for Tokio {
     );
     fn offers(&self) -> &crate::Offers {
         &OFFERS
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn multi_thread_runtime_runs_tasks_on_its_workers() {
-        let cpus = overhead_machine::allowed_cpus();
-        let (rt, _refused) = multi_thread(&cpus[..cpus.len().min(2)]).unwrap();
-        let sum: u64 = rt.block_on(async {
-            let handles: Vec<_> = (0..8u64).map(|i| ::tokio::spawn(async move { i })).collect();
-            let mut s = 0;
-            for h in handles {
-                s += h.await.unwrap();
-            }
-            s
-        });
-        assert_eq!(sum, 28);
-        assert!(multi_thread(&[]).is_err());
     }
 }

@@ -8,7 +8,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.locks.StampedLock;
 
 /**
- * Contention between CPUs (src/experiments/sync/{faa,mutex,barrier}.rs, src/runtimes/os/contention.rs):
+ * Contention between CPUs (crates/experiments/src/sync/{faa,mutex,barrier}.rs, crates/runtimes/src/os/contention.rs):
  * a team of T activities (threads:T, one per CPU of the point), started together; the time per
  * operation is the slowest member's, against the control loop. Members are not pinned (Java cannot);
  * the process's affinity holds them to the point's CPUs.
@@ -116,7 +116,7 @@ final class ContentionFamily {
         long[] wrote = new long[STRIDE * (p.spec.cpus().size() + 1)];
         Guarded cell = new Guarded();
         Team.Body test;
-        // In both: operation i writes when (i * writers) % 100 < writers (the rule of src/runtimes/contention.rs's
+        // In both: operation i writes when (i * writers) % 100 < writers (the rule of crates/runtimes/src/contention.rs's
         // RwLockContention, shared with the Rust side); phase is (i * writers) % 100, kept by an add.
         if (params.get("lock").equals("reentrant_rw")) {
             ReentrantReadWriteLock rw = new ReentrantReadWriteLock();

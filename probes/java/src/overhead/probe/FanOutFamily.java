@@ -8,8 +8,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Fork-join fan-out (src/experiments/spawn/{forkjoin,bulk}.rs) and the yield round
- * (src/experiments/sched/yield_round.rs). Activities are not pinned (Java cannot): platform threads run
+ * Fork-join fan-out (crates/experiments/src/spawn/{forkjoin,bulk}.rs) and the yield round
+ * (crates/experiments/src/sched/yield_round.rs). Activities are not pinned (Java cannot): platform threads run
  * where the kernel puts them within the process's CPUs, virtual threads on the scheduler's carriers
  * (parallelism = the point's CPUs).
  */

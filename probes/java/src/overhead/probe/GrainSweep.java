@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * grain.sweep (seed 001 §7, src/experiments/grain/): a conversation, the search in Rust
+ * grain.sweep (seed 001 §7, crates/experiments/src/grain/): a conversation, the search in Rust
  * (probes/README.md). The probe sets its runtime up, warms the JIT, writes {@code {"type":"ready","v":2}},
  * then answers each request {@code {"tasks":K,"runs":R}} on stdin with one {@code runs} line: R runs,
  * each an empty control (two clock reads back to back) and one timed run of the work:W reads of one

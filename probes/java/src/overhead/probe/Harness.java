@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * Times batches as src/harness/single.rs does: after a JIT warm-up, N is sized by doubling to the
+ * Times batches as crates/harness/src/single.rs does: after a JIT warm-up, N is sized by doubling to the
  * target (a hint tried first), warm-up pairs are dropped, then kept pairs of a control batch and the
  * test batch just after it, each of exactly N iterations. It reports raw batch times in ns; the Rust
  * side subtracts the control.
@@ -22,7 +22,7 @@ public final class Harness {
     public record Measurement(long n, long[] testNs, long[] controlNs) {
     }
 
-    /** Bounds, as fractions of the target, on the batch a hinted N may take to be kept (src/harness/mod.rs). */
+    /** Bounds, as fractions of the target, on the batch a hinted N may take to be kept (crates/harness/src/lib.rs). */
     static final double HINT_LOW = 0.25;
     static final double HINT_HIGH = 4.0;
 
@@ -193,7 +193,7 @@ public final class Harness {
     static final long QUIET_NS = 100_000_000L;
 
     /**
-     * Finds N (src/harness/single.rs size_batch): a hint is timed once and kept when its batch lasts a
+     * Finds N (crates/harness/src/single.rs size_batch): a hint is timed once and kept when its batch lasts a
      * quarter to four times the target; otherwise N doubles from 1 until a batch and a second batch of
      * the same N both reach the target, or until the cap. Only the first sizing takes the hint.
      */

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The job the orchestrator hands a probe (src/protocol.rs {@code ProbeJob}): the point
+ * The job the orchestrator hands a probe (crates/protocol/src/lib.rs {@code ProbeJob}): the point
  * to measure, the harness settings and an optional batch-size hint. The job's {@code time_source} is
  * ignored: the probe times with {@link System#nanoTime()}.
  */
@@ -33,7 +33,7 @@ public record Job(int v, Spec spec, HarnessConfig harness, Long batchOpsHint) {
         }
     }
 
-    /** src/harness/config.rs {@code HarnessConfig}. {@code mode} is quick, default or full. */
+    /** crates/harness/src/config.rs {@code HarnessConfig}. {@code mode} is quick, default or full. */
     public record HarnessConfig(double targetBatchNs, int warmup, int repetitions, long maxBatchOps, double noisyFraction,
             String mode) {
     }

@@ -3,12 +3,12 @@ package overhead.probe;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
-/** sched: switching and yielding (src/experiments/sched/). */
+/** sched: switching and yielding (crates/experiments/src/sched/). */
 final class SchedFamily {
     private SchedFamily() {
     }
 
-    /** Placements a two-CPU point may name (src/machine/topology Placement). */
+    /** Placements a two-CPU point may name (crates/machine/src/topology Placement). */
     static final String[] PLACEMENTS = {"same_cpu", "smt_sibling", "other_core", "other_numa_node", "other_package"};
 
     /**

@@ -4,7 +4,7 @@ import java.util.concurrent.Semaphore;
 
 /**
  * sync.sem: seed 004's semaphore rows on java.util.concurrent.Semaphore (non-fair), mirroring
- * src/runtimes/os/primitives.rs (POSIX sem_t there): P is acquire(), V is release().
+ * crates/runtimes/src/os/primitives.rs (POSIX sem_t there): P is acquire(), V is release().
  */
 final class SemFamily {
     private SemFamily() {
@@ -19,7 +19,7 @@ final class SemFamily {
      * untimed. op:pair: release() then acquire(), never blocks. op:switch: two activities on one CPU pass
      * a permit back and forth through two semaphores, each handoff a release that wakes a blocked
      * acquire and a switch to it; an iteration is a round trip, reported per handoff (per = 2, as
-     * src/experiments/sync/sem.rs). Against the control loop.
+     * crates/experiments/src/sync/sem.rs). Against the control loop.
      */
     static Outcome sem(Point p) throws Exception {
         Params.Rule rule = Params.Rule.of("op", "p", "v", "pair", "switch");

@@ -1,6 +1,6 @@
 package overhead.probe;
 
-/** spawn: creating activities (src/experiments/spawn/). */
+/** spawn: creating activities (crates/experiments/src/spawn/). */
 final class SpawnFamily {
     private SpawnFamily() {
     }

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Teams of activities started together on a spin barrier, every member timing its own batches, as
- * src/harness/team.rs does: member 0 leads (after a JIT warm-up it sizes N on its own batch times and
+ * crates/harness/src/team.rs does: member 0 leads (after a JIT warm-up it sizes N on its own batch times and
  * posts each batch's size and kind), a barrier starts every batch and a second one ends it. A
  * repetition's team batch is the slowest member's; each member's own test batches are kept too.
  * Java cannot pin a thread to a CPU: members run where the process's affinity lets the kernel (or,
@@ -106,7 +106,7 @@ final class Team {
     }
 
     /**
-     * The leader's schedule (src/harness/team.rs LeaderPlan) after a JIT warm-up: the hint's batch, or
+     * The leader's schedule (crates/harness/src/team.rs LeaderPlan) after a JIT warm-up: the hint's batch, or
      * doubling test batches until one and a confirming one reach the target; then warm-up and kept
      * pairs of (control, test); then stop.
      */
