@@ -15,6 +15,7 @@ pub mod fiber;
 pub mod grain_sweep;
 pub mod grain_tally;
 pub mod grain_work;
+pub mod local_runtime;
 pub mod mpi;
 pub mod offer;
 pub mod openmp;

@@ -4,9 +4,11 @@
 //! `smol::block_on` on one thread (as tokio's current-thread runtime); seed 001's constructs on an
 //! `Executor` with one pinned thread per CPU of the point (as tokio's multi-thread runtime).
 
+mod local;
 mod pool;
 mod primitives;
 
+pub use local::SmolLocal;
 pub use pool::SmolPool;
 
 use std::future::Future;
@@ -73,6 +75,8 @@ const OFFERS: crate::Offers = {
 
 // Seed 001's constructs on a pinned `Executor` pool: `crate::task_pool`'s bodies on [`SmolPool`].
 crate::task_pool::pool_constructs!(Smol, SmolPool);
+// Seed 004's primitives but the messages: `crate::local_runtime`'s bodies on [`SmolLocal`].
+crate::local_runtime::local_primitives!(Smol, SmolLocal);
 
 impl crate::RuntimeUnderTest for Smol {
     fn name(&self) -> &'static str {

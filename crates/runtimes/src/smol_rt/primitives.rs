@@ -1,169 +1,18 @@
-//! Seed 004's primitives on smol's `LocalExecutor` (issue 25 item 3): one thread inside `smol::block_on`,
-//! cooperative switches at `.await` (the peer of tokio's current-thread runtime); the timed loop and its
-//! partners are tasks of the same executor. Messages go through smol's own channel, async-channel.
+//! Seed 004's message rows on smol's `LocalExecutor`: one thread inside `smol::block_on`, the timed loop and
+//! its partners tasks of the same executor, messages through smol's own channel, async-channel. The other
+//! primitives are `crate::local_runtime`'s on [`super::SmolLocal`].
 
-use std::future::Future;
 use std::hint::black_box;
-use std::pin::Pin;
-use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use ::smol::channel::{bounded, unbounded};
-use ::smol::lock::Semaphore;
 use ::smol::LocalExecutor;
 
 use super::{measure, Smol};
 use crate::channel_impl::ChannelImpl;
-use crate::offer::{ensure_offered, not_offered};
-use crate::primitives::{Body, Context, Messages, NewTask, Primitives, SemOp, SpawnKind};
+use crate::offer::ensure_offered;
+use crate::primitives::Messages;
 use crate::RuntimeUnderTest as _;
 use overhead_harness::{Harness, Measurement};
-use overhead_record::Outcome;
-
-/// The operation `msg.call` calls: one argument in, one result out.
-fn operation(x: u64) -> u64 {
-    x.wrapping_add(1)
-}
-
-/// `operation` behind a boxed trait object, as `async-trait` and service stacks call across a component
-/// boundary without a new task.
-fn boxed_operation(x: u64) -> Pin<Box<dyn Future<Output = u64>>> {
-    Box::pin(async move { operation(x) })
-}
-
-/// async-lock's P: acquire one permit and keep it (the permit is returned by a later `add_permits`).
-async fn p(sem: &Semaphore) {
-    sem.acquire().await.forget();
-}
-
-impl Context for Smol {
-    /// Inside `smol::block_on` of a `LocalExecutor`'s `run`: the loop runs on the executor's thread as a
-    /// task would, without awaiting.
-    fn in_context(&self, h: &Harness, body: Body) -> anyhow::Result<Measurement> {
-        let ex = LocalExecutor::new();
-        Ok(::smol::block_on(ex.run(async move { body(h) })))
-    }
-}
-
-impl Primitives for Smol {
-    /// Awaiting a boxed `dyn Future` (the async-trait shape); or `LocalExecutor::spawn` + awaiting the `Task`.
-    fn call(&self, new_task: NewTask, h: &Harness) -> anyhow::Result<Measurement> {
-        let ex = Rc::new(LocalExecutor::new());
-        Ok(if new_task == NewTask::Yes {
-            measure(h, &ex, |n| {
-                let ex = ex.clone();
-                async move {
-                    for i in 0..n {
-                        black_box(ex.spawn(async move { operation(i) }).await);
-                    }
-                }
-            })
-        } else {
-            measure(h, &ex, |n| async move {
-                for i in 0..n {
-                    black_box(boxed_operation(i).await);
-                }
-            })
-        })
-    }
-
-    /// `LocalExecutor::spawn` of an empty task plus awaiting its `Task`.
-    fn spawn_join(&self, kind: SpawnKind, h: &Harness) -> anyhow::Result<Measurement> {
-        match kind {
-            SpawnKind::Task => {}
-            other @ (SpawnKind::Thread | SpawnKind::Process) => return Err(not_offered("smol", "kind", other)),
-        }
-        let ex = Rc::new(LocalExecutor::new());
-        Ok(measure(h, &ex, |n| {
-            let ex = ex.clone();
-            async move {
-                for _ in 0..n {
-                    black_box(ex.spawn(async { black_box(0u8) }).await);
-                }
-            }
-        }))
-    }
-
-    /// `smol::lock::Semaphore` (async-lock); the switch partner is a task.
-    fn semaphore(&self, op: SemOp, _partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
-        let ex = LocalExecutor::new();
-        let sem = Arc::new(Semaphore::new(op.initial_permits() as usize));
-        Ok(match op {
-            SemOp::P => measure(h, &ex, |n| {
-                let sem = sem.clone();
-                async move {
-                    for _ in 0..n {
-                        p(&sem).await;
-                    }
-                }
-            }),
-            SemOp::V => measure(h, &ex, |n| {
-                let sem = sem.clone();
-                async move { (0..n).for_each(|_| sem.add_permits(1)) }
-            }),
-            SemOp::Pair => measure(h, &ex, |n| {
-                let sem = sem.clone();
-                async move {
-                    for _ in 0..n {
-                        sem.add_permits(1);
-                        p(&sem).await;
-                    }
-                }
-            }),
-            SemOp::Switch => {
-                let (ping, pong) = (sem, Arc::new(Semaphore::new(0)));
-                let stop = Arc::new(AtomicBool::new(false));
-                let partner = {
-                    let (ping, pong, stop) = (ping.clone(), pong.clone(), stop.clone());
-                    ex.spawn(async move {
-                        loop {
-                            p(&ping).await;
-                            if stop.load(Ordering::Acquire) {
-                                break;
-                            }
-                            pong.add_permits(1);
-                        }
-                    })
-                };
-                let m = measure(h, &ex, |n| {
-                    let (ping, pong) = (ping.clone(), pong.clone());
-                    async move {
-                        for _ in 0..n {
-                            ping.add_permits(1);
-                            p(&pong).await;
-                        }
-                    }
-                });
-                stop.store(true, Ordering::Release);
-                ping.add_permits(1);
-                ::smol::block_on(ex.run(partner));
-                m
-            }
-        })
-    }
-
-    /// Two tasks: the timed task calls `smol::future::yield_now`, the partner (which only yields) runs
-    /// once, and control comes back: one round trip through the `LocalExecutor`'s queue.
-    fn switch_round_trip(&self, _cpus: [usize; 2], h: &Harness) -> anyhow::Result<Outcome> {
-        let ex = LocalExecutor::new();
-        let stop = Arc::new(AtomicBool::new(false));
-        let partner_stop = stop.clone();
-        let partner = ex.spawn(async move {
-            while !partner_stop.load(Ordering::Relaxed) {
-                ::smol::future::yield_now().await;
-            }
-        });
-        let m = measure(h, &ex, |n| async move {
-            for _ in 0..n {
-                ::smol::future::yield_now().await;
-            }
-        });
-        stop.store(true, Ordering::Relaxed);
-        ::smol::block_on(ex.run(partner));
-        Ok(m.into())
-    }
-}
 
 impl Messages for Smol {
     /// An unbounded async-channel, sender and receiver in the same task.
@@ -247,31 +96,8 @@ impl Messages for Smol {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::primitives::{Body, Context, NewTask, Primitives, SemOp, SpawnKind};
     use overhead_harness::testing::quick_harness;
-
-    /// A V by one task is the P another task was blocked in, every time, and nothing more.
-    #[test]
-    fn semaphore_hands_each_permit_to_the_waiting_task() {
-        let ex = LocalExecutor::new();
-        let (ping, pong) = (Arc::new(Semaphore::new(0)), Arc::new(Semaphore::new(0)));
-        let partner = {
-            let (ping, pong) = (ping.clone(), pong.clone());
-            ex.spawn(async move {
-                for _ in 0..100 {
-                    p(&ping).await;
-                    pong.add_permits(1);
-                }
-            })
-        };
-        ::smol::block_on(ex.run(async {
-            for _ in 0..100 {
-                ping.add_permits(1);
-                p(&pong).await;
-            }
-            partner.await;
-        }));
-        assert!(ping.try_acquire().is_none() && pong.try_acquire().is_none());
-    }
 
     /// Every message the echo and the server get comes back exactly once and in order.
     #[test]

@@ -3,9 +3,11 @@
 //! scheduler, the peer of kernel threads in seed 001's experiments.
 
 mod channel_throughput;
+mod local;
 mod pool;
 mod primitives;
 
+pub use local::TokioLocal;
 pub use pool::TokioPool;
 
 use std::future::Future;
@@ -76,6 +78,8 @@ const OFFERS: crate::Offers = {
 
 // Seed 001's constructs on the multi-thread runtime: `crate::task_pool`'s bodies on [`TokioPool`].
 crate::task_pool::pool_constructs!(Tokio, TokioPool);
+// Seed 004's primitives but the messages: `crate::local_runtime`'s bodies on [`TokioLocal`].
+crate::local_runtime::local_primitives!(Tokio, TokioLocal);
 
 impl crate::RuntimeUnderTest for Tokio {
     fn name(&self) -> &'static str {

@@ -28,6 +28,13 @@ pub struct InRuntime;
 /// A tokio task's `JoinHandle` whose output is the task's (awaiting it panics if the task panicked).
 pub struct Joined<T>(::tokio::task::JoinHandle<T>);
 
+impl<T> Joined<T> {
+    /// The task of `handle`.
+    pub fn new(handle: ::tokio::task::JoinHandle<T>) -> Joined<T> {
+        Joined(handle)
+    }
+}
+
 impl<T> Future for Joined<T> {
     type Output = T;
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
