@@ -147,13 +147,9 @@ struct Stream<'h> {
 impl WithEnds for Stream<'_> {
     type Output = anyhow::Result<Outcome>;
     fn with<E: End>(self, parent: E, child: E) -> anyhow::Result<Outcome> {
-        let mut peer =
-            Peer::spawn(parent, child, self.peer_cpu, self.payload, Role::Sink).context("forking the sink process")?;
-        let measured = batches(self.h, peer.end(), self.payload);
-        let status = peer.wait().context("reaping the sink process")?;
-        let measurement = measured?;
-        anyhow::ensure!(status == 0, "the sink process exited with status {status}");
-        Ok(measurement.into())
+        let (h, payload) = (self.h, self.payload);
+        Peer::measure_against(parent, child, self.peer_cpu, payload, Role::Sink, |end| batches(h, end, payload))
+            .map(Outcome::from)
     }
 }
 

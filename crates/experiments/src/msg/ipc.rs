@@ -144,13 +144,9 @@ struct PingPong<'h> {
 impl WithEnds for PingPong<'_> {
     type Output = anyhow::Result<Outcome>;
     fn with<E: End>(self, parent: E, child: E) -> anyhow::Result<Outcome> {
-        let mut peer =
-            Peer::spawn(parent, child, self.peer_cpu, self.payload, Role::Echo).context("forking the echo process")?;
-        let measured = round_trips(self.h, peer.end(), self.payload);
-        let status = peer.wait().context("reaping the echo process")?;
-        let measurement = measured?;
-        anyhow::ensure!(status == 0, "the echo process exited with status {status}");
-        Ok(measurement.into())
+        let (h, payload) = (self.h, self.payload);
+        Peer::measure_against(parent, child, self.peer_cpu, payload, Role::Echo, |end| round_trips(h, end, payload))
+            .map(Outcome::from)
     }
 }
 

@@ -15,6 +15,16 @@ pub enum Role {
     Sink,
 }
 
+impl Role {
+    /// The peer's name in errors: `echo`, `sink`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Echo => "echo",
+            Role::Sink => "sink",
+        }
+    }
+}
+
 /// The parent's side of a channel to a forked child pinned to its own CPU.
 pub struct Peer<E: End> {
     pid: libc::pid_t,
@@ -50,6 +60,30 @@ impl<E: End> Peer<E> {
         drop(child);
         drop(buf);
         Ok(Peer { pid, end: Some(parent) })
+    }
+
+    /// Forks a `role` peer pinned to `cpu` ([`Peer::spawn`]), runs `measure` on the parent's end, then ends the
+    /// channel and reaps the peer, whatever `measure` returned: the one shape of every measurement against a
+    /// forked peer (`msg.ipc`'s round trips, `msg.bw`'s streams).
+    ///
+    /// Errors: the fork or the reaping failed; `measure` failed; the peer exited with a non-zero status.
+    pub fn measure_against<T>(
+        parent: E,
+        child: E,
+        cpu: usize,
+        size: usize,
+        role: Role,
+        measure: impl FnOnce(&mut E) -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
+        use anyhow::Context as _;
+        let name = role.name();
+        let mut peer =
+            Peer::spawn(parent, child, cpu, size, role).with_context(|| format!("forking the {name} process"))?;
+        let measured = measure(peer.end());
+        let status = peer.wait().with_context(|| format!("reaping the {name} process"))?;
+        let measured = measured?;
+        anyhow::ensure!(status == 0, "the {name} process exited with status {status}");
+        Ok(measured)
     }
 
     /// The parent's end, to send and receive through.
