@@ -353,17 +353,31 @@ fn list_names_every_experiment_with_its_source() {
         .stdout(predicate::str::contains("sched.switch").and(predicate::str::contains("seed 001")));
 }
 
-/// `overhead list` also names every runtime with the implementations it offers (issue 25): the channel crates
-/// under `os`, with std's mpsc first.
+/// `overhead list` also names every runtime with the implementations it offers: the channel crates under `os`,
+/// with std's mpsc first (on a wide terminal, so no cell wraps).
 #[test]
 fn list_names_every_runtime_with_its_implementations() {
-    let out = overhead().arg("list").assert().success().get_output().stdout.clone();
+    let out = overhead().arg("list").env("COLUMNS", "400").assert().success().get_output().stdout.clone();
     let text = String::from_utf8(out).unwrap();
     for name in ["os", "tokio", "fiber-asm", "mpi"] {
         assert!(text.lines().any(|l| l.trim_start().starts_with(&format!("{name} "))), "{name} missing:\n{text}");
     }
     assert!(text.contains("msg.async impl:): std_mpsc"), "{text}");
     assert!(text.contains("sync.mutex lock:): std"), "{text}");
+}
+
+/// `overhead list` fits its tables to the width it is given (`$COLUMNS` when stdout is not a terminal): long
+/// cells wrap between words instead of running off the screen.
+#[test]
+fn list_fits_the_terminal_width() {
+    for width in [80usize, 120] {
+        let out =
+            overhead().arg("list").env("COLUMNS", width.to_string()).assert().success().get_output().stdout.clone();
+        let text = String::from_utf8(out).unwrap();
+        let widest = text.lines().map(|l| l.trim_end().chars().count()).max().unwrap();
+        assert!(widest <= width, "a line of {widest} characters at width {width}:\n{text}");
+        assert!(text.contains("sched.switch") && text.contains("seed 001 §5"), "{text}");
+    }
 }
 
 #[test]

@@ -9,10 +9,24 @@ use overhead_runtimes as runtimes;
 /// it is, whether a plain `overhead run` measures it, and the implementations it offers (the `impl:` and `lock:`
 /// values the "choose" tables rank).
 pub fn list() -> anyhow::Result<ExitCode> {
-    println!("{}", experiments_table());
+    println!("{}", fitted(experiments_table()));
     println!();
-    println!("{}", runtimes_table());
+    println!("{}", fitted(runtimes_table()));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Width the tables wrap to where no terminal says: `$COLUMNS`, else this (a pipe, a file, a CI log).
+const DEFAULT_WIDTH: u16 = 120;
+
+/// `table` wrapped to the terminal's width (comfy-table's dynamic arrangement: long cells break between
+/// words), or to `$COLUMNS` or [`DEFAULT_WIDTH`] when stdout is not a terminal.
+fn fitted(mut table: comfy_table::Table) -> comfy_table::Table {
+    table.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+    if table.width().is_none() {
+        let columns = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok());
+        table.set_width(columns.unwrap_or(DEFAULT_WIDTH));
+    }
+    table
 }
 
 /// One row per runtime: name, default run or not, what it is, and its implementations one per line.
@@ -45,7 +59,7 @@ fn experiments_table() -> comfy_table::Table {
             .filter(|r| runtimes::missing(**r, e.requires()).is_none() && r.refuses(e.id()).is_none())
             .map(|r| r.name())
             .collect();
-        table.add_row([info.id, info.summary, info.source, &runs.join(",")]);
+        table.add_row([info.id, info.summary, info.source, &runs.join(", ")]);
     }
     table
 }

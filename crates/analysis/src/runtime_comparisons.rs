@@ -1,9 +1,9 @@
 //! Seed 004's timing table as the analysis sees it (docs/ARCHITECTURE.md "The data flow"): each runtime's
 //! comparison with the reference runtime on the switch-bound rows of the table
-//! ([`overhead_experiments::tables::primitive_rows`]), derived into the record ([`comparisons`]); the
+//! ([`overhead_experiments::sections::primitive_rows`]), derived into the record ([`comparisons`]); the
 //! primitives section only formats them.
 
-use overhead_experiments::tables::primitive_rows::{matches, Row, REFERENCE, ROWS};
+use overhead_experiments::sections::primitive_rows::{matches, Row, REFERENCE, ROWS};
 use overhead_record::{RatioCi, RunRecord, RuntimeComparison};
 use overhead_runtimes::column_rank;
 use overhead_stats::Summary;

@@ -15,9 +15,9 @@ pub mod point;
 pub mod rpc;
 pub mod sched;
 mod section;
+pub mod sections;
 pub mod spawn;
 pub mod sync;
-pub mod tables;
 pub mod timer;
 
 pub use plan::{PlanContext, Planned};

@@ -25,7 +25,7 @@ impl Call {
 
 impl Experiment for Call {
     fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::tables::primitives::PRIMITIVES]
+        &[&crate::sections::primitives::PRIMITIVES]
     }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {

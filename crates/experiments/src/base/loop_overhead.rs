@@ -17,7 +17,7 @@ impl LoopOverhead {
 
 impl Experiment for LoopOverhead {
     fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::tables::primitives::PRIMITIVES]
+        &[&crate::sections::primitives::PRIMITIVES]
     }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {

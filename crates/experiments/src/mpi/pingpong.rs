@@ -39,7 +39,7 @@ impl PingPong {
 
 impl Experiment for PingPong {
     fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::SECTION, &crate::tables::networked_case::NETWORKED_CASE]
+        &[&super::report::SECTION, &crate::sections::networked_case::NETWORKED_CASE]
     }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {

@@ -19,7 +19,7 @@ impl AsyncSend {
 
 impl Experiment for AsyncSend {
     fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::tables::primitives::PRIMITIVES]
+        &[&crate::sections::primitives::PRIMITIVES]
     }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {

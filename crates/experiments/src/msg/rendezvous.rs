@@ -20,7 +20,7 @@ impl Rendezvous {
 
 impl Experiment for Rendezvous {
     fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::tables::primitives::PRIMITIVES]
+        &[&crate::sections::primitives::PRIMITIVES]
     }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {

@@ -81,7 +81,7 @@ impl Experiment for Throughput {
             id: Throughput::ID,
             summary: "messages streamed through one channel, seq/spsc/mpsc/mpmc, bounded 0/1/N and unbounded, \
                       same CPU and other core, per message",
-            source: "issue 25 item 1; crossbeam-channel's benchmark suite (crossbeam-channel/benchmarks)",
+            source: "crossbeam-channel's benchmark suite (crossbeam-channel/benchmarks)",
             metric: Metric::PerOp,
             requires: &[Capability::ChannelThroughput],
         }

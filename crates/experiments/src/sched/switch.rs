@@ -28,7 +28,7 @@ impl Switch {
 
 impl Experiment for Switch {
     fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::tables::primitives::PRIMITIVES]
+        &[&crate::sections::primitives::PRIMITIVES]
     }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {

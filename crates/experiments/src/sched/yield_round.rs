@@ -49,7 +49,7 @@ impl Yield {
 
 impl Experiment for Yield {
     fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::tables::yield_and_oversub::YIELD_AND_OVERSUB]
+        &[&crate::sections::yield_and_oversub::YIELD_AND_OVERSUB]
     }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {

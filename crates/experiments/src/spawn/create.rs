@@ -27,7 +27,7 @@ impl Create {
 
 impl Experiment for Create {
     fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::tables::primitives::PRIMITIVES, &crate::tables::networked_case::NETWORKED_CASE]
+        &[&crate::sections::primitives::PRIMITIVES, &crate::sections::networked_case::NETWORKED_CASE]
     }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {

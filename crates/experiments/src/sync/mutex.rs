@@ -42,7 +42,7 @@ impl Experiment for Mutex {
                       vs. spin crate vs. omp_lock_t, threads 1…CPUs",
             source:
                 "seed 004 (semaphores as locks); Drepper, \"Futexes Are Tricky\" §6; Anderson 1990 (TTAS, backoff); \
-                     issue 25 item 2 (parking_lot, spin)",
+                     parking_lot's lock benchmark (parking_lot, spin)",
             metric: Metric::PerOp,
             requires: &[Capability::Lock],
         }

@@ -75,7 +75,7 @@ impl Oversub {
 
 impl Experiment for Oversub {
     fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::tables::yield_and_oversub::YIELD_AND_OVERSUB]
+        &[&crate::sections::yield_and_oversub::YIELD_AND_OVERSUB]
     }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {

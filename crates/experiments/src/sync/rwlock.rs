@@ -67,7 +67,7 @@ impl Experiment for RwLock {
             summary:
                 "read or write under a reader-writer lock, std RwLock vs. parking_lot vs. spin, writers 1/10/50 %, \
                       threads 1…CPUs",
-            source: "issue 25 item 2 (parking_lot's lock benchmark; seed 001 §8's contention between CPUs)",
+            source: "parking_lot's lock benchmark; seed 001 §8's contention between CPUs",
             metric: Metric::PerOp,
             requires: &[Capability::RwLock],
         }
