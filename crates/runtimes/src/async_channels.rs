@@ -9,6 +9,7 @@ use std::cell::Cell;
 use std::future::Future;
 use std::hint::black_box;
 use std::pin::Pin;
+use std::rc::Rc;
 use std::task::Poll;
 
 use crate::channel_impl::ChannelImpl;
@@ -28,6 +29,15 @@ pub trait Executor {
     fn block_on<F: Future>(&self, future: F) -> F::Output;
     /// Starts `future` as a task of this executor (it runs while [`Executor::block_on`] does).
     fn spawn<F: Future<Output = ()> + Send + 'static>(&self, future: F) -> Self::Join;
+    /// The runtime's timed loop for seed 004's rows: by default [`measure_on`] (the loop is `block_on`'s own
+    /// future, tokio's shape); smol's runs it as a task beside its partners (`smol_rt::measure`).
+    fn measure<F, Fut>(&self, h: &Harness, test: F) -> Measurement
+    where
+        F: Fn(u64) -> Fut,
+        Fut: Future<Output = ()> + 'static,
+    {
+        measure_on(self, h, test)
+    }
 }
 
 /// tokio's runtime (the current-thread one in seed 004's rows); a spawned task's end is awaited through its
@@ -48,7 +58,7 @@ impl Executor for ::tokio::runtime::Runtime {
 /// Measures an async operation on `executor`: every batch is one `block_on` of the future `test(n)` makes;
 /// the control is a `block_on` of the empty loop, so entering and leaving the executor per batch cancels (as
 /// `tokio_rt::measure`).
-pub fn measure_on<E: Executor, F, Fut>(executor: &E, h: &Harness, test: F) -> Measurement
+pub fn measure_on<E: Executor + ?Sized, F, Fut>(executor: &E, h: &Harness, test: F) -> Measurement
 where
     F: Fn(u64) -> Fut,
     Fut: Future<Output = ()>,
@@ -60,9 +70,9 @@ where
 /// partner can be a spawned task.
 pub trait AsyncChan: 'static {
     /// The sending end (cloned once per producer, outside the timed loop).
-    type Tx: Clone + Send;
+    type Tx: Clone + Send + 'static;
     /// The receiving end.
-    type Rx: Send;
+    type Rx: Send + 'static;
     /// A channel of `capacity` (the caller has checked [`ChannelImpl::has_capacity`]).
     fn open(capacity: Capacity) -> (Self::Tx, Self::Rx);
     /// A second receiving end of the same channel, or `None` for a single-consumer queue (tokio's mpsc).
@@ -257,20 +267,24 @@ pub enum MessageRow {
 /// needs `&mut`; one thread, so no lock).
 pub fn message_row<C: AsyncChan, E: Executor>(executor: &E, row: MessageRow, h: &Harness) -> Measurement {
     let capacity = if row == MessageRow::Server { Capacity::Bounded(0) } else { Capacity::Unbounded };
-    if row == MessageRow::Async {
-        let (tx, rx) = C::open(capacity);
-        let rx = Cell::new(Some(rx));
-        return measure_on(executor, h, |n| {
-            let (tx, rx) = (&tx, &rx);
+    // The timed future owns what it uses (the runtime may run it as a task): the ends are shared through `Rc`,
+    // cloned once per batch, outside the timed loop.
+    let timed = |tx: Rc<C::Tx>, rx: Rc<Cell<Option<C::Rx>>>| {
+        move |n: u64| {
+            let (tx, rx) = (tx.clone(), rx.clone());
             async move {
                 let mut end = rx.take().expect("one batch at a time");
                 for i in 0..n {
-                    C::send(tx, i).await;
+                    C::send(&tx, i).await;
                     black_box(C::recv(&mut end).await);
                 }
                 rx.set(Some(end));
             }
-        });
+        }
+    };
+    if row == MessageRow::Async {
+        let (tx, rx) = C::open(capacity);
+        return executor.measure(h, timed(Rc::new(tx), Rc::new(Cell::new(Some(rx)))));
     }
     let (to_partner, mut partner_rx) = C::open(capacity);
     let (partner_tx, from_partner) = C::open(capacity);
@@ -282,18 +296,8 @@ pub fn message_row<C: AsyncChan, E: Executor>(executor: &E, row: MessageRow, h: 
             }
         }
     });
-    let from_partner = Cell::new(Some(from_partner));
-    let m = measure_on(executor, h, |n| {
-        let (tx, rx) = (&to_partner, &from_partner);
-        async move {
-            let mut end = rx.take().expect("one batch at a time");
-            for i in 0..n {
-                C::send(tx, i).await;
-                black_box(C::recv(&mut end).await);
-            }
-            rx.set(Some(end));
-        }
-    });
+    let to_partner = Rc::new(to_partner);
+    let m = executor.measure(h, timed(to_partner.clone(), Rc::new(Cell::new(Some(from_partner)))));
     executor.block_on(async {
         C::send(&to_partner, STOP).await;
         partner.await;
@@ -449,6 +453,58 @@ pub fn groups(pattern: Pattern, cpus: &[usize]) -> anyhow::Result<Vec<(usize, us
     })
 }
 
+/// One thread's way of running a future to its end: what each group of a `msg.throughput` stream needs of a
+/// runtime (tokio: a current-thread runtime per group; smol: `smol::block_on`, which drives async-io's reactor
+/// while the future waits).
+pub trait BlockOn: Sync {
+    /// Runs `future` to its end on the calling thread.
+    fn block_on<F: Future>(&self, future: F) -> F::Output;
+}
+
+impl BlockOn for ::tokio::runtime::Runtime {
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        ::tokio::runtime::Runtime::block_on(self, future)
+    }
+}
+
+/// `msg.throughput` through async channel crate `C`, one executor per group of parties ([`groups`]), each
+/// made by `executor` before the team starts.
+pub struct Throughput<'a, B> {
+    /// The stream's pattern and capacity.
+    pub shape: StreamShape,
+    /// One CPU per party (producers first; `seq`: one).
+    pub cpus: &'a [usize],
+    /// The harness.
+    pub h: &'a Harness,
+    /// Makes one group's executor.
+    pub executor: fn() -> std::io::Result<B>,
+}
+
+impl<B: BlockOn> AsyncVisit for Throughput<'_, B> {
+    type Out = anyhow::Result<overhead_record::Outcome>;
+    /// Every party on one CPU: one executor on one pinned thread runs them all as futures of one `block_on`
+    /// (joined without spawning, so the timed region allocates nothing of its own); producers and consumers on
+    /// different CPUs: two executors on two pinned threads of a harness team, the channel between them. A batch
+    /// is one `block_on` per group; the slowest group's time over the batch's messages is the sample, against a
+    /// `block_on` of the empty loop.
+    fn visit<C: AsyncChan>(self) -> anyhow::Result<overhead_record::Outcome> {
+        let groups = groups(self.shape.pattern, self.cpus)?;
+        let stream = Stream::<C>::open(self.shape)?;
+        let executors = groups.iter().map(|_| (self.executor)()).collect::<std::io::Result<Vec<_>>>()?;
+        let team_cpus: Vec<usize> = groups.iter().map(|g| g.2).collect();
+        let report = self.h.measure_team(
+            &team_cpus,
+            |g, n| {
+                let (first, count, _) = groups[g];
+                // SAFETY: the groups are disjoint and team thread `g` alone runs group `g`.
+                executors[g].block_on(unsafe { stream.group(first, count, n, |_| crate::channel_parties::Discard) })
+            },
+            |g, n| executors[g].block_on(async move { empty_loop(n) }),
+        );
+        Ok(report.into())
+    }
+}
+
 #[cfg(test)]
 pub mod tests {
     use super::*;
@@ -546,23 +602,30 @@ pub mod tests {
         }
     }
 
-    /// Seed 004's three rows run through every async channel that has them, on tokio's current-thread
-    /// runtime (the partner a spawned task), and end (the partner stops).
-    #[test]
-    fn message_rows_run_through_every_async_channel() {
+    /// Seed 004's three rows through every async channel that has them on `executor` (the partner a spawned
+    /// task); they end (the partner stops).
+    fn message_rows_run_through_every_async_channel_on<E: Executor>(executor: &E) {
         let h = overhead_harness::testing::quick_harness();
-        let rt = crate::tokio_rt::current_thread().unwrap();
         for implementation in
             [ChannelImpl::TokioMpsc, ChannelImpl::AsyncChannel, ChannelImpl::FlumeAsync, ChannelImpl::KanalAsync]
         {
             for row in [MessageRow::Async, MessageRow::Echo, MessageRow::Server] {
                 let capacity = if row == MessageRow::Server { Capacity::Bounded(0) } else { Capacity::Unbounded };
-                let m = with_async_channel("tokio", implementation, capacity, Row { executor: &rt, row, h: &h });
+                let m = with_async_channel("test", implementation, capacity, Row { executor, row, h: &h });
                 match m {
                     Ok(m) => assert!(!m.samples_ns.is_empty(), "{implementation} {row:?}"),
                     Err(e) => assert!(row == MessageRow::Server && !implementation.has_capacity(capacity), "{e}"),
                 }
             }
         }
+    }
+
+    /// On tokio's current-thread runtime (the timed loop `block_on`'s future) and smol's `LocalExecutor` (the
+    /// timed loop a task beside the partner).
+    #[test]
+    fn message_rows_run_through_every_async_channel() {
+        message_rows_run_through_every_async_channel_on(&crate::tokio_rt::current_thread().unwrap());
+        use crate::local_runtime::LocalRuntime as _;
+        message_rows_run_through_every_async_channel_on(&crate::smol_rt::SmolLocal::start().unwrap());
     }
 }

@@ -76,3 +76,22 @@ impl LocalRuntime for SmolLocal {
         semaphore.add_permits(1);
     }
 }
+
+/// The async channels' message rows (`crate::async_channels::message_row`) on smol: partners are tasks of the
+/// `LocalExecutor`, and the timed loop is a task beside them ([`LocalRuntime::measure`]), as in smol's other rows.
+impl crate::async_channels::Executor for SmolLocal {
+    type Join = Task<()>;
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        ::smol::block_on(self.ex.run(future))
+    }
+    fn spawn<F: Future<Output = ()> + Send + 'static>(&self, future: F) -> Task<()> {
+        self.ex.spawn(future)
+    }
+    fn measure<F, Fut>(&self, h: &Harness, test: F) -> Measurement
+    where
+        F: Fn(u64) -> Fut,
+        Fut: Future<Output = ()> + 'static,
+    {
+        measure(h, &self.ex, test)
+    }
+}

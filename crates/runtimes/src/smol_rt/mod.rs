@@ -4,6 +4,7 @@
 //! `smol::block_on` on one thread (as tokio's current-thread runtime); seed 001's constructs on an
 //! `Executor` with one pinned thread per CPU of the point (as tokio's multi-thread runtime).
 
+mod channel_throughput;
 mod local;
 mod pool;
 mod primitives;
@@ -50,16 +51,20 @@ const OFFERS: crate::Offers = {
     use crate::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
     use crate::yield_round::YieldLimits;
     use crate::{Offer, Offers, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS, RANKS_UNDER_MPI};
+    /// The async channels (`crate::async_channels`): smol's own async-channel first (seed 004's cell), then
+    /// flume's and kanal's async sides. Tokio's mpsc is tokio's, so it is measured there.
+    const ASYNC_CHANNELS: &[ChannelImpl] =
+        &[ChannelImpl::AsyncChannel, ChannelImpl::FlumeAsync, ChannelImpl::KanalAsync];
     Offers {
         context: Offer::Has(()),
         kernel: Offer::Lacks(KERNEL_UNDER_OS),
         call: Offer::Has(()),
         spawn_join: Offer::Has(&[SpawnKind::Task]),
         semaphore: Offer::Has(()),
-        channel: Offer::Has(&[ChannelImpl::AsyncChannel]),
-        message_switch: Offer::Has(&[ChannelImpl::AsyncChannel]),
-        rendezvous: Offer::Has(&[ChannelImpl::AsyncChannel]),
-        channel_throughput: Offer::Lacks("smol's channel throughput is not measured in this build"),
+        channel: Offer::Has(ASYNC_CHANNELS),
+        message_switch: Offer::Has(ASYNC_CHANNELS),
+        rendezvous: Offer::Has(ASYNC_CHANNELS),
+        channel_throughput: Offer::Has(ASYNC_CHANNELS),
         raw_switch: Offer::Has(SwitchMechanism { kind: SwitchKind::Yield, across_cpus: false }),
         yield_round: Offer::Has(YieldLimits::NONE),
         wake_all: Offer::Has(WakeAllOffer { mechanisms: &[WakeMechanism::Notify], waiter_cpus: WaiterCpus::Pool }),
@@ -89,6 +94,7 @@ impl crate::RuntimeUnderTest for Smol {
         context,
         primitives,
         messages,
+        channel_throughput,
         yield_round,
         wake_all,
         fan_out,

@@ -1,5 +1,6 @@
 //! Seed 004's message rows on smol's `LocalExecutor`: one thread inside `smol::block_on`, the timed loop and
-//! its partners tasks of the same executor, messages through smol's own channel, async-channel. The other
+//! its partners tasks of the same executor, messages through async-channel (smol's own) and flume's and kanal's
+//! async sides (`crate::async_channels`), the rendezvous of smol's own in its idiom. The other
 //! primitives are `crate::local_runtime`'s on [`super::SmolLocal`].
 
 use std::hint::black_box;
@@ -7,31 +8,31 @@ use std::hint::black_box;
 use ::smol::channel::{bounded, unbounded};
 use ::smol::LocalExecutor;
 
-use super::{measure, Smol};
+use super::{measure, Smol, SmolLocal};
+use crate::async_channels::{with_async_channel, MessageRow, Row};
 use crate::channel_impl::ChannelImpl;
+use crate::channel_throughput::Capacity;
+use crate::local_runtime::LocalRuntime as _;
 use crate::offer::ensure_offered;
 use crate::primitives::Messages;
 use crate::RuntimeUnderTest as _;
 use overhead_harness::{Harness, Measurement};
 
 impl Messages for Smol {
-    /// An unbounded async-channel, sender and receiver in the same task.
+    /// An unbounded channel of `implementation`, sender and receiver in the same task
+    /// (`async_channels::message_row` on the `LocalExecutor`, the timed loop a task).
     fn async_message(&self, implementation: ChannelImpl, h: &Harness) -> anyhow::Result<Measurement> {
         ensure_offered("smol", "impl", self.offers().channel, implementation)?;
-        let ex = LocalExecutor::new();
-        let (tx, rx) = unbounded::<u64>();
-        Ok(measure(h, &ex, |n| {
-            let (tx, rx) = (tx.clone(), rx.clone());
-            async move {
-                for i in 0..n {
-                    tx.send(i).await.expect("receiver alive");
-                    black_box(rx.recv().await.ok());
-                }
-            }
-        }))
+        let ex = SmolLocal::start()?;
+        with_async_channel(
+            "smol",
+            implementation,
+            Capacity::Unbounded,
+            Row { executor: &ex, row: MessageRow::Async, h },
+        )
     }
 
-    /// Two unbounded async-channels to and from an echo task.
+    /// Two unbounded channels of `implementation` to and from an echo task.
     fn message_round_trip(
         &self,
         implementation: ChannelImpl,
@@ -39,36 +40,21 @@ impl Messages for Smol {
         h: &Harness,
     ) -> anyhow::Result<Measurement> {
         ensure_offered("smol", "impl", self.offers().message_switch, implementation)?;
-        let ex = LocalExecutor::new();
-        let (to_partner, partner_rx) = unbounded::<u64>();
-        let (partner_tx, from_partner) = unbounded::<u64>();
-        let partner = ex.spawn(async move {
-            while let Ok(v) = partner_rx.recv().await {
-                if partner_tx.send(v).await.is_err() {
-                    break;
-                }
-            }
-        });
-        let m = measure(h, &ex, |n| {
-            let (tx, rx) = (to_partner.clone(), from_partner.clone());
-            async move {
-                for i in 0..n {
-                    tx.send(i).await.expect("partner alive");
-                    black_box(rx.recv().await.ok());
-                }
-            }
-        });
-        // The partner ends when its receiver sees the channel closed.
-        drop(to_partner);
-        ::smol::block_on(ex.run(partner));
-        Ok(m)
+        let ex = SmolLocal::start()?;
+        with_async_channel("smol", implementation, Capacity::Unbounded, Row { executor: &ex, row: MessageRow::Echo, h })
     }
 
-    /// A server task, an unbounded async-channel of requests and a `bounded(1)` async-channel per call for
-    /// the reply: async-channel has no zero-capacity channel and smol no oneshot, so this is smol's way
-    /// of tokio's mpsc + `oneshot` (the per-call channel is allocated in the loop, as tokio's oneshot is).
+    /// `async_channel` (smol's own): a server task, an unbounded async-channel of requests and a `bounded(1)`
+    /// async-channel per call for the reply: async-channel has no zero-capacity channel and smol no oneshot, so
+    /// this is smol's way of tokio's mpsc + `oneshot` (the per-call channel is allocated in the loop, as tokio's
+    /// oneshot is); `flume_async`, `kanal_async`: two zero-capacity channels to a server task.
     fn rendezvous(&self, implementation: ChannelImpl, _partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
         ensure_offered("smol", "impl", self.offers().rendezvous, implementation)?;
+        if implementation != ChannelImpl::AsyncChannel {
+            let ex = SmolLocal::start()?;
+            let row = Row { executor: &ex, row: MessageRow::Server, h };
+            return with_async_channel("smol", implementation, Capacity::Bounded(0), row);
+        }
         type Request = (u64, ::smol::channel::Sender<u64>);
         let ex = LocalExecutor::new();
         let (request_tx, request_rx) = unbounded::<Request>();
