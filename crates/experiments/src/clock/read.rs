@@ -145,20 +145,25 @@ fn reader(source: &str) -> fn() -> u64 {
     }
 }
 
-/// Smallest non-zero difference between consecutive reads, in the source's ticks. Reads for up to
-/// 50 ms of wall time or 2^20 reads, so a coarse clock (a jiffy, 1–10 ms) shows its step too.
+/// Smallest non-zero difference between consecutive reads, in the source's ticks (0 when none showed). Reads
+/// 2^20 times, and on until a step shows, for at most 50 ms of wall time, so a coarse clock (a jiffy, 1–10 ms)
+/// shows its step too.
 fn smallest_step(read: fn() -> u64) -> u64 {
     let deadline = clock_gettime_ns(libc::CLOCK_MONOTONIC_RAW) + 50_000_000;
     let mut smallest = u64::MAX;
     let mut prev = read();
-    for i in 0..(1u32 << 20) {
+    // 2^20 reads, or more until a step shows: a coarse clock's read takes ~2.5 ns, so 2^20 of them can fall
+    // inside one of its ~4 ms ticks. Never past the 50 ms deadline.
+    for i in 0u64.. {
         let now = read();
         let step = now.wrapping_sub(prev);
         if step > 0 && step < smallest {
             smallest = step;
         }
         prev = now;
-        if i % 1024 == 0 && clock_gettime_ns(libc::CLOCK_MONOTONIC_RAW) > deadline {
+        if i % 1024 == 0
+            && (clock_gettime_ns(libc::CLOCK_MONOTONIC_RAW) > deadline || i >= 1 << 20 && smallest != u64::MAX)
+        {
             break;
         }
     }
