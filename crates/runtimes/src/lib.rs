@@ -3,6 +3,7 @@
 
 pub mod activity_barrier;
 pub mod async_channels;
+pub mod async_runtime;
 mod capability;
 pub mod channel_impl;
 pub mod channel_parties;

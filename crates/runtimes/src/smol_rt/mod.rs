@@ -14,6 +14,8 @@ pub use pool::SmolPool;
 
 use std::future::Future;
 
+use crate::channel_impl::ChannelImpl;
+
 use ::smol::LocalExecutor;
 
 /// Measures an async operation on a `LocalExecutor` on the calling thread: every batch is one
@@ -41,67 +43,20 @@ where
 /// pinned thread per CPU in seed 001's constructs.
 pub struct Smol;
 
-/// What smol offers: seed 004's primitives on a `LocalExecutor`, seed 001's constructs on a pinned
-/// `Executor` pool; contention between CPUs is measured elsewhere.
-const OFFERS: crate::Offers = {
-    use crate::activity_barrier::ActivityBarrierLimits;
-    use crate::channel_impl::ChannelImpl;
-    use crate::fan_out::ForkJoinMechanism;
-    use crate::primitives::{SpawnKind, SwitchKind, SwitchMechanism};
-    use crate::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
-    use crate::yield_round::YieldLimits;
-    use crate::{Offer, Offers, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS, RANKS_UNDER_MPI};
-    /// The async channels (`crate::async_channels`): smol's own async-channel first (seed 004's cell), then
-    /// flume's and kanal's async sides. Tokio's mpsc is tokio's, so it is measured there.
-    const ASYNC_CHANNELS: &[ChannelImpl] =
-        &[ChannelImpl::AsyncChannel, ChannelImpl::FlumeAsync, ChannelImpl::KanalAsync];
-    Offers {
-        context: Offer::Has(()),
-        kernel: Offer::Lacks(KERNEL_UNDER_OS),
-        call: Offer::Has(()),
-        spawn_join: Offer::Has(&[SpawnKind::Task]),
-        semaphore: Offer::Has(()),
-        channel: Offer::Has(ASYNC_CHANNELS),
-        message_switch: Offer::Has(ASYNC_CHANNELS),
-        rendezvous: Offer::Has(ASYNC_CHANNELS),
-        channel_throughput: Offer::Has(ASYNC_CHANNELS),
-        raw_switch: Offer::Has(SwitchMechanism { kind: SwitchKind::Yield, across_cpus: false }),
-        yield_round: Offer::Has(YieldLimits::NONE),
-        wake_all: Offer::Has(WakeAllOffer { mechanisms: &[WakeMechanism::Notify], waiter_cpus: WaiterCpus::Pool }),
-        fork_join: Offer::Has(&[ForkJoinMechanism::Spawn]),
-        activity_barrier: Offer::Has(ActivityBarrierLimits::NONE),
-        atomic: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
-        barrier: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
-        lock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
-        rwlock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
-        ranks: Offer::Lacks(RANKS_UNDER_MPI),
-    }
-};
+/// smol's async channels: its own async-channel first (seed 004's cell), then flume's and kanal's async sides
+/// (tokio's mpsc is tokio's, measured there). Rendezvous: smol's own in its idiom (a `bounded(1)` reply per call),
+/// flume's and kanal's with a zero-capacity channel.
+const CHANNELS: &[ChannelImpl] = &[ChannelImpl::AsyncChannel, ChannelImpl::FlumeAsync, ChannelImpl::KanalAsync];
 
-// Seed 001's constructs on a pinned `Executor` pool: `crate::task_pool`'s bodies on [`SmolPool`].
-crate::task_pool::pool_constructs!(Smol, SmolPool);
-// Seed 004's primitives but the messages: `crate::local_runtime`'s bodies on [`SmolLocal`].
-crate::local_runtime::local_primitives!(Smol, SmolLocal);
+/// What smol offers (`crate::async_runtime::offers`).
+const OFFERS: crate::Offers = crate::async_runtime::offers(CHANNELS, CHANNELS);
 
-impl crate::RuntimeUnderTest for Smol {
-    fn name(&self) -> &'static str {
-        "smol"
-    }
-    fn about(&self) -> &'static str {
-        "smol: async-executor (LocalExecutor for seed 004's table, pinned Executor threads for seed 001), async-io, async-lock, async-channel"
-    }
-    crate::plugin::capabilities!(
-        context,
-        primitives,
-        messages,
-        channel_throughput,
-        yield_round,
-        wake_all,
-        fan_out,
-        grain_sweep,
-        activity_barrier
-    );
-    fn offers(&self) -> &crate::Offers {
-        &OFFERS
-    }
-}
+crate::async_runtime::async_runtime!(
+    Smol,
+    name: "smol",
+    about: "smol: async-executor (LocalExecutor for seed 004's table, pinned Executor threads for seed 001), \
+            async-io, async-lock, async-channel",
+    offers: OFFERS,
+    pool: SmolPool,
+    local: SmolLocal
+);
