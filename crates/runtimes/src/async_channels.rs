@@ -13,7 +13,7 @@ use std::rc::Rc;
 use std::task::Poll;
 
 use crate::channel_impl::ChannelImpl;
-use crate::channel_parties::{producer_index, seq_chunk, share, tag, PartySlots, Sink};
+use crate::channel_parties::{producer_index, share, tag, Sink, StreamEnds};
 use crate::channel_throughput::{Capacity, Pattern, StreamShape};
 use crate::offer::not_offered;
 use overhead_harness::{empty_loop, Harness, Measurement};
@@ -329,31 +329,14 @@ const MAX_PARTIES: usize = 2 * Pattern::PRODUCERS;
 /// receiving end per consumer (`seq`: one of each), each in its party's slot. Parties are futures; a group of
 /// them (all of a stream on one CPU, or its producers or its consumers) is joined into one future that one
 /// thread's executor runs ([`Stream::group`]).
-pub struct Stream<C: AsyncChan> {
-    pattern: Pattern,
-    chunk: u64,
-    tx: PartySlots<C::Tx>,
-    rx: PartySlots<C::Rx>,
-}
+pub struct Stream<C: AsyncChan>(StreamEnds<C::Tx, C::Rx>);
 
 impl<C: AsyncChan> Stream<C> {
     /// Opens the channel of `shape` and hands out its ends.
     ///
     /// Errors: `mpmc` through a single-consumer queue.
     pub fn open(shape: StreamShape) -> anyhow::Result<Stream<C>> {
-        let (producers, consumers) = shape.pattern.parties();
-        let (tx, rx) = C::open(shape.capacity);
-        let mut rxs = Vec::with_capacity(consumers.max(1));
-        for _ in 1..consumers.max(1) {
-            rxs.push(C::clone_rx(&rx).ok_or_else(|| anyhow::anyhow!("a single-consumer channel has no mpmc"))?);
-        }
-        rxs.push(rx);
-        Ok(Stream {
-            pattern: shape.pattern,
-            chunk: seq_chunk(shape.capacity),
-            tx: PartySlots::new(vec![tx; producers]),
-            rx: PartySlots::new(rxs),
-        })
+        StreamEnds::open(shape, C::open, C::clone_rx).map(Stream)
     }
 
     /// Party `index`'s part of a batch of `n` messages, as the blocking one (`os/channels.rs`): a producer
@@ -364,13 +347,13 @@ impl<C: AsyncChan> Stream<C> {
     /// No other live future or thread uses party `index` (each party index is in one group, run by one
     /// thread).
     pub async unsafe fn party<S: Sink>(&self, index: usize, n: u64, mut sink: S) {
-        let (producers, consumers) = self.pattern.parties();
-        if self.pattern == Pattern::Seq {
+        let (producers, consumers) = self.0.pattern.parties();
+        if self.0.pattern == Pattern::Seq {
             // SAFETY: slot 0 of each is this one party's, by the caller's promise.
-            let (tx, rx) = unsafe { (self.tx.get(0), self.rx.get(0)) };
+            let (tx, rx) = unsafe { (self.0.tx.get(0), self.0.rx.get(0)) };
             let mut sent = 0;
             while sent < n {
-                let k = self.chunk.min(n - sent);
+                let k = self.0.chunk.min(n - sent);
                 for s in sent..sent + k {
                     C::send(tx, tag(0, s)).await;
                 }
@@ -379,16 +362,16 @@ impl<C: AsyncChan> Stream<C> {
                 }
                 sent += k;
             }
-        } else if let Some(p) = producer_index(self.pattern, index) {
+        } else if let Some(p) = producer_index(self.0.pattern, index) {
             // SAFETY: slot `p` is party `index`'s own, by the caller's promise.
-            let tx = unsafe { self.tx.get(p) };
+            let tx = unsafe { self.0.tx.get(p) };
             for s in 0..share(n, producers, p) {
                 C::send(tx, tag(p, s)).await;
             }
         } else {
             let c = index - producers;
             // SAFETY: as above.
-            let rx = unsafe { self.rx.get(c) };
+            let rx = unsafe { self.0.rx.get(c) };
             for _ in 0..share(n, consumers, c) {
                 sink.take(C::recv(rx).await.expect("the stream's senders are alive"));
             }

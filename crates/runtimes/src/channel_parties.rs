@@ -7,7 +7,7 @@
 use std::cell::UnsafeCell;
 use std::hint::black_box;
 
-use super::channel_throughput::{Capacity, Pattern};
+use super::channel_throughput::{Capacity, Pattern, StreamShape};
 
 /// Bits of a message that hold the producer's sequence number; the producer's index sits above them.
 const SEQ_BITS: u32 = 40;
@@ -146,6 +146,47 @@ pub fn check_delivery(received: &[Vec<u64>], producers: usize, n: u64) -> Result
         }
     }
     Ok(())
+}
+
+/// The ends of one `msg.throughput` stream, blocking or async alike: one sending end per producer and one
+/// receiving end per consumer (`seq`: one of each), each in its party's slot, and the `seq` chunk. The blocking
+/// stream (`os/channels.rs`) and the async one (`async_channels.rs`) differ only in how a party sends and
+/// receives (a blocking call or an awaited future), so they share these.
+pub struct StreamEnds<Tx, Rx> {
+    /// The stream's pattern.
+    pub pattern: Pattern,
+    /// Messages `seq` sends before receiving them back ([`seq_chunk`]).
+    pub chunk: u64,
+    /// The producers' sending ends (`seq`: one).
+    pub tx: PartySlots<Tx>,
+    /// The consumers' receiving ends (`seq`: one).
+    pub rx: PartySlots<Rx>,
+}
+
+impl<Tx: Clone, Rx> StreamEnds<Tx, Rx> {
+    /// Opens the channel of `shape` with `open` and hands out its ends, a receiving end per consumer from
+    /// `clone_rx`.
+    ///
+    /// Errors: `mpmc` through a single-consumer queue (`clone_rx` gave none).
+    pub fn open(
+        shape: StreamShape,
+        open: impl FnOnce(Capacity) -> (Tx, Rx),
+        clone_rx: impl Fn(&Rx) -> Option<Rx>,
+    ) -> anyhow::Result<StreamEnds<Tx, Rx>> {
+        let (producers, consumers) = shape.pattern.parties();
+        let (tx, rx) = open(shape.capacity);
+        let mut rxs = Vec::with_capacity(consumers.max(1));
+        for _ in 1..consumers.max(1) {
+            rxs.push(clone_rx(&rx).ok_or_else(|| anyhow::anyhow!("a single-consumer channel has no mpmc"))?);
+        }
+        rxs.push(rx);
+        Ok(StreamEnds {
+            pattern: shape.pattern,
+            chunk: seq_chunk(shape.capacity),
+            tx: PartySlots::new(vec![tx; producers]),
+            rx: PartySlots::new(rxs),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use super::Os;
 use crate::channel_impl::ChannelImpl;
-use crate::channel_parties::{producer_index, seq_chunk, share, tag, Discard, PartySlots, Sink};
+use crate::channel_parties::{producer_index, share, tag, Discard, Sink, StreamEnds};
 use crate::channel_throughput::{Capacity, ChannelThroughput, Pattern, StreamShape};
 use crate::offer::{ensure_offered, not_offered};
 use crate::RuntimeUnderTest as _;
@@ -184,31 +184,14 @@ pub fn with_sync_channel<V: SyncVisit>(
 
 /// The ends of one `msg.throughput` stream on kernel threads: one sending end per producer and one receiving
 /// end per consumer (`seq`: one of each, for its one thread), each in its party's slot.
-pub struct Stream<C: SyncChannel> {
-    pattern: Pattern,
-    chunk: u64,
-    tx: PartySlots<C::Tx>,
-    rx: PartySlots<C::Rx>,
-}
+pub struct Stream<C: SyncChannel>(StreamEnds<C::Tx, C::Rx>);
 
 impl<C: SyncChannel> Stream<C> {
     /// Opens the channel of `shape` and hands out its ends.
     ///
     /// Errors: `mpmc` through a single-consumer queue.
     pub fn open(shape: StreamShape) -> anyhow::Result<Stream<C>> {
-        let (producers, consumers) = shape.pattern.parties();
-        let (tx, rx) = C::open(shape.capacity);
-        let mut rxs = Vec::with_capacity(consumers.max(1));
-        for _ in 1..consumers.max(1) {
-            rxs.push(C::clone_rx(&rx).ok_or_else(|| anyhow::anyhow!("a single-consumer channel has no mpmc"))?);
-        }
-        rxs.push(rx);
-        Ok(Stream {
-            pattern: shape.pattern,
-            chunk: seq_chunk(shape.capacity),
-            tx: PartySlots::new(vec![tx; producers]),
-            rx: PartySlots::new(rxs),
-        })
+        StreamEnds::open(shape, C::open, C::clone_rx).map(Stream)
     }
 
     /// Party `index`'s part of a batch of `n` messages (parties: the producers, then the consumers): a
@@ -220,13 +203,13 @@ impl<C: SyncChannel> Stream<C> {
     /// Only one thread at a time runs party `index` (a team gives every party its own thread).
     #[inline]
     pub unsafe fn party<S: Sink>(&self, index: usize, n: u64, sink: &mut S) {
-        let (producers, consumers) = self.pattern.parties();
-        if self.pattern == Pattern::Seq {
+        let (producers, consumers) = self.0.pattern.parties();
+        if self.0.pattern == Pattern::Seq {
             // SAFETY: slot 0 of each is this one party's, by the caller's promise.
-            let (tx, rx) = unsafe { (self.tx.get(0), self.rx.get(0)) };
+            let (tx, rx) = unsafe { (self.0.tx.get(0), self.0.rx.get(0)) };
             let mut sent = 0;
             while sent < n {
-                let k = self.chunk.min(n - sent);
+                let k = self.0.chunk.min(n - sent);
                 for s in sent..sent + k {
                     C::send(tx, tag(0, s));
                 }
@@ -235,16 +218,16 @@ impl<C: SyncChannel> Stream<C> {
                 }
                 sent += k;
             }
-        } else if let Some(p) = producer_index(self.pattern, index) {
+        } else if let Some(p) = producer_index(self.0.pattern, index) {
             // SAFETY: slot `p` is party `index`'s own, by the caller's promise.
-            let tx = unsafe { self.tx.get(p) };
+            let tx = unsafe { self.0.tx.get(p) };
             for s in 0..share(n, producers, p) {
                 C::send(tx, tag(p, s));
             }
         } else {
             let c = index - producers;
             // SAFETY: as above.
-            let rx = unsafe { self.rx.get(c) };
+            let rx = unsafe { self.0.rx.get(c) };
             for _ in 0..share(n, consumers, c) {
                 sink.take(C::recv(rx).expect("the stream's senders are alive"));
             }
