@@ -11,6 +11,7 @@
 //!   their caches, outside the timed call, and each call is timed alone. Cold − hot is the seed's question.
 
 use std::cell::RefCell;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use prost::Message as _;
@@ -55,6 +56,28 @@ fn cold_runs(mode: Mode) -> usize {
         Mode::Default => 9,
         Mode::Full => 25,
     }
+}
+
+/// Wall time each cold phase (the bare socket's, gRPC's) of one process may spend on evictions: a fixed cost
+/// bounded by time, not only by the buffer's size, so a host whose memory bandwidth drops does not stretch the
+/// run (a tenth of a second per phase here, at 5–10 GB/s).
+fn cold_budget(mode: Mode) -> Duration {
+    match mode {
+        Mode::Quick => Duration::from_millis(300),
+        Mode::Default => Duration::from_millis(600),
+        Mode::Full => Duration::from_secs(2),
+    }
+}
+
+/// The fewest cold calls a process makes, however slow its evictions: a median of three.
+const MIN_COLD_RUNS: usize = 3;
+
+/// Cold calls that fit `budget` when each costs `one_run` (its two evictions, this process's and the server's),
+/// at most `asked` and at least [`MIN_COLD_RUNS`].
+fn cold_runs_within(asked: usize, one_run: Duration, budget: Duration) -> usize {
+    let fit = budget.as_secs_f64() / one_run.as_secs_f64().max(1e-9);
+    // The nudge keeps an exact fit (600 ms / 100 ms) from rounding down to one fewer.
+    ((fit + 1e-9).floor() as usize).clamp(MIN_COLD_RUNS.min(asked), asked)
 }
 
 /// `rpc.floor`'s parameters; `placement` follows (added by the plan).
@@ -110,7 +133,12 @@ impl Experiment for Floor {
         let echo = EchoServer::start(params.transport, server_cpu, request.len(), reply_len, evict_bytes)?;
         let grpc = GrpcServer::start(params.transport, server_cpu, h.clock, Some(evict_bytes))?;
         let evictor = Evictor::new(evict_bytes);
-        let runs = cold_runs(h.config.mode);
+        // One eviction timed here stands for each side's: a cold call costs about two of them.
+        let started = Instant::now();
+        evictor.evict();
+        let one_eviction = started.elapsed();
+        let asked = cold_runs(h.config.mode);
+        let runs = cold_runs_within(asked, 2 * one_eviction, cold_budget(h.config.mode));
 
         let (bare_hot, bare_cold) = measure_bare(h, &echo, &request, reply_len, &evictor, runs)?;
         echo.finish()?;
@@ -128,6 +156,14 @@ impl Experiment for Floor {
             params.evict_mib,
             METHOD.label()
         ));
+        if runs < asked {
+            outcome.notes.push(format!(
+                "cold calls cut from {asked} to {runs} per process: one eviction took {:.0} ms here, and each cold \
+                 phase may spend {} ms on them",
+                one_eviction.as_secs_f64() * 1e3,
+                cold_budget(h.config.mode).as_millis()
+            ));
+        }
         if params.evict_mib >= super::EVICT_MIB_CAP
             || h.config.mode == Mode::Quick && params.evict_mib >= super::EVICT_MIB_CAP_QUICK
         {
@@ -360,6 +396,18 @@ impl FloorNumbers {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cold calls shrink with a slow eviction to what fits the budget, never below three nor above what the
+    /// mode asks.
+    #[test]
+    fn cold_calls_fit_the_time_budget() {
+        let ms = Duration::from_millis;
+        assert_eq!(cold_runs_within(9, ms(12), ms(600)), 9, "a fast eviction keeps them all");
+        assert_eq!(cold_runs_within(9, ms(100), ms(600)), 6);
+        assert_eq!(cold_runs_within(9, ms(2000), ms(600)), MIN_COLD_RUNS, "a slow one keeps three");
+        assert_eq!(cold_runs_within(2, ms(2000), ms(600)), 2, "never more than asked");
+        assert_eq!(cold_runs_within(25, Duration::ZERO, ms(600)), 25);
+    }
     use crate::rpc::tests::two_cores;
 
     /// Per transport, the same CPU and the other one, with the eviction size of the machine's caches (twice
