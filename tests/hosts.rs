@@ -133,13 +133,17 @@ fn a_rank_killed_mid_point_costs_only_its_point() {
     unsafe { libc::kill(victim.expect("no rank 1 of mpi.pingpong appeared") as i32, libc::SIGKILL) };
     assert!(run.wait().unwrap().success(), "a failed point never fails the run");
     let rec = read_record(dir.path());
-    let failed: Vec<String> = skipped(&rec, "mpi.pingpong")
+    // Usually the launcher sees the rank die and fails the point at once; killed at an unlucky moment (inside
+    // MPI's start or finalisation) the launcher can wait instead, and the watchdog times the point out. Either
+    // way that point, and only it, is lost.
+    let lost: Vec<(String, String)> = skipped(&rec, "mpi.pingpong")
         .iter()
-        .filter(|s| s["kind"] == "failed")
-        .map(|s| s["reason"].as_str().unwrap().to_string())
+        .filter(|s| s["kind"] == "failed" || s["kind"] == "timed_out")
+        .map(|s| (s["kind"].as_str().unwrap().to_string(), s["reason"].as_str().unwrap().to_string()))
         .collect();
-    assert_eq!(failed.len(), 1, "{failed:?}");
-    assert!(failed[0].contains("rank 1") || failed[0].contains("signal 9"), "{failed:?}");
+    assert_eq!(lost.len(), 1, "{lost:?}");
+    let (kind, reason) = &lost[0];
+    assert!(kind == "timed_out" || reason.contains("rank 1") || reason.contains("signal 9"), "{lost:?}");
     assert!(!points(&rec, "mpi.barrier").is_empty(), "the next point is measured: {}", rec["skipped"]);
 }
 
