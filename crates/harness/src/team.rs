@@ -25,7 +25,9 @@ impl<C: Ticks> Harness<C> {
     ///
     /// Both bodies get `(thread_index, n)`. Thread 0 leads: it posts each batch's size and kind, all
     /// threads start it together after a spin barrier, and a second barrier ends it; the leader sizes N
-    /// by doubling on its own batch time. A repetition's team sample is the slowest thread's per-op time
+    /// by doubling on the slowest thread's batch time, so no thread's batch runs far past the target (a
+    /// thread that shares its CPU with another process, each operation a time slice, would otherwise run a
+    /// batch sized for its fast partner: seconds instead of half a millisecond). A repetition's team sample is the slowest thread's per-op time
     /// (the team finishes when its last member does; each thread is timed on its own clock read, so no
     /// cross-CPU counter comparison is needed). Per-thread samples are kept in `per_thread_ns`.
     pub fn measure_team<T, K>(&self, cpus: &[usize], test: T, control: K) -> TeamReport
@@ -39,13 +41,15 @@ impl<C: Ticks> Harness<C> {
         let shares_cpus = cpus.iter().enumerate().any(|(i, c)| cpus[..i].contains(c));
         let barrier = if shares_cpus { SpinBarrier::yielding(cpus.len()) } else { SpinBarrier::new(cpus.len()) };
         let command = AtomicU64::new(0);
+        // The slowest thread's last batch, in ticks: what the leader sizes N on (reset by the leader each batch).
+        let slowest = AtomicU64::new(0);
         let capacity = 64 + 2 * (self.config.warmup + self.config.repetitions);
         let logs: Vec<TeamLog> = std::thread::scope(|s| {
             let handles: Vec<_> = cpus
                 .iter()
                 .enumerate()
                 .map(|(index, &cpu)| {
-                    let (barrier, command, test, control) = (&barrier, &command, &test, &control);
+                    let (barrier, command, slowest, test, control) = (&barrier, &command, &slowest, &test, &control);
                     s.spawn(move || {
                         let pin_error = pin_current_thread(cpu).err().map(|e| e.to_string());
                         let mut log = Vec::with_capacity(capacity);
@@ -53,7 +57,9 @@ impl<C: Ticks> Harness<C> {
                         let mut plan = (index == 0).then(|| LeaderPlan::new(self));
                         loop {
                             if let Some(plan) = plan.as_mut() {
-                                command.store(plan.next(log.last().copied()), Ordering::Relaxed);
+                                // Every other thread waits at the barrier below: nobody writes `slowest` now.
+                                let last = (!log.is_empty()).then(|| slowest.swap(0, Ordering::Relaxed));
+                                command.store(plan.next(last), Ordering::Relaxed);
                             }
                             barrier.wait(&mut sense);
                             let cmd = command.load(Ordering::Relaxed);
@@ -67,6 +73,7 @@ impl<C: Ticks> Harness<C> {
                                 self.time_batch(&mut |n| test(index, n), n)
                             };
                             log.push(ticks);
+                            slowest.fetch_max(ticks, Ordering::Relaxed);
                             barrier.wait(&mut sense);
                         }
                         (log, pin_error, plan.map(|p| p.n))
@@ -226,8 +233,9 @@ mod tests {
     /// batch, over N; each thread's own samples are its test less its control. Here one thread in turn is slow
     /// (30 ticks an operation against 10) and every control costs 2, so each team sample is 28 ticks, 14 ns
     /// at 2 GHz, whichever thread was slow; a mean over threads (or a median of the per-thread samples)
-    /// would give less. N follows the leader's batches alone: slow while sizing, it settles at 64 against
-    /// 1000 ticks (1920 ticks; 32 give 960). Every thread runs the same batches in the same order.
+    /// would give less. N follows the slowest thread's batches (the leader is the slow one while sizing): it
+    /// settles at 64 against 1000 ticks (1920 ticks; 32 give 960). Every thread runs the same batches in the
+    /// same order.
     #[test]
     fn the_team_sample_is_the_slowest_thread_per_operation() {
         const THREADS: usize = 3;
@@ -262,5 +270,17 @@ mod tests {
         for (thread, ran) in ran.iter().enumerate() {
             assert_eq!(*ran.lock().unwrap(), expected, "thread {thread}");
         }
+    }
+
+    /// N is sized on the slowest thread's batches, not the leader's: here thread 1 takes 100 ticks an operation
+    /// and the leader 1, against a 1000-tick target, so N settles at 16 (1600 ticks on thread 1; 8 give 800),
+    /// where the leader's own batches would have taken N to 1024.
+    #[test]
+    fn n_is_sized_on_the_slowest_thread() {
+        let clock = ScriptedClock::new(2e9).with_read_ticks(5);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        let cpus: Vec<usize> = allowed_cpus().into_iter().cycle().take(2).collect();
+        let report = h.measure_team(&cpus, |thread, n| clock.advance(n * if thread == 1 { 100 } else { 1 }), |_, _| {});
+        assert_eq!(report.measurement.batch_ops, 16);
     }
 }
