@@ -35,14 +35,13 @@ fn omp_points(e: &dyn Experiment, ctx: &PlanContext) -> Vec<PointSpec> {
         .collect()
 }
 
-/// Every repetition kept, every sample finite, and a positive median (each construct costs more than the
-/// empty loop it is compared with).
+/// Every repetition kept and every sample finite. The median's sign is not asserted: on two busy CPUs (the test
+/// suite's other threads) a control region can take longer than a test one, so a timing is no test here.
 fn assert_finite(outcome: &Outcome, name: &str, samples: usize) {
     let m = &outcome.measurement;
     assert_eq!(m.samples_ns.len(), samples, "{name}");
     assert!(m.samples_ns.iter().chain(&m.control_ns).all(|s| s.is_finite()), "{name}: {:?}", m.samples_ns);
-    let median = m.summary().expect("finite samples have a summary").median;
-    assert!(median > 0.0, "{name}: median {median} ns");
+    assert!(m.summary().is_some(), "{name}: finite samples have a summary");
 }
 
 #[test]
