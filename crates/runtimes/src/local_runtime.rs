@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::offer::not_offered;
-use crate::primitives::{Body, NewTask, SemOp, SpawnKind};
+use crate::primitives::{call_operation, Body, NewTask, SemOp, SpawnKind};
 use overhead_harness::{Harness, Measurement};
 use overhead_record::Outcome;
 
@@ -63,15 +63,10 @@ pub trait LocalRuntime: Sized {
     fn v(semaphore: &Self::Semaphore);
 }
 
-/// The operation `msg.call` calls: one argument in, one result out.
-fn operation(x: u64) -> u64 {
-    x.wrapping_add(1)
-}
-
 /// `operation` behind a boxed trait object, as `async-trait` and service stacks call across a component
 /// boundary without a new task.
 fn boxed_operation(x: u64) -> Pin<Box<dyn Future<Output = u64>>> {
-    Box::pin(async move { operation(x) })
+    Box::pin(async move { call_operation(x) })
 }
 
 /// `context`: [`LocalRuntime::in_context`] on a new executor.
@@ -93,7 +88,7 @@ pub fn call<R: LocalRuntime>(new_task: NewTask, h: &Harness) -> anyhow::Result<M
             let spawner = spawner.clone();
             async move {
                 for i in 0..n {
-                    black_box(R::spawn_in(&spawner, async move { operation(i) }).await);
+                    black_box(R::spawn_in(&spawner, async move { call_operation(i) }).await);
                 }
             }
         })

@@ -106,6 +106,11 @@ pub struct SwitchMechanism {
     pub across_cpus: bool,
 }
 
+/// The operation `msg.call` calls on every runtime: one argument in, one result out.
+pub fn call_operation(x: u64) -> u64 {
+    x.wrapping_add(1)
+}
+
 /// The seed 004 primitives but its message rows ([`Messages`]): call, spawn + join, semaphore and raw switch of
 /// [`super::Capability::PRIMITIVES`]. `partner_cpu` is the CPU a second kernel thread is pinned to where the
 /// runtime uses one (the home CPU for seed 004's same-CPU rows). The kinds and the switch mechanism a runtime

@@ -11,18 +11,13 @@ use std::rc::Rc;
 use super::{FiberRuntime, SwitchPair};
 use crate::fiber;
 use crate::offer::not_offered;
-use crate::primitives::{Body, Context, Messages, NewTask, Primitives, SemOp, SpawnKind};
+use crate::primitives::{call_operation, Body, Context, Messages, NewTask, Primitives, SemOp, SpawnKind};
 use overhead_harness::empty_loop;
 use overhead_harness::{Harness, Measurement};
 use overhead_record::Outcome;
 
 /// Sentinel that ends an echo partner or a server.
 const STOP: u64 = u64::MAX;
-
-/// The operation `msg.call` calls: one argument in, one result out.
-fn operation(x: u64) -> u64 {
-    x.wrapping_add(1)
-}
 
 impl Context for FiberRuntime {
     /// Runs `body` as the first fiber of a fiber run on this back-end.
@@ -43,13 +38,13 @@ impl Primitives for FiberRuntime {
                     h.measure(
                         |n| {
                             for i in 0..n {
-                                black_box(fiber::spawn(move || operation(i)).join().ok());
+                                black_box(fiber::spawn(move || call_operation(i)).join().ok());
                             }
                         },
                         empty_loop,
                     )
                 } else {
-                    let op: &dyn Fn(u64) -> u64 = black_box(&operation);
+                    let op: &dyn Fn(u64) -> u64 = black_box(&call_operation);
                     h.measure(
                         |n| {
                             for i in 0..n {

@@ -15,7 +15,7 @@ use super::futex::Handoff;
 use super::sem::PosixSemaphore;
 use super::Os;
 use crate::offer::not_offered;
-use crate::primitives::{Body, Context, Messages, NewTask, Primitives, SemOp, SpawnKind};
+use crate::primitives::{call_operation, Body, Context, Messages, NewTask, Primitives, SemOp, SpawnKind};
 use overhead_harness::empty_loop;
 use overhead_harness::{Harness, Measurement};
 use overhead_machine::pin_current_thread;
@@ -23,11 +23,6 @@ use overhead_record::Outcome;
 
 /// Sentinel that ends an echo partner or a server.
 const STOP: u64 = u64::MAX;
-
-/// The operation `msg.call` calls: one argument in, one result out.
-fn operation(x: u64) -> u64 {
-    x.wrapping_add(1)
-}
 
 impl Context for Os {
     /// The calling thread is the context: it is already pinned to the point's home CPU.
@@ -40,7 +35,7 @@ impl Primitives for Os {
     /// In the caller's thread through a `&dyn Fn`; or a new thread, spawn + join.
     fn call(&self, new_task: NewTask, h: &Harness) -> anyhow::Result<Measurement> {
         if new_task == NewTask::No {
-            let op: &dyn Fn(u64) -> u64 = black_box(&operation);
+            let op: &dyn Fn(u64) -> u64 = black_box(&call_operation);
             return Ok(h.measure(
                 |n| {
                     for i in 0..n {
@@ -53,7 +48,7 @@ impl Primitives for Os {
         Ok(h.measure(
             |n| {
                 for i in 0..n {
-                    black_box(std::thread::spawn(move || operation(i)).join().ok());
+                    black_box(std::thread::spawn(move || call_operation(i)).join().ok());
                 }
             },
             empty_loop,
