@@ -1,5 +1,5 @@
 //! Which points a round measures, in which order, and whether the budget lets one more probe start
-//! (docs/METHOD.md "Rounds"; the policy's rules are `RoundPolicy`'s, in `rounds.rs`).
+//! (docs/METHOD.md "Rounds"; the policy's rules are `RoundPolicy`'s, in `overhead_record`'s `round_rules.rs`).
 
 use std::time::Duration;
 

@@ -1,5 +1,5 @@
 //! How many probe processes a point gets and how long a run may refine: the policy the orchestrator follows
-//! (`orchestrator/rounds.rs` decides with it) and the record keeps (docs/METHOD.md "Rounds").
+//! (its rules in `round_rules.rs`; the orchestrator decides with them) and the record keeps (docs/METHOD.md "Rounds").
 
 use serde::{Deserialize, Serialize};
 
