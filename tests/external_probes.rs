@@ -5,8 +5,11 @@
 use std::path::Path;
 use std::process::Command;
 
+/// The binary, with its history in the test's own folder: a test never adds runs to the user's history.
 fn overhead() -> assert_cmd::Command {
-    assert_cmd::Command::cargo_bin("overhead").unwrap()
+    let mut command = assert_cmd::Command::cargo_bin("overhead").unwrap();
+    command.env("XDG_DATA_HOME", concat!(env!("CARGO_TARGET_TMPDIR"), "/external-probes-history"));
+    command
 }
 
 fn read_json(path: &Path) -> serde_json::Value {

@@ -53,15 +53,18 @@ pub enum Command {
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Fewer points, 3–5 processes per point, ~20 s budget for refining (about 30 s in all).
+    /// Fewer points, 3–5 processes per point, ~20 s budget for refining, no probe after 26 s (about 30 s
+    /// in all).
     #[arg(long, conflicts_with = "full")]
     pub quick: bool,
-    /// The full parameter grids, 5–30 processes per point, a 20 min refining budget; prints its ETA first.
+    /// The full parameter grids, 5–30 processes per point, a 20 min refining budget, no probe after 25 min;
+    /// prints its ETA first.
     #[arg(long)]
     pub full: bool,
     /// Seconds the run may spend in all before it stops refining points past their minimum rounds
     /// (default: 20 quick, 80 default, 1200 full; a run narrowed by --only or --runtime gets its share of
-    /// that by points, at least a quarter).
+    /// that by points, at least a quarter). The deadline after which no probe starts (26, 85, 1500 s)
+    /// moves out to a longer budget.
     #[arg(long, value_name = "SECONDS")]
     pub budget: Option<f64>,
     /// Print the plan and exit: every point this run would measure, one name a line, then every skipped
@@ -87,7 +90,7 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', value_parser = formats_where(|f| f.export_file_name().is_some()))]
     pub export: Vec<OutputFormat>,
     /// Do not add this run to the machine's history ($XDG_DATA_HOME/overhead/history.sqlite), nor read
-    /// the history for how far each point moves between runs.
+    /// the history for how far each point moves between runs or what its processes cost here.
     #[arg(long)]
     pub no_history: bool,
     /// Measure across these hosts too (mpirun's host list, `H1,H2,…`; H1 is this machine): the

@@ -14,7 +14,7 @@ use overhead_machine::{parse_cpu_list, MachineInfo};
 use overhead_orchestrator::{
     build_plan, run as run_plan, select_experiments, select_runtimes, RoundPolicy, RunOptions,
 };
-use overhead_record::{BetweenRuns, RunRecord, RunSummary};
+use overhead_record::{BetweenRuns, ProcessCosts, RunRecord, RunSummary};
 use overhead_report::export::for_record;
 use overhead_report::{time_spent, OutputFormat};
 
@@ -50,14 +50,15 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
         if !(budget.is_finite() && budget >= 0.0) {
             return Err(UsageError(format!("--budget {budget}: expected a number of seconds ≥ 0")).into());
         }
-        rounds.budget_s = budget;
+        rounds = rounds.with_budget(budget);
     }
+    let costs = if args.no_history { ProcessCosts::default() } else { learned_costs(&machine, mode) };
 
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&interrupted);
     ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst))?;
 
-    if mode == Mode::Full {
+    if mode == Mode::Full && costs.is_empty() {
         eprintln!("{}", full_eta(&plan, &rounds));
     }
     let time_source = calibrate(args.time.time_source == TimeSourceChoice::Clock, Calibration::DEFAULT);
@@ -72,6 +73,7 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
         command_line: std::env::args().collect(),
         launch,
         tool: overhead_record::ToolInfo::from_stamp(build),
+        costs,
     };
     let mut outcome = run_plan(options, &interrupted)?;
     if !args.no_history && !outcome.record.interrupted {
@@ -149,6 +151,31 @@ fn add_to_history(record: &mut RunRecord, record_path: &Path) -> anyhow::Result<
         overhead_record::write_atomic(record_path, record)?;
     }
     Ok(())
+}
+
+/// What each point's process cost in this machine's recent runs of `mode`, from the history: what the run
+/// plans its time from (docs/METHOD.md §4). A history that cannot be read is told on stderr and the run
+/// plans from its own first round.
+fn learned_costs(machine: &MachineInfo, mode: Mode) -> ProcessCosts {
+    let Some(path) = overhead_history::default_path().filter(|p| p.exists()) else {
+        return ProcessCosts::default();
+    };
+    let loaded = overhead_history::History::open(&path).and_then(|history| {
+        if let Some(notice) = &history.notice {
+            eprintln!("history: {notice}");
+        }
+        history.load(Some(&overhead_record::RunConfig::machine_of(machine)))
+    });
+    match loaded {
+        Ok(loaded) => {
+            let runs: Vec<&RunSummary> = loaded.entries.iter().map(|e| &e.summary).collect();
+            ProcessCosts::learn(&runs, mode)
+        }
+        Err(e) => {
+            eprintln!("history: not read for the plan ({e:#}); the run plans from its first round");
+            ProcessCosts::default()
+        }
+    }
 }
 
 /// Writes each of `formats` next to the record at `record_path`, atomically (a temporary file in the same

@@ -12,6 +12,20 @@ pub enum Mode {
     Full,
 }
 
+impl Mode {
+    /// Every mode, shortest first.
+    pub const ALL: [Mode; 3] = [Mode::Quick, Mode::Default, Mode::Full];
+
+    /// The mode as the command line and the record name it: `quick`, `default`, `full`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Quick => "quick",
+            Mode::Default => "default",
+            Mode::Full => "full",
+        }
+    }
+}
+
 /// Batch and repetition settings of one probe process (docs/METHOD.md §1–2). A point is measured by
 /// several such processes in rounds (`orchestrator::RoundPolicy`); these say what each one does.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -24,6 +24,7 @@ fn summary(machine: &str, options: &str, median: f64) -> RunSummary {
         max_other_share: Some(0.01),
         max_steal_share: Some(0.0),
         points,
+        process_wall_ms: BTreeMap::new(),
     }
 }
 

@@ -20,13 +20,19 @@ pub struct PointState {
     pub failed: bool,
     /// A round past the minimum skipped this point for want of time.
     pub out_of_budget: bool,
+    /// A minimum round skipped this point: the run's deadline came first.
+    pub short_of_minimum: bool,
+    /// What one process of the point took in this machine's recent runs ([`overhead_record::ProcessCosts`]),
+    /// if the history knows: its expected time until the run has measured it.
+    pub learned_wall: Option<Duration>,
     /// Pinning requests the kernel refused, over all its processes.
     pub pin_refusals: usize,
 }
 
 impl PointState {
-    /// A point no process has measured yet.
-    pub fn new(spec: PointSpec) -> PointState {
+    /// A point no process has measured yet, whose process is expected to take `learned_wall` (from the
+    /// history; `None` when it does not know).
+    pub fn new(spec: PointSpec, learned_wall: Option<Duration>) -> PointState {
         PointState {
             spec,
             processes: Vec::new(),
@@ -34,6 +40,8 @@ impl PointState {
             slot: None,
             failed: false,
             out_of_budget: false,
+            short_of_minimum: false,
+            learned_wall,
             pin_refusals: 0,
         }
     }
@@ -43,9 +51,13 @@ impl PointState {
         Duration::from_secs_f64(self.processes.iter().map(|p| p.wall_ms).sum::<f64>() / 1e3)
     }
 
-    /// What the next process is expected to take: the mean of the point's processes so far.
+    /// What the next process is expected to take: the mean of the point's processes so far (this machine
+    /// now), else what its processes took in the history's recent runs, else nothing known (zero).
     pub fn expected_wall(&self) -> Duration {
-        let n = self.processes.len().max(1) as f64;
+        if self.processes.is_empty() {
+            return self.learned_wall.unwrap_or(Duration::ZERO);
+        }
+        let n = self.processes.len() as f64;
         Duration::from_secs_f64(self.processes.iter().map(|p| p.wall_ms).sum::<f64>() / n / 1e3)
     }
 

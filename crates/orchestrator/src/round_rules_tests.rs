@@ -73,3 +73,26 @@ fn an_expensive_point_stops_at_its_share_of_the_budget() {
     // The minimum rounds are owed whatever they cost.
     assert!(policy.within_share(policy.min_rounds, share * 3, share, points));
 }
+
+#[test]
+fn the_deadline_binds_every_round_but_the_first() {
+    let policy = RoundPolicy::for_mode(Mode::Default);
+    let deadline = Duration::from_secs_f64(policy.deadline_s.unwrap());
+    let late = deadline + Duration::from_secs(1);
+    assert!(policy.affordable(1, late, Duration::from_secs(5)), "every point keeps its first process");
+    assert!(!policy.affordable(2, late, Duration::ZERO), "a minimum round is owed only within the deadline");
+    assert!(!policy.affordable(2, deadline - Duration::from_secs(1), Duration::from_secs(2)));
+    assert!(policy.affordable(2, deadline - Duration::from_secs(2), Duration::from_secs(1)));
+    assert!(policy.round_overruns(2, deadline - Duration::from_secs(2), Duration::from_secs(3)));
+    assert!(!policy.round_overruns(1, late, Duration::from_secs(3)), "the first round is never cut");
+    let old = RoundPolicy { deadline_s: None, ..policy };
+    assert!(old.affordable(2, late * 100, Duration::ZERO), "a policy without a deadline owes the minimum rounds");
+}
+
+#[test]
+fn a_longer_budget_moves_the_deadline_out_and_a_shorter_one_keeps_it() {
+    let policy = RoundPolicy::for_mode(Mode::Quick);
+    assert_eq!(policy.with_budget(100.0).deadline_s, Some(100.0));
+    assert_eq!(policy.with_budget(0.0).deadline_s, policy.deadline_s);
+    assert_eq!(policy.with_budget(0.0).budget_s, 0.0);
+}

@@ -22,8 +22,7 @@ use overhead_experiments::Planned;
 use overhead_harness::{speed, HarnessConfig, Mode};
 use overhead_machine::MachineInfo;
 use overhead_protocol::{ProbeJob, VERSION};
-use overhead_record::RoundPolicy;
-use overhead_record::{RunRecord, SkipKind, SkippedPoint, ToolInfo, SCHEMA_VERSION};
+use overhead_record::{ProcessCosts, RoundPolicy, RunRecord, SkipKind, SkippedPoint, ToolInfo, SCHEMA_VERSION};
 
 /// A validated run: what to measure, where to write, with which clock.
 pub struct RunOptions {
@@ -43,6 +42,9 @@ pub struct RunOptions {
     pub launch: overhead_hosts::LaunchSettings,
     /// The tool as the binary's build stamped it (name, version, commit, crates under test): the record's `tool`.
     pub tool: ToolInfo,
+    /// What each point's process took in this machine's recent runs of the mode (empty without a history):
+    /// the expected time of a point until the run has measured it, and the plan's forecast.
+    pub costs: ProcessCosts,
 }
 
 /// Where the record went and what it holds.
@@ -59,7 +61,8 @@ pub struct RunOutcome {
 /// Errors: the record could not be written, or this executable could not be started as a probe.
 pub fn run(mut opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutcome> {
     let mut record = new_record(&opts);
-    let (points, measured_cpus) = planned_points(std::mem::take(&mut opts.plan), &mut record.skipped);
+    let (points, measured_cpus) = planned_points(std::mem::take(&mut opts.plan), &opts.costs, &mut record.skipped);
+    eprintln!("{}", forecast(&points, &opts.rounds, &opts.costs, opts.mode));
     let mut writer = RecordWriter::new(opts.out_dir.join("results.json"));
     writer.write_now(&mut record)?;
     let exe = std::env::current_exe().context("locating this executable to start probes")?;
@@ -120,9 +123,13 @@ fn start_warnings(opts: &RunOptions) -> Vec<String> {
     warnings
 }
 
-/// The plan's points to measure, in plan order, and the CPUs they use (sorted, once each); its skipped
-/// cells go to `skipped` with their reasons.
-fn planned_points(plan: Vec<Planned>, skipped: &mut Vec<SkippedPoint>) -> (Vec<PointState>, Vec<usize>) {
+/// The plan's points to measure, in plan order, each expected to cost what `costs` learned of it, and the
+/// CPUs they use (sorted, once each); its skipped cells go to `skipped` with their reasons.
+fn planned_points(
+    plan: Vec<Planned>,
+    costs: &ProcessCosts,
+    skipped: &mut Vec<SkippedPoint>,
+) -> (Vec<PointState>, Vec<usize>) {
     let mut points = Vec::new();
     let mut measured_cpus: Vec<usize> = Vec::new();
     for planned in plan {
@@ -130,7 +137,8 @@ fn planned_points(plan: Vec<Planned>, skipped: &mut Vec<SkippedPoint>) -> (Vec<P
             Planned::Skip(spec, reason) => skipped.push(SkippedPoint::new(spec, SkipKind::Skipped, reason)),
             Planned::Run(spec) => {
                 measured_cpus.extend(&spec.cpus);
-                points.push(PointState::new(spec))
+                let learned = costs.of(&spec.name());
+                points.push(PointState::new(spec, learned))
             }
         }
     }
@@ -167,7 +175,7 @@ impl Runner<'_> {
     fn run_rounds(&mut self) -> anyhow::Result<()> {
         let policy = self.opts.rounds;
         for round in 1..=policy.max_rounds {
-            let wanted = points_of_round(&policy, round, &self.points, &self.record);
+            let wanted = points_of_round(&policy, round, &self.points, &self.record, self.run_started.elapsed());
             if wanted.is_empty() {
                 break;
             }
@@ -191,7 +199,11 @@ impl Runner<'_> {
             }
             let elapsed = self.run_started.elapsed();
             if !budget_allows(&self.opts.rounds, round, &self.points[i], self.points.len(), elapsed) {
-                self.points[i].out_of_budget = true;
+                if round <= self.opts.rounds.min_rounds {
+                    self.points[i].short_of_minimum = true;
+                } else {
+                    self.points[i].out_of_budget = true;
+                }
                 self.progress.skip();
                 continue;
             }
@@ -265,6 +277,7 @@ impl Runner<'_> {
         self.progress.done();
         merge_all_again(&mut self.record, &self.points, &self.opts.rounds);
         warn_of_refused_pinning(&mut self.record, &self.points);
+        warn_of_the_deadline(&mut self.record, &self.points, &self.opts.rounds);
         self.record.machine_state = self.cpu_watch.finish(measured_cpus);
         if let Some(warning) = self.record.machine_state.as_ref().and_then(|m| m.warning()) {
             self.record.warnings.push(warning);
@@ -295,7 +308,9 @@ fn merge_all_again(record: &mut RunRecord, points: &[PointState], policy: &Round
         let notes = std::mem::take(&mut record.points[slot].notes);
         record.points[slot] = merge_processes(&state.processes, &rules);
         add_distinct_notes(&mut record.points[slot].notes, notes);
-        if state.out_of_budget {
+        if state.short_of_minimum {
+            record.points[slot].notes.push(short_of_minimum_note(state, policy));
+        } else if state.out_of_budget {
             record.points[slot].notes.push(format!(
                 "the run's time budget ({} s) ran out before this point's CI reached {:.0}% of its median",
                 policy.budget_s,
@@ -303,6 +318,67 @@ fn merge_all_again(record: &mut RunRecord, points: &[PointState], policy: &Round
             ));
         }
     }
+}
+
+/// What a point cut short of the minimum rounds says: how many processes it got, why, and what one cost.
+fn short_of_minimum_note(state: &PointState, policy: &RoundPolicy) -> String {
+    format!(
+        "measured by {} process(es), not the minimum {}: the run's deadline ({:.0} s from the first probe) came \
+         first, and one process of this point takes {:.0} ms here",
+        state.processes.len(),
+        policy.min_rounds,
+        policy.deadline_s.unwrap_or(f64::INFINITY),
+        state.expected_wall().as_secs_f64() * 1e3
+    )
+}
+
+/// The run's plan in a line, said before the first probe: its points and owed processes, and, when the
+/// history knows what their processes cost here, how long the minimum rounds will take, against the
+/// deadline (docs/METHOD.md §4).
+fn forecast(points: &[PointState], policy: &RoundPolicy, costs: &ProcessCosts, mode: Mode) -> String {
+    let mut line = format!("plan: {} points, {} processes each", points.len(), policy.min_rounds);
+    if costs.is_empty() {
+        line += &format!("; this machine's history has no {} run to forecast from", mode.name());
+    } else {
+        let known: Vec<Duration> = points.iter().filter_map(|p| p.learned_wall).collect();
+        let minimum_s = known.iter().sum::<Duration>().as_secs_f64() * policy.min_rounds as f64;
+        line += &format!("; this machine's last {} {} run(s) put them at {:.0} s", costs.runs, mode.name(), minimum_s);
+        let unknown = points.len() - known.len();
+        if unknown > 0 {
+            line += &format!(" (and {unknown} point(s) they did not measure)");
+        }
+        if let Some(deadline_s) = policy.deadline_s.filter(|&d| minimum_s > d) {
+            line += &format!(
+                "; over the {deadline_s:.0} s deadline: the costliest points will get fewer processes (--only measures less)"
+            );
+        }
+    }
+    line += &format!("; refining until {:.0} s", policy.budget_s);
+    if let Some(deadline_s) = policy.deadline_s {
+        line += &format!(", no probe starts after {deadline_s:.0} s");
+    }
+    line
+}
+
+/// A run warning when the deadline left points short of the minimum rounds: how many, and how many with one
+/// process, whose CI is its own batches' and understates what varies between processes (docs/METHOD.md §2).
+fn warn_of_the_deadline(record: &mut RunRecord, points: &[PointState], policy: &RoundPolicy) {
+    let short = points.iter().filter(|s| s.short_of_minimum && !s.processes.is_empty()).count();
+    if short == 0 {
+        return;
+    }
+    let single = points.iter().filter(|s| s.short_of_minimum && s.processes.len() == 1).count();
+    let mut warning = format!(
+        "The run's deadline ({:.0} s) came before the minimum rounds: {short} point(s) got fewer than {} processes",
+        policy.deadline_s.unwrap_or(f64::INFINITY),
+        policy.min_rounds
+    );
+    if single > 0 {
+        warning += &format!(
+            ", {single} only one (its CI is that process's batches', narrower than what varies between processes)"
+        );
+    }
+    record.warnings.push(warning + "; --only measures fewer points in the same time.");
 }
 
 /// A run warning when the kernel refused pinning for any point, counted from the refusals its processes
@@ -334,10 +410,52 @@ mod tests {
     use overhead_record::fixture::sample_record;
 
     #[test]
+    fn the_forecast_sums_the_learned_costs_of_the_owed_processes_and_says_when_they_overrun() {
+        let spec = sample_record().points[0].spec.clone();
+        let policy = RoundPolicy { deadline_s: Some(10.0), ..RoundPolicy::for_mode(Mode::Default) };
+        let mut points = vec![
+            PointState::new(spec.clone(), Some(Duration::from_secs(1))),
+            PointState::new(spec.clone(), Some(Duration::from_secs(2))),
+            PointState::new(spec, None),
+        ];
+        let none = forecast(&points, &policy, &ProcessCosts::default(), Mode::Default);
+        assert!(none.contains("no default run to forecast from"), "{none}");
+        let mut learned = overhead_record::fixture::run_summary("r", &[], 0.0);
+        learned.process_wall_ms.insert("x".into(), 1.0);
+        let costs = ProcessCosts::learn(&[&learned], Mode::Default);
+        let line = forecast(&points, &policy, &costs, Mode::Default);
+        assert!(
+            line.starts_with("plan: 3 points, 3 processes each; this machine's last 1 default run(s) put them at 9 s"),
+            "{line}"
+        );
+        assert!(line.contains("(and 1 point(s) they did not measure)") && !line.contains("over the"), "{line}");
+        points[1].learned_wall = Some(Duration::from_secs(3));
+        let over = forecast(&points, &policy, &costs, Mode::Default);
+        assert!(over.contains("put them at 12 s") && over.contains("over the 10 s deadline"), "{over}");
+    }
+
+    #[test]
+    fn the_deadline_warning_counts_the_points_it_cut_and_those_left_with_one_process() {
+        let mut record = sample_record();
+        let spec = record.points[0].spec.clone();
+        let policy = RoundPolicy::for_mode(Mode::Quick);
+        let process = Process { record: record.points[0].clone(), round: 1, wall_ms: 10.0, started_s: None };
+        let mut points: Vec<PointState> = (0..3).map(|_| PointState::new(spec.clone(), None)).collect();
+        warn_of_the_deadline(&mut record, &points, &policy);
+        assert_eq!(record.warnings, ["a warning"], "nothing cut, no warning");
+        points[0].processes = vec![process.clone()];
+        points[1].processes = vec![process.clone(), process];
+        (points[0].short_of_minimum, points[1].short_of_minimum) = (true, true);
+        warn_of_the_deadline(&mut record, &points, &policy);
+        assert!(record.warnings[1].starts_with("The run's deadline (26 s) came before the minimum rounds: 2 point(s)"));
+        assert!(record.warnings[1].contains(", 1 only one"), "{}", record.warnings[1]);
+    }
+
+    #[test]
     fn the_pinning_warning_counts_the_points_whose_processes_reported_refusals() {
         let mut record = sample_record();
         let spec = record.points[0].spec.clone();
-        let mut points: Vec<PointState> = (0..3).map(|_| PointState::new(spec.clone())).collect();
+        let mut points: Vec<PointState> = (0..3).map(|_| PointState::new(spec.clone(), None)).collect();
         warn_of_refused_pinning(&mut record, &points);
         assert_eq!(record.warnings, ["a warning"], "no refusal, no warning");
         (points[0].pin_refusals, points[2].pin_refusals) = (1, 4);

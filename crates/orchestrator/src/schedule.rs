@@ -6,23 +6,33 @@ use std::time::Duration;
 use super::point_state::PointState;
 use overhead_record::{RoundPolicy, RunRecord};
 
-/// The indices into `points` that round `round` measures, in order: every point that has not failed and
-/// that `policy` wants another process of (its merged record in `record` so far). The minimum rounds go
-/// in plan order; refining rounds serve the cheapest processes first, so the budget buys the most
-/// processes (Kalibera & Jones: repetitions where they narrow the most per second).
-pub fn points_of_round(policy: &RoundPolicy, round: usize, points: &[PointState], record: &RunRecord) -> Vec<usize> {
+/// The indices into `points` that round `round`, starting `elapsed` into the run, measures, in order: every
+/// point that has not failed and that `policy` wants another process of (its merged record in `record` so
+/// far). A minimum round goes in plan order while it is expected to end before the deadline; one that would
+/// not, and every refining round, serves the cheapest processes first, so the deadline cuts the fewest
+/// processes and the budget buys the most (Kalibera & Jones: repetitions where they narrow the most per
+/// second). The sort is stable: points of equal cost keep plan order.
+pub fn points_of_round(
+    policy: &RoundPolicy,
+    round: usize,
+    points: &[PointState],
+    record: &RunRecord,
+    elapsed: Duration,
+) -> Vec<usize> {
     let mut wanted: Vec<usize> = (0..points.len())
         .filter(|&i| !points[i].failed && policy.wants_another(points[i].merged(record), points[i].processes.len()))
         .collect();
-    if round > policy.min_rounds {
+    let expected: Duration = wanted.iter().map(|&i| points[i].expected_wall()).sum();
+    if round > policy.min_rounds || policy.round_overruns(round, elapsed, expected) {
         wanted.sort_by_key(|&i| points[i].expected_wall());
     }
     wanted
 }
 
 /// Whether `point` may have its probe of round `round`, `elapsed` into the run, out of `points` points
-/// sharing the budget: always in the minimum rounds; past them, only while the run stays within its
-/// budget ([`RoundPolicy::affordable`]) and the point within its share of it ([`RoundPolicy::within_share`]).
+/// sharing the budget: always in the first round; in the other minimum rounds while the run stays within
+/// its deadline; past them, only while the run stays within its budget ([`RoundPolicy::affordable`]) and the
+/// point within its share of it ([`RoundPolicy::within_share`]).
 pub fn budget_allows(policy: &RoundPolicy, round: usize, point: &PointState, points: usize, elapsed: Duration) -> bool {
     let expected = point.expected_wall();
     policy.within_share(round, point.spent_wall(), expected, points) && policy.affordable(round, elapsed, expected)
@@ -38,7 +48,7 @@ mod tests {
     /// A point with `processes` processes of `wall_ms` each.
     fn state(wall_ms: f64, processes: usize) -> PointState {
         let record = point("base.call", "os", &[], 1.0);
-        let mut state = PointState::new(record.spec.clone());
+        let mut state = PointState::new(record.spec.clone(), None);
         state.processes =
             (1..=processes).map(|round| Process { record: record.clone(), round, wall_ms, started_s: None }).collect();
         state
@@ -49,7 +59,7 @@ mod tests {
         let policy = RoundPolicy::for_mode(Mode::Default);
         let mut points = vec![state(30.0, 0), state(10.0, 0), state(20.0, 0)];
         points[2].failed = true;
-        assert_eq!(points_of_round(&policy, 1, &points, &sample_record()), [0, 1]);
+        assert_eq!(points_of_round(&policy, 1, &points, &sample_record(), Duration::ZERO), [0, 1]);
     }
 
     #[test]
@@ -57,7 +67,8 @@ mod tests {
         let policy = RoundPolicy::for_mode(Mode::Default);
         // Below `stop_from` processes a point always wants another, whatever its CI.
         let points = vec![state(30.0, 1), state(10.0, 1), state(20.0, 1)];
-        assert_eq!(points_of_round(&policy, policy.min_rounds + 1, &points, &sample_record()), [1, 2, 0]);
+        let refining = policy.min_rounds + 1;
+        assert_eq!(points_of_round(&policy, refining, &points, &sample_record(), Duration::ZERO), [1, 2, 0]);
     }
 
     #[test]
@@ -68,5 +79,80 @@ mod tests {
         assert!(budget_allows(&policy, policy.min_rounds, &point, 1, late));
         assert!(!budget_allows(&policy, policy.min_rounds + 1, &point, 1, late));
         assert!(budget_allows(&policy, policy.min_rounds + 1, &point, 1, Duration::ZERO));
+    }
+
+    #[test]
+    fn a_minimum_round_goes_in_plan_order_while_it_fits_the_deadline() {
+        let policy = RoundPolicy::for_mode(Mode::Default);
+        let points = vec![state(300.0, 1), state(100.0, 1), state(200.0, 1)];
+        assert_eq!(points_of_round(&policy, 2, &points, &sample_record(), Duration::ZERO), [0, 1, 2]);
+        let near = Duration::from_secs_f64(policy.deadline_s.unwrap() - 0.5);
+        assert_eq!(points_of_round(&policy, 2, &points, &sample_record(), near), [1, 2, 0], "cheapest first");
+    }
+
+    #[test]
+    fn a_point_the_history_knows_is_expected_to_cost_what_it_cost_there_until_measured() {
+        let spec = point("base.call", "os", &[], 1.0).spec;
+        assert_eq!(PointState::new(spec.clone(), None).expected_wall(), Duration::ZERO);
+        let learned = PointState::new(spec, Some(Duration::from_millis(250)));
+        assert_eq!(learned.expected_wall(), Duration::from_millis(250));
+        let mut measured = state(40.0, 2);
+        measured.learned_wall = Some(Duration::from_millis(250));
+        assert_eq!(measured.expected_wall(), Duration::from_millis(40), "this run's processes come first");
+    }
+
+    /// Runs the schedule as `Runner::run_rounds` does, on a clock that advances by each process's cost:
+    /// returns the time the last probe ended and each point's process count.
+    fn simulate(policy: &RoundPolicy, costs_ms: &[f64]) -> (Duration, Vec<usize>) {
+        let record = sample_record();
+        let mut points: Vec<PointState> = costs_ms.iter().map(|&ms| state(ms, 0)).collect();
+        let mut clock = Duration::ZERO;
+        for round in 1..=policy.max_rounds {
+            for i in points_of_round(policy, round, &points, &record, clock) {
+                if budget_allows(policy, round, &points[i], costs_ms.len(), clock) {
+                    clock += Duration::from_secs_f64(costs_ms[i] / 1e3);
+                    let process = Process {
+                        record: point("base.call", "os", &[], 1.0),
+                        round,
+                        wall_ms: costs_ms[i],
+                        started_s: None,
+                    };
+                    points[i].processes.push(process);
+                }
+            }
+        }
+        (clock, points.iter().map(|p| p.processes.len()).collect())
+    }
+
+    #[test]
+    fn a_slow_host_loses_its_most_expensive_processes_to_the_deadline_and_no_first_one() {
+        // Eighteen 100 ms points and two 5 s ones (an MPI launch on a slow host), three processes owed to
+        // each within a 20 s deadline and no refining: 35.4 s of minimum rounds.
+        let policy = RoundPolicy {
+            max_rounds: 3,
+            budget_s: 0.0,
+            deadline_s: Some(20.0),
+            ..RoundPolicy::for_mode(Mode::Default)
+        };
+        let mut costs = vec![100.0; 20];
+        (costs[3], costs[11]) = (5000.0, 5000.0);
+        let (ended, processes) = simulate(&policy, &costs);
+        assert!(ended.as_secs_f64() <= 20.0 + 1e-9, "the last probe ended at {ended:?}");
+        assert!(processes.iter().all(|&n| n >= 1), "every point keeps its first process: {processes:?}");
+        // Round 1 ends at 11.8 s; round 2 would end at 23.6 s, so it serves the cheap points first (13.6 s)
+        // and the first expensive one (18.6 s); round 3 has room for fourteen cheap processes.
+        assert_eq!((processes[3], processes[11]), (2, 1));
+        let cheap: Vec<usize> =
+            processes.iter().enumerate().filter(|(i, _)| ![3, 11].contains(i)).map(|(_, &n)| n).collect();
+        assert_eq!(cheap.iter().filter(|&&n| n == 3).count(), 14);
+        assert!(cheap.iter().all(|&n| n >= 2), "{cheap:?}");
+    }
+
+    #[test]
+    fn a_run_that_fits_its_deadline_gets_every_minimum_process() {
+        let policy = RoundPolicy { max_rounds: 3, budget_s: 0.0, ..RoundPolicy::for_mode(Mode::Quick) };
+        let (ended, processes) = simulate(&policy, &[100.0; 40]);
+        assert_eq!(ended, Duration::from_secs(12));
+        assert!(processes.iter().all(|&n| n == 3));
     }
 }

@@ -5,6 +5,7 @@ use overhead_clock::{calibrate, Calibration};
 use overhead_harness::{HarnessConfig, Mode};
 use overhead_machine::MachineInfo;
 use overhead_stats::Summary;
+use std::collections::BTreeMap;
 
 /// A point of `experiment` for `runtime` with the given parameters whose samples centre on `median`.
 pub fn point(experiment: &str, runtime: &str, params: &[(&str, &str)], median: f64) -> PointRecord {
@@ -105,5 +106,6 @@ pub fn run_summary(label: &str, points: &[(&str, f64)], rel: f64) -> super::RunS
                 (n.to_string(), p)
             })
             .collect(),
+        process_wall_ms: BTreeMap::new(),
     }
 }

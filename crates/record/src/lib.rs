@@ -21,6 +21,7 @@ mod machine_state;
 mod outcome;
 pub mod params;
 mod point;
+mod process_costs;
 pub mod result;
 mod round_policy;
 mod round_rules;
@@ -37,6 +38,7 @@ pub use io::{load, temp_file_in, write_atomic, RecordError};
 pub use machine_state::{CpuShare, MachineState};
 pub use outcome::Outcome;
 pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult};
+pub use process_costs::{ProcessCosts, RECENT_RUNS};
 pub use round_policy::RoundPolicy;
 pub use run_summary::{family_of, PointRunSummary, RunConfig, RunSummary};
 pub use speed::{RunSpeed, SpeedWindow};
@@ -65,7 +67,7 @@ pub struct ToolInfo {
     pub crates: Vec<CrateVersion>,
 }
 
-/// One crate under test and its version (from Cargo.lock at build time; issue 25 item 5).
+/// One crate under test and its version (from Cargo.lock at build time).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CrateVersion {
     /// The crate's name on crates.io (`crossbeam-channel`).
@@ -168,7 +170,7 @@ pub struct RunRecord {
     /// Seed 002: hot-path time against its counts, least squares (derived by the analysis).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub count_fits: Vec<CountFit>,
-    /// Issue 25: for each primitive and setting, its implementations ranked, the best group marked
+    /// For each primitive and setting, its implementations ranked, the best group marked
     /// (derived by the analysis, `overhead_analysis::choose`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub choices: Vec<ChoiceTable>,

@@ -25,17 +25,24 @@ pub struct RoundPolicy {
     /// (`budget_s` / points) in all: a point whose process takes 300 ms (a timer wake-up sweep, 1000 thread
     /// spawns) would otherwise buy its twelfth process with the time that gives thirty cheap points another.
     pub max_share: f64,
+    /// Every round after the first starts a probe only if the run, with that probe's expected time, stays
+    /// within this many seconds (measured from the first probe): the minimum rounds too, so a slow host cuts
+    /// processes instead of overrunning. Every point keeps its first process; one cut short of `min_rounds`
+    /// says so. `None` in records older than it (no deadline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_s: Option<f64>,
 }
 
 impl RoundPolicy {
-    /// quick: 3–5 processes within 20 s; default: 3–24 within 80 s; full: 5–30 within 20 min; none stops
-    /// on its CI before 5; no point takes more than 4 even shares of the budget past the minimum. The
-    /// budgets leave room for calibration and the mandatory rounds of the default plan on a 2-CPU machine.
+    /// quick: 3–5 processes, refined within 20 s, every probe started by 26 s; default: 3–24 within 80 s,
+    /// by 85 s; full: 5–30 within 20 min, by 25 min; none stops on its CI before 5; no point takes more
+    /// than 4 even shares of the budget past the minimum. The deadlines leave room for calibration before
+    /// the first probe and the report after the last, so a whole run stays within 30 s, 90 s and 26 min.
     pub fn for_mode(mode: Mode) -> RoundPolicy {
-        let (min_rounds, max_rounds, budget_s) = match mode {
-            Mode::Quick => (3, 5, 20.0),
-            Mode::Default => (3, 24, 80.0),
-            Mode::Full => (5, 30, 1200.0),
+        let (min_rounds, max_rounds, budget_s, deadline_s) = match mode {
+            Mode::Quick => (3, 5, 20.0, 26.0),
+            Mode::Default => (3, 24, 80.0, 85.0),
+            Mode::Full => (5, 30, 1200.0, 1500.0),
         };
         RoundPolicy {
             min_rounds,
@@ -44,6 +51,7 @@ impl RoundPolicy {
             target_half_width: 0.03,
             budget_s,
             max_share: 4.0,
+            deadline_s: Some(deadline_s),
         }
     }
 }

@@ -2,9 +2,9 @@
 //!
 //! The orchestrator walks the whole plan once per round, one fresh probe process per point, so a slow
 //! minute of the machine lands on different points in different rounds. Every point gets `min_rounds`
-//! processes; after that, a point whose CI is still wider than the target gets another round while the
-//! run's time budget allows, up to `max_rounds` (Kalibera & Jones 2013: spend repetitions where the
-//! variance is; JMH forks).
+//! processes while the run's deadline allows (the first always); after that, a point whose CI is still wider
+//! than the target gets another round while the run's time budget allows, up to `max_rounds` (Kalibera &
+//! Jones 2013: spend repetitions where the variance is; JMH forks).
 
 use std::time::Duration;
 
@@ -25,10 +25,20 @@ impl RoundPolicy {
         point.is_some_and(|p| p.summary.ci_half_width() > self.target_half_width * p.summary.median.abs())
     }
 
-    /// Whether a probe of round `round`, expected to take `expected`, may start `elapsed` into the run:
-    /// always in the first `min_rounds`, else only within the budget.
+    /// Whether a probe of round `round`, expected to take `expected`, may start `elapsed` into the run: the
+    /// first round always (every point gets a value); the rest of the minimum rounds while the run stays
+    /// within the deadline; refining rounds within the budget and the deadline.
     pub fn affordable(&self, round: usize, elapsed: Duration, expected: Duration) -> bool {
-        round <= self.min_rounds || (elapsed + expected).as_secs_f64() <= self.budget_s
+        let end_s = (elapsed + expected).as_secs_f64();
+        let within_deadline = self.deadline_s.is_none_or(|d| end_s <= d);
+        round == 1 || (within_deadline && (round <= self.min_rounds || end_s <= self.budget_s))
+    }
+
+    /// Whether round `round` (a minimum round past the first), started `elapsed` into the run, would end
+    /// past the deadline with its probes expected to take `expected` in all: the schedule then serves the
+    /// cheapest processes first, so the deadline cuts the fewest.
+    pub fn round_overruns(&self, round: usize, elapsed: Duration, expected: Duration) -> bool {
+        round > 1 && self.deadline_s.is_some_and(|d| (elapsed + expected).as_secs_f64() > d)
     }
 
     /// Whether a point whose processes took `spent` so far may start one expected to take `expected`, out of
@@ -46,6 +56,14 @@ impl RoundPolicy {
     pub fn for_part(mut self, planned: usize, whole: usize) -> RoundPolicy {
         let share = planned as f64 / whole.max(1) as f64;
         self.budget_s *= share.clamp(0.25, 1.0);
+        self
+    }
+
+    /// The policy with a refining budget of `budget_s` (`--budget`): the deadline moves out to it when the
+    /// budget asks for more time than the deadline gives.
+    pub fn with_budget(mut self, budget_s: f64) -> RoundPolicy {
+        self.budget_s = budget_s;
+        self.deadline_s = self.deadline_s.map(|d| d.max(budget_s));
         self
     }
 

@@ -75,6 +75,11 @@ pub struct RunSummary {
     pub max_steal_share: Option<f64>,
     /// Point name → its summary, in name order.
     pub points: BTreeMap<String, PointRunSummary>,
+    /// Point name → what one of its probe processes took here, start-up included (ms, the mean over the
+    /// run's processes): what a later run plans its time from ([`super::ProcessCosts`]). Empty in summaries
+    /// older than it and in plain Google Benchmark files.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub process_wall_ms: BTreeMap<String, f64>,
 }
 
 impl RunSummary {
@@ -97,6 +102,12 @@ impl RunSummary {
                 .points
                 .iter()
                 .map(|p| (p.name.clone(), PointRunSummary::of(&p.summary, p.processes.len().max(1))))
+                .collect(),
+            process_wall_ms: record
+                .points
+                .iter()
+                .filter(|p| !p.processes.is_empty() && p.wall_ms > 0.0)
+                .map(|p| (p.name.clone(), p.wall_ms / p.processes.len() as f64))
                 .collect(),
         }
     }
@@ -133,7 +144,7 @@ impl RunConfig {
 /// output directory, the exports and the history switch, which change where results go, not what they are.
 fn options_of(mode: Mode, argv: &[String]) -> String {
     const NOT_MEASURING: [&str; 3] = ["--out", "--export", "--no-history"];
-    let mut kept = vec![format!("{mode:?}").to_lowercase()];
+    let mut kept = vec![mode.name().to_string()];
     let mut args = argv.iter().skip_while(|a| a.as_str() != "run").skip(1);
     while let Some(arg) = args.next() {
         let flag = arg.split('=').next().unwrap_or(arg);

@@ -30,6 +30,9 @@ pub fn time_spent(record: &RunRecord) -> String {
         record.points.len(),
         target * 100.0
     );
+    if let Some(short) = short_of_minimum(record) {
+        out += &short;
+    }
     for (experiment, (ms, n)) in rows {
         out += &format!(
             "  {experiment:<18} {:>6.1} s  {:>3.0}%  {n:>4} processes, {:>5.0} ms each\n",
@@ -39,6 +42,24 @@ pub fn time_spent(record: &RunRecord) -> String {
         );
     }
     out
+}
+
+/// A line when the run's deadline left points with fewer processes than the minimum rounds (docs/METHOD.md
+/// §4): how many, and the cost of their processes here.
+fn short_of_minimum(record: &RunRecord) -> Option<String> {
+    let minimum = record.rounds?.min_rounds;
+    let short: Vec<_> =
+        record.points.iter().filter(|p| !p.processes.is_empty() && p.processes.len() < minimum).collect();
+    if short.is_empty() {
+        return None;
+    }
+    let per_process_ms: f64 =
+        short.iter().map(|p| p.wall_ms / p.processes.len() as f64).sum::<f64>() / short.len() as f64;
+    Some(format!(
+        "  {} point(s) got fewer than {minimum} processes: the run's deadline came first (their processes take \
+         {per_process_ms:.0} ms each on average; their notes say so)\n",
+        short.len()
+    ))
 }
 
 #[cfg(test)]
@@ -72,5 +93,10 @@ mod tests {
         assert!(text.starts_with("time: 1.2 s in 6 probe processes"), "{text}");
         assert!(text.contains("75%"), "{text}");
         assert!(time_spent(&sample_record()).is_empty());
+        assert!(!text.contains("fewer than"), "{text}");
+        record.rounds = Some(overhead_record::RoundPolicy::for_mode(overhead_harness::Mode::Default));
+        record.points[1].processes.truncate(2);
+        let short = time_spent(&record);
+        assert!(short.contains("1 point(s) got fewer than 3 processes") && short.contains("450 ms each"), "{short}");
     }
 }

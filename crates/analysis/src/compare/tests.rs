@@ -29,6 +29,7 @@ fn run(label: &str, points: BTreeMap<String, PointRunSummary>, speed_ns: Option<
         max_other_share: Some(0.01),
         max_steal_share: Some(0.0),
         points,
+        process_wall_ms: BTreeMap::new(),
     }
 }
 

@@ -51,6 +51,7 @@ pub fn simulate(
                 max_other_share: None,
                 max_steal_share: None,
                 points,
+                process_wall_ms: BTreeMap::new(),
             }
         })
         .collect()
