@@ -16,6 +16,9 @@ use overhead_report::OutputFormat;
 /// Prints the comparison. An unreadable or foreign file, or an empty side, is the user's input error
 /// (exit 2).
 pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
+    if let [one] = &args.records[..] {
+        return compare_sides_of(Path::new(one), args.format);
+    }
     let runs: Vec<(String, Vec<RunSummary>)> = args
         .records
         .iter()
@@ -33,6 +36,28 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
         runs.into_iter().zip(levels).map(|((label, runs), level)| Side { label, runs, level }).collect();
     let comparison = compare_sides(&sides);
     print!("{}", comparison_exporter(args.format)?.render(&comparison)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One record of a run with sides: its sides against its baseline (docs/METHOD.md §17), as the report's
+/// `sides` section (`table`, `md`) or the record's page, which opens with them (`html`).
+///
+/// Errors: the file is not a record, or a record without sides (a [`UsageError`] saying what compare takes).
+fn compare_sides_of(path: &Path, format: OutputFormat) -> anyhow::Result<ExitCode> {
+    let mut record = load(path).map_err(|e| UsageError(e.to_string()))?;
+    if record.sides.is_none() {
+        return Err(UsageError(format!(
+            "{}: a record without sides; compare takes two or more records, or one of a run with --side",
+            path.display()
+        ))
+        .into());
+    }
+    overhead_analysis::analyze(&mut record);
+    let text = match format.text_style() {
+        Some(style) => overhead_report::sides::sides_section(&record, style),
+        None => overhead_report::export::for_record(OutputFormat::Html).render(&record)?,
+    };
+    print!("{text}");
     Ok(ExitCode::SUCCESS)
 }
 

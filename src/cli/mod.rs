@@ -1,4 +1,5 @@
-//! The command line: `run`, `list`, `check`, `report`, `compare`, `history`, and the hidden `probe`.
+//! The command line: `run`, `list`, `check`, `report`, `compare`, `history`, and the hidden `probe` and
+//! `about`.
 //!
 //! Exit codes: 0 success, 1 a failure while working, 2 bad input (as clap uses), 130 interrupted.
 
@@ -42,6 +43,10 @@ pub enum Command {
     Compare(CompareArgs),
     /// List this machine's runs from the history and the run-level spread per family, or clear them.
     History(HistoryArgs),
+    /// Say this binary's probe protocol and build as one JSON line (asked by a run with sides of each
+    /// side's binary).
+    #[command(hide = true)]
+    About,
     /// Measure one point (used by `run`; speaks JSON lines).
     #[command(hide = true)]
     Probe {
@@ -89,6 +94,13 @@ pub struct RunArgs {
     /// (results.github-benchmark.json, github-action-benchmark's customSmallerIsBetter).
     #[arg(long, value_delimiter = ',', value_parser = formats_where(|f| f.export_file_name().is_some()))]
     pub export: Vec<OutputFormat>,
+    /// Measure the plan on this side too, each point's processes for the sides back to back in every round
+    /// (give two or more; the first is the baseline the others are compared with): `NAME=[KEY=VALUE ...]
+    /// [PATH]`, as `env` writes a command — environment settings for the side's probe processes, then the
+    /// `overhead` binary they run (this one when left out). E.g. `--side old=./overhead-old --side new=`,
+    /// `--side one='GOMAXPROCS=1' --side all=`. The budget and the deadline grow with the sides.
+    #[arg(long, value_name = "NAME=[KEY=VALUE ...] [PATH]")]
+    pub side: Vec<String>,
     /// Do not add this run to the machine's history ($XDG_DATA_HOME/overhead/history.sqlite), nor read
     /// the history for how far each point moves between runs or what its processes cost here.
     #[arg(long)]
@@ -153,8 +165,9 @@ pub struct ReportArgs {
 pub struct CompareArgs {
     /// Records written by `overhead run` (or plain Google Benchmark files): the first is the baseline. A
     /// side may be several records of one configuration joined by commas (`a1.json,a2.json,a3.json`):
-    /// replicates, from which the run level is estimated.
-    #[arg(required = true, num_args = 2.., value_name = "RECORD[,RECORD…]")]
+    /// replicates, from which the run level is estimated. One record of a run with `--side`: its sides,
+    /// each against its baseline from the processes measured next to each other.
+    #[arg(required = true, num_args = 1.., value_name = "RECORD[,RECORD…]")]
     pub records: Vec<String>,
     /// Do not read the machine's history for the run level: use the replicates given, else the measured
     /// defaults (labelled "assumed").
@@ -223,6 +236,7 @@ pub fn main(build: &BuildStamp) -> ExitCode {
         Command::Compare(args) => compare::compare(args),
         Command::History(args) => history::history(args),
         Command::Probe { job } => probe::probe(&job),
+        Command::About => probe::about(build),
     };
     match result {
         Ok(code) => code,

@@ -1,4 +1,5 @@
-//! `overhead probe --job JSON` (hidden): measure one point, answer in JSON lines.
+//! `overhead probe --job JSON` (hidden): measure one point, answer in JSON lines; and `overhead about`
+//! (hidden): the protocol and build of this binary, for a run that drives it as a side.
 
 use std::process::ExitCode;
 
@@ -36,4 +37,11 @@ pub fn probe(job: &str) -> anyhow::Result<ExitCode> {
     written?;
     // A follower rank answers with a note; only an error fails the process.
     Ok(if matches!(message, ProbeMessage::Error { .. }) { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// Prints `{"type":"about","v":…,"tool":…}`: the probe protocol this binary speaks and what it was built from.
+pub fn about(build: &overhead_record::BuildStamp) -> anyhow::Result<ExitCode> {
+    let message = ProbeMessage::About { v: VERSION, tool: overhead_record::ToolInfo::from_stamp(build) };
+    println!("{}", message.to_line());
+    Ok(ExitCode::SUCCESS)
 }

@@ -16,6 +16,10 @@ pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     // clap admits only `all` (no section: the whole record) and the section keys.
     let text = match section(&args.table) {
         None => for_record(args.format).render(&record)?,
+        // The sides' verdicts are rows a script reads: the one section with a CSV of its own.
+        Some(section) if section.key == "sides" && args.format == OutputFormat::Csv => {
+            overhead_report::sides::sides_csv(&record)?
+        }
         Some(section) => (section.render)(&record, section_style(section, args.format)?),
     };
     print!("{text}");

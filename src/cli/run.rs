@@ -12,7 +12,8 @@ use overhead_experiments::{PlanContext, Planned};
 use overhead_harness::Mode;
 use overhead_machine::{parse_cpu_list, MachineInfo};
 use overhead_orchestrator::{
-    build_plan, run as run_plan, select_experiments, select_runtimes, RoundPolicy, RunOptions,
+    build_plan, check_sides, parse_side, run as run_plan, select_experiments, select_runtimes, RoundPolicy, RunOptions,
+    SideRun,
 };
 use overhead_record::{BetweenRuns, ProcessCosts, RunRecord, RunSummary};
 use overhead_report::export::for_record;
@@ -28,6 +29,8 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
     let machine = MachineInfo::detect();
     let cpus = usable_cpus(args.cpus.as_deref(), &machine.allowed_cpus)?;
     let launch = launch_settings(&args)?;
+    let tool = overhead_record::ToolInfo::from_stamp(build);
+    let sides = sides_of(&args.side, &tool)?;
     let ctx = PlanContext { cpus, topology: machine.topology.clone(), mode, hosts: launch.hosts.clone() };
     if args.plan {
         print!("{}", plan_listing(&build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx)));
@@ -53,6 +56,9 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
         rounds = rounds.with_budget(budget);
     }
     let costs = if args.no_history { ProcessCosts::default() } else { learned_costs(&machine, mode) };
+    if sides.len() > 1 {
+        rounds = rounds.for_sides(sides.len());
+    }
 
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&interrupted);
@@ -72,8 +78,9 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
         rounds,
         command_line: std::env::args().collect(),
         launch,
-        tool: overhead_record::ToolInfo::from_stamp(build),
+        tool,
         costs,
+        sides,
     };
     let mut outcome = run_plan(options, &interrupted)?;
     if !args.no_history && !outcome.record.interrupted {
@@ -120,18 +127,29 @@ fn add_to_history(record: &mut RunRecord, record_path: &Path) -> anyhow::Result<
         eprintln!("history: no data folder (set XDG_DATA_HOME); this run was not added");
         return Ok(());
     };
-    let summary = RunSummary::of_record(record, &record_path.display().to_string());
+    // A run with sides adds each side as a run of its own configuration; the first side's is this record's.
+    let summaries = RunSummary::of_sides(record, &record_path.display().to_string());
+    let summary = summaries[0].clone();
     let entries = overhead_history::History::open(&path).and_then(|mut history| {
         if let Some(notice) = &history.notice {
             eprintln!("history: {notice}");
         }
-        let id = history.add(&summary, &record_path.display().to_string())?;
+        let mut ids = Vec::new();
+        for s in &summaries {
+            ids.push(history.add(s, &record_path.display().to_string())?.to_string());
+        }
         let machine = summary.config.as_ref().map(|c| c.machine.as_str());
         let loaded = history.load(machine)?;
         for d in &loaded.damaged {
             eprintln!("history: skipped a damaged entry: {d}");
         }
-        eprintln!("history: added as run {id} of this machine ({} runs in {})", loaded.entries.len(), path.display());
+        let runs = if ids.len() == 1 { "run" } else { "runs" };
+        eprintln!(
+            "history: added as {runs} {} of this machine ({} runs in {})",
+            ids.join(", "),
+            loaded.entries.len(),
+            path.display()
+        );
         Ok(loaded.entries)
     });
     let entries = match entries {
@@ -151,6 +169,16 @@ fn add_to_history(record: &mut RunRecord, record_path: &Path) -> anyhow::Result<
         overhead_record::write_atomic(record_path, record)?;
     }
     Ok(())
+}
+
+/// The sides of `--side` values, read and checked against this binary before anything is measured.
+///
+/// Errors: a value that does not read, fewer than two sides, a name given twice, a binary that cannot be
+/// driven (missing, not executable, another protocol): a [`UsageError`] naming the side and why.
+fn sides_of(values: &[String], tool: &overhead_record::ToolInfo) -> Result<Vec<SideRun>, UsageError> {
+    let specs = values.iter().map(|v| parse_side(v)).collect::<Result<Vec<_>, _>>().map_err(UsageError)?;
+    let this = std::env::current_exe().map_err(|e| UsageError(format!("--side: this binary cannot be found ({e})")))?;
+    check_sides(specs, &this, tool).map_err(UsageError)
 }
 
 /// What each point's process cost in this machine's recent runs of `mode`, from the history: what the run

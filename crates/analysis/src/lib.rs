@@ -8,6 +8,7 @@ pub mod compare;
 mod merge;
 pub mod run_level;
 pub mod runtime_comparisons;
+pub mod sides;
 mod speed;
 pub mod timer_counts;
 
@@ -31,6 +32,10 @@ pub fn analyze(record: &mut RunRecord) {
     record.comparisons = runtime_comparisons::comparisons(record);
     record.count_fits = timer_counts::count_fits(&record.points);
     record.choices = choose::choice_tables(&record.points, &record.skipped);
+    if let Some(mut sides) = record.sides.take() {
+        sides.ratios = sides::side_ratios(&record.points, &sides);
+        record.sides = Some(sides);
+    }
 }
 
 #[cfg(test)]

@@ -11,11 +11,13 @@ mod ranks;
 mod record_writer;
 mod run;
 mod schedule;
+mod sides;
 
 pub use overhead_record::RoundPolicy;
 pub use plan::{build_plan, select_experiments, select_runtimes};
 pub use probe::run_probe;
 pub use run::{run, RunOptions, RunOutcome};
+pub use sides::{check_sides, parse_side, SideRun};
 
 #[cfg(test)]
 mod round_rules_tests;

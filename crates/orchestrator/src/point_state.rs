@@ -1,15 +1,20 @@
-//! One planned point during a run: its processes so far, where its merged record sits in the run record,
-//! and what stopped it (a failed probe, the budget).
+//! One planned point on one side during a run: its processes so far, where its merged record sits in the run
+//! record (the record's `points` for the first side, the side's own `points` for the others), and what
+//! stopped it (a failed probe, the budget).
 
 use std::time::Duration;
 
 use overhead_analysis::{merge_processes, Flagging, Process};
 use overhead_record::{PointRecord, PointSpec, RunRecord};
 
-/// One planned point during the run: its processes so far and where its merged record sits.
+/// One planned point on one side during the run: its processes so far and where its merged record sits.
 pub struct PointState {
     /// The point.
     pub spec: PointSpec,
+    /// Its side's index in the run's sides (0: the first side, or a run without sides).
+    pub side: usize,
+    /// What its record's name gets after the spec's: `/side:NAME` on the sides after the first, else nothing.
+    pub name_suffix: String,
     /// Every process that answered, in the order they ran.
     pub processes: Vec<Process>,
     /// The batch size of the point's first process, handed to the later ones.
@@ -35,6 +40,8 @@ impl PointState {
     pub fn new(spec: PointSpec, learned_wall: Option<Duration>) -> PointState {
         PointState {
             spec,
+            side: 0,
+            name_suffix: String::new(),
             processes: Vec::new(),
             batch_ops_hint: None,
             slot: None,
@@ -61,21 +68,52 @@ impl PointState {
         Duration::from_secs_f64(self.processes.iter().map(|p| p.wall_ms).sum::<f64>() / n / 1e3)
     }
 
-    /// The point's merged record so far in `record`, if a process answered.
-    pub fn merged<'a>(&self, record: &'a RunRecord) -> Option<&'a PointRecord> {
-        self.slot.map(|slot| &record.points[slot])
+    /// The same point on side `side` of the run, its record named with `name_suffix`.
+    pub fn on_side(mut self, side: usize, name_suffix: String) -> PointState {
+        (self.side, self.name_suffix) = (side, name_suffix);
+        self
     }
 
-    /// The point merged from its processes under `rules`, put at its slot in `record` (appended, and the
-    /// slot remembered, the first time); returns it.
+    /// The point's merged record so far in `record`, if a process answered.
+    pub fn merged<'a>(&self, record: &'a RunRecord) -> Option<&'a PointRecord> {
+        self.slot.map(|slot| &side_points(record, self.side)[slot])
+    }
+
+    /// The point's merged record in `record`, to change; `None` before a process answered.
+    pub fn merged_mut<'a>(&self, record: &'a mut RunRecord) -> Option<&'a mut PointRecord> {
+        self.slot.map(|slot| &mut side_points_mut(record, self.side)[slot])
+    }
+
+    /// The point merged from its processes under `rules`, named for its side, put at its slot in `record`
+    /// (appended, and the slot remembered, the first time); returns it.
     pub fn merge_into<'a>(&mut self, record: &'a mut RunRecord, rules: &Flagging) -> &'a PointRecord {
-        let point = merge_processes(&self.processes, rules);
-        let slot = *self.slot.get_or_insert(record.points.len());
-        if slot == record.points.len() {
-            record.points.push(point);
+        let mut point = merge_processes(&self.processes, rules);
+        point.name = format!("{}{}", point.spec.name(), self.name_suffix);
+        let points = side_points_mut(record, self.side);
+        let slot = *self.slot.get_or_insert(points.len());
+        if slot == points.len() {
+            points.push(point);
         } else {
-            record.points[slot] = point;
+            points[slot] = point;
         }
-        &record.points[slot]
+        &points[slot]
+    }
+}
+
+/// The points of side `side` in `record`: the record's own for side 0, else that side's.
+///
+/// Panics if the record has no such side (the run made the record with its sides).
+pub fn side_points(record: &RunRecord, side: usize) -> &Vec<PointRecord> {
+    match side {
+        0 => &record.points,
+        s => &record.sides.as_ref().expect("a run with sides records them").sides[s].points,
+    }
+}
+
+/// [`side_points`], to change.
+pub fn side_points_mut(record: &mut RunRecord, side: usize) -> &mut Vec<PointRecord> {
+    match side {
+        0 => &mut record.points,
+        s => &mut record.sides.as_mut().expect("a run with sides records them").sides[s].points,
     }
 }

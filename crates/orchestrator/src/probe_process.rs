@@ -35,15 +35,17 @@ pub struct ProbeAnswer {
 }
 
 /// Starts a probe for `job` (through the MPI launcher, with `launch`'s arguments, when the point runs as
-/// ranks), waits for it under the watchdog, and reads its answer.
+/// ranks) from `exe` with `env` added to its environment (a side's settings), waits for it under the
+/// watchdog, and reads its answer.
 pub fn run_one(
     exe: &Path,
+    env: &[(String, String)],
     job: &ProbeJob,
     launch: &LaunchSettings,
     timeout: Duration,
     interrupted: &AtomicBool,
 ) -> ProbeEnd {
-    let mut child = match start(exe, job, launch) {
+    let mut child = match start(exe, env, job, launch) {
         Ok(child) => child,
         Err(reason) => return ProbeEnd::Failed(SkipKind::Failed, reason),
     };
@@ -69,7 +71,7 @@ pub fn run_one(
 /// The probe of `job`, started with its output piped.
 ///
 /// Errors: why it could not start, as the failure's reason.
-fn start(exe: &Path, job: &ProbeJob, launch: &LaunchSettings) -> Result<Child, String> {
+fn start(exe: &Path, env: &[(String, String)], job: &ProbeJob, launch: &LaunchSettings) -> Result<Child, String> {
     let job_json = serde_json::to_string(job).expect("jobs always serialise");
     let mut command =
         probe_command(exe, job, &job_json, launch).map_err(|e| format!("could not start the probe: {e:#}"))?;
@@ -77,6 +79,7 @@ fn start(exe: &Path, job: &ProbeJob, launch: &LaunchSettings) -> Result<Child, S
     // launcher forks).
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     command
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

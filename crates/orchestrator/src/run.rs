@@ -15,14 +15,18 @@ use super::point_state::PointState;
 use super::probe_process::{run_one, ProbeAnswer, ProbeEnd};
 use super::progress::Progress;
 use super::record_writer::RecordWriter;
-use super::schedule::{budget_allows, points_of_round};
+use super::schedule::{budget_allows, groups_of_round, side_order};
+use super::sides::SideRun;
 use overhead_analysis::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
 use overhead_clock::TimeSourceInfo;
 use overhead_experiments::Planned;
 use overhead_harness::{speed, HarnessConfig, Mode};
 use overhead_machine::MachineInfo;
 use overhead_protocol::{ProbeJob, VERSION};
-use overhead_record::{ProcessCosts, RoundPolicy, RunRecord, SkipKind, SkippedPoint, ToolInfo, SCHEMA_VERSION};
+use overhead_record::{
+    ProcessCosts, RoundPolicy, RunRecord, SideRecord, Sides, SkipKind, SkippedPoint, ToolInfo, SCHEMA_VERSION,
+    SIDE_ORDER,
+};
 
 /// A validated run: what to measure, where to write, with which clock.
 pub struct RunOptions {
@@ -45,6 +49,9 @@ pub struct RunOptions {
     /// What each point's process took in this machine's recent runs of the mode (empty without a history):
     /// the expected time of a point until the run has measured it, and the plan's forecast.
     pub costs: ProcessCosts,
+    /// The sides to measure the plan on (`--side`), the first the baseline; empty for a run of this binary
+    /// alone (docs/METHOD.md §17).
+    pub sides: Vec<SideRun>,
 }
 
 /// Where the record went and what it holds.
@@ -61,16 +68,22 @@ pub struct RunOutcome {
 /// Errors: the record could not be written, or this executable could not be started as a probe.
 pub fn run(mut opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutcome> {
     let mut record = new_record(&opts);
-    let (points, measured_cpus) = planned_points(std::mem::take(&mut opts.plan), &opts.costs, &mut record.skipped);
-    eprintln!("{}", forecast(&points, &opts.rounds, &opts.costs, opts.mode));
+    let suffixes = name_suffixes(&opts.sides);
+    let (points, measured_cpus) =
+        planned_points(std::mem::take(&mut opts.plan), &opts.costs, &suffixes, &mut record.skipped);
+    eprintln!("{}", forecast(&points, suffixes.len(), &opts.rounds, &opts.costs, opts.mode));
     let mut writer = RecordWriter::new(opts.out_dir.join("results.json"));
     writer.write_now(&mut record)?;
-    let exe = std::env::current_exe().context("locating this executable to start probes")?;
+    let this = std::env::current_exe().context("locating this executable to start probes")?;
+    let exes = match opts.sides.is_empty() {
+        true => vec![this],
+        false => opts.sides.iter().map(|s| s.exe.clone()).collect(),
+    };
     let progress = Progress::new(points.len() * opts.rounds.min_rounds);
     let mut runner = Runner {
         opts: &opts,
         interrupted,
-        exe,
+        exes,
         record,
         points,
         writer,
@@ -107,6 +120,31 @@ fn new_record(opts: &RunOptions) -> RunRecord {
         comparisons: Vec::new(),
         count_fits: Vec::new(),
         choices: Vec::new(),
+        sides: sides_of(&opts.sides),
+    }
+}
+
+/// The record's sides before the first probe: what each side is and its build, no points yet; `None` for a
+/// run without sides.
+fn sides_of(sides: &[SideRun]) -> Option<Sides> {
+    (!sides.is_empty()).then(|| Sides {
+        sides: sides
+            .iter()
+            .map(|s| SideRecord { spec: s.spec.clone(), tool: s.tool.clone(), points: Vec::new(), skipped: Vec::new() })
+            .collect(),
+        order: SIDE_ORDER.into(),
+        ratios: Vec::new(),
+    })
+}
+
+/// What each side's point names get after the spec's: nothing for the first side (its points keep the names
+/// a run without sides gives them), `/side:NAME` for the others; one empty suffix for a run without sides.
+fn name_suffixes(sides: &[SideRun]) -> Vec<String> {
+    match sides.split_first() {
+        None => vec![String::new()],
+        Some((_, others)) => {
+            std::iter::once(String::new()).chain(others.iter().map(|s| format!("/side:{}", s.spec.name))).collect()
+        }
     }
 }
 
@@ -123,11 +161,13 @@ fn start_warnings(opts: &RunOptions) -> Vec<String> {
     warnings
 }
 
-/// The plan's points to measure, in plan order, each expected to cost what `costs` learned of it, and the
-/// CPUs they use (sorted, once each); its skipped cells go to `skipped` with their reasons.
+/// The plan's points to measure, in plan order, each on every side (one state per side, named with that
+/// side's suffix of `suffixes`, one suffix per side) and expected to cost what `costs` learned of it, and
+/// the CPUs they use (sorted, once each); its skipped cells go to `skipped` with their reasons.
 fn planned_points(
     plan: Vec<Planned>,
     costs: &ProcessCosts,
+    suffixes: &[String],
     skipped: &mut Vec<SkippedPoint>,
 ) -> (Vec<PointState>, Vec<usize>) {
     let mut points = Vec::new();
@@ -138,7 +178,9 @@ fn planned_points(
             Planned::Run(spec) => {
                 measured_cpus.extend(&spec.cpus);
                 let learned = costs.of(&spec.name());
-                points.push(PointState::new(spec, learned))
+                for (side, suffix) in suffixes.iter().enumerate() {
+                    points.push(PointState::new(spec.clone(), learned).on_side(side, suffix.clone()));
+                }
             }
         }
     }
@@ -158,8 +200,8 @@ enum Flow {
 struct Runner<'a> {
     opts: &'a RunOptions,
     interrupted: &'a AtomicBool,
-    /// This executable, started as `overhead probe`.
-    exe: PathBuf,
+    /// The executable each side's probes run as `overhead probe` (this one alone without sides).
+    exes: Vec<PathBuf>,
     record: RunRecord,
     points: Vec<PointState>,
     writer: RecordWriter,
@@ -174,13 +216,15 @@ impl Runner<'_> {
     /// Errors: the record could not be written.
     fn run_rounds(&mut self) -> anyhow::Result<()> {
         let policy = self.opts.rounds;
+        let sides = self.exes.len();
         for round in 1..=policy.max_rounds {
-            let wanted = points_of_round(&policy, round, &self.points, &self.record, self.run_started.elapsed());
+            let elapsed = self.run_started.elapsed();
+            let wanted = groups_of_round(&policy, round, &self.points, sides, &self.record, elapsed);
             if wanted.is_empty() {
                 break;
             }
             if round > policy.min_rounds {
-                self.progress.add(wanted.len());
+                self.progress.add(wanted.len() * sides);
             }
             if let Flow::Stop = self.run_round(round, &wanted)? {
                 break;
@@ -189,27 +233,41 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// One round: a probe for each of `wanted` (indices into the points) that the budget allows.
+    /// One round: for each of `wanted` (groups: a point on every side) that the budget allows, a probe per
+    /// side that has not failed, back to back, the sides in the round's rotated order.
     ///
     /// Errors: the record could not be written.
     fn run_round(&mut self, round: usize, wanted: &[usize]) -> anyhow::Result<Flow> {
-        for (done_in_round, &i) in wanted.iter().enumerate() {
+        let sides = self.exes.len();
+        let groups = self.points.len() / sides;
+        for (done_in_round, &g) in wanted.iter().enumerate() {
             if self.interrupted.load(Ordering::SeqCst) {
                 return Ok(Flow::Stop);
             }
+            let members = g * sides..(g + 1) * sides;
             let elapsed = self.run_started.elapsed();
-            if !budget_allows(&self.opts.rounds, round, &self.points[i], self.points.len(), elapsed) {
-                if round <= self.opts.rounds.min_rounds {
-                    self.points[i].short_of_minimum = true;
-                } else {
-                    self.points[i].out_of_budget = true;
+            if !budget_allows(&self.opts.rounds, round, &self.points[members.clone()], groups, elapsed) {
+                for state in &mut self.points[members] {
+                    match round <= self.opts.rounds.min_rounds {
+                        true => state.short_of_minimum = true,
+                        false => state.out_of_budget = true,
+                    }
+                    self.progress.skip();
                 }
-                self.progress.skip();
                 continue;
             }
-            self.progress.start(round, wanted.len() - done_in_round, &self.points[i].spec.name());
-            if let Flow::Stop = self.probe(round, i) {
-                return Ok(Flow::Stop);
+            for (done_in_group, side) in side_order(round, sides).enumerate() {
+                let i = g * sides + side;
+                if self.points[i].failed {
+                    self.progress.skip();
+                    continue;
+                }
+                let left = (wanted.len() - done_in_round) * sides - done_in_group;
+                let name = format!("{}{}", self.points[i].spec.name(), self.points[i].name_suffix);
+                self.progress.start(round, left, &name);
+                if let Flow::Stop = self.probe(round, i) {
+                    return Ok(Flow::Stop);
+                }
             }
             self.writer.write_if_due(&mut self.record)?;
         }
@@ -222,7 +280,9 @@ impl Runner<'_> {
         let started = Instant::now();
         let started_s = Some(started.duration_since(self.run_started).as_secs_f64());
         self.cpu_watch.before_probe();
-        let end = run_one(&self.exe, &job, &self.opts.launch, self.opts.point_timeout, self.interrupted);
+        let side = self.points[i].side;
+        let env = self.opts.sides.get(side).map_or(&[][..], |s| &s.spec.env[..]);
+        let end = run_one(&self.exes[side], env, &job, &self.opts.launch, self.opts.point_timeout, self.interrupted);
         self.cpu_watch.after_probe(&job.spec.cpus);
         let wall_ms = started.elapsed().as_secs_f64() * 1e3;
         match end {
@@ -247,8 +307,12 @@ impl Runner<'_> {
     /// A probe's answer: the point's new process, its batch size and refused pinnings, and the point merged
     /// again from all its processes under the rules as they stand.
     fn take_answer(&mut self, i: usize, answer: ProbeAnswer, timing: ProbeTiming) {
+        // One batch size for the point on every side, so each side times the same work.
+        let sides = self.exes.len();
+        for state in &mut self.points[i / sides * sides..(i / sides + 1) * sides] {
+            state.batch_ops_hint = state.batch_ops_hint.or(answer.sized_batch_ops);
+        }
         let state = &mut self.points[i];
-        state.batch_ops_hint = state.batch_ops_hint.or(answer.sized_batch_ops);
         state.pin_refusals += answer.pin_refusals;
         let ProbeTiming { round, wall_ms, started_s } = timing;
         state.processes.push(Process { record: *answer.point, round, wall_ms, started_s });
@@ -261,11 +325,16 @@ impl Runner<'_> {
     /// reason, with one its record keeps the failure as a note.
     fn take_failure(&mut self, i: usize, round: usize, kind: SkipKind, reason: String) {
         let state = &mut self.points[i];
-        self.progress.finish(&format!("{}  {reason}", state.spec.name()));
+        self.progress.finish(&format!("{}{}  {reason}", state.spec.name(), state.name_suffix));
         state.failed = true;
-        match state.slot {
-            None => self.record.skipped.push(SkippedPoint::new(state.spec.clone(), kind, reason)),
-            Some(slot) => self.record.points[slot].notes.push(format!("round {round}: the probe failed: {reason}")),
+        if let Some(point) = state.merged_mut(&mut self.record) {
+            point.notes.push(format!("round {round}: the probe failed: {reason}"));
+            return;
+        }
+        let skipped = SkippedPoint::new(state.spec.clone(), kind, reason);
+        match (state.side, self.record.sides.as_mut()) {
+            (side, Some(sides)) if side > 0 => sides.sides[side].skipped.push(skipped),
+            _ => self.record.skipped.push(skipped),
         }
     }
 
@@ -304,14 +373,15 @@ struct ProbeTiming {
 fn merge_all_again(record: &mut RunRecord, points: &[PointState], policy: &RoundPolicy) {
     let rules = flagging(record, points);
     for state in points.iter().filter(|s| !s.processes.is_empty()) {
-        let slot = state.slot.expect("a point with processes has a slot");
-        let notes = std::mem::take(&mut record.points[slot].notes);
-        record.points[slot] = merge_processes(&state.processes, &rules);
-        add_distinct_notes(&mut record.points[slot].notes, notes);
+        let point = state.merged_mut(record).expect("a point with processes has a slot");
+        let notes = std::mem::take(&mut point.notes);
+        *point = merge_processes(&state.processes, &rules);
+        point.name = format!("{}{}", point.spec.name(), state.name_suffix);
+        add_distinct_notes(&mut point.notes, notes);
         if state.short_of_minimum {
-            record.points[slot].notes.push(short_of_minimum_note(state, policy));
+            point.notes.push(short_of_minimum_note(state, policy));
         } else if state.out_of_budget {
-            record.points[slot].notes.push(format!(
+            point.notes.push(format!(
                 "the run's time budget ({} s) ran out before this point's CI reached {:.0}% of its median",
                 policy.budget_s,
                 policy.target_half_width * 100.0
@@ -335,8 +405,9 @@ fn short_of_minimum_note(state: &PointState, policy: &RoundPolicy) -> String {
 /// The run's plan in a line, said before the first probe: its points and owed processes, and, when the
 /// history knows what their processes cost here, how long the minimum rounds will take, against the
 /// deadline (docs/METHOD.md §4).
-fn forecast(points: &[PointState], policy: &RoundPolicy, costs: &ProcessCosts, mode: Mode) -> String {
-    let mut line = format!("plan: {} points, {} processes each", points.len(), policy.min_rounds);
+fn forecast(points: &[PointState], sides: usize, policy: &RoundPolicy, costs: &ProcessCosts, mode: Mode) -> String {
+    let on_sides = if sides > 1 { format!(" on each of {sides} sides") } else { String::new() };
+    let mut line = format!("plan: {} points{on_sides}, {} processes each", points.len() / sides, policy.min_rounds);
     if costs.is_empty() {
         line += &format!("; this machine's history has no {} run to forecast from", mode.name());
     } else {
@@ -418,19 +489,19 @@ mod tests {
             PointState::new(spec.clone(), Some(Duration::from_secs(2))),
             PointState::new(spec, None),
         ];
-        let none = forecast(&points, &policy, &ProcessCosts::default(), Mode::Default);
+        let none = forecast(&points, 1, &policy, &ProcessCosts::default(), Mode::Default);
         assert!(none.contains("no default run to forecast from"), "{none}");
         let mut learned = overhead_record::fixture::run_summary("r", &[], 0.0);
         learned.process_wall_ms.insert("x".into(), 1.0);
         let costs = ProcessCosts::learn(&[&learned], Mode::Default);
-        let line = forecast(&points, &policy, &costs, Mode::Default);
+        let line = forecast(&points, 1, &policy, &costs, Mode::Default);
         assert!(
             line.starts_with("plan: 3 points, 3 processes each; this machine's last 1 default run(s) put them at 9 s"),
             "{line}"
         );
         assert!(line.contains("(and 1 point(s) they did not measure)") && !line.contains("over the"), "{line}");
         points[1].learned_wall = Some(Duration::from_secs(3));
-        let over = forecast(&points, &policy, &costs, Mode::Default);
+        let over = forecast(&points, 1, &policy, &costs, Mode::Default);
         assert!(over.contains("put them at 12 s") && over.contains("over the 10 s deadline"), "{over}");
     }
 

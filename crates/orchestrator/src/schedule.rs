@@ -1,41 +1,64 @@
-//! Which points a round measures, in which order, and whether the budget lets one more probe start
-//! (docs/METHOD.md "Rounds"; the policy's rules are `RoundPolicy`'s, in `overhead_record`'s `round_rules.rs`).
+//! Which points a round measures, in which order, on which side first, and whether the budget lets their
+//! probes start (docs/METHOD.md "Rounds", §17; the policy's rules are `RoundPolicy`'s, in `overhead_record`'s
+//! `round_rules.rs`).
 
 use std::time::Duration;
 
 use super::point_state::PointState;
 use overhead_record::{RoundPolicy, RunRecord};
 
-/// The indices into `points` that round `round`, starting `elapsed` into the run, measures, in order: every
-/// point that has not failed and that `policy` wants another process of (its merged record in `record` so
-/// far). A minimum round goes in plan order while it is expected to end before the deadline; one that would
-/// not, and every refining round, serves the cheapest processes first, so the deadline cuts the fewest
-/// processes and the budget buys the most (Kalibera & Jones: repetitions where they narrow the most per
-/// second). The sort is stable: points of equal cost keep plan order.
-pub fn points_of_round(
+/// The groups that round `round`, starting `elapsed` into the run, measures, in order. A group is one point
+/// on every side of the run: `points[g * sides .. (g + 1) * sides]` (one point alone in a run without
+/// sides), measured back to back so the sides' processes are neighbours. A group is wanted when one of its
+/// points has not failed and `policy` wants another process of it (its merged record in `record` so far). A
+/// minimum round goes in plan order while it is expected to end before the deadline; one that would not,
+/// and every refining round, serves the cheapest groups first, so the deadline cuts the fewest processes
+/// and the budget buys the most (Kalibera & Jones: repetitions where they narrow the most per second). The
+/// sort is stable: groups of equal cost keep plan order.
+pub fn groups_of_round(
     policy: &RoundPolicy,
     round: usize,
     points: &[PointState],
+    sides: usize,
     record: &RunRecord,
     elapsed: Duration,
 ) -> Vec<usize> {
-    let mut wanted: Vec<usize> = (0..points.len())
-        .filter(|&i| !points[i].failed && policy.wants_another(points[i].merged(record), points[i].processes.len()))
-        .collect();
-    let expected: Duration = wanted.iter().map(|&i| points[i].expected_wall()).sum();
+    let wants = |p: &PointState| !p.failed && policy.wants_another(p.merged(record), p.processes.len());
+    let mut wanted: Vec<usize> =
+        points.chunks(sides).enumerate().filter(|(_, g)| g.iter().any(wants)).map(|(i, _)| i).collect();
+    let cost = |g: usize| expected_wall(&points[g * sides..(g + 1) * sides]);
+    let expected: Duration = wanted.iter().map(|&g| cost(g)).sum();
     if round > policy.min_rounds || policy.round_overruns(round, elapsed, expected) {
-        wanted.sort_by_key(|&i| points[i].expected_wall());
+        wanted.sort_by_key(|&g| cost(g));
     }
     wanted
 }
 
-/// Whether `point` may have its probe of round `round`, `elapsed` into the run, out of `points` points
-/// sharing the budget: always in the first round; in the other minimum rounds while the run stays within
-/// its deadline; past them, only while the run stays within its budget ([`RoundPolicy::affordable`]) and the
-/// point within its share of it ([`RoundPolicy::within_share`]).
-pub fn budget_allows(policy: &RoundPolicy, round: usize, point: &PointState, points: usize, elapsed: Duration) -> bool {
-    let expected = point.expected_wall();
-    policy.within_share(round, point.spent_wall(), expected, points) && policy.affordable(round, elapsed, expected)
+/// What the next processes of `group`'s points that have not failed are expected to take together.
+pub fn expected_wall(group: &[PointState]) -> Duration {
+    group.iter().filter(|p| !p.failed).map(PointState::expected_wall).sum()
+}
+
+/// Whether `group` (one point on every side) may have its probes of round `round`, `elapsed` into the run,
+/// out of `groups` groups sharing the budget: always in the first round; in the other minimum rounds while
+/// the run stays within its deadline; past them, only while the run stays within its budget
+/// ([`RoundPolicy::affordable`]) and the group within its share of it ([`RoundPolicy::within_share`]).
+pub fn budget_allows(
+    policy: &RoundPolicy,
+    round: usize,
+    group: &[PointState],
+    groups: usize,
+    elapsed: Duration,
+) -> bool {
+    let expected = expected_wall(group);
+    let spent = group.iter().map(PointState::spent_wall).sum();
+    policy.within_share(round, spent, expected, groups) && policy.affordable(round, elapsed, expected)
+}
+
+/// The order in which round `round` measures a group's `sides` sides: rotated by one each round (round 1
+/// `0 1 2`, round 2 `1 2 0`, …), so every side runs first equally often (`overhead_record::SIDE_ORDER`).
+pub fn side_order(round: usize, sides: usize) -> impl Iterator<Item = usize> {
+    (0..sides).map(move |j| (round - 1 + j) % sides)
 }
 
 #[cfg(test)]
@@ -59,7 +82,7 @@ mod tests {
         let policy = RoundPolicy::for_mode(Mode::Default);
         let mut points = vec![state(30.0, 0), state(10.0, 0), state(20.0, 0)];
         points[2].failed = true;
-        assert_eq!(points_of_round(&policy, 1, &points, &sample_record(), Duration::ZERO), [0, 1]);
+        assert_eq!(groups_of_round(&policy, 1, &points, 1, &sample_record(), Duration::ZERO), [0, 1]);
     }
 
     #[test]
@@ -68,7 +91,7 @@ mod tests {
         // Below `stop_from` processes a point always wants another, whatever its CI.
         let points = vec![state(30.0, 1), state(10.0, 1), state(20.0, 1)];
         let refining = policy.min_rounds + 1;
-        assert_eq!(points_of_round(&policy, refining, &points, &sample_record(), Duration::ZERO), [1, 2, 0]);
+        assert_eq!(groups_of_round(&policy, refining, &points, 1, &sample_record(), Duration::ZERO), [1, 2, 0]);
     }
 
     #[test]
@@ -76,18 +99,34 @@ mod tests {
         let policy = RoundPolicy::for_mode(Mode::Quick);
         let point = state(10.0, 1);
         let late = policy.budget();
-        assert!(budget_allows(&policy, policy.min_rounds, &point, 1, late));
-        assert!(!budget_allows(&policy, policy.min_rounds + 1, &point, 1, late));
-        assert!(budget_allows(&policy, policy.min_rounds + 1, &point, 1, Duration::ZERO));
+        assert!(budget_allows(&policy, policy.min_rounds, std::slice::from_ref(&point), 1, late));
+        assert!(!budget_allows(&policy, policy.min_rounds + 1, std::slice::from_ref(&point), 1, late));
+        assert!(budget_allows(&policy, policy.min_rounds + 1, std::slice::from_ref(&point), 1, Duration::ZERO));
+    }
+
+    #[test]
+    fn with_sides_a_group_is_one_point_on_every_side_and_the_side_order_rotates() {
+        let policy = RoundPolicy::for_mode(Mode::Default);
+        // Two points on two sides: the second point's group costs 300 + 100 ms, the first 100 + 100.
+        let points = vec![state(100.0, 1), state(100.0, 1), state(300.0, 1), state(100.0, 1)];
+        let refining = policy.min_rounds + 1;
+        assert_eq!(groups_of_round(&policy, 2, &points, 2, &sample_record(), Duration::ZERO), [0, 1]);
+        assert_eq!(expected_wall(&points[2..4]), Duration::from_millis(400));
+        let mut failed = points;
+        (failed[0].failed, failed[1].failed) = (true, true);
+        assert_eq!(groups_of_round(&policy, refining, &failed, 2, &sample_record(), Duration::ZERO), [1]);
+        assert_eq!(side_order(1, 3).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(side_order(2, 3).collect::<Vec<_>>(), [1, 2, 0]);
+        assert_eq!(side_order(4, 2).collect::<Vec<_>>(), [1, 0]);
     }
 
     #[test]
     fn a_minimum_round_goes_in_plan_order_while_it_fits_the_deadline() {
         let policy = RoundPolicy::for_mode(Mode::Default);
         let points = vec![state(300.0, 1), state(100.0, 1), state(200.0, 1)];
-        assert_eq!(points_of_round(&policy, 2, &points, &sample_record(), Duration::ZERO), [0, 1, 2]);
+        assert_eq!(groups_of_round(&policy, 2, &points, 1, &sample_record(), Duration::ZERO), [0, 1, 2]);
         let near = Duration::from_secs_f64(policy.deadline_s.unwrap() - 0.5);
-        assert_eq!(points_of_round(&policy, 2, &points, &sample_record(), near), [1, 2, 0], "cheapest first");
+        assert_eq!(groups_of_round(&policy, 2, &points, 1, &sample_record(), near), [1, 2, 0], "cheapest first");
     }
 
     #[test]
@@ -108,8 +147,8 @@ mod tests {
         let mut points: Vec<PointState> = costs_ms.iter().map(|&ms| state(ms, 0)).collect();
         let mut clock = Duration::ZERO;
         for round in 1..=policy.max_rounds {
-            for i in points_of_round(policy, round, &points, &record, clock) {
-                if budget_allows(policy, round, &points[i], costs_ms.len(), clock) {
+            for i in groups_of_round(policy, round, &points, 1, &record, clock) {
+                if budget_allows(policy, round, &points[i..=i], costs_ms.len(), clock) {
                     clock += Duration::from_secs_f64(costs_ms[i] / 1e3);
                     let process = Process {
                         record: point("base.call", "os", &[], 1.0),

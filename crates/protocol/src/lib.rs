@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use overhead_clock::TimeSourceInfo;
 use overhead_harness::HarnessConfig;
-use overhead_record::{PointRecord, PointSpec};
+use overhead_record::{PointRecord, PointSpec, ToolInfo};
 
 /// Protocol version spoken by this build.
 pub const VERSION: u32 = 2;
@@ -74,6 +74,12 @@ pub enum ProbeMessage {
     Error {
         v: u32,
         message: String,
+    },
+    /// What a binary of this tool answers to `overhead about`: the protocol it speaks and its build, so a run
+    /// with sides (`--side NAME=PATH`) can refuse a binary it could not drive before measuring anything.
+    About {
+        v: u32,
+        tool: ToolInfo,
     },
 }
 

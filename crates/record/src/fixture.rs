@@ -75,6 +75,7 @@ pub fn sample_record() -> RunRecord {
         comparisons: Vec::new(),
         count_fits: Vec::new(),
         choices: Vec::new(),
+        sides: None,
         points: vec![faa],
     }
 }

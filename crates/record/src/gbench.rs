@@ -65,7 +65,7 @@ impl File {
     pub fn from_record(record: &RunRecord) -> File {
         File {
             context: context(record),
-            benchmarks: record.points.iter().enumerate().flat_map(|(i, p)| entries(i, p)).collect(),
+            benchmarks: record.every_point().enumerate().flat_map(|(i, p)| entries(i, p)).collect(),
             overhead: Some(record.clone()),
         }
     }

@@ -26,6 +26,7 @@ pub mod result;
 mod round_policy;
 mod round_rules;
 mod run_summary;
+mod sides;
 mod speed;
 mod summaries;
 
@@ -41,6 +42,7 @@ pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, Skipped
 pub use process_costs::{ProcessCosts, RECENT_RUNS};
 pub use round_policy::RoundPolicy;
 pub use run_summary::{family_of, PointRunSummary, RunConfig, RunSummary};
+pub use sides::{SideRatio, SideRecord, SideScope, SideSpec, Sides, SIDE_ORDER};
 pub use speed::{RunSpeed, SpeedWindow};
 pub use summaries::{load_summaries, Summaries};
 
@@ -174,6 +176,20 @@ pub struct RunRecord {
     /// (derived by the analysis, `overhead_analysis::choose`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub choices: Vec<ChoiceTable>,
+    /// The sides of a run that measured its plan on two or more configurations (`--side`): what each was,
+    /// the other sides' points, and each against the first (docs/METHOD.md §17). Absent in a run of one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sides: Option<Sides>,
+}
+
+impl RunRecord {
+    /// Every point the record holds: its own (the first side's, or the run's without sides), then every other
+    /// side's (named `…/side:NAME`), side after side. What the exports and the time summary read, so a run
+    /// with sides carries each side.
+    pub fn every_point(&self) -> impl Iterator<Item = &PointRecord> {
+        let others = self.sides.iter().flat_map(|s| s.sides.iter().skip(1)).flat_map(|s| s.points.iter());
+        self.points.iter().chain(others)
+    }
 }
 
 #[cfg(test)]

@@ -67,6 +67,16 @@ impl RoundPolicy {
         self
     }
 
+    /// The policy for a run that measures its plan on `sides` sides (`--side`): each point is measured on
+    /// every side, so the budget and the deadline grow by that factor — two sides take at most twice a run of
+    /// one.
+    pub fn for_sides(mut self, sides: usize) -> RoundPolicy {
+        let factor = sides.max(1) as f64;
+        self.budget_s *= factor;
+        self.deadline_s = self.deadline_s.map(|d| d * factor);
+        self
+    }
+
     /// The budget as a duration.
     pub fn budget(&self) -> Duration {
         Duration::from_secs_f64(self.budget_s)

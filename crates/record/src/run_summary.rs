@@ -89,25 +89,47 @@ impl RunSummary {
         self.points = points.into_iter().map(|(name, p)| (super::legacy::upgrade_name(&name), p)).collect();
     }
 
-    /// The summary of a record read from `label`.
+    /// The summary of a record read from `label`: of its own points (a run with sides: its baseline's).
     pub fn of_record(record: &RunRecord, label: &str) -> RunSummary {
+        Self::of_points(record, &record.points, RunConfig::of(record), label)
+    }
+
+    /// The summary of each side of a record with sides, each its own configuration (its build, its
+    /// environment) with its points under their plain names, as a run of that side alone would have them;
+    /// the record's own summary for a record without sides.
+    pub fn of_sides(record: &RunRecord, label: &str) -> Vec<RunSummary> {
+        let Some(sides) = &record.sides else {
+            return vec![Self::of_record(record, label)];
+        };
+        sides
+            .sides
+            .iter()
+            .enumerate()
+            .map(|(i, side)| {
+                let points = if i == 0 { &record.points } else { &side.points };
+                let config = RunConfig::of_side(record, side);
+                Self::of_points(record, points, config, &format!("{label} side {}", side.spec.name))
+            })
+            .collect()
+    }
+
+    /// A summary of `points` of `record` (named by their spec: a side's without its suffix) in `config`.
+    fn of_points(record: &RunRecord, points: &[super::PointRecord], config: RunConfig, label: &str) -> RunSummary {
         RunSummary {
             label: label.to_string(),
             started_utc: record.started_utc.clone(),
-            config: Some(RunConfig::of(record)),
+            config: Some(config),
             speed_ns: record.speed.as_ref().map(|s| s.median_ns),
             max_other_share: record.machine_state.as_ref().map(|m| m.max_other()),
             max_steal_share: record.machine_state.as_ref().map(|m| m.max_steal()),
-            points: record
-                .points
+            points: points
                 .iter()
-                .map(|p| (p.name.clone(), PointRunSummary::of(&p.summary, p.processes.len().max(1))))
+                .map(|p| (p.spec.name(), PointRunSummary::of(&p.summary, p.processes.len().max(1))))
                 .collect(),
-            process_wall_ms: record
-                .points
+            process_wall_ms: points
                 .iter()
                 .filter(|p| !p.processes.is_empty() && p.wall_ms > 0.0)
-                .map(|p| (p.name.clone(), p.wall_ms / p.processes.len() as f64))
+                .map(|p| (p.spec.name(), p.wall_ms / p.processes.len() as f64))
                 .collect(),
         }
     }
@@ -134,16 +156,33 @@ impl RunConfig {
         RunConfig {
             machine: RunConfig::machine_of(m),
             kernel: m.kernel.clone(),
-            build: format!("{}+{}", record.tool.version, record.tool.git_commit.as_deref().unwrap_or("unknown")),
+            build: build_of(&record.tool),
             options: options_of(record.mode, &record.command_line),
         }
     }
+
+    /// The configuration one side of a record with sides was measured in: the side's build, and the run's
+    /// options (without the sides) with the side's environment after them (`env:K=V`).
+    pub fn of_side(record: &RunRecord, side: &super::SideRecord) -> RunConfig {
+        let mut config = RunConfig::of(record);
+        config.build = build_of(&side.tool);
+        for (k, v) in &side.spec.env {
+            config.options += &format!(" env:{k}={v}");
+        }
+        config
+    }
+}
+
+/// A build as the history tells builds apart: `version+commit`.
+fn build_of(tool: &super::ToolInfo) -> String {
+    format!("{}+{}", tool.version, tool.git_commit.as_deref().unwrap_or("unknown"))
 }
 
 /// The mode and the measuring options of a `run` command line: every argument after `run` except the
-/// output directory, the exports and the history switch, which change where results go, not what they are.
+/// output directory, the exports and the history switch, which change where results go, not what they are,
+/// and the sides, each of which is a configuration of its own ([`RunConfig::of_side`]).
 fn options_of(mode: Mode, argv: &[String]) -> String {
-    const NOT_MEASURING: [&str; 3] = ["--out", "--export", "--no-history"];
+    const NOT_MEASURING: [&str; 4] = ["--out", "--export", "--no-history", "--side"];
     let mut kept = vec![mode.name().to_string()];
     let mut args = argv.iter().skip_while(|a| a.as_str() != "run").skip(1);
     while let Some(arg) = args.next() {
@@ -181,6 +220,11 @@ mod tests {
                 .map(|s| s.to_string())
                 .collect();
         assert_eq!(options_of(Mode::Quick, &argv), "quick --only sync");
+        let sides: Vec<String> = ["overhead", "run", "--side", "a=", "--side=b=./x", "--only", "sync"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(options_of(Mode::Default, &sides), "default --only sync");
         let plain: Vec<String> = ["target/release/overhead", "run"].iter().map(|s| s.to_string()).collect();
         assert_eq!(options_of(Mode::Default, &plain), "default");
     }

@@ -10,6 +10,7 @@ pub mod figure;
 pub mod markdown;
 pub mod matrix;
 pub mod plot;
+pub mod ratio_plot;
 pub mod table;
 
 pub use matrix::render_matrix;

@@ -12,16 +12,16 @@ use overhead_record::{Distribution, Matrix};
 use overhead_units::format_ns;
 
 /// Width and height of a curve, histogram or bar chart (px; the page scales it to its column).
-const CHART: (u32, u32) = (640, 420);
+pub(crate) const CHART: (u32, u32) = (640, 420);
 /// Points along a fitted line.
 const FIT_STEPS: usize = 64;
 /// Cells per side above which a heat map averages blocks of CPUs (keeps the SVG under a few MB).
 const MAX_HEAT_CELLS: usize = 96;
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// Any drawing error as text (plotters' error types borrow the backend).
-fn draw_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
+pub(crate) fn draw_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow::anyhow!("drawing the plot failed: {e:?}")
 }
 
@@ -40,12 +40,12 @@ const SERIES_COLOURS: [RGBColor; 10] = [
 ];
 
 /// The `i`-th series colour.
-fn colour(i: usize) -> RGBColor {
+pub(crate) fn colour(i: usize) -> RGBColor {
     SERIES_COLOURS[i % SERIES_COLOURS.len()]
 }
 
 /// Draws `draw` on a blank `size` canvas and returns the SVG document.
-fn svg(size: (u32, u32), draw: impl FnOnce(&Area) -> anyhow::Result<()>) -> anyhow::Result<String> {
+pub(crate) fn svg(size: (u32, u32), draw: impl FnOnce(&Area) -> anyhow::Result<()>) -> anyhow::Result<String> {
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, size).into_drawing_area();

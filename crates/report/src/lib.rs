@@ -13,6 +13,7 @@ mod format;
 pub mod html;
 mod latency;
 mod matrices;
+pub mod sides;
 pub mod table;
 mod time;
 
@@ -31,6 +32,13 @@ pub use overhead_experiments::Section;
 /// latency distributions): the report's own; every other section comes from the experiments it presents
 /// ([`overhead_experiments::Experiment::sections`]).
 const GENERIC: &[Section] = &[
+    Section {
+        key: "sides",
+        title: "Sides: each against the baseline, measured next to each other",
+        about: "a run with --side: each side ÷ the baseline per family and per flagged point (--format csv: every row)",
+        position: 5,
+        render: sides::sides_section,
+    },
     Section {
         key: "choose",
         title: "Choosing an implementation: the fastest and those tied with it",
@@ -143,6 +151,7 @@ mod unit_tests {
     fn the_registry_gives_the_sections_in_the_reports_order() {
         let keys: Vec<&str> = SECTIONS.iter().map(|s| s.key).collect();
         let expected = [
+            "sides",
             "primitives",
             "networked",
             "seed001",

@@ -9,7 +9,7 @@ use overhead_record::RunRecord;
 /// Empty for a record without wall times (older than rounds).
 pub fn time_spent(record: &RunRecord) -> String {
     let mut by_experiment: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
-    for p in &record.points {
+    for p in record.every_point() {
         let entry = by_experiment.entry(p.spec.experiment.as_str()).or_default();
         entry.0 += p.wall_ms;
         entry.1 += p.processes.len();
@@ -21,13 +21,13 @@ pub fn time_spent(record: &RunRecord) -> String {
     let mut rows: Vec<(&str, (f64, usize))> = by_experiment.into_iter().collect();
     rows.sort_by(|a, b| b.1 .0.total_cmp(&a.1 .0));
     let target = record.rounds.map_or(0.03, |r| r.target_half_width);
-    let reached = record.points.iter().filter(|p| p.summary.ci_half_width() <= target * p.summary.median.abs()).count();
+    let reached = record.every_point().filter(|p| p.summary.ci_half_width() <= target * p.summary.median.abs()).count();
     let processes: usize = rows.iter().map(|(_, (_, n))| n).sum();
     let mut out = format!(
         "time: {:.1} s in {processes} probe processes; {reached} of {} points reached a CI within ±{:.0}% of \
          the median\n",
         total_ms / 1e3,
-        record.points.len(),
+        record.every_point().count(),
         target * 100.0
     );
     if let Some(short) = short_of_minimum(record) {
@@ -49,7 +49,7 @@ pub fn time_spent(record: &RunRecord) -> String {
 fn short_of_minimum(record: &RunRecord) -> Option<String> {
     let minimum = record.rounds?.min_rounds;
     let short: Vec<_> =
-        record.points.iter().filter(|p| !p.processes.is_empty() && p.processes.len() < minimum).collect();
+        record.every_point().filter(|p| !p.processes.is_empty() && p.processes.len() < minimum).collect();
     if short.is_empty() {
         return None;
     }

@@ -13,7 +13,7 @@ pub struct Bmf;
 impl Exporter<RunRecord> for Bmf {
     fn render(&self, record: &RunRecord) -> anyhow::Result<String> {
         let mut benchmarks = Map::new();
-        for p in &record.points {
+        for p in record.every_point() {
             let s = &p.summary;
             let latency = json!({
                 "value": finite(s.median),

@@ -32,7 +32,7 @@ impl Exporter<RunRecord> for Csv {
     fn render(&self, record: &RunRecord) -> anyhow::Result<String> {
         let mut out = csv::Writer::from_writer(Vec::new());
         out.write_record(COLUMNS)?;
-        for p in &record.points {
+        for p in record.every_point() {
             let s = &p.summary;
             let number = |v: f64| finite(v).map_or(String::new(), |v| v.to_string());
             let params: Vec<String> = p.spec.params.iter().map(|(k, v)| format!("{k}:{v}")).collect();

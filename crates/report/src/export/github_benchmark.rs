@@ -7,14 +7,13 @@ use super::{finite, flags, Exporter};
 use overhead_record::RunRecord;
 
 /// `[{ "name": point name, "unit": "ns", "value": median, "range": "± CI half-width", "extra": "95% CI
-/// low – high ns; N processes; flags" }]`, points in record order.
+/// low – high ns; N processes; flags" }]`, points in record order (every side's, [`RunRecord::every_point`]).
 pub struct GithubBenchmark;
 
 impl Exporter<RunRecord> for GithubBenchmark {
     fn render(&self, record: &RunRecord) -> anyhow::Result<String> {
         let entries: Vec<Value> = record
-            .points
-            .iter()
+            .every_point()
             .map(|p| {
                 let s = &p.summary;
                 let mut extra =

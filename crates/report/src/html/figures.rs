@@ -28,6 +28,14 @@ pub struct FigureGroup {
 /// report's own; an experiment's own figures come from it ([`overhead_experiments::Experiment::figures`]).
 const GENERIC: &[Figures] = &[
     Figures {
+        id: "sides",
+        short: "Sides",
+        title: "Sides: each against the baseline, measured next to each other",
+        intro: "A run with --side measured every point on each side, a point's processes for the sides back to back in every round. One chart per side: each family's ratio to the baseline (a dot) with its 95% CI (a whisker) on a log axis, the line at ×1 no change; red and green the families flagged slower and faster after the control for multiple comparisons, grey no change shown. The table \"Sides\" below has the numbers and the flagged points.",
+        position: 1,
+        draw: super::sides::side_figures,
+    },
+    Figures {
         id: "choose",
         short: "Choose",
         title: "Choosing an implementation: the fastest and those tied with it",
@@ -224,7 +232,7 @@ mod tests {
         let ids: Vec<&str> = figure_kinds(overhead_experiments::registry()).iter().map(|g| g.id).collect();
         assert_eq!(
             ids,
-            ["choose", "curves", "granularity", "heat-maps", "mpi-hosts", "distributions", "speed", "shares"]
+            ["sides", "choose", "curves", "granularity", "heat-maps", "mpi-hosts", "distributions", "speed", "shares"]
         );
     }
 }

@@ -10,6 +10,7 @@ mod compare;
 mod curves;
 mod figures;
 mod headline;
+mod sides;
 
 pub use compare::compare_html;
 

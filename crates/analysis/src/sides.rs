@@ -1,0 +1,151 @@
+//! Each side of a run against its baseline, from the processes measured next to each other (docs/METHOD.md
+//! §17). In every round a point's processes for the sides run back to back, so the pair shares the
+//! machine's moment: its speed, its other tenants, the run level. The ratio of a pair's process medians keeps
+//! what differs between the sides and the processes' own deviations (layout, placement), and loses what
+//! the pair shared.
+//!
+//! Per point: the mean of the pairs' log ratios, with Student's t over the pairs (k − 1 degrees of freedom);
+//! that interval needs only the pairs to be independent of each other, not the two processes of a pair to
+//! share anything, so it holds however little adjacency buys. Per family: the mean of its points' mean log
+//! ratios, with t over the points (what varies between points and between pairs both land in their spread).
+//! A point or family is flagged when its p-value survives Benjamini–Hochberg at 5% over every point (or
+//! family) of that side: of the flags, at most 5% are expected to be false, whatever the number of tests.
+
+use std::collections::BTreeMap;
+
+use adjustp::{adjust, Procedure};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use overhead_record::{PointRecord, SideRatio, SideScope, Sides};
+
+/// The false discovery rate the flags are controlled at.
+pub const FDR: f64 = 0.05;
+
+/// The ratios of every side but the first against the first: per point (in the baseline's order), then per
+/// family, each side in turn. `baseline` are the first side's points (the record's `points`).
+pub fn side_ratios(baseline: &[PointRecord], sides: &Sides) -> Vec<SideRatio> {
+    let mut ratios = Vec::new();
+    for side in sides.sides.iter().skip(1) {
+        let by_name: BTreeMap<String, &PointRecord> = side.points.iter().map(|p| (p.spec.name(), p)).collect();
+        let mut points: Vec<SideRatio> = baseline
+            .iter()
+            .filter_map(|b| by_name.get(&b.spec.name()).map(|s| point_ratio(b, s, &side.spec.name)))
+            .collect();
+        control_fdr(&mut points);
+        let mut families = family_ratios(baseline, &points, &side.spec.name);
+        control_fdr(&mut families);
+        ratios.extend(points);
+        ratios.extend(families);
+    }
+    ratios
+}
+
+/// The log ratios `ln(side / baseline)` of the processes of `side` and `base` that ran in the same round,
+/// in round order; pairs with a time that is not positive (below the control's scatter) are left out.
+pub fn paired_log_ratios(base: &PointRecord, side: &PointRecord) -> Vec<f64> {
+    base.processes
+        .iter()
+        .filter_map(|b| {
+            let s = side.processes.iter().find(|s| s.round == b.round)?;
+            (b.median_ns > 0.0 && s.median_ns > 0.0).then(|| (s.median_ns / b.median_ns).ln())
+        })
+        .collect()
+}
+
+/// One point's ratio from its pairs.
+fn point_ratio(base: &PointRecord, side: &PointRecord, side_name: &str) -> SideRatio {
+    let logs = paired_log_ratios(base, side);
+    let name = base.spec.name();
+    match TInterval::of(&logs) {
+        Some(t) => t.ratio(SideScope::Point, name, side_name),
+        None => SideRatio {
+            scope: SideScope::Point,
+            name,
+            side: side_name.into(),
+            ratio: f64::NAN,
+            ci_low: f64::NAN,
+            ci_high: f64::NAN,
+            n: logs.len(),
+            p_value: f64::NAN,
+            flagged: false,
+            not_compared: Some(format!("{} pair(s) of processes with positive times; two are needed", logs.len())),
+        },
+    }
+}
+
+/// Each family's ratio from its compared points' mean log ratios, families in name order.
+fn family_ratios(baseline: &[PointRecord], points: &[SideRatio], side_name: &str) -> Vec<SideRatio> {
+    let family_of: BTreeMap<String, String> =
+        baseline.iter().map(|p| (p.spec.name(), p.spec.family().to_string())).collect();
+    let mut logs: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for p in points.iter().filter(|p| p.not_compared.is_none()) {
+        if let Some(family) = family_of.get(&p.name) {
+            logs.entry(family).or_default().push(p.ratio.ln());
+        }
+    }
+    logs.into_iter()
+        .filter_map(|(family, logs)| {
+            let t = TInterval::of(&logs)?;
+            Some(t.ratio(SideScope::Family, family.to_string(), side_name))
+        })
+        .collect()
+}
+
+/// Sets `flagged` on the ratios whose p-value survives Benjamini–Hochberg at [`FDR`] among those compared.
+fn control_fdr(ratios: &mut [SideRatio]) {
+    let compared: Vec<usize> = (0..ratios.len()).filter(|&i| ratios[i].p_value.is_finite()).collect();
+    let p: Vec<f64> = compared.iter().map(|&i| ratios[i].p_value).collect();
+    for (&i, q) in compared.iter().zip(adjust(&p, Procedure::BenjaminiHochberg)) {
+        ratios[i].flagged = q <= FDR;
+    }
+}
+
+/// Student's t interval (95%) and two-sided test of a mean of log ratios.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct TInterval {
+    mean: f64,
+    half_width: f64,
+    p_value: f64,
+    n: usize,
+}
+
+impl TInterval {
+    /// Over `values` (at least two): mean ± t(0.975, n − 1) · sd / √n, and the p-value of a zero mean.
+    fn of(values: &[f64]) -> Option<TInterval> {
+        let n = values.len();
+        if n < 2 {
+            return None;
+        }
+        let mean = values.iter().sum::<f64>() / n as f64;
+        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let se = (var / n as f64).sqrt();
+        let t = StudentsT::new(0.0, 1.0, (n - 1) as f64).ok()?;
+        let p_value = if se > 0.0 {
+            2.0 * (1.0 - t.cdf((mean / se).abs()))
+        } else if mean == 0.0 {
+            1.0
+        } else {
+            0.0
+        };
+        Some(TInterval { mean, half_width: t.inverse_cdf(0.975) * se, p_value, n })
+    }
+
+    /// As a ratio of `scope` named `name` for `side`, not yet flagged.
+    fn ratio(&self, scope: SideScope, name: String, side: &str) -> SideRatio {
+        SideRatio {
+            scope,
+            name,
+            side: side.into(),
+            ratio: self.mean.exp(),
+            ci_low: (self.mean - self.half_width).exp(),
+            ci_high: (self.mean + self.half_width).exp(),
+            n: self.n,
+            p_value: self.p_value,
+            flagged: false,
+            not_compared: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

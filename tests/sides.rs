@@ -1,0 +1,129 @@
+//! Runs with sides end to end (`--side`; docs/METHOD.md §17): two builds (this binary and a copy of it) and a
+//! setting measured in one run, the record holding every side, the verdicts as text and CSV, the history
+//! adding each side as its own configuration; and every side that cannot be driven refused before anything
+//! is measured.
+
+use std::path::Path;
+
+/// The binary, with its history in `data` (never the user's).
+fn overhead(data: &Path) -> assert_cmd::Command {
+    let mut command = assert_cmd::Command::cargo_bin("overhead").unwrap();
+    command.env("XDG_DATA_HOME", data);
+    command
+}
+
+fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn two_builds_and_a_setting_are_measured_side_by_side_in_one_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("overhead-copy");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("overhead"), &copy).unwrap();
+    let out = dir.path().join("run");
+    let o = overhead(&dir.path().join("data"))
+        .args(["run", "--quick", "--budget", "0", "--only", "base.loop,base.call", "--runtime", "os"])
+        .args(["--side", "a=", "--side"])
+        .arg(format!("b={}", copy.display()))
+        .args(["--side", "c=OVERHEAD_SIDE_TEST=1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let stderr = text(&o.stderr);
+    assert!(stderr.contains("plan: 2 points on each of 3 sides"), "{stderr}");
+    assert!(stderr.contains("history: added as runs 1, 2, 3"), "{stderr}");
+    let file = read_json(&out.join("results.json"));
+    let rec = &file["overhead"];
+    let names = |points: &serde_json::Value| -> Vec<String> {
+        points.as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(names(&rec["points"]), ["base.loop/runtime:os", "base.call/runtime:os"]);
+    let sides = rec["sides"]["sides"].as_array().unwrap();
+    assert_eq!(sides.len(), 3);
+    assert_eq!(sides[1]["spec"]["binary"], copy.canonicalize().unwrap().display().to_string());
+    assert_eq!(sides[2]["spec"]["env"][0], serde_json::json!(["OVERHEAD_SIDE_TEST", "1"]));
+    assert_eq!(names(&sides[1]["points"]), ["base.loop/runtime:os/side:b", "base.call/runtime:os/side:b"]);
+    assert_eq!(rec["sides"]["order"], "rotating");
+    // Each point's processes for the sides ran back to back, each side first in turn.
+    let started = |side: &serde_json::Value, round: usize| side["processes"][round]["started_s"].as_f64().unwrap();
+    let (a, b) = (&rec["points"][0], &sides[1]["points"][0]);
+    assert!(started(a, 0) < started(b, 0) && started(b, 1) < started(a, 1), "rotating order");
+    // Three processes a side and point, so each comparison has three pairs; two points + one family per side.
+    let ratios = rec["sides"]["ratios"].as_array().unwrap();
+    assert_eq!(ratios.len(), 6);
+    assert!(ratios.iter().all(|r| r["n"] == 3 || r["scope"] == "family"), "{ratios:?}");
+    // A Google Benchmark reader sees every side's points.
+    let benchmarks = file["benchmarks"].as_array().unwrap();
+    assert!(benchmarks.iter().any(|b| b["name"] == "base.call/runtime:os/side:c_median"));
+    let section = overhead(&dir.path().join("data"))
+        .args(["report", "--table", "sides"])
+        .arg(out.join("results.json"))
+        .output()
+        .unwrap();
+    let section = text(&section.stdout);
+    assert!(section.contains("baseline a") && section.contains("side c: OVERHEAD_SIDE_TEST=1"), "{section}");
+    assert!(section.contains("code layout"), "a side with another binary: {section}");
+    let csv = overhead(&dir.path().join("data"))
+        .args(["report", "--table", "sides", "--format", "csv"])
+        .arg(out.join("results.json"))
+        .output()
+        .unwrap();
+    let csv = text(&csv.stdout);
+    assert!(csv.starts_with("scope,name,side,ratio,ci_low,ci_high,n,p_value,flagged"), "{csv}");
+    assert_eq!(csv.lines().count(), 7);
+    let compared = overhead(&dir.path().join("data")).arg("compare").arg(out.join("results.json")).output().unwrap();
+    assert!(text(&compared.stdout).contains("side b:"), "compare of one record shows its sides");
+    let history = text(&overhead(&dir.path().join("data")).arg("history").output().unwrap().stdout);
+    assert!(history.contains("env:OVERHEAD_SIDE_TEST=1"), "each side its own configuration: {history}");
+}
+
+#[test]
+fn sides_that_cannot_be_driven_are_refused_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("not-executable");
+    std::fs::write(&plain, "").unwrap();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["--side".into(), "a=".into()], "one side"),
+        (vec!["--side".into(), "a=".into(), "--side".into(), "a=".into()], "given twice"),
+        (vec!["--side".into(), "a=".into(), "--side".into(), "b".into()], "no `=`"),
+        (
+            vec!["--side".into(), "a=".into(), "--side".into(), format!("b={}", dir.path().join("nope").display())],
+            "cannot be read",
+        ),
+        (vec!["--side".into(), "a=".into(), "--side".into(), format!("b={}", plain.display())], "not executable"),
+        (vec!["--side".into(), "a=".into(), "--side".into(), "b=/bin/true".into()], "did not answer"),
+    ];
+    for (args, why) in cases {
+        let out = dir.path().join("never");
+        let o = overhead(&dir.path().join("data"))
+            .args(["run", "--quick", "--only", "base.loop", "--out"])
+            .arg(&out)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(text(&o.stderr).contains(why), "{args:?}: {}", text(&o.stderr));
+        assert!(!out.join("results.json").exists(), "{args:?}: nothing measured");
+    }
+}
+
+#[test]
+fn compare_of_one_record_needs_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = overhead(&dir.path().join("data"))
+        .args(["run", "--quick", "--budget", "0", "--only", "base.loop", "--runtime", "os", "--no-history", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let refused = overhead(&dir.path().join("data")).arg("compare").arg(out.join("results.json")).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused.stderr).contains("a record without sides"), "{}", text(&refused.stderr));
+}
