@@ -24,12 +24,16 @@ pub const SLOWER: &str = "#e15759";
 pub const FASTER: &str = "#59a14f";
 pub const UNFLAGGED: &str = "#9c9c9c";
 
+/// Largest over smallest end of the axis past which it is logarithmic.
+const LOG_SPREAD: f64 = 3.0;
+
 /// The longest label printed whole.
 const MAX_LABEL: usize = 40;
 
 /// The forest plot of `rows` (the first on top) with `title` and `axis` naming the ratio; the axis is
-/// logarithmic (a ×2 and a ×0.5 lie as far from 1), labelled `×1.05`, and always holds 1. Rows without a
-/// finite ratio are left out.
+/// labelled `×1.05` and always holds 1. It is linear while the ratios stay within [`LOG_SPREAD`]× of each
+/// other (the usual comparison: a few percent, ticks at round ratios), logarithmic beyond, where a ×2 and
+/// a ×0.5 must lie as far from 1 and say so. Rows without a finite ratio are left out.
 ///
 /// Errors: the drawing failed (a bug).
 pub fn ratio_forest_svg(title: &str, axis: &str, rows: &[RatioRow]) -> anyhow::Result<String> {
@@ -47,19 +51,36 @@ pub fn ratio_forest_svg(title: &str, axis: &str, rows: &[RatioRow]) -> anyhow::R
         .collect();
     let label_px = (labels.iter().map(|l| l.chars().count()).max().unwrap_or(4) as u32 * 8 + 20).clamp(70, 340);
     let height = 120 + 30 * rows.len().max(2) as u32;
-    svg((CHART.0, height), |root| draw(root, title, axis, &rows, &labels, label_px, (lo, hi)))
+    svg((CHART.0, height), |root| match hi / lo > LOG_SPREAD {
+        true => {
+            draw(root, title, &format!("{axis}, log scale"), &rows, &labels, label_px, (lo..hi).log_scale(), (lo, hi))
+        }
+        false => draw(root, title, axis, &rows, &labels, label_px, lo..hi, (lo, hi)),
+    })
 }
 
-/// The chart of [`ratio_forest_svg`] on `root`, the x axis from `x.0` to `x.1`.
-fn draw(
+/// A ratio as a tick says it: `×1.05`, `×0.9`, `×1`.
+fn ratio_tick(v: &f64) -> String {
+    let text = format!("{v:.3}");
+    format!("×{}", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
+/// The chart of [`ratio_forest_svg`] on `root`, the x axis `coord` from `x.0` to `x.1`.
+#[allow(clippy::too_many_arguments)]
+fn draw<X>(
     root: &Area,
     title: &str,
     axis: &str,
     rows: &[&RatioRow],
     labels: &[String],
     label_px: u32,
+    coord: X,
     x: (f64, f64),
-) -> anyhow::Result<()> {
+) -> anyhow::Result<()>
+where
+    X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+    X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+{
     let n = rows.len().max(1) as i32;
     let mut chart = ChartBuilder::on(root)
         .caption(title, ("sans-serif", 20))
@@ -67,7 +88,7 @@ fn draw(
         .margin_right(28)
         .x_label_area_size(48)
         .y_label_area_size(label_px)
-        .build_cartesian_2d((x.0..x.1).log_scale(), (0..n - 1).into_segmented())
+        .build_cartesian_2d(coord, (0..n - 1).into_segmented())
         .map_err(draw_err)?;
     chart
         .configure_mesh()
@@ -79,9 +100,9 @@ fn draw(
             }
             _ => String::new(),
         })
-        .x_labels(7)
-        .x_label_formatter(&|v| format!("×{v:.3}").trim_end_matches('0').trim_end_matches('.').to_string())
-        .x_desc(format!("{axis}, log scale"))
+        .x_labels(8)
+        .x_label_formatter(&ratio_tick)
+        .x_desc(axis)
         .label_style(("sans-serif", 14))
         .axis_desc_style(("sans-serif", 15))
         .draw()
@@ -126,9 +147,12 @@ mod tests {
         };
         let rows = [row("sync (8 points)", 1.08, true), row("msg (40 points)", 0.93, true), row("base", 1.0, false)];
         let svg = ratio_forest_svg("b ÷ a", "side ÷ baseline, 95% CI", &rows).unwrap();
-        for text in ["sync (8 points)", "msg (40 points)", "base", "log scale", "×1"] {
+        for text in ["sync (8 points)", "msg (40 points)", "base", "\n×1.05\n", "\n×0.95\n", "\n×1\n"] {
             assert!(svg.contains(text), "{text} missing");
         }
+        assert!(!svg.contains("log scale"), "a few percent on a linear axis");
+        let wide = ratio_forest_svg("t", "a", &[row("x", 4.0, true), row("y", 0.5, true)]).unwrap();
+        assert!(wide.contains("log scale"), "×0.5 to ×4 on a log axis");
         assert_eq!(svg.matches("<circle").count(), 3, "a dot per row");
         let lower = svg.to_lowercase();
         assert!(lower.contains(SLOWER) && lower.contains(FASTER) && lower.contains(UNFLAGGED));
