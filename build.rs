@@ -55,8 +55,9 @@ fn crate_versions() {
     println!("cargo:rustc-env=OVERHEAD_CRATE_VERSIONS={}", pairs.join(","));
 }
 
-/// Sets `OVERHEAD_GIT_COMMIT` to `git describe --always --abbrev=12`, with `-dirty` when a tracked file differs
-/// from `HEAD`, without writing to the repository: `git describe --dirty` refreshes the index, so a build script
+/// Sets `OVERHEAD_GIT_COMMIT` to `git describe --always --abbrev=12`, with `-dirty.HASH` when a tracked file
+/// differs from `HEAD` (HASH: the first 12 hex digits of git's hash of `git diff HEAD`, so two builds of
+/// different uncommitted changes, Cargo.lock's included, are two builds to the history, not one), without writing to the repository: `git describe --dirty` refreshes the index, so a build script
 /// that runs it and watches the index reruns on every build. Dirtiness comes from `git status` with optional
 /// locks off (it reads the index and never rewrites it). The script reruns when `HEAD` moves (its file, the
 /// branch's loose ref and `packed-refs`, found with `git rev-parse --git-path`, which also holds in a worktree
@@ -77,7 +78,8 @@ fn git_commit() {
         return;
     };
     let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_none_or(|s| !s.is_empty());
-    let suffix = if dirty { "-dirty" } else { "" };
+    let suffix =
+        if dirty { format!("-dirty.{}", changes_hash().unwrap_or_else(|| "unknown".into())) } else { String::new() };
     println!("cargo:rustc-env=OVERHEAD_GIT_COMMIT={commit}{suffix}");
     let root = std::env::current_dir().expect("the build script has a working directory");
     // Only paths that exist: Cargo reruns a script on every build while a watched path is missing.
@@ -103,4 +105,27 @@ fn git_commit() {
     for entry in git(&["ls-tree", "--name-only", "HEAD"]).unwrap_or_default().lines() {
         watch(entry);
     }
+}
+
+/// The first 12 hex digits of git's object hash of `git diff HEAD --binary`: what the uncommitted changes to
+/// tracked files are, as git itself hashes content (no hashing crate in the build script).
+fn changes_hash() -> Option<String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let diff = Command::new("git")
+        .args(["--no-optional-locks", "diff", "HEAD", "--binary"])
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?
+        .stdout;
+    let mut hasher = Command::new("git")
+        .args(["hash-object", "--stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .ok()?;
+    hasher.stdin.take()?.write_all(&diff).ok()?;
+    let out = hasher.wait_with_output().ok().filter(|o| o.status.success())?;
+    Some(String::from_utf8(out.stdout).ok()?.trim().chars().take(12).collect())
 }

@@ -41,9 +41,17 @@ fn scale_side(args: &[String]) -> Result<(), String> {
     write_atomic(&out, &record).map_err(|e| format!("OUT {}: {e:#}", out.display()))
 }
 
-/// Multiplies every per-operation time of side `side`'s points by `factor`.
+/// Multiplies every per-operation time of side `side`'s points by `factor`; in a record without sides, SIDE
+/// `all` scales its points (the ×1.1 copy of a run that `overhead compare` is checked with, docs/METHOD.md §13).
 fn scale(record: &mut RunRecord, side: &str, factor: f64) -> Result<(), String> {
-    let sides = record.sides.as_ref().ok_or("RECORD: the record has no sides (a run with --side)")?;
+    if record.sides.is_none() && side == "all" {
+        scale_points(&mut record.points, factor);
+        return Ok(());
+    }
+    let sides = record
+        .sides
+        .as_ref()
+        .ok_or("RECORD: the record has no sides (a run with --side); SIDE `all` scales its points")?;
     let names: Vec<String> = sides.sides.iter().map(|s| s.spec.name.clone()).collect();
     let index =
         names.iter().position(|n| n == side).ok_or_else(|| format!("SIDE {side:?}: the sides are {names:?}"))?;
@@ -51,6 +59,12 @@ fn scale(record: &mut RunRecord, side: &str, factor: f64) -> Result<(), String> 
         0 => &mut record.points,
         i => &mut record.sides.as_mut().expect("checked above").sides[i].points,
     };
+    scale_points(points, factor);
+    Ok(())
+}
+
+/// Multiplies every per-operation time of `points` by `factor`.
+fn scale_points(points: &mut [PointRecord], factor: f64) {
     for p in points {
         for s in &mut p.samples_ns {
             *s *= factor;
@@ -65,5 +79,4 @@ fn scale(record: &mut RunRecord, side: &str, factor: f64) -> Result<(), String> 
         }
         (s.ci_low, s.ci_high) = (s.ci_low * factor, s.ci_high * factor);
     }
-    Ok(())
 }

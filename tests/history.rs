@@ -31,7 +31,7 @@ fn text(bytes: &[u8]) -> String {
 fn runs_fill_the_history_and_compare_names_its_source() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let runs: Vec<PathBuf> = (1..=3).map(|k| dir.path().join(format!("r{k}"))).collect();
+    let runs: Vec<PathBuf> = (1..=5).map(|k| dir.path().join(format!("r{k}"))).collect();
     for (k, out) in runs.iter().enumerate() {
         let o = tiny_run(&data, out);
         assert!(o.status.success(), "{}", text(&o.stderr));
@@ -41,8 +41,13 @@ fn runs_fill_the_history_and_compare_names_its_source() {
     assert!(record(0)["overhead"]["between_runs"].is_null(), "one run is no repetition");
     let second = record(1);
     let between = &second["overhead"]["between_runs"];
-    assert_eq!(between["runs"], 2, "{between}");
-    assert!(between["points_pct"]["base.loop/runtime:os"].as_f64().is_some_and(|x| x > 0.0));
+    // A run the machine-state check flagged as shared is no repetition of this machine's level (the other
+    // tests of this file run beside this one), so the second run may know none yet.
+    let shared = |k: usize| record(k)["overhead"]["warnings"].to_string().contains("not quiet");
+    if !shared(0) && !shared(1) {
+        assert_eq!(between["runs"], 2, "{between}");
+        assert!(between["points_pct"]["base.loop/runtime:os"].as_f64().is_some_and(|x| x > 0.0));
+    }
     let speed = &second["overhead"]["speed"];
     assert!(speed["median_ns"].as_f64().is_some_and(|s| s > 0.0) && !speed["course"].as_array().unwrap().is_empty());
     assert!(second["overhead"]["machine_state"]["cpus"].as_array().is_some_and(|c| !c.is_empty()));
@@ -52,13 +57,20 @@ fn runs_fill_the_history_and_compare_names_its_source() {
 
     let listing = overhead(&data).arg("history").output().unwrap();
     let listing = text(&listing.stdout);
-    assert!(listing.contains("3 run(s) of this machine") && listing.contains("3 runs in 1 configuration"), "{listing}");
+    // A run the machine-state check flagged as shared (other tests running beside this one) is left out of
+    // the run level and counted instead.
+    assert!(listing.contains("5 run(s) of this machine") && listing.contains(" in 1 configuration"), "{listing}");
 
     let path = |k: usize| runs[k].join("results.json").display().to_string();
     let from_history = overhead(&data).args(["compare", &path(0), &path(2)]).output().unwrap();
     assert!(from_history.status.success(), "{}", text(&from_history.stderr));
     let out = text(&from_history.stdout);
-    assert!(out.contains("run level: this machine's history: 3 runs"), "{out}");
+    // The two records compared are left out of the history that judges them: at most 3 of its 5 runs remain
+    // (fewer when the machine-state check flagged some as shared, which the source then says).
+    let from_three = out.contains("run level: this machine's history: 3 runs");
+    let shared = out.contains("flagged as shared left out") && !out.contains("history: 4 runs");
+    assert!(from_three || shared, "{out}");
+    assert!(out.contains("points flagged after the control"), "{out}");
     assert!(out.contains("by the reference loop"), "the speed ratio is a finding: {out}");
     let assumed = overhead(&data).args(["compare", "--no-history", &path(0), &path(2)]).output().unwrap();
     assert!(text(&assumed.stdout).contains("run level: assumed"), "{}", text(&assumed.stdout));
@@ -68,7 +80,7 @@ fn runs_fill_the_history_and_compare_names_its_source() {
     overhead(&data).args(["compare", ",", &path(2)]).assert().code(2);
 
     let cleared = overhead(&data).args(["history", "--clear"]).output().unwrap();
-    assert!(text(&cleared.stdout).contains("removed 3 run(s)"), "{}", text(&cleared.stdout));
+    assert!(text(&cleared.stdout).contains("removed 5 run(s)"), "{}", text(&cleared.stdout));
 }
 
 #[test]

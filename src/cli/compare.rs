@@ -106,16 +106,20 @@ fn run_levels(sides: &[(String, Vec<RunSummary>)], no_history: bool) -> Vec<RunL
         return vec![level; sides.len()];
     }
     let history = if no_history { None } else { open_history() };
+    let compared: Vec<&RunSummary> = sides.iter().flat_map(|(_, runs)| runs).collect();
     sides
         .iter()
         .map(|(_, runs)| {
             let machine = runs.first().and_then(|r| r.config.as_ref()).map(|c| c.machine.clone());
             match (&history, machine) {
                 (Some(h), Some(machine)) => match h.load(Some(&machine)) {
-                    Ok(loaded) => {
+                    Ok(mut loaded) => {
                         for d in &loaded.damaged {
                             eprintln!("history: skipped a damaged entry: {d}");
                         }
+                        // The records compared are never part of the run level that judges them: their own
+                        // difference would widen the interval it is judged by.
+                        loaded.entries.retain(|e| !compared.iter().any(|r| same_run(r, &e.summary)));
                         run_level_of(&loaded.entries)
                     }
                     Err(e) => {
@@ -127,6 +131,12 @@ fn run_levels(sides: &[(String, Vec<RunSummary>)], no_history: bool) -> Vec<RunL
             }
         })
         .collect()
+}
+
+/// Whether two summaries are the same run: the same start time and configuration (a record and its entry in
+/// the history carry both; a plain Google Benchmark file, without a start time, is no run of the history).
+fn same_run(a: &RunSummary, b: &RunSummary) -> bool {
+    !a.started_utc.is_empty() && a.started_utc == b.started_utc && a.config == b.config
 }
 
 /// The history, if there is one to read; a problem is told on stderr and the comparison goes on without it.

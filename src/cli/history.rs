@@ -49,7 +49,7 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let level = run_level_of(&loaded.entries);
-    println!("\nRun level per family ({})", level.source.describe());
+    println!("\nRun level per family ({})", level.description());
     print!("{}", families_table(&loaded.entries, &level));
     println!(
         "\nbetween runs: median over the family's points of the half-width of the 95% range of a run's median \

@@ -162,7 +162,7 @@ fn add_to_history(record: &mut RunRecord, record_path: &Path) -> anyhow::Result<
     let level = overhead_history::run_level_of(&entries);
     if level.source.runs() >= 2 {
         record.between_runs = Some(BetweenRuns {
-            source: level.source.describe(),
+            source: level.description(),
             runs: level.source.runs(),
             points_pct: level.between_runs_pct(&summary),
         });

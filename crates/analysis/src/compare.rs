@@ -7,16 +7,27 @@
 //! (each CI gives its median's standard error, `ln(high / low) / (2q)` with `q` the CI's own quantile:
 //! [`overhead_record::PointRunSummary::log_se`]) and the run level
 //! ([`super::run_level`]): what the point moves by between runs beyond its family's shift, and the shift, each
-//! divided by the side's replicates. The ratio's CI is `r · exp(±1.96 · √(V_a + V_b))`; a difference is
-//! significant when it excludes 1. A family's geometric mean carries its shared shift whole: the shift does
-//! not shrink with the number of points (docs/METHOD.md §13). Where the history shows that the machine's
+//! divided by the side's replicates. Every term is an estimate with its degrees of freedom (a CI over k
+//! processes: k − 1; a moderated run level: the prior's [`super::run_level::PRIOR_RUNS`] plus the data's),
+//! so the ratio's CI is `r · exp(±t · √(V_a + V_b))` with Student's t at the Welch–Satterthwaite degrees of
+//! freedom of the sum, not the normal 1.96. A point is flagged (`significant`) when its p-value survives
+//! Benjamini–Hochberg at 5% over every point compared with that record, so a comparison of ~400 points
+//! does not flag ~20 by chance. A family's ratio is the precision-weighted mean of its points' log ratios
+//! and carries its shared shift whole: the shift does not shrink with the number of points (docs/METHOD.md
+//! §13); families are controlled the same way among themselves. Where the history shows that the machine's
 //! speed explains a family's shift, that family's ratios are read at the baseline's speed.
 
 use std::collections::BTreeMap;
 
-use super::run_level::RunLevel;
+use adjustp::{adjust, Procedure};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use super::run_level::{RunLevel, PRIOR_RUNS};
 use overhead_record::{family_of, RatioCi, RunSummary};
 use overhead_stats::Z95;
+
+/// The false discovery rate the flags are controlled at (Benjamini–Hochberg).
+pub const FDR: f64 = 0.05;
 
 /// One side of the comparison: a label, its records (replicates of one configuration) and the run level
 /// of the machine they ran on.
@@ -60,12 +71,13 @@ impl Side {
         } else {
             all.iter().map(|p| p.median_ns).sum::<f64>() / all.len() as f64
         };
-        let with_se: Vec<(f64, f64)> =
-            all.iter().filter_map(|p| Some((p.median_ns.ln(), p.log_se()?.powi(2)))).collect();
+        let with_se: Vec<(f64, f64, f64)> =
+            all.iter().filter_map(|p| Some((p.median_ns.ln(), p.log_se()?.powi(2), within_df(p)))).collect();
         let n = with_se.len() as f64;
         let logged = (n > 0.0 && with_se.len() == all.len()).then(|| LogPoint {
             log: with_se.iter().map(|v| v.0).sum::<f64>() / n,
             within: with_se.iter().map(|v| v.1).sum::<f64>() / n,
+            within_df: with_se.iter().map(|v| v.2).sum(),
             replicates: n,
         });
         Some(SidePoint { median, logged })
@@ -87,8 +99,65 @@ struct LogPoint {
     log: f64,
     /// Mean of their within-run variances (ln scale).
     within: f64,
+    /// The degrees of freedom behind them: Σ (processes − 1) over the replicates (infinite where a CI is not a
+    /// t interval over processes).
+    within_df: f64,
     /// Replicates that have it.
     replicates: f64,
+}
+
+/// The degrees of freedom of a point's within-run CI: processes − 1 for a t interval over processes; infinite
+/// (the normal quantile) for one process or a plain Google Benchmark file's order-statistic CI.
+fn within_df(p: &overhead_record::PointRunSummary) -> f64 {
+    if p.processes >= 2 {
+        (p.processes - 1) as f64
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// A variance and the degrees of freedom of its estimate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct VarTerm {
+    var: f64,
+    df: f64,
+}
+
+/// The variance of a sum of independent estimated variances and its Welch–Satterthwaite degrees of freedom,
+/// `(Σ V)² / Σ (V² / df)` (terms with infinite df add nothing to the denominator; all infinite: infinite).
+fn satterthwaite(terms: &[VarTerm]) -> VarTerm {
+    let var: f64 = terms.iter().map(|t| t.var).sum();
+    let denominator: f64 = terms.iter().filter(|t| t.df.is_finite() && t.df > 0.0).map(|t| t.var * t.var / t.df).sum();
+    let df = if denominator > 0.0 { var * var / denominator } else { f64::INFINITY };
+    VarTerm { var, df }
+}
+
+/// The 95% CI of `exp(log)` with variance `v` (Student's t at `v.df`, normal when infinite) and the two-sided
+/// p-value of `log = 0`; `None` when the variance is not positive and finite.
+fn t_ratio(log: f64, v: VarTerm) -> Option<(RatioCi, f64)> {
+    let se = v.var.sqrt();
+    if !(se.is_finite() && se > 0.0 && log.is_finite()) {
+        return None;
+    }
+    let (q, p) = if v.df.is_finite() {
+        let t = StudentsT::new(0.0, 1.0, v.df.max(1.0)).ok()?;
+        (t.inverse_cdf(0.975), 2.0 * (1.0 - t.cdf((log / se).abs())))
+    } else {
+        let normal = statrs::distribution::Normal::standard();
+        (Z95, 2.0 * (1.0 - normal.cdf((log / se).abs())))
+    };
+    Some((RatioCi { ratio: log.exp(), low: (log - q * se).exp(), high: (log + q * se).exp() }, p))
+}
+
+/// Benjamini–Hochberg at [`FDR`] over `p_values` (one per test, NaN for none): which are flagged.
+fn control_fdr(p_values: &[f64]) -> Vec<bool> {
+    let tested: Vec<usize> = (0..p_values.len()).filter(|&i| p_values[i].is_finite()).collect();
+    let p: Vec<f64> = tested.iter().map(|&i| p_values[i]).collect();
+    let mut flagged = vec![false; p_values.len()];
+    for (&i, q) in tested.iter().zip(adjust(&p, Procedure::BenjaminiHochberg)) {
+        flagged[i] = q <= FDR;
+    }
+    flagged
 }
 
 /// One other record's value of a point against the baseline's.
@@ -99,7 +168,9 @@ pub struct Versus {
     /// other / baseline, with its 95% CI holding both within-run errors and the run level; `None` when a
     /// CI is missing or reaches zero.
     pub ratio: Option<RatioCi>,
-    /// The ratio's CI excludes 1.
+    /// The two-sided p-value of no change, before the control for multiple comparisons; NaN without a ratio.
+    pub p_value: f64,
+    /// Flagged: the p-value survives Benjamini–Hochberg at [`FDR`] over every point compared with this record.
     pub significant: bool,
     /// The ratio was read at the baseline's speed (the family's speed covariate).
     pub speed_adjusted: bool,
@@ -114,13 +185,38 @@ pub struct PointComparison {
     pub others: Vec<Option<Versus>>,
 }
 
-/// The geometric mean of the ratios of one family's shared points, per other record: the ratio with its
-/// 95% CI and how many points it is over (`None` where no point with a CI is shared).
+/// The precision-weighted geometric mean of the ratios of one family's shared points, per other record
+/// (`None` where no point with a CI is shared).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FamilyMean {
     /// `base`, `clock`, …: the point name up to its first `.`.
     pub family: String,
-    pub others: Vec<Option<(RatioCi, usize)>>,
+    pub others: Vec<Option<FamilyVersus>>,
+}
+
+/// One other record's family ratio against the baseline's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FamilyVersus {
+    /// The ratio with its 95% CI (the shared shift whole, t at the Satterthwaite degrees of freedom).
+    pub ratio: RatioCi,
+    /// The points it is over.
+    pub points: usize,
+    /// Two-sided p-value of no change, before the control.
+    pub p_value: f64,
+    /// Flagged after Benjamini–Hochberg at [`FDR`] over the families compared with this record.
+    pub flagged: bool,
+}
+
+/// How many tests a comparison with one other record made and what they flagged: the line that lets a reader
+/// judge "9 of 338".
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Multiplicity {
+    /// Points with a ratio and a p-value.
+    pub compared: usize,
+    /// Points flagged after the control.
+    pub flagged: usize,
+    /// Points with p < 0.05 before it.
+    pub raw: usize,
 }
 
 /// What the comparison says about each side before any point: its records, machine speed and state, and
@@ -156,6 +252,8 @@ pub struct Comparison {
     pub families: Vec<FamilyMean>,
     /// Per family with a speed covariate: the decision in words.
     pub speed_decisions: Vec<(String, String)>,
+    /// Per other record: the points compared and flagged, before and after the control.
+    pub multiplicity: Vec<Multiplicity>,
     /// Per other record, the points it has that the baseline lacks; and the baseline's points no other
     /// record has.
     pub only_in: Vec<(String, Vec<String>)>,
@@ -166,7 +264,7 @@ pub struct Comparison {
 /// Panics if `sides` is empty.
 pub fn compare(sides: &[Side]) -> Comparison {
     let (baseline, others) = sides.split_first().expect("a comparison needs a baseline");
-    let points: Vec<PointComparison> = baseline
+    let mut points: Vec<PointComparison> = baseline
         .names()
         .into_iter()
         .filter_map(|name| {
@@ -178,6 +276,7 @@ pub fn compare(sides: &[Side]) -> Comparison {
             })
         })
         .collect();
+    let multiplicity = (0..others.len()).map(|j| flag_points(&mut points, j)).collect();
     let base_names = baseline.names();
     let mut only_in: Vec<(String, Vec<String>)> = others
         .iter()
@@ -202,7 +301,24 @@ pub fn compare(sides: &[Side]) -> Comparison {
         families: family_means(baseline, others),
         points,
         speed_decisions,
+        multiplicity,
         only_in,
+    }
+}
+
+/// Flags the points of the `j`-th other record whose p-value survives the control, and counts them.
+fn flag_points(points: &mut [PointComparison], j: usize) -> Multiplicity {
+    let p: Vec<f64> = points.iter().map(|c| c.others[j].as_ref().map_or(f64::NAN, |v| v.p_value)).collect();
+    let flags = control_fdr(&p);
+    for (c, flag) in points.iter_mut().zip(&flags) {
+        if let Some(v) = c.others[j].as_mut() {
+            v.significant = *flag;
+        }
+    }
+    Multiplicity {
+        compared: p.iter().filter(|p| p.is_finite()).count(),
+        flagged: flags.iter().filter(|f| **f).count(),
+        raw: p.iter().filter(|p| **p < 0.05).count(),
     }
 }
 
@@ -214,7 +330,7 @@ fn side_summary(s: &Side) -> SideSummary {
         speed_ns: s.speed_ns(),
         max_other_share: max(|r| r.max_other_share),
         max_steal_share: max(|r| r.max_steal_share),
-        run_level: s.level.source.describe(),
+        run_level: s.level.description(),
         run_level_runs: s.level.source.runs(),
     }
 }
@@ -278,34 +394,47 @@ fn speed_adjustment(family: &str, baseline: &Side, other: &Side) -> Option<f64> 
     same_machine.then(|| slope * (sb.ln() - sa.ln()))
 }
 
-/// The variance (log scale) a side's value of point `name` carries beyond its family's shift: its
-/// replicates' within-run variance and the point's own run level, over the replicates.
-fn point_own_var(side: &Side, name: &str, p: &LogPoint) -> f64 {
-    (p.within + side.level.point_var(name, p.within)) / p.replicates
+/// The degrees of freedom of a side's run-level estimates for `family`: the prior's weight and the data's.
+fn level_df(side: &Side, family: &str) -> f64 {
+    PRIOR_RUNS + side.level.family(family).df
 }
 
-/// The whole variance of a side's value of point `name`: [`point_own_var`] and the family's shift, over the
-/// replicates.
-fn side_var(side: &Side, name: &str, p: &LogPoint) -> f64 {
-    point_own_var(side, name, p) + side.level.family(family_of(name)).shift_var / p.replicates
+/// The variance terms (log scale) of a side's value of point `name` beyond its family's shift: its
+/// replicates' within-run variance and the point's own run level, over the replicates.
+fn point_own_terms(side: &Side, name: &str, p: &LogPoint) -> [VarTerm; 2] {
+    let df = level_df(side, family_of(name));
+    [
+        VarTerm { var: p.within / p.replicates, df: p.within_df },
+        VarTerm { var: side.level.point_var(name, p.within) / p.replicates, df },
+    ]
+}
+
+/// The family's shift on a side, over its replicates, as a variance term.
+fn shift_term(side: &Side, family: &str, replicates: f64) -> VarTerm {
+    VarTerm { var: side.level.family(family).shift_var / replicates, df: level_df(side, family) }
 }
 
 fn versus(name: &str, baseline: &Side, a: &SidePoint, other: &Side) -> Option<Versus> {
     let b = other.point(name)?;
-    let adjustment = speed_adjustment(family_of(name), baseline, other);
-    let ratio = match (a.logged, b.logged) {
+    let family = family_of(name);
+    let adjustment = speed_adjustment(family, baseline, other);
+    let tested = match (a.logged, b.logged) {
         (Some(la), Some(lb)) => {
             let log = lb.log - la.log - adjustment.unwrap_or(0.0);
-            let se = (side_var(baseline, name, &la) + side_var(other, name, &lb)).sqrt();
-            Some(RatioCi { ratio: log.exp(), low: (log - Z95 * se).exp(), high: (log + Z95 * se).exp() })
+            let mut terms = point_own_terms(baseline, name, &la).to_vec();
+            terms.extend(point_own_terms(other, name, &lb));
+            terms.push(shift_term(baseline, family, la.replicates));
+            terms.push(shift_term(other, family, lb.replicates));
+            t_ratio(log, satterthwaite(&terms))
         }
         _ => None,
     };
     Some(Versus {
         median: b.median,
-        ratio,
-        significant: ratio.is_some_and(|r| r.low > 1.0 || r.high < 1.0),
-        speed_adjusted: adjustment.is_some() && ratio.is_some(),
+        ratio: tested.map(|t| t.0),
+        p_value: tested.map_or(f64::NAN, |t| t.1),
+        significant: false,
+        speed_adjusted: adjustment.is_some() && tested.is_some(),
     })
 }
 
@@ -316,38 +445,53 @@ fn family_means(baseline: &Side, others: &[Side]) -> Vec<FamilyMean> {
     for name in baseline.names() {
         families.entry(family_of(name).to_string()).or_default().push(name);
     }
-    families
+    let mut means: Vec<FamilyMean> = families
         .into_iter()
         .map(|(family, names)| FamilyMean {
             others: others.iter().map(|o| family_mean(&family, &names, baseline, o)).collect(),
             family,
         })
-        .collect()
+        .collect();
+    for j in 0..others.len() {
+        let p: Vec<f64> = means.iter().map(|m| m.others[j].map_or(f64::NAN, |f| f.p_value)).collect();
+        for (m, flag) in means.iter_mut().zip(control_fdr(&p)) {
+            if let Some(f) = m.others[j].as_mut() {
+                f.flagged = flag;
+            }
+        }
+    }
+    means
 }
 
-fn family_mean(family: &str, names: &[&String], baseline: &Side, other: &Side) -> Option<(RatioCi, usize)> {
+/// A family's ratio: each shared point's log ratio weighted by the inverse of its own variance (beyond the
+/// shift), so a noisy point counts for less; the variance of the weighted mean and the shift of both sides
+/// whole, with their degrees of freedom.
+fn family_mean(family: &str, names: &[&String], baseline: &Side, other: &Side) -> Option<FamilyVersus> {
     let adjustment = speed_adjustment(family, baseline, other).unwrap_or(0.0);
-    let pairs: Vec<(f64, f64, f64, f64)> = names
+    let pairs: Vec<(f64, VarTerm, f64, f64)> = names
         .iter()
         .filter_map(|n| {
             let (a, b) = (baseline.point(n)?.logged?, other.point(n)?.logged?);
-            Some((
-                b.log - a.log - adjustment,
-                point_own_var(baseline, n, &a) + point_own_var(other, n, &b),
-                a.replicates,
-                b.replicates,
-            ))
+            let mut terms = point_own_terms(baseline, n, &a).to_vec();
+            terms.extend(point_own_terms(other, n, &b));
+            let own = satterthwaite(&terms);
+            (own.var > 0.0).then_some((b.log - a.log - adjustment, own, a.replicates, b.replicates))
         })
         .collect();
-    let n = pairs.len() as f64;
     if pairs.is_empty() {
         return None;
     }
-    let mean = pairs.iter().map(|p| p.0).sum::<f64>() / n;
+    let weight_sum: f64 = pairs.iter().map(|p| 1.0 / p.1.var).sum();
+    let mean = pairs.iter().map(|p| p.0 / p.1.var).sum::<f64>() / weight_sum;
+    let n = pairs.len() as f64;
     let (ra, rb) = (pairs.iter().map(|p| p.2).sum::<f64>() / n, pairs.iter().map(|p| p.3).sum::<f64>() / n);
-    let shift = baseline.level.family(family).shift_var / ra + other.level.family(family).shift_var / rb;
-    let se = (pairs.iter().map(|p| p.1).sum::<f64>() / (n * n) + shift).sqrt();
-    Some((RatioCi { ratio: mean.exp(), low: (mean - Z95 * se).exp(), high: (mean + Z95 * se).exp() }, pairs.len()))
+    // The weighted mean's variance is Σ wᵢ² vᵢ / (Σ w)² = 1 / Σ w: one term per point, vᵢ / (vᵢ Σ w)².
+    let mut terms: Vec<VarTerm> =
+        pairs.iter().map(|p| VarTerm { var: 1.0 / (p.1.var * weight_sum * weight_sum), df: p.1.df }).collect();
+    terms.push(shift_term(baseline, family, ra));
+    terms.push(shift_term(other, family, rb));
+    let (ratio, p_value) = t_ratio(mean, satterthwaite(&terms))?;
+    Some(FamilyVersus { ratio, points: pairs.len(), p_value, flagged: false })
 }
 
 #[cfg(test)]

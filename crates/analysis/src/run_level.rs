@@ -119,14 +119,30 @@ struct PointData {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunLevel {
     pub source: RunLevelSource,
+    /// Runs of the history left out because the machine-state check flagged them as shared (another process
+    /// or the hypervisor took a measured CPU): their shifts are the neighbour's, not the machine's.
+    pub shared_left_out: usize,
     pub families: BTreeMap<String, FamilyRunLevel>,
     points: BTreeMap<String, PointData>,
 }
 
 impl RunLevel {
+    /// Where it came from, in words, and the shared runs it left out.
+    pub fn description(&self) -> String {
+        match self.shared_left_out {
+            0 => self.source.describe(),
+            n => format!("{}; {n} run(s) the machine-state check flagged as shared left out", self.source.describe()),
+        }
+    }
+
     /// The measured defaults, for when no repetition is known.
     pub fn assumed() -> RunLevel {
-        RunLevel { source: RunLevelSource::Assumed, families: BTreeMap::new(), points: BTreeMap::new() }
+        RunLevel {
+            source: RunLevelSource::Assumed,
+            shared_left_out: 0,
+            families: BTreeMap::new(),
+            points: BTreeMap::new(),
+        }
     }
 
     /// A run level with the given `(family, λ, τ)`, labelled assumed: for tests and what-if readings.
@@ -145,7 +161,7 @@ impl RunLevel {
                 (f.to_string(), level)
             })
             .collect();
-        RunLevel { source: RunLevelSource::Assumed, families, points: BTreeMap::new() }
+        RunLevel { source: RunLevelSource::Assumed, shared_left_out: 0, families, points: BTreeMap::new() }
     }
 
     /// The family's run level: estimated, or its default.
@@ -267,7 +283,7 @@ impl RunLevel {
                 e.2 += r - 1.0;
             }
         }
-        let mut level = RunLevel { source, families: BTreeMap::new(), points };
+        let mut level = RunLevel { source, shared_left_out: 0, families: BTreeMap::new(), points };
         for family in families {
             let (default_lambda, tau) = default_of(&family);
             let (num, den, df) = shift.get(&family).copied().unwrap_or_default();

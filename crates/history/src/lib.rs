@@ -172,15 +172,22 @@ pub fn by_config(entries: &[Entry]) -> Vec<(RunConfig, Vec<&RunSummary>)> {
 }
 
 /// The run level of `machine`'s runs in the history: estimated from its groups of repeated
-/// configurations, or the defaults when no configuration ran twice.
+/// configurations, or the defaults when no configuration ran twice. Runs the machine-state check flagged
+/// as shared ([`RunSummary::was_shared`]) are left out and counted: a neighbour's load is not how this
+/// machine moves between runs.
 pub fn run_level_of(entries: &[Entry]) -> RunLevel {
+    let quiet: Vec<Entry> = entries.iter().filter(|e| !e.summary.was_shared()).cloned().collect();
+    let shared_left_out = entries.len() - quiet.len();
     let groups: Vec<Vec<&RunSummary>> =
-        by_config(entries).into_iter().map(|(_, runs)| runs).filter(|g| g.len() >= 2).collect();
-    if groups.is_empty() {
-        return RunLevel::assumed();
-    }
-    let runs = groups.iter().map(Vec::len).sum();
-    RunLevel::estimate(&groups, RunLevelSource::History { runs, groups: groups.len() })
+        by_config(&quiet).into_iter().map(|(_, runs)| runs).filter(|g| g.len() >= 2).collect();
+    let mut level = if groups.is_empty() {
+        RunLevel::assumed()
+    } else {
+        let runs = groups.iter().map(Vec::len).sum();
+        RunLevel::estimate(&groups, RunLevelSource::History { runs, groups: groups.len() })
+    };
+    level.shared_left_out = shared_left_out;
+    level
 }
 
 #[cfg(test)]

@@ -7,15 +7,8 @@ use std::collections::BTreeMap;
 use overhead_machine::{read_cpu_times, rusage_cpu_s, CpuTimes};
 use overhead_record::{CpuShare, MachineState};
 
-/// A CPU is reported busy when other processes took more than this share of its time during the run. On a
-/// quiet machine the share stays near zero (the kernel's threads, the terminal, an editor: below 3% on the
-/// 2-vCPU VM of docs/METHOD.md §14); a process that keeps one CPU busy throughout takes half or more. A
-/// tenth of a CPU's time is as often as a ~0.5 ms batch has a one-in-ten chance of sharing its CPU.
-pub const OTHER_THRESHOLD: f64 = 0.10;
-
-/// A vCPU is reported busy when the hypervisor gave more than this share of its time to other guests:
-/// steal lands inside batches as time the operation did not take.
-pub const STEAL_THRESHOLD: f64 = 0.05;
+/// The shares past which a measured CPU counts as busy (in `overhead_record`, where the history reads them too).
+pub use overhead_record::{OTHER_THRESHOLD, STEAL_THRESHOLD};
 
 /// The run's own CPU time per CPU, gathered probe by probe, and the kernel's accounting at the start.
 pub struct CpuWatch {

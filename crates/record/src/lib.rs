@@ -36,7 +36,7 @@ pub use comparison::{CountFit, RatioCi, RuntimeComparison};
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::{too_few_points_note, FitRecord, TOO_FEW_POINTS};
 pub use io::{load, temp_file_in, write_atomic, RecordError};
-pub use machine_state::{CpuShare, MachineState};
+pub use machine_state::{CpuShare, MachineState, OTHER_THRESHOLD, STEAL_THRESHOLD};
 pub use outcome::Outcome;
 pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult};
 pub use process_costs::{ProcessCosts, RECENT_RUNS};
@@ -61,7 +61,9 @@ pub const SCHEMA_VERSION: u32 = 2;
 pub struct ToolInfo {
     pub name: String,
     pub version: String,
-    /// `git describe`-style commit the binary was built from, when known at build time.
+    /// `git describe`-style commit the binary was built from, when known at build time; `COMMIT-dirty.HASH` for a
+    /// tree with uncommitted changes (HASH: git's hash of `git diff HEAD`, 12 hex digits; `-dirty` alone in
+    /// older records).
     pub git_commit: Option<String>,
     /// The crates whose primitives this binary measures (runtimes, channels, locks) at the versions Cargo.lock
     /// resolved when it was built, by name; a crate locked at two versions lists both. Absent in older records.

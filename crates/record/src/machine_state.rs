@@ -5,6 +5,17 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A CPU is reported busy when other processes took more than this share of its time during the run. On a
+/// quiet machine the share stays near zero (the kernel's threads, the terminal, an editor: below 3% on the
+/// 2-vCPU VM of docs/METHOD.md §14); a process that keeps one CPU busy throughout takes half or more. A
+/// tenth of a CPU's time is as often as a ~0.5 ms batch has a one-in-ten chance of sharing its CPU. The
+/// history leaves runs past it out of the run level.
+pub const OTHER_THRESHOLD: f64 = 0.10;
+
+/// A vCPU is reported busy when the hypervisor gave more than this share of its time to other guests:
+/// steal lands inside batches as time the operation did not take.
+pub const STEAL_THRESHOLD: f64 = 0.05;
+
 /// The share of each measured CPU's time that went elsewhere during the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MachineState {

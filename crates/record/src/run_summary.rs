@@ -134,6 +134,14 @@ impl RunSummary {
         }
     }
 
+    /// Whether the machine-state check flagged the run as shared: another process took more than
+    /// [`super::OTHER_THRESHOLD`] of a measured CPU, or the hypervisor more than [`super::STEAL_THRESHOLD`]
+    /// (docs/METHOD.md §14). Unknown state counts as quiet.
+    pub fn was_shared(&self) -> bool {
+        self.max_other_share.is_some_and(|o| o > super::OTHER_THRESHOLD)
+            || self.max_steal_share.is_some_and(|s| s > super::STEAL_THRESHOLD)
+    }
+
     /// The family of each point ([`family_of`]) with its points.
     pub fn families(&self) -> BTreeMap<&str, Vec<&str>> {
         let mut families: BTreeMap<&str, Vec<&str>> = BTreeMap::new();

@@ -25,15 +25,21 @@ pub fn compare_tables(c: &Comparison, format: Format) -> String {
     out += gap;
     out += "change: other / baseline − 1, with the 95% CI of the ratio (log scale) holding both records' within-run \
             CIs and the run level: how far a point and its family move between runs on the machine (see the records \
-            above for its source); * the CI excludes no change (significant); ~ read at the baseline's machine \
+            above for its source), Student's t at the degrees of freedom those estimates have; * flagged: the \
+            change survives the Benjamini–Hochberg control at 5% over every point compared (a flagged change's CI \
+            excludes no change; one whose CI excludes it may still be unflagged); ~ read at the baseline's machine \
             speed (the family's speed covariate); — the record lacks the point; n/a no CI\n";
+    for (label, m) in c.labels[1..].iter().zip(&c.multiplicity) {
+        out += &format!("{bullet}{}\n", multiplicity_line(label, m));
+    }
     if !c.families.is_empty() {
         out += "\n";
         out += &heading("Geometric mean of the ratios per family");
         out += &families_table(c, format);
         out += gap;
-        out += "the family's CI holds the shift its points share from run to run whole: it does not narrow with \
-                the number of points\n";
+        out += "each family's ratio weights its points by their precision (a noisy point counts for less); its CI \
+                holds the shift its points share from run to run whole: it does not narrow with the number of \
+                points; * flagged after the Benjamini–Hochberg control at 5% over the families\n";
     }
     for (family, decision) in &c.speed_decisions {
         out += &format!("{bullet}speed covariate for {family}: {decision}\n");
@@ -70,6 +76,19 @@ pub fn sides_lines(c: &Comparison, bullet: &str) -> String {
         out += &format!("{bullet}{finding}\n");
     }
     out
+}
+
+/// "b.json: 9 of 338 points flagged after the control (21 with p < 0.05 before it; with no change at all,
+/// about 17 would be below 0.05 by chance and any flag at all would come up in at most 5% of comparisons)".
+pub fn multiplicity_line(label: &str, m: &overhead_analysis::compare::Multiplicity) -> String {
+    format!(
+        "{label}: {} of {} points flagged after the control ({} with p < 0.05 before it; with no change at all about \
+         {:.0} would be below 0.05 by chance, and a flag at all would come up in at most 5% of comparisons)",
+        m.flagged,
+        m.compared,
+        m.raw,
+        m.compared as f64 * 0.05
+    )
 }
 
 /// `+10.0% [+8.7%, +11.4%] *`.
@@ -112,9 +131,8 @@ fn families_table(c: &Comparison, format: Format) -> String {
     for f in &c.families {
         let mut row = vec![Cell::new(&f.family)];
         for m in &f.others {
-            let text = m.map_or("—".into(), |(r, n)| {
-                format!("{} ({n} points)", change_text(&r, r.low > 1.0 || r.high < 1.0))
-            });
+            let text =
+                m.map_or("—".into(), |f| format!("{} ({} points)", change_text(&f.ratio, f.flagged), f.points));
             row.push(Cell::new(text).set_alignment(CellAlignment::Right));
         }
         table.add_row(row);

@@ -1,8 +1,9 @@
 //! `compare` on sides with known errors and run levels.
 
 use super::*;
-use crate::run_level::{RunLevel, RunLevelSource};
+use crate::run_level::{RunLevel, RunLevelSource, PRIOR_RUNS};
 use overhead_record::{PointRunSummary, RunConfig};
+use overhead_stats::Z95;
 
 /// A side of one record: `(name, median, half-width)` points, with the run level `level`.
 fn side(label: &str, points: &[(&str, f64, f64)], level: RunLevel) -> Side {
@@ -60,7 +61,7 @@ fn a_copy_with_every_time_times_1_1_is_plus_10_percent_everywhere() {
             assert!(v.significant && r.low > 1.0 && r.high > 1.1, "±1% CIs and the run level cannot hide 10%: {r:?}");
         }
         assert_eq!(c.families.len(), 2);
-        assert!(c.families.iter().all(|f| (f.others[0].unwrap().0.ratio - 1.1).abs() < 1e-12));
+        assert!(c.families.iter().all(|f| (f.others[0].unwrap().ratio.ratio - 1.1).abs() < 1e-12));
         assert!(c.only_in.is_empty());
     }
 }
@@ -85,8 +86,14 @@ fn the_run_level_widens_the_ratio_ci_and_says_where_it_came_from() {
         let r = c.points[0].others[0].as_ref().unwrap().ratio.unwrap();
         (r.high / r.low).ln() / 2.0
     };
-    let expected = Z95 * (2.0 * ((101.0f64 / 99.0).ln() / (2.0 * Z95)).powi(2) + 0.02f64.powi(2)).sqrt();
+    // Two within-run terms (a plain file's CI: the normal quantile, infinite df) and the baseline's shift,
+    // estimated with the prior's 4 degrees of freedom: Student's t at the Welch–Satterthwaite df of the sum.
+    let (w, shift) = (((101.0f64 / 99.0).ln() / (2.0 * Z95)).powi(2), 0.02f64.powi(2));
+    let df = (2.0 * w + shift).powi(2) / (shift * shift / PRIOR_RUNS);
+    let t = statrs::distribution::StudentsT::new(0.0, 1.0, df).unwrap();
+    let expected = statrs::distribution::ContinuousCDF::inverse_cdf(&t, 0.975) * (2.0 * w + shift).sqrt();
     assert!((half(&wide) - expected).abs() < 1e-9, "{} vs {expected}", half(&wide));
+    assert!(expected > Z95 * (2.0 * w + shift).sqrt(), "an estimated variance widens the quantile past 1.96");
     assert!(half(&narrow) < half(&wide));
     assert!(wide.sides[0].run_level.starts_with("assumed") && wide.sides[0].run_level_runs == 0);
 }
@@ -99,11 +106,14 @@ fn a_family_ci_stops_narrowing_at_its_shared_shift() {
         let points: Vec<(&str, f64, f64)> = names.iter().map(|n| (n.as_str(), 100.0, 2.0)).collect();
         let level = || RunLevel::fixed(&[("sync", 1.0, tau)]);
         let c = compare(&[side("a", &points, level()), side("b", &points, level())]);
-        let (r, count) = c.families[0].others[0].unwrap();
+        let f = c.families[0].others[0].unwrap();
+        let (r, count) = (f.ratio, f.points);
         assert_eq!(count, n);
         (r.high / r.low).ln() / 2.0
     };
-    let floor = Z95 * (2.0 * tau * tau).sqrt();
+    // Both shifts estimated with 4 degrees of freedom each: together 8 by Welch–Satterthwaite.
+    let t8 = statrs::distribution::StudentsT::new(0.0, 1.0, 2.0 * PRIOR_RUNS).unwrap();
+    let floor = statrs::distribution::ContinuousCDF::inverse_cdf(&t8, 0.975) * (2.0 * tau * tau).sqrt();
     let (h1, h10, h1000) = (half_width(1), half_width(10), half_width(1000));
     assert!(h1 > h10 && h10 > h1000, "{h1} {h10} {h1000}");
     assert!(h1000 > floor && h1000 < floor * 1.02, "1000 points: {h1000}, the shift alone {floor}");
@@ -168,4 +178,31 @@ fn records_of_another_build_are_a_finding_and_one_build_is_not() {
         "{}",
         c.build_findings[0]
     );
+}
+
+#[test]
+fn on_nulls_the_control_keeps_false_flags_rare_and_the_raw_tests_show_what_it_controls() {
+    // 400 points whose sides differ only by their within-run errors (±3% CIs from 5 processes): any flag
+    // is false. Twenty comparisons: flags after the control stay at most 5% of points (most comparisons
+    // flag none), while about 5% fall below p = 0.05 before it.
+    let mut rng = overhead_stats::synthetic::Rng::new(5);
+    let (mut flagged, mut raw, mut compared) = (0, 0, 0);
+    for _ in 0..20 {
+        let mut draw = |label: &str| {
+            let points: BTreeMap<String, PointRunSummary> = (0..400)
+                .map(|i| {
+                    let sd = 0.03 / 2.776; // a ±3% CI from 5 processes: t(4)·se
+                    let m = 100.0 * (sd * rng.normal()).exp();
+                    let p = PointRunSummary { median_ns: m, ci_low_ns: m * 0.97, ci_high_ns: m * 1.03, processes: 5 };
+                    (format!("x.p{i}"), p)
+                })
+                .collect();
+            Side { label: label.into(), runs: vec![run(label, points, Some(0.25))], level: none() }
+        };
+        let (a, b) = (draw("a"), draw("b"));
+        let m = compare(&[a, b]).multiplicity[0];
+        (flagged, raw, compared) = (flagged + m.flagged, raw + m.raw, compared + m.compared);
+    }
+    assert!(flagged as f64 <= 0.05 * compared as f64, "{flagged} of {compared} flagged");
+    assert!(raw as f64 > 0.01 * compared as f64, "{raw} of {compared} below 0.05 unadjusted");
 }

@@ -81,14 +81,11 @@ pub fn compare_html(c: &Comparison) -> anyhow::Result<String> {
                 .iter()
                 .map(|m| match m {
                     None => ChangeCell { median: String::new(), change: "—".into(), class: "same" },
-                    Some((r, n)) => {
-                        let significant = r.low > 1.0 || r.high < 1.0;
-                        ChangeCell {
-                            median: format!("{n} points"),
-                            change: change_text(r, significant),
-                            class: class(r.ratio, significant),
-                        }
-                    }
+                    Some(f) => ChangeCell {
+                        median: format!("{} points", f.points),
+                        change: change_text(&f.ratio, f.flagged),
+                        class: class(f.ratio.ratio, f.flagged),
+                    },
                 })
                 .collect(),
         })
