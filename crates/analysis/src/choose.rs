@@ -125,10 +125,16 @@ fn table(
         .iter()
         .enumerate()
         .map(|(rank, (p, implementation))| {
-            let (ratio, open_low, verdict) = if rank == 0 {
-                (None, None, Verdict::Best)
+            let (ratio, open_low, verdict, paired_rounds) = if rank == 0 {
+                (None, None, Verdict::Best, None)
             } else {
-                let ratio = ratio_with_ci(&p.summary, &best.summary).filter(finite);
+                let conservative = ratio_with_ci(&p.summary, &best.summary).filter(finite);
+                let paired = paired_ratio(p, best);
+                let (ratio, paired_rounds) = match (conservative, paired) {
+                    (Some(c), Some((r, n))) if width(&r) < width(&c) => (Some(r), Some(n)),
+                    (None, Some((r, n))) => (Some(r), Some(n)),
+                    (c, _) => (c, None),
+                };
                 // Without an upper end (the best's CI reaches zero) the low end still decides.
                 let open_low = match ratio {
                     Some(_) => None,
@@ -139,7 +145,7 @@ fn table(
                     Some(_) => Verdict::Slower,
                     None => Verdict::Undecided,
                 };
-                (ratio, open_low, verdict)
+                (ratio, open_low, verdict, paired_rounds)
             };
             Candidate {
                 runtime: p.spec.runtime.clone(),
@@ -149,6 +155,7 @@ fn table(
                 ci_low_ns: p.summary.ci_low,
                 ci_high_ns: p.summary.ci_high,
                 ratio,
+                paired_rounds,
                 open_low,
                 verdict,
                 flags: PointFlag::of(p),
@@ -180,6 +187,20 @@ fn table(
         candidates,
         not_measured,
     }
+}
+
+/// `p` over `best` from their processes of the same rounds (measured in the same minute of the run, so a
+/// slow spell of the machine cancels in the pair): the paired interval of [`super::sides::paired_ratio`],
+/// with the number of pairs; `None` with fewer than two.
+fn paired_ratio(p: &PointRecord, best: &PointRecord) -> Option<(RatioCi, usize)> {
+    let logs = super::sides::paired_log_ratios(best, p);
+    let r = super::sides::paired_ratio(&logs)?;
+    Some((r, logs.len()))
+}
+
+/// The width of an interval on the log scale.
+fn width(r: &RatioCi) -> f64 {
+    (r.high / r.low).ln()
 }
 
 /// Whether every bound of `r` is a finite number.
@@ -237,6 +258,43 @@ mod tests {
         assert_eq!((c.ratio, c.low, c.high), (2.0, 19.0 / 11.0, 21.0 / 9.0));
         assert!(t.candidates[0].ratio.is_none(), "the best has no ratio to itself");
         assert_eq!(t.best_group().count(), 2);
+    }
+
+    /// Two locks measured in the same rounds of a machine whose speed swings 20% between rounds: each
+    /// point's CI holds the swing, so the conservative interval ties them; the pairs of the same round see
+    /// B 5% slower every time, and the narrower paired interval says so.
+    #[test]
+    fn processes_of_the_same_rounds_pair_where_that_narrows_the_interval() {
+        let round_speed = [1.0, 1.2, 0.9, 1.1, 1.0];
+        let with_rounds = |lock: &str, factor: f64, jitter: f64| {
+            let medians: Vec<f64> = round_speed.iter().map(|s| 10.0 * s * factor).collect();
+            let mean = medians.iter().sum::<f64>() / medians.len() as f64;
+            let mut p = mutex("os", lock, "2", (mean * 0.88, mean, mean * 1.12));
+            p.processes = medians
+                .iter()
+                .enumerate()
+                .map(|(i, &m)| overhead_record::ProcessRecord {
+                    round: i + 1,
+                    batch_ops: 1,
+                    batches: 3,
+                    median_ns: m * (1.0 + jitter * [0.0, 1.0, -1.0, 0.5, -0.5][i]),
+                    wall_ms: 1.0,
+                    started_s: None,
+                    extra: Default::default(),
+                })
+                .collect();
+            p
+        };
+        let points = [with_rounds("a", 1.0, 0.004), with_rounds("b", 1.05, -0.004)];
+        let t = &choice_tables(&points, &[])[0];
+        let b = &t.candidates[1];
+        assert_eq!((b.verdict, b.paired_rounds), (Verdict::Slower, Some(5)), "{b:?}");
+        let r = b.ratio.unwrap();
+        assert!(r.low > 1.0 && r.low < 1.05 && r.high > 1.05, "{r:?}");
+        // Without processes (an older record) the conservative interval stands, and ties them.
+        let plain = [mutex("os", "a", "2", (8.8, 10.0, 11.2)), mutex("os", "b", "2", (9.2, 10.5, 11.8))];
+        let t = &choice_tables(&plain, &[])[0];
+        assert_eq!((t.candidates[1].verdict, t.candidates[1].paired_rounds), (Verdict::Tied, None));
     }
 
     /// The rule's boundary: a ratio interval whose low end is exactly 1 (B's CI starts where A's ends)

@@ -52,6 +52,18 @@ pub fn paired_log_ratios(base: &PointRecord, side: &PointRecord) -> Vec<f64> {
         .collect()
 }
 
+/// The ratio (exp of the mean) of paired log ratios with its 95% Student's t interval over the pairs;
+/// `None` with fewer than two. What the choose tables use where it is narrower than their conservative
+/// interval ([`super::choose`]).
+pub fn paired_ratio(logs: &[f64]) -> Option<overhead_record::RatioCi> {
+    let t = TInterval::of(logs)?;
+    Some(overhead_record::RatioCi {
+        ratio: t.mean.exp(),
+        low: (t.mean - t.half_width).exp(),
+        high: (t.mean + t.half_width).exp(),
+    })
+}
+
 /// One point's ratio from its pairs.
 fn point_ratio(base: &PointRecord, side: &PointRecord, side_name: &str) -> SideRatio {
     let logs = paired_log_ratios(base, side);

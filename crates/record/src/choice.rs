@@ -60,10 +60,16 @@ pub struct Candidate {
     /// Its 95% CI, ns.
     pub ci_high_ns: f64,
     /// This candidate's median over the best's, with the conservative interval built from both 95% CIs
-    /// (`overhead_analysis::runtime_comparisons::ratio_with_ci`); `None` for the best itself, and when the
-    /// interval has no upper end (the best's CI reaches zero) or is not a number.
+    /// (`overhead_analysis::runtime_comparisons::ratio_with_ci`), or — when it is narrower — the paired one
+    /// from the two points' processes of the same rounds (`paired_rounds`); `None` for the best itself, and
+    /// when the interval has no upper end (the best's CI reaches zero) or is not a number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio: Option<RatioCi>,
+    /// When `ratio` is the paired one: how many rounds measured both points, each pair's log ratio of the
+    /// process medians, its interval Student's t over the pairs (docs/METHOD.md §12a, §17). `None`: the
+    /// conservative interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired_rounds: Option<usize>,
     /// When the interval has no upper end (`ratio` is `None` because the best's CI reaches zero), its low
     /// end (this CI's low end over the best's high end): the ratio is at least this, and it alone still
     /// decides whether the interval includes 1.

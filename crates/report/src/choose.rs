@@ -13,8 +13,9 @@ use overhead_record::{Candidate, ChoiceTable, RatioCi, RunRecord, SkipKind, Verd
 pub const CAPTION: &str = "Each table is one primitive at one setting, its implementations (runtime / implementation) \
 ranked by median. best: the lowest median. tied with best: its ratio to the best's median has a 95% interval that \
 includes 1, so this run cannot tell the two apart; the interval is conservative, built from both points' 95% CIs \
-(this one's low end over the best's high end to its high end over the best's low end), so a tie is a difference \
-not shown, not an equality. ×k slower: the whole interval lies above 1. When the best's CI reaches zero the \
+(this one's low end over the best's high end to its high end over the best's low end), or, marked ‡, the \
+narrower paired one from the two points' processes of the same rounds (Student's t over the pairs); a tie is \
+a difference not shown, not an equality. ×k slower: the whole interval lies above 1. When the best's CI reaches zero the \
 interval has no upper end (≥ ×k) and its low end alone decides; undecided: no interval at all (the best's CI lies \
 at or below zero). Flags as in the results table: a flagged best or tie is only as sure as its flags allow.";
 
@@ -33,11 +34,12 @@ fn ratio_with_interval(r: &RatioCi) -> String {
     format!("×{} ({}–{})", ratio_text(r.ratio), ratio_text(r.low), ratio_text(r.high))
 }
 
-/// The ratio column: `×1.05 (0.91–1.28)`; `≥ ×4.50 (no upper end)` when the best's CI reaches zero; `—`
+/// The ratio column: `×1.05 (0.91–1.28)`, then ` ‡` when the interval is the paired one; `≥ ×4.50 (no upper end)` when the best's CI reaches zero; `—`
 /// for the best and where there is no interval.
 pub fn ratio_column(c: &Candidate) -> String {
+    let paired = if c.paired_rounds.is_some() { " ‡" } else { "" };
     match (&c.ratio, c.open_low) {
-        (Some(r), _) => ratio_with_interval(r),
+        (Some(r), _) => ratio_with_interval(r) + paired,
         (None, Some(low)) => format!("≥ ×{} (no upper end)", ratio_text(low)),
         (None, None) => "—".into(),
     }
