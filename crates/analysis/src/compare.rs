@@ -386,12 +386,17 @@ fn build_finding(a: &Side, b: &Side) -> Option<String> {
 
 /// The speed adjustment of `family`'s log ratios of `other` against `baseline` (log scale): the family's
 /// slope times the difference of ln(speed), when the history chose the covariate for it and both sides ran
-/// on one machine (across machines the speed is part of the finding); 0 otherwise.
-fn speed_adjustment(family: &str, baseline: &Side, other: &Side) -> Option<f64> {
-    let slope = baseline.level.family(family).speed_slope?;
+/// on one machine (across machines the speed is part of the finding); `None` otherwise. With it, the
+/// variance the slope's own uncertainty adds: its estimate's variance times the squared speed difference,
+/// with the slope's residual degrees of freedom.
+fn speed_adjustment(family: &str, baseline: &Side, other: &Side) -> Option<(f64, VarTerm)> {
+    let level = baseline.level.family(family);
+    let slope = level.speed_slope?;
     let same_machine = baseline.machine().is_some() && baseline.machine() == other.machine();
     let (sa, sb) = (baseline.speed_ns()?, other.speed_ns()?);
-    same_machine.then(|| slope * (sb.ln() - sa.ln()))
+    let delta = sb.ln() - sa.ln();
+    let (slope_var, df) = level.speed_slope_var;
+    same_machine.then_some((slope * delta, VarTerm { var: slope_var * delta * delta, df }))
 }
 
 /// The degrees of freedom of a side's run-level estimates for `family`: the prior's weight and the data's.
@@ -420,8 +425,9 @@ fn versus(name: &str, baseline: &Side, a: &SidePoint, other: &Side) -> Option<Ve
     let adjustment = speed_adjustment(family, baseline, other);
     let tested = match (a.logged, b.logged) {
         (Some(la), Some(lb)) => {
-            let log = lb.log - la.log - adjustment.unwrap_or(0.0);
+            let log = lb.log - la.log - adjustment.map_or(0.0, |a| a.0);
             let mut terms = point_own_terms(baseline, name, &la).to_vec();
+            terms.extend(adjustment.map(|a| a.1));
             terms.extend(point_own_terms(other, name, &lb));
             terms.push(shift_term(baseline, family, la.replicates));
             terms.push(shift_term(other, family, lb.replicates));
@@ -467,7 +473,8 @@ fn family_means(baseline: &Side, others: &[Side]) -> Vec<FamilyMean> {
 /// shift), so a noisy point counts for less; the variance of the weighted mean and the shift of both sides
 /// whole, with their degrees of freedom.
 fn family_mean(family: &str, names: &[&String], baseline: &Side, other: &Side) -> Option<FamilyVersus> {
-    let adjustment = speed_adjustment(family, baseline, other).unwrap_or(0.0);
+    let speed = speed_adjustment(family, baseline, other);
+    let adjustment = speed.map_or(0.0, |a| a.0);
     let pairs: Vec<(f64, VarTerm, f64, f64)> = names
         .iter()
         .filter_map(|n| {
@@ -490,6 +497,7 @@ fn family_mean(family: &str, names: &[&String], baseline: &Side, other: &Side) -
         pairs.iter().map(|p| VarTerm { var: 1.0 / (p.1.var * weight_sum * weight_sum), df: p.1.df }).collect();
     terms.push(shift_term(baseline, family, ra));
     terms.push(shift_term(other, family, rb));
+    terms.extend(speed.map(|a| a.1));
     let (ratio, p_value) = t_ratio(mean, satterthwaite(&terms))?;
     Some(FamilyVersus { ratio, points: pairs.len(), p_value, flagged: false })
 }

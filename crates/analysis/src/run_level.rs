@@ -100,6 +100,10 @@ pub struct FamilyRunLevel {
     /// Slope of the family's shift on ln(reference loop time), when the history shows that the machine's
     /// speed explains part of it ([`SPEED_P_VALUE`]); `None` otherwise.
     pub speed_slope: Option<f64>,
+    /// The variance of that slope's estimate (residual variance over Σ c², log scale per unit ln speed) and
+    /// its degrees of freedom: a ratio read at the baseline's speed carries it, times the squared speed
+    /// difference. Zeros when the covariate is not used.
+    pub speed_slope_var: (f64, f64),
     /// Why the speed covariate is used or not, with the numbers.
     pub speed_decision: String,
 }
@@ -156,6 +160,7 @@ impl RunLevel {
                     df: 0.0,
                     data: None,
                     speed_slope: None,
+                    speed_slope_var: (0.0, 0.0),
                     speed_decision: "fixed: not used".into(),
                 };
                 (f.to_string(), level)
@@ -174,6 +179,7 @@ impl RunLevel {
                 df: 0.0,
                 data: None,
                 speed_slope: None,
+                speed_slope_var: (0.0, 0.0),
                 speed_decision: "no repetitions: not used".into(),
             }
         })
@@ -223,12 +229,12 @@ impl RunLevel {
             f
         };
         // First the speed covariate per family, on the raw values; then everything on the adjusted ones.
-        let slopes: BTreeMap<String, (Option<f64>, String)> =
+        let slopes: BTreeMap<String, (Option<SpeedCovariate>, String)> =
             families.iter().map(|f| (f.clone(), speed_covariate(&groups, f))).collect();
         let adjusted = |r: &RunSummary, name: &str, centre: f64| -> Option<(f64, f64)> {
             let p = r.points.get(name)?;
             let (y, se) = (p.median_ns.ln(), p.log_se()?);
-            let slope = slopes.get(family_of(name)).and_then(|s| s.0).unwrap_or(0.0);
+            let slope = slopes.get(family_of(name)).and_then(|s| s.0).map_or(0.0, |c| c.0);
             let c = r.speed_ns.map(|s| s.ln() - centre).unwrap_or(0.0);
             Some((y - slope * c, se * se))
         };
@@ -300,9 +306,12 @@ impl RunLevel {
             let lambda_data = (scale > 0.0).then(|| (excess / scale).max(0.0));
             let lambda_hat = lambda_data.unwrap_or(default_lambda);
             let lambda = (PRIOR_RUNS * default_lambda + df * lambda_hat) / (PRIOR_RUNS + df);
-            let (speed_slope, speed_decision) = slopes.get(&family).cloned().unwrap_or((None, String::new()));
+            let (covariate, speed_decision) = slopes.get(&family).cloned().unwrap_or((None, String::new()));
+            let (speed_slope, speed_slope_var) = (covariate.map(|c| c.0), covariate.map_or((0.0, 0.0), |c| (c.1, c.2)));
             let data = lambda_data.zip(shift_data);
-            level.families.insert(family, FamilyRunLevel { lambda, shift_var, df, data, speed_slope, speed_decision });
+            let family_level =
+                FamilyRunLevel { lambda, shift_var, df, data, speed_slope, speed_slope_var, speed_decision };
+            level.families.insert(family, family_level);
         }
         level
     }
@@ -322,11 +331,14 @@ fn speed_centre(group: &[&RunSummary]) -> f64 {
     }
 }
 
+/// A family's speed covariate: `(slope, variance of its estimate, that variance's degrees of freedom)`.
+type SpeedCovariate = (f64, f64, f64);
+
 /// Whether the machine's speed explains the family's shift: the least-squares slope of the family's mean
 /// residual per run on the run's centred ln(speed), within configurations, used when its F test gives
-/// p < [`SPEED_P_VALUE`] with at least 3 residual degrees of freedom. Returns the slope when used, and the
-/// decision in words.
-fn speed_covariate(groups: &[&Vec<&RunSummary>], family: &str) -> (Option<f64>, String) {
+/// p < [`SPEED_P_VALUE`] with at least 3 residual degrees of freedom. Returns the slope when used, with the
+/// variance of its estimate and that variance's degrees of freedom, and the decision in words.
+fn speed_covariate(groups: &[&Vec<&RunSummary>], family: &str) -> (Option<SpeedCovariate>, String) {
     let (mut smc, mut scc, mut smm, mut df) = (0.0, 0.0, 0.0, 0.0);
     for group in groups {
         if group.iter().any(|r| r.speed_ns.is_none()) {
@@ -370,7 +382,7 @@ fn speed_covariate(groups: &[&Vec<&RunSummary>], family: &str) -> (Option<f64>, 
         -reduction * 100.0
     );
     if p < SPEED_P_VALUE && reduction > 0.0 {
-        (Some(slope), format!("used: {words}"))
+        (Some((slope, rss / residual_df / scc, residual_df)), format!("used: {words}"))
     } else {
         (None, format!("not used: {words}"))
     }

@@ -154,6 +154,22 @@ fn the_speed_ratio_is_a_finding_and_adjusts_only_families_the_history_chose() {
 }
 
 #[test]
+fn an_uncertain_speed_slope_widens_the_adjusted_ratio() {
+    let run = |slope_var: f64| {
+        let mut level = RunLevel::fixed(&[("sched", 0.0, 0.0)]);
+        let family = level.families.get_mut("sched").unwrap();
+        (family.speed_slope, family.speed_slope_var) = (Some(1.0), (slope_var, 5.0));
+        let a = side("a", &[("sched.yield/runtime:os", 100.0, 1.0)], level);
+        let mut b = scaled(&a, "b", 0.9);
+        b.runs[0].speed_ns = Some(0.25 * 0.9);
+        let r = compare(&[a, b]).points[0].others[0].clone().unwrap().ratio.unwrap();
+        (r.high / r.low).ln()
+    };
+    // A slope known to ±0.5 over a 10% speed difference adds (0.5 · ln 0.9)² to the ratio's variance.
+    assert!(run(0.25) > run(0.0) * 1.5, "{} vs {}", run(0.25), run(0.0));
+}
+
+#[test]
 fn points_of_one_record_only_are_listed_apart() {
     let a = side("a", &[("x.a", 1.0, 0.1), ("x.b", 1.0, 0.1)], none());
     let b = side("b", &[("x.a", 1.0, 0.1), ("y.c", 2.0, 0.1)], none());
