@@ -1,6 +1,6 @@
 //! An equivalent of crossbeam-channel's own benchmark suite (crossbeam-channel/benchmarks/{crossbeam-channel,
 //! flume, mpsc}.rs: `MESSAGES` = 5 000 000, `THREADS` = 4, each case one run over all messages timed with
-//! `std::time::Instant`, scoped threads, the main thread receiving), for the cross-check of issue 25 "What it
+//! `std::time::Instant`, scoped threads, the main thread receiving), for the cross-check of
 //! must show": `msg.throughput`'s spsc and mpsc at capacity N against the same scenario timed the suite's way
 //! (`scripts/crosscheck-channels.sh` alternates the two). The suite cannot be vendored; this runs the same
 //! scenario through each crate's API.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cross-check of the go probe against Go's own benchmark harness (issue 15): Go's unbuffered-channel
+# Cross-check of the go probe against Go's own benchmark harness: Go's unbuffered-channel
 # round trip (msg.switch, per message) and goroutine spawn + join (spawn.create kind:task), measured
 # by `overhead run --runtime go` through the probe and, right after each run, by `go test -bench` in
 # probes/go (bench_test.go, written without the probe's code) on the same CPU with GOMAXPROCS=1.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cross-check of msg.throughput against crossbeam-channel's own suite (issue 25 "What it must show"): alternates
+# Cross-check of msg.throughput against crossbeam-channel's own suite: alternates
 # `overhead run --only msg.throughput --runtime os` (whose default grid holds spsc and mpsc at
 # capacity N = 1024, other core, and spsc at capacity 0) with examples/channel_suite.rs (the suite's scenario, timed its way: one
 # Instant over MESSAGES messages) on the same CPUs, ROUNDS times, and prints per case the median over rounds of

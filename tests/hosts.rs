@@ -1,4 +1,4 @@
-//! Runs across hosts and the `mpi` runtime end to end (issue 24; docs/ARCHITECTURE.md "Hosts and MPI"):
+//! Runs across hosts and the `mpi` runtime end to end (docs/ARCHITECTURE.md "Hosts and MPI"):
 //! a missing launcher, the ranks' placement on one host, a rank killed mid-point, and, where network
 //! namespaces can be made (root), two simulated hosts joined by a veth pair (`scripts/netns-hosts.sh`),
 //! with an unreachable host among them. Where no MPI is installed the tests that need it say so and pass,

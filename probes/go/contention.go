@@ -93,7 +93,7 @@ func syncMutex(p *Point) (*Outcome, error) {
 	return out, nil
 }
 
-// syncRwlock times issue 25 item 2's reader-writer case, lock:rw_mutex (sync.RWMutex), by T members on
+// syncRwlock times the reader-writer case, lock:rw_mutex (sync.RWMutex), by T members on
 // one lock: writers:W percent of each member's operations write (Lock, increment a shared counter,
 // Unlock), the rest read (RLock, load it, RUnlock). Per operation of one member (members not locked to
 // threads: unlockedNote).

@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// msg.throughput (issue 25 item 1; crates/runtimes/src/channel_throughput.rs), in the shape of crossbeam-channel's
+// msg.throughput (crates/runtimes/src/channel_throughput.rs), in the shape of crossbeam-channel's
 // benchmark suite: producers stream a batch's n messages through one Go channel to consumers, per message
 // delivered. pattern:seq is one goroutine that sends up to the channel's capacity and then receives what it
 // sent; spsc, mpsc and mpmc are a team (team.go) of streamProducers or 1 producers and as many or 1

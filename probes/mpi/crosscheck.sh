@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cross-check of the mpi runtime against the OSU Micro-Benchmarks' method (issue 24): MPI ping-pong round
+# Cross-check of the mpi runtime against the OSU Micro-Benchmarks' method: MPI ping-pong round
 # trip, MPI_Barrier and MPI_Allreduce (8 B and 1 MiB of MPI_FLOAT, MPI_SUM) on 2 ranks, measured by
 # `overhead run --runtime mpi` and, right after each run, by probes/mpi/crosscheck/osu_method.c (our own
 # program that times the loops of OMB 7.2's osu_latency, osu_barrier and osu_allreduce; see its header)

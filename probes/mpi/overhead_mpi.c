@@ -1,5 +1,5 @@
 /*
- * The MPI side of `overhead` (issue 24; docs/ARCHITECTURE.md "Hosts and MPI"): a small shared library that
+ * The MPI side of `overhead` (docs/ARCHITECTURE.md "Hosts and MPI"): a small shared library that
  * `overhead probe` loads (dlopen, RTLD_GLOBAL) when the orchestrator started it as one rank of an MPI job.
  * It is built on first use with the MPI implementation's own compiler wrapper (`mpicc`), so the default
  * build of `overhead` needs no MPI headers.

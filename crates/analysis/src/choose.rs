@@ -1,4 +1,4 @@
-//! The choice between implementations (issue 25 item 4; DESIGN direction "Implementations"): for each
+//! The choice between implementations (docs/METHOD.md §12a): for each
 //! primitive and setting, every implementation measured, ranked by median, the fastest marked, and each one
 //! whose difference from the fastest is not significant marked as tied with it — "the best group"
 //! (docs/METHOD.md "Choosing an implementation"). Derived into the record ([`choice_tables`] into
@@ -22,7 +22,7 @@ pub struct ImplementationKey {
 /// The experiments whose points are implementations of one primitive, and the key that names them: the
 /// one list of what competes in a choice table. A point of one of them without the key is its runtime's own
 /// primitive (a message between two `fiber-asm` tasks) and competes as the runtime alone. `msg.throughput`
-/// and `sync.rwlock` (issue 25 items 1 and 2) are named by their IDs; a point of an experiment a build does
+/// and `sync.rwlock` are named by their IDs; a point of an experiment a build does
 /// not have never occurs in its records.
 pub const IMPLEMENTATION_KEYS: &[ImplementationKey] = &[
     ImplementationKey { experiment: overhead_experiments::msg::AsyncSend::ID, key: "impl" },

@@ -1,4 +1,4 @@
-//! Two-party points across hosts over TCP (`placement:other_host`, issue 24): the point runs as two MPI
+//! Two-party points across hosts over TCP (`placement:other_host`): the point runs as two MPI
 //! ranks, rank 0 on this machine measuring, rank 1 on the other host serving. MPI only starts the two and
 //! carries the server's port from rank 1 to rank 0 (once, before anything is timed); the traffic goes over
 //! one TCP connection with `TCP_NODELAY`, the transport under test. `msg.ipc` and `msg.bw` serve the forked

@@ -115,7 +115,7 @@ impl PlanContext {
     /// last parameter): rank 0 on host 0 (this machine), rank 1 on host 1. `None` when the run names fewer
     /// than two hosts. The two ranks get different CPU numbers whenever this machine allows two: the
     /// "hosts" may be namespaces or containers of one machine, where the same number is the same CPU, and
-    /// two ranks on one CPU measure the time slice (issue 24). With one usable CPU both use it, and the
+    /// two ranks on one CPU measure the time slice. With one usable CPU both use it, and the
     /// ranks refuse the point at run time if they turn out to share a machine
     /// (`orchestrator::ranks::where_ranks_run`).
     pub fn other_host_pair<P: serde::Serialize>(

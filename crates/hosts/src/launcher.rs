@@ -5,7 +5,7 @@
 //! option the user passes with `--launcher-arg` goes to the launcher unchanged. Binding is the launcher's
 //! only default `overhead` overrides: `--bind-to none`, because each rank pins itself to the CPU its point
 //! names (left to its default, OpenMPI binds each host's first rank to CPU 0, and two "hosts" that are
-//! namespaces of one machine then share one CPU: issue 24 saw an 8 µs round trip read 8 ms).
+//! namespaces of one machine then share one CPU: an 8 µs round trip read 8 ms there).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
-//! Hosts: the machines a run measures across, and the MPI launcher that starts ranks on them (issue 24;
-//! docs/ARCHITECTURE.md "Hosts and MPI").
+//! Hosts: the machines a run measures across, and the MPI launcher that starts ranks on them (docs/ARCHITECTURE.md
+//! "Hosts and MPI").
 //!
 //! Everything `overhead` measures inside one machine runs in one probe process per point. A point that
 //! needs more than one process started together — the ranks of the `mpi` runtime, or the two ends of a

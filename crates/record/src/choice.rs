@@ -1,5 +1,5 @@
-//! The "choose" tables the analysis derives into the record (issue 25 item 4; DESIGN direction
-//! "Implementations"): for one primitive at one setting (placement, threads, payload, …), every
+//! The "choose" tables the analysis derives into the record (docs/METHOD.md
+//! §12a): for one primitive at one setting (placement, threads, payload, …), every
 //! implementation measured, ranked by median, with the fastest marked and the ones whose difference from it
 //! is not significant marked as tied with it. `overhead_analysis::choose` fills them; renderers only format
 //! them (docs/METHOD.md "Choosing an implementation").

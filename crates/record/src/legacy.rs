@@ -1,11 +1,11 @@
 //! Older records read as today's (DESIGN "Rules that hold": names are public; a rename keeps older records
-//! readable). Issue 25 gave seed 004's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`) an `impl:`
+//! readable). Naming the implementations gave seed 004's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`) an `impl:`
 //! key; a point written before it measured the runtime's own channel and reads as that implementation, so
 //! `compare` and the history's between-run variance pair it with today's point.
 
 use super::PointSpec;
 
-/// The message rows that gained `impl:` in issue 25.
+/// The message rows that gained `impl:` when the implementations were named.
 const MESSAGE_ROWS: [&str; 3] = ["msg.async", "msg.switch", "msg.rendezvous"];
 
 /// The `impl:` value a point of `experiment` by `runtime` measured before points named it: each runtime's own

@@ -44,7 +44,7 @@ pub struct PointSpec {
     pub cpus: Vec<usize>,
     /// How the first two CPUs relate, for two-party experiments.
     pub placement: Option<Placement>,
-    /// For a point whose processes are MPI ranks across hosts (`--hosts`; issue 24): rank `i` runs on
+    /// For a point whose processes are MPI ranks across hosts (`--hosts`): rank `i` runs on
     /// `hosts[i]`, pinned to `cpus[i]` there. Empty (and absent from the record) for a point on this
     /// machine alone, whose ranks, if any, all run here.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

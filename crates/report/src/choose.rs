@@ -1,4 +1,4 @@
-//! The report's `choose` section (issue 25 item 4): each choice table the analysis derived
+//! The report's `choose` section: each choice table the analysis derived
 //! (`RunRecord::choices`, `overhead_analysis::choose`), its implementations ranked by median with the ratio
 //! to the fastest and the verdict — best, tied with best, slower — in the terminal and Markdown styles
 //! (docs/METHOD.md "Choosing an implementation"). The HTML page draws the same tables as bar charts

@@ -120,25 +120,20 @@ fn ratio_cell(r: &SideRatio) -> String {
 
 /// Per family and side: ratio with CI, points, verdict.
 fn family_table(sides: &Sides, format: Format) -> String {
-    let mut table = new_table(format);
-    table.set_header(["family", "side", "÷ baseline (95% CI)", "points", "verdict"]);
-    for r in sides.ratios.iter().filter(|r| r.scope == SideScope::Family) {
-        table.add_row([
-            Cell::new(&r.name),
-            Cell::new(&r.side),
-            Cell::new(ratio_cell(r)).set_alignment(CellAlignment::Right),
-            Cell::new(r.n).set_alignment(CellAlignment::Right),
-            Cell::new(verdict(r)),
-        ]);
-    }
-    table.to_string()
+    let families: Vec<&SideRatio> = sides.ratios.iter().filter(|r| r.scope == SideScope::Family).collect();
+    ratio_table(["family", "side", "÷ baseline (95% CI)", "points", "verdict"], &families, format)
 }
 
 /// The flagged points: name, side, ratio with CI, pairs, verdict.
 fn point_table(points: &[&SideRatio], format: Format) -> String {
+    ratio_table(["point", "side", "÷ baseline (95% CI)", "pairs", "verdict"], points, format)
+}
+
+/// A table of `rows` under `header`: name, side, ratio with CI, n, verdict.
+fn ratio_table(header: [&str; 5], rows: &[&SideRatio], format: Format) -> String {
     let mut table = new_table(format);
-    table.set_header(["point", "side", "÷ baseline (95% CI)", "pairs", "verdict"]);
-    for r in points {
+    table.set_header(header);
+    for r in rows {
         table.add_row([
             Cell::new(&r.name),
             Cell::new(&r.side),

@@ -1,4 +1,4 @@
-//! The async channel crates (issue 25 item 1): tokio's mpsc, async-channel, flume's and kanal's async sides,
+//! The async channel crates: tokio's mpsc, async-channel, flume's and kanal's async sides,
 //! behind one tiny trait ([`AsyncChan`]), with seed 004's message rows and `msg.throughput`'s parties written
 //! once as plain futures. The executor is a second tiny trait ([`Executor`]: `block_on` and `spawn`), so the
 //! same bodies run on tokio's current-thread runtime (`runtimes/tokio_rt`) and on any other single-thread
@@ -558,7 +558,7 @@ pub mod tests {
         }
     }
 
-    /// Every async channel delivers every message exactly once and in order per producer (issue 25 "Tests"),
+    /// Every async channel delivers every message exactly once and in order per producer,
     /// in every pattern and capacity it has, all parties on one executor and producers and consumers on two,
     /// through the measurement's own party futures.
     #[test]

@@ -29,7 +29,7 @@ pub enum Capability {
     /// Seed 004 rendezvous (request and reply).
     Rendezvous,
     /// Messages streamed through one channel by 1…N producers to 1…N consumers, bounded or not: the shape of
-    /// crossbeam-channel's benchmark suite (`msg.throughput`; issue 25).
+    /// crossbeam-channel's benchmark suite (`msg.throughput`).
     ChannelThroughput,
     /// Seed 004 raw switch between two activities.
     RawSwitch,
@@ -50,7 +50,7 @@ pub enum Capability {
     /// A reader-writer lock taken by threads on different CPUs, a given share of them writes (`sync.rwlock`).
     RwLock,
     /// Processes started together as MPI ranks, on one host or several, and MPI's own primitives between
-    /// them (point to point, collectives): the `mpi.*` experiments (issue 24; OSU micro-benchmarks).
+    /// them (point to point, collectives): the `mpi.*` experiments (OSU micro-benchmarks).
     Ranks,
 }
 

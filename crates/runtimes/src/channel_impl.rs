@@ -1,5 +1,5 @@
-//! The channel implementations a message point is named after (its `impl:` key; issue 25, DESIGN direction
-//! "Implementations"): the crates a Rust programmer chooses between, each runtime's own channel, and the
+//! The channel implementations a message point is named after (its `impl:` key; docs/METHOD.md
+//! "Choosing an implementation"): the crates a Rust programmer chooses between, each runtime's own channel, and the
 //! constructs of the external probes and of MPI. Which of them a runtime offers for which experiment is its
 //! data ([`super::Offers`]: `channel`, `message_switch`, `rendezvous`, `channel_throughput`); the first one
 //! a runtime lists for a row is its own idiom, the one seed 004's table shows.

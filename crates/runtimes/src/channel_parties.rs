@@ -1,4 +1,4 @@
-//! The parties of a `msg.throughput` stream (issue 25 item 1; crossbeam-channel's benchmark suite's shape), shared
+//! The parties of a `msg.throughput` stream (crossbeam-channel's benchmark suite's shape), shared
 //! by the kernel-thread bodies (`runtimes/os/channels.rs`) and the async ones (`runtimes/async_channels.rs`):
 //! how a batch of `n` messages is split over producers and consumers, how a message names its producer and its
 //! place in that producer's stream, and where a consumer puts what it received (thrown away while measuring,
@@ -120,7 +120,7 @@ impl<T> PartySlots<T> {
     }
 }
 
-/// What a delivery test asserts of one batch (issue 25 "Tests"): every message `tag(p, s)` for producer `p` <
+/// What a delivery test asserts of one batch: every message `tag(p, s)` for producer `p` <
 /// `producers` and `s` < its [`share`] of `n` arrived exactly once over all consumers' `received` logs, and
 /// each consumer saw each producer's messages in increasing sequence order. Errors name the first violation.
 pub fn check_delivery(received: &[Vec<u64>], producers: usize, n: u64) -> Result<(), String> {

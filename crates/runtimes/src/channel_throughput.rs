@@ -1,4 +1,4 @@
-//! Channel throughput in the shape of crossbeam-channel's benchmark suite (issue 25; `msg.throughput`):
+//! Channel throughput in the shape of crossbeam-channel's benchmark suite (`msg.throughput`):
 //! messages streamed through one channel by producers to consumers, bounded or not, per message.
 
 use super::channel_impl::ChannelImpl;

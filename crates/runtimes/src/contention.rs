@@ -55,11 +55,10 @@ pub enum LockImpl {
     /// Drepper's three-state futex lock.
     Futex,
     /// `parking_lot::Mutex`: one byte, an uncontended CAS, then spinning and parking in its own queue
-    /// (issue 25 item 2, the lock of parking_lot's own lock benchmark).
+    /// (the lock of parking_lot's own lock benchmark).
     ParkingLot,
     /// The `spin` crate's `spin::Mutex` (a compare-and-swap, then spinning on a read, without backoff and
-    /// never sleeping), named `spin_crate` because `lock:spin` is already our own TTAS lock and point names are public (issue 25
-    /// item 2).
+    /// never sleeping), named `spin_crate` because `lock:spin` is already our own TTAS lock and point names are public.
     SpinCrate,
     /// `omp_lock_t`.
     OmpLock,
@@ -93,7 +92,7 @@ pub enum RwLockImpl {
 /// Whether operation `i` (from 0, counted per batch) of a `sync.rwlock` thread writes when `writers_percent`
 /// of the operations write: `(i × writers) mod 100 < writers`. Every 100 consecutive operations hold exactly
 /// `writers_percent` writes, spread evenly (10 %: every tenth; 50 %: every other one; 1 %: one in a hundred),
-/// so no thread runs a burst of writes. The external probes use the same rule (issue 25 item 2).
+/// so no thread runs a burst of writes. The external probes use the same rule.
 #[inline(always)]
 pub fn rwlock_writes(i: u64, writers_percent: u32) -> bool {
     let w = u64::from(writers_percent);

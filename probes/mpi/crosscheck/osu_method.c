@@ -1,6 +1,6 @@
 /*
  * osu_method: four MPI measurements taken the way the OSU Micro-Benchmarks (OMB) take them, so that
- * `overhead run --runtime mpi` can be cross-checked against the method everybody quotes (issue 24,
+ * `overhead run --runtime mpi` can be cross-checked against the method everybody quotes (
  * probes/mpi/crosscheck.sh). Written for this project from a reading of OMB; no OMB code is copied.
  *
  *   osu_method latency|bw|barrier|allreduce [-m [MIN]:[MAX] | -m MAX] [-i ITER] [-x SKIP] [-W WINDOW] [-p DIGITS]

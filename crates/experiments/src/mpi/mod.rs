@@ -1,4 +1,4 @@
-//! The `mpi` family (issue 24): MPI's own primitives between ranks, as the OSU micro-benchmarks measure them
+//! The `mpi` family: MPI's own primitives between ranks, as the OSU micro-benchmarks measure them
 //! (osu_latency, osu_bw, osu_barrier, osu_allreduce) and mpiGraph's host matrix, with the project's batches,
 //! control subtraction, processes and CIs. Every point runs as MPI ranks (`runtime:mpi`,
 //! docs/ARCHITECTURE.md "Hosts and MPI"): rank 0 runs the harness and leads each batch, the other ranks

@@ -23,7 +23,7 @@ use overhead_runtimes::channel_impl::ChannelImpl;
 use overhead_runtimes::{Offer, RuntimeUnderTest};
 
 /// The parameters of seed 004's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`): the channel
-/// implementation (`impl:`), one the runtime offers for the row. Records written before issue 25 have no
+/// implementation (`impl:`), one the runtime offers for the row. Records written before implementations were named have no
 /// `impl:` key; they read as the runtime's own idiom ([`overhead_record::legacy`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ImplParams {
@@ -67,8 +67,8 @@ pub mod tests {
     use overhead_runtimes::channel_impl::ChannelImpl;
     use overhead_runtimes::os::Os;
 
-    /// `os` and `tokio` plan one `msg.async`, `msg.switch` and `msg.rendezvous` point per offered channel
-    /// (issue 25 item 1), the runtime's own idiom first; async-channel, which has no zero-capacity channel,
+    /// `os` and `tokio` plan one `msg.async`, `msg.switch` and `msg.rendezvous` point per offered channel,
+    /// the runtime's own idiom first; async-channel, which has no zero-capacity channel,
     /// has no rendezvous point.
     #[test]
     fn message_rows_plan_one_point_per_offered_impl_own_first() {

@@ -1,5 +1,5 @@
-//! `msg.throughput`: messages streamed through one channel by producers to consumers, per message (issue 25
-//! item 1, in the shape of crossbeam-channel's benchmark suite).
+//! `msg.throughput`: messages streamed through one channel by producers to consumers, per message (in
+//! the shape of crossbeam-channel's benchmark suite).
 
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};

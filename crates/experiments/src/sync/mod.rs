@@ -1,5 +1,5 @@
 //! The `sync` family: fetch-and-add, barriers, oversubscribed barriers, locks (seed 001 §8), reader-writer
-//! locks (issue 25) and semaphores (seed 004).
+//! locks and semaphores (seed 004).
 
 mod barrier;
 mod faa;

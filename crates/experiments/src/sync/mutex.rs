@@ -22,7 +22,7 @@ struct Params {
 /// Drepper three-state futex lock ([`FutexLock`]), whose waiters sleep in the kernel; `lock:parking_lot`
 /// `parking_lot::Mutex` (spins a little, then parks in its own queue; the lock of parking_lot's own
 /// benchmark) and `lock:spin_crate` the `spin` crate's `spin::Mutex` (spins on a read, no backoff, never
-/// sleeps), the crates a Rust programmer chooses between (issue 25 item 2; `spin_crate`, not `spin`,
+/// sleeps), the crates a Rust programmer chooses between (`spin_crate`, not `spin`,
 /// because `lock:spin` is our own lock and point names are public). For `openmp`,
 /// `lock:omp_lock` is libgomp's `omp_lock_t` (`omp_set_lock`/`omp_unset_lock`) in one region of a pinned
 /// team, against the same region with an empty loop (EPCC syncbench LOCK/UNLOCK).

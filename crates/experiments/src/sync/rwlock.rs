@@ -6,7 +6,7 @@ use overhead_record::Metric;
 use overhead_runtimes::contention::RwLockImpl;
 use overhead_runtimes::{Capability, RuntimeUnderTest};
 
-/// The shares of writes (percent of operations) that issue 25 item 2 asks for.
+/// The shares of writes (percent of operations) measured: a read-mostly lock, and an even mix.
 pub const WRITERS_PERCENT: [u32; 3] = [1, 10, 50];
 
 /// The share of writes a `--quick` run measures, and the one a default run also measures on one thread.
@@ -21,8 +21,8 @@ pub struct Params {
     threads: usize,
 }
 
-/// Reader-writer lock operations by T threads (one per CPU, started together) on one lock guarding a counter
-/// (issue 25 item 2): `writers` percent of each thread's operations take the write lock and increment the
+/// Reader-writer lock operations by T threads (one per CPU, started together) on one lock guarding a counter:
+/// `writers` percent of each thread's operations take the write lock and increment the
 /// counter, the rest take the read lock and load it, the writes spread evenly
 /// ([`overhead_runtimes::contention::rwlock_writes`]). The time per operation is the slowest thread's, against
 /// the same loop choosing reads and writes without the lock.

@@ -36,7 +36,7 @@ pub enum Placement {
     /// Different packages (sockets).
     OtherPackage,
     /// Different hosts: the two parties are ranks an MPI launcher started on two machines named by
-    /// `--hosts` (issue 24; docs/ARCHITECTURE.md "Hosts and MPI"). A topology never answers it: only a plan
+    /// `--hosts` (docs/ARCHITECTURE.md "Hosts and MPI"). A topology never answers it: only a plan
     /// across hosts makes such a point.
     OtherHost,
 }

@@ -1,4 +1,4 @@
-//! The HTML page's "Choose" figures (issue 25 item 4): one horizontal bar chart per choice table of the
+//! The HTML page's "Choose" figures: one horizontal bar chart per choice table of the
 //! record (`RunRecord::choices`), fastest on top, the 95% CI as error bars, the best group (the best and
 //! those tied with it) in colour and the rest in grey; the text report's `choose` section has the same
 //! tables with their ratios (docs/METHOD.md "Choosing an implementation").

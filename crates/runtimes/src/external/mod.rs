@@ -1,4 +1,4 @@
-//! Runtimes measured by probes in other languages (issue 15; docs/ARCHITECTURE.md "Runtimes under test"):
+//! Runtimes measured by probes in other languages (docs/ARCHITECTURE.md "Runtimes under test"):
 //! `go`, `java-platform` and `java-virtual`. Their probes (`probes/go`, `probes/java`) are built on first
 //! use ([`toolchain`]), take the same job as `overhead probe` and answer raw batches
 //! ([`overhead_protocol::RawBatches`]), from which the orchestrator makes the point: the
@@ -45,7 +45,7 @@ pub struct External {
 }
 
 /// The constructs a probe's message rows use (`impl:` values of seed 004's msg.async, msg.switch,
-/// msg.rendezvous, and of issue 25's msg.throughput).
+/// msg.rendezvous, and of msg.throughput).
 struct ProbeMessages {
     channel: &'static [ChannelImpl],
     switch: &'static [ChannelImpl],

@@ -1,5 +1,5 @@
 //! The toolchains the external probes need, found on this machine, and the probes built with them on first
-//! use into a cache folder (issue 15; `probes/README.md` has the build and launch lines this file follows).
+//! use into a cache folder (`probes/README.md` has the build and launch lines this file follows).
 //! The sources are embedded in this binary (`build.rs`), so a probe builds wherever `overhead` runs; a
 //! build is cached under a key of its sources and the toolchain's version, and made in a temporary folder
 //! renamed into place, so runs that start together never see half a build.

@@ -30,7 +30,7 @@
 //!
 //! Why hand sp and word over in registers: a round trip is only about seven core cycles, and anything a loop
 //! carries through memory across a switch (a saved sp read back by the other side, a counter spilled and reloaded)
-//! adds a store-to-load forward to that loop-carried path. On the AMD EPYC (Zen 4, KVM) of the note for issue 3
+//! adds a store-to-load forward to that loop-carried path. On an AMD EPYC (Zen 4, KVM) guest
 //! the raw round trip (`SwitchPair`, control loop subtracted) was 1.5-2.7 ns with the sp stored into `*from`
 //! (depending on build layout), 1.83 ns with the hand-off and the loop count kept on the stack, and 1.62-1.79 ns
 //! with the count handed over as the word; corosensei, whose values always travel through memory, 1.9-2.6 ns.

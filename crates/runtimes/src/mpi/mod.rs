@@ -1,4 +1,4 @@
-//! `mpi`: MPI's own primitives as a runtime under test (issue 24; docs/ARCHITECTURE.md "Hosts and MPI"):
+//! `mpi`: MPI's own primitives as a runtime under test (docs/ARCHITECTURE.md "Hosts and MPI"):
 //! ping-pong, bandwidth with messages in flight, barrier and allreduce between ranks that the site's MPI
 //! launcher starts, on this machine or across `--hosts`, as the OSU micro-benchmarks measure them but with
 //! the project's batches, control subtraction, processes and CIs.

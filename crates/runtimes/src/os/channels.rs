@@ -1,4 +1,4 @@
-//! The blocking channel crates on kernel threads (issue 25 item 1): `std::sync::mpsc`, crossbeam-channel, flume
+//! The blocking channel crates on kernel threads: `std::sync::mpsc`, crossbeam-channel, flume
 //! and kanal behind one tiny trait, so that each of seed 004's message rows and `msg.throughput` has one body,
 //! monomorphised per crate (the crate is chosen once, outside the timed loop, by [`with_sync_channel`]).
 
@@ -323,8 +323,8 @@ pub mod tests {
         }
     }
 
-    /// Every blocking channel delivers every message exactly once and in order per producer (issue 25
-    /// "Tests"), in every pattern and capacity it has, through the measurement's own party bodies.
+    /// Every blocking channel delivers every message exactly once and in order per producer,
+    /// in every pattern and capacity it has, through the measurement's own party bodies.
     #[test]
     fn every_sync_channel_delivers_each_message_once_in_order() {
         let capacities = [Capacity::Bounded(0), Capacity::Bounded(1), Capacity::Bounded(1024), Capacity::Unbounded];

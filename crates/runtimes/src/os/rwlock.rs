@@ -1,5 +1,5 @@
 //! `sync.rwlock` on kernel threads: std's, parking_lot's and the `spin` crate's reader-writer locks, each
-//! guarding one `u64`, under a team of one pinned thread per CPU (issue 25 item 2).
+//! guarding one `u64`, under a team of one pinned thread per CPU.
 
 use std::hint::black_box;
 

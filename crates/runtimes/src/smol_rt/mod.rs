@@ -1,4 +1,4 @@
-//! The `smol` runtime (issue 25 item 3): smol's executors (async-executor), async-io's `block_on` and
+//! The `smol` runtime: smol's executors (async-executor), async-io's `block_on` and
 //! reactor, and smol's own synchronisation (async-lock as `smol::lock`, async-channel as `smol::channel`,
 //! event-listener) — the peer users compare with tokio. Seed 004's table runs on a `LocalExecutor` inside
 //! `smol::block_on` on one thread (as tokio's current-thread runtime); seed 001's constructs on an

@@ -102,7 +102,7 @@ final class ContentionFamily {
     }
 
     /**
-     * sync.rwlock (issue 25 item 2): T members on one reader-writer lock, writers:W percent of each member's
+     * sync.rwlock: T members on one reader-writer lock, writers:W percent of each member's
      * operations write (write lock, increment a shared counter, unlock), the rest read (read lock, load it,
      * unlock). lock:reentrant_rw is a non-fair ReentrantReadWriteLock (AQS: readers share a count, waiters
      * park), lock:stamped a StampedLock's pessimistic readLock/writeLock (its optimistic reads are not a

@@ -8,7 +8,7 @@ import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.SynchronousQueue;
 
 /**
- * msg.throughput (issue 25 item 1; crates/runtimes/src/channel_throughput.rs), in the shape of crossbeam-channel's
+ * msg.throughput (crates/runtimes/src/channel_throughput.rs), in the shape of crossbeam-channel's
  * benchmark suite: producers stream a batch's n messages through one java.util.concurrent queue to
  * consumers, per message delivered. {@code pattern:seq} is one activity that puts up to the queue's
  * capacity (all n when unbounded) and then takes what it put; spsc, mpsc and mpmc are a team ({@link Team})
