@@ -20,6 +20,24 @@ pub struct Process {
     pub started_s: Option<f64>,
 }
 
+/// "the processes fall in 2 modes: 17.1 ns (4 processes, 16.2 ns – 18.9 ns), 35.8 ns (2, 33.0 ns – 38.5 ns);
+/// the estimate lies between them and describes neither".
+fn modes_note(modes: &[overhead_stats::ProcessMode]) -> String {
+    let each: Vec<String> = modes
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let processes = if i == 0 { format!("{} processes", m.processes) } else { m.processes.to_string() };
+            format!("{} ({processes}, {} – {})", format_ns(m.median), format_ns(m.low), format_ns(m.high))
+        })
+        .collect();
+    format!(
+        "the processes fall in {} modes: {}; the estimate lies between them and describes none (docs/METHOD.md §3)",
+        modes.len(),
+        each.join(", ")
+    )
+}
+
 /// What the flags are judged against.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Flagging {
@@ -65,9 +83,13 @@ pub fn merge_processes(processes: &[Process], rules: &Flagging) -> PointRecord {
     }
     point.unstable = two_level.as_ref().is_some_and(|t| t.is_unstable(rules.unstable_spread));
     point.two_level = two_level;
+    point.modes = overhead_stats::process_modes(&medians).unwrap_or_default();
     point.processes = processes.iter().map(process_record).collect();
     point.extra = median_extras(processes);
     point.notes = distinct_notes(processes);
+    if !point.modes.is_empty() {
+        point.notes.push(modes_note(&point.modes));
+    }
     if let Some(details) = merged_details(processes) {
         point.details = details;
     }
@@ -245,5 +267,28 @@ mod tests {
     fn the_cycle_floor_is_just_under_the_fastest_loop_iteration() {
         assert_eq!(cycle_floor_ns([0.3, f64::NAN, 0.28, 0.52]), Some(0.95 * 0.28));
         assert_eq!(cycle_floor_ns([]), None);
+    }
+
+    #[test]
+    fn processes_in_distinct_modes_are_reported_as_such() {
+        let rules = Flagging { noisy_fraction: 0.05, unstable_spread: 0.01, cycle_ns: None };
+        let medians = [17.0, 16.5, 35.0, 17.2, 38.0, 16.8];
+        let processes: Vec<Process> = medians
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| {
+                let mut record = point("mem.c2c", "os", &[], m);
+                record.samples_ns = vec![m; 3];
+                Process { record, round: i + 1, wall_ms: 1.0, started_s: None }
+            })
+            .collect();
+        let p = merge_processes(&processes, &rules);
+        assert_eq!(p.modes.iter().map(|m| m.processes).collect::<Vec<_>>(), [4, 2]);
+        assert!(p
+            .notes
+            .iter()
+            .any(|n| n.starts_with("the processes fall in 2 modes: ") && n.contains("(4 processes, ")));
+        let steady = merge_processes(&processes[..2], &rules);
+        assert!(steady.modes.is_empty() && !steady.notes.iter().any(|n| n.contains("modes")));
     }
 }

@@ -115,6 +115,7 @@ pub fn point_record(
         control_ns: m.control_ns.clone(),
         processes: Vec::new(),
         two_level: None,
+        modes: Vec::new(),
         per_thread,
         notes,
         unstable: false,

@@ -31,6 +31,7 @@ pub fn point(experiment: &str, runtime: &str, params: &[(&str, &str)], median: f
         control_ns: vec![0.25, 0.25, 0.5],
         processes: Vec::new(),
         two_level: None,
+        modes: Vec::new(),
         per_thread: Vec::new(),
         noisy: false,
         unstable: false,

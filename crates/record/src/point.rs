@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::detail::Details;
 use overhead_machine::Placement;
-use overhead_stats::{Summary, TwoLevel};
+use overhead_stats::{ProcessMode, Summary, TwoLevel};
 
 /// What a reported time means (docs/METHOD.md §11). serde: `"per_op"`, `"rtt"`, `"one_way"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -139,6 +139,11 @@ pub struct PointRecord {
     /// The estimate over processes with the variance at each level; absent with fewer than two processes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub two_level: Option<TwoLevel>,
+    /// When the processes' medians fall in distinct modes (`overhead_stats::process_modes`: the host placed
+    /// their vCPUs differently, say), each mode's process count, median and range, lowest first; the estimate
+    /// then lies between them and describes none. Empty otherwise, and in older records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modes: Vec<ProcessMode>,
     /// Per-thread results for teams (of the representative process); empty otherwise.
     pub per_thread: Vec<ThreadResult>,
     /// CI half-width above the harness's noisy fraction of the median.

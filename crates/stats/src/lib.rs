@@ -7,6 +7,7 @@
 mod distribution;
 mod fit;
 mod histogram;
+mod modes;
 mod order;
 mod polyfit;
 mod stderr;
@@ -16,10 +17,11 @@ mod two_level;
 pub use distribution::Distribution;
 pub use fit::{least_squares, LinearFit};
 pub use histogram::{distribution, latency_histogram};
+pub use modes::{process_modes, ProcessMode};
 pub use order::{median_ci_ranks, percentile};
 pub use polyfit::{quadratic_least_squares, QuadraticFit};
 pub use stderr::standard_errors;
 pub use summary::{Summary, CI_LEVEL, Z95};
 #[cfg(any(test, feature = "testing"))]
 pub use two_level::tests as synthetic;
-pub use two_level::TwoLevel;
+pub use two_level::{trimmed_mean_interval, TwoLevel, TRIM};
