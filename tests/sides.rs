@@ -127,3 +127,43 @@ fn compare_of_one_record_needs_sides() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(text(&refused.stderr).contains("a record without sides"), "{}", text(&refused.stderr));
 }
+
+#[test]
+fn a_side_whose_probes_die_costs_its_own_points_and_the_record_keeps_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    // A build that answers `about` as this one does, and whose probe dies for one point (`base.call`).
+    let real = assert_cmd::cargo::cargo_bin("overhead");
+    let dying = dir.path().join("overhead-dying");
+    std::fs::write(
+        &dying,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in *base.call*) echo 'killed' >&2; exit 137;; esac\nexec {} \"$@\"\n",
+            real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&dying, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = dir.path().join("run");
+    let o = overhead(&dir.path().join("data"))
+        .args(["run", "--quick", "--budget", "0", "--only", "base.loop,base.call", "--runtime", "os", "--no-history"])
+        .args(["--side", "a=", "--side"])
+        .arg(format!("b={}", dying.display()))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let rec = &read_json(&out.join("results.json"))["overhead"];
+    assert_eq!(rec["points"].as_array().unwrap().len(), 2, "the baseline keeps both points");
+    let b = &rec["sides"]["sides"][1];
+    let names: Vec<&str> = b["points"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["base.loop/runtime:os/side:b"]);
+    let skipped = b["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1);
+    assert!(skipped[0]["reason"].as_str().unwrap().contains("killed"), "{skipped:?}");
+    // The point side b lost is not compared; the other is.
+    let ratios = rec["sides"]["ratios"].as_array().unwrap();
+    let points: Vec<&str> =
+        ratios.iter().filter(|r| r["scope"] == "point").map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(points, ["base.loop/runtime:os"]);
+}
