@@ -54,7 +54,8 @@ impl TwoLevel {
             return None;
         }
         let medians: Vec<f64> = processes.iter().map(|p| median(p)).collect();
-        let (estimate, half) = trimmed_mean_interval(&medians)?;
+        let trimmed = trimmed_mean(&medians)?;
+        let (estimate, half) = (trimmed.mean, trimmed.half_width());
         let between_process_var = variance(&medians);
         let within_process_var = processes.iter().map(|p| variance(p)).sum::<f64>() / k as f64;
         // A process median of m batches carries roughly (π/2)·σ²_w/m of the within-process scatter; the rest of
@@ -91,11 +92,37 @@ impl TwoLevel {
 /// The share of processes trimmed at each end of the estimate.
 pub const TRIM: f64 = 0.2;
 
-/// The 20% trimmed mean of `values` (k ≥ 2) and the half-width of its 95% Tukey–McLaughlin interval:
-/// g = ⌊0.2 k⌋ values dropped at each end, the mean of the rest, and `t(k − 2g − 1) · s_w / ((1 − 2g/k) √k)`
-/// with s_w the standard deviation of the values winsorized at the same g. With g = 0 (k < 5) it is the
-/// mean and its t interval.
-pub fn trimmed_mean_interval(values: &[f64]) -> Option<(f64, f64)> {
+/// A 20% trimmed mean with the standard error and degrees of freedom of its Tukey–McLaughlin interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrimmedMean {
+    pub mean: f64,
+    /// `s_w / ((1 − 2g/k) √k)`, s_w the standard deviation of the values winsorized at g.
+    pub se: f64,
+    /// k − 2g − 1.
+    pub df: f64,
+}
+
+impl TrimmedMean {
+    /// The half-width of the 95% interval, `t(0.975, df) · se`.
+    pub fn half_width(&self) -> f64 {
+        StudentsT::new(0.0, 1.0, self.df).map_or(f64::INFINITY, |t| t.inverse_cdf(0.5 + CI_LEVEL / 2.0) * self.se)
+    }
+
+    /// The two-sided p-value of a zero mean (Student's t at `df`).
+    pub fn p_value(&self) -> f64 {
+        match (self.se > 0.0, StudentsT::new(0.0, 1.0, self.df)) {
+            (true, Ok(t)) => 2.0 * (1.0 - t.cdf((self.mean / self.se).abs())),
+            _ if self.mean == 0.0 => 1.0,
+            _ => 0.0,
+        }
+    }
+}
+
+/// The 20% trimmed mean of `values` (k ≥ 2) and its 95% Tukey–McLaughlin interval: g = ⌊0.2 k⌋ values
+/// dropped at each end, the mean of the rest, and `t(k − 2g − 1) · s_w / ((1 − 2g/k) √k)` with s_w the
+/// standard deviation of the values winsorized at the same g. With g = 0 (k < 5) it is the mean and its t
+/// interval.
+pub fn trimmed_mean(values: &[f64]) -> Option<TrimmedMean> {
     let k = values.len();
     if k < 2 {
         return None;
@@ -107,9 +134,8 @@ pub fn trimmed_mean_interval(values: &[f64]) -> Option<(f64, f64)> {
     let mean = kept.iter().sum::<f64>() / kept.len() as f64;
     let winsorized: Vec<f64> = sorted.iter().map(|&x| x.clamp(sorted[g], sorted[k - g - 1])).collect();
     let df = (k - 2 * g - 1) as f64;
-    let t = StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(0.5 + CI_LEVEL / 2.0);
     let se = variance(&winsorized).sqrt() / ((1.0 - 2.0 * g as f64 / k as f64) * (k as f64).sqrt());
-    Some((mean, t * se))
+    Some(TrimmedMean { mean, se, df })
 }
 
 fn median(xs: &[f64]) -> f64 {

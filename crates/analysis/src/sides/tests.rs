@@ -136,3 +136,18 @@ fn pairs_are_processes_of_the_same_round_and_a_point_one_side_lacks_is_not_compa
     assert_eq!(points, ["sync.faa/runtime:os"]);
     assert!((ratios[0].ratio - 2.0).abs() < 1e-12 && ratios[0].p_value == 0.0);
 }
+
+#[test]
+fn a_point_whose_ratio_is_all_noise_does_not_carry_its_family() {
+    // Twenty timer points 5% slower on side b, and one whose time sits near zero (stolen time at rate 0):
+    // its pairs read ×0.5 at random. The family stays a 5% slowdown, flagged.
+    let machine = Machine { k: 5, drift: 0.05, own: 0.02, shared: true };
+    let mut rng = Rng::new(21);
+    let (mut base, mut side): (Vec<_>, Vec<_>) =
+        (0..20).map(|i| machine.pair(&mut rng, &format!("timer.p{i}"), 1.05)).unzip();
+    base.push(measured("timer.stolen", &[1.0, 0.01, 2.0, 0.5, 1.0]));
+    side.push(measured("timer.stolen", &[0.02, 3.0, 0.1, 0.9, 0.01]));
+    let ratios = side_ratios(&base, &sides(side));
+    let family = ratios.iter().find(|r| r.scope == SideScope::Family).unwrap();
+    assert!(family.flagged && (family.ratio - 1.05).abs() < 0.02, "{family:?}");
+}
