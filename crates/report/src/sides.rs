@@ -11,8 +11,9 @@ use overhead_record::{RunRecord, SideRatio, SideRecord, SideScope, Sides};
 
 /// What the section's tables mean, said under them.
 pub const CAPTION: &str = "ratio: side ÷ baseline, the geometric mean over the pairs of processes that ran next to \
-each other in the same round (a point), or over the points (a family); 95% CI by Student's t over the pairs (a \
-point) or over the points (a family). The sides shared the run, so its run level is not in these intervals: \
+each other in the same round (a point), or over the points (a family: from five points on the 20% trimmed mean, so \
+a change confined to a few points shows in the points flagged, not in the family); 95% CI by Student's t over the \
+pairs (a point) or over the points (a family, Tukey–McLaughlin). The sides shared the run, so its run level is not in these intervals: \
 they are for this comparison, not for another run. flagged: the change is significant after the Benjamini–Hochberg \
 control at 5% over every point (or every family) compared, so among the flags about 5% may be false, however many \
 points were compared; not flagged means no change shown, not none.";

@@ -37,8 +37,9 @@ fn side_figure(sides: &Sides, side: &str) -> anyhow::Result<Figure> {
     };
     let mut caption = vec![format!(
         "Each row is a family: the geometric mean over its points of {side}'s time ÷ {}'s, from processes run \
-         next to each other in every round, with its 95% CI over the points. The run level is not in these \
-         intervals: the sides shared the run.",
+         next to each other in every round, with its 95% CI over the points; from five points on the 20% \
+         trimmed mean, so a change confined to a few points shows in the points flagged, not in the family. \
+         The run level is not in these intervals: the sides shared the run.",
         sides.baseline()
     )];
     let verdicts: Vec<String> = families.iter().map(|r| format!("{}: {}", r.name, verdict(r))).collect();
