@@ -23,6 +23,9 @@ pub struct Curve {
     pub series: Vec<Series>,
     /// Points to mark and label (the best task count of a granularity sweep).
     pub marks: Vec<Mark>,
+    /// Series with a single point, left out of the drawing (a lone dot is no curve), each as a caption
+    /// line: its label, x and median with CI.
+    pub lone: Vec<String>,
 }
 
 /// A labelled point on a [`Curve`].

@@ -44,6 +44,14 @@ pub(crate) fn colour(i: usize) -> RGBColor {
     SERIES_COLOURS[i % SERIES_COLOURS.len()]
 }
 
+/// The font size (px) of a chart's title on a canvas `width` px wide: 20, smaller for a title that would not
+/// fit (a sans-serif character is about 0.55 em wide on average), never below 11. A centred title wider
+/// than its canvas is cut at both edges.
+pub(crate) fn title_size(title: &str, width: u32) -> f64 {
+    let fits = f64::from(width.saturating_sub(40)) / (0.55 * title.chars().count().max(1) as f64);
+    fits.clamp(11.0, 20.0)
+}
+
 /// Draws `draw` on a blank `size` canvas and returns the SVG document.
 pub(crate) fn svg(size: (u32, u32), draw: impl FnOnce(&Area) -> anyhow::Result<()>) -> anyhow::Result<String> {
     let mut out = String::new();
@@ -59,7 +67,11 @@ pub(crate) fn svg(size: (u32, u32), draw: impl FnOnce(&Area) -> anyhow::Result<(
 /// A chart with the report's caption, margin and label areas (room for `1.20 µs` on the y axis).
 fn chart_builder<'a, 'b>(root: &'a Area<'b>, title: &str) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
     let mut builder = ChartBuilder::on(root);
-    builder.caption(title, ("sans-serif", 20)).margin(12).x_label_area_size(48).y_label_area_size(90);
+    builder
+        .caption(title, ("sans-serif", title_size(title, CHART.0)))
+        .margin(12)
+        .x_label_area_size(48)
+        .y_label_area_size(90);
     builder
 }
 
@@ -113,6 +125,20 @@ fn bytes_label(v: &f64) -> String {
 
 /// Parameters whose values are sizes in bytes: their axis reads B, KiB, MiB.
 const BYTE_PARAMETERS: [&str; 3] = ["payload", "bytes", "size"];
+
+/// Parameters whose values are percentages (`sync.rwlock`'s share of writes): their ticks read `10%` and
+/// their axis says of what.
+const PERCENT_PARAMETERS: [(&str, &str); 1] = [("writers", "writers, % of operations")];
+
+/// A tick on a percentage axis: `10%`.
+fn percent_label(v: &f64) -> String {
+    format!("{}%", number_label(v))
+}
+
+/// The x axis's name: the parameter, or what a percentage parameter is a share of.
+fn x_description(curve: &Curve) -> &str {
+    PERCENT_PARAMETERS.iter().find(|(p, _)| *p == curve.x).map_or(curve.x.as_str(), |(_, d)| d)
+}
 
 /// What the numbers on a curve's x axis are, which decides its ticks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,7 +205,12 @@ fn ns_label(v: &f64) -> String {
 pub fn curve_svg(curve: &Curve, title: &str) -> anyhow::Result<String> {
     let kind = x_kind(curve);
     let (lo, hi) = range(all_points(curve).map(|p| p.x), curve.log_x);
-    let format_x: &dyn Fn(&f64) -> String = if kind == XKind::Bytes { &bytes_label } else { &number_label };
+    let percent = PERCENT_PARAMETERS.iter().any(|(p, _)| *p == curve.x);
+    let format_x: &dyn Fn(&f64) -> String = match (kind, percent) {
+        (XKind::Bytes, _) => &bytes_label,
+        (_, true) => &percent_label,
+        _ => &number_label,
+    };
     svg(CHART, |root| match (curve.log_x, kind) {
         (true, XKind::Number) => draw_with_y(root, curve, title, (lo..hi).log_scale(), format_x),
         (true, _) => draw_with_y(root, curve, title, (lo..hi).log_scale().base(2.0), format_x),
@@ -236,7 +267,7 @@ where
     let mut chart = chart_builder(root, title).build_cartesian_2d(x, y).map_err(draw_err)?;
     chart
         .configure_mesh()
-        .x_desc(curve.x.as_str())
+        .x_desc(x_description(curve))
         .y_desc(curve.y_label.as_str())
         .y_label_formatter(&ns_label)
         // On a log axis plotters adds 2×, 3×, … 9× ticks when it may show many, which crowd the top of a
@@ -302,7 +333,7 @@ pub fn heat_map_svg_of(matrix: &Matrix, title: &str, x: &str, y: &str) -> anyhow
         let (map, bar) = root.split_horizontally(side + 90);
         let (n_rows, n_cols) = (rows.len() as i32, cols.len() as i32);
         let mut chart = ChartBuilder::on(&map)
-            .caption(title, ("sans-serif", 20))
+            .caption(title, ("sans-serif", title_size(title, CHART.0)))
             .margin(10)
             .x_label_area_size(52)
             .y_label_area_size(70)
@@ -629,7 +660,7 @@ where
 {
     let n = bars.len() as i32;
     let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 20))
+        .caption(title, ("sans-serif", title_size(title, CHART.0)))
         .margin(12)
         // Room for the last tick's label (`10.0 µs`) when the axis ends on it.
         .margin_right(32)
@@ -711,7 +742,25 @@ mod tests {
             y_label: "per operation (ns)".into(),
             series: vec![Series { label: "os · a:b".into(), points: points.to_vec(), fit: None, fit_note: None }],
             marks: vec![Mark { label: "best".into(), series: 0, x: 10.0, y: 20.0 }],
+            lone: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_long_title_gets_a_smaller_font_that_fits_and_a_short_one_keeps_20() {
+        assert_eq!(title_size("sync.faa", 640), 20.0);
+        let long = "msg.throughput, pattern:spsc capacity:1024 placement:other_core — time per operation";
+        let size = title_size(long, 640);
+        assert!(size < 20.0 && size * 0.55 * long.chars().count() as f64 <= 600.0, "{size}");
+        assert_eq!(title_size(&"x".repeat(400), 640), 11.0);
+    }
+
+    #[test]
+    fn a_percentage_axis_says_so_in_its_ticks_and_name() {
+        let mut c = curve(false);
+        c.x = "writers".into();
+        let svg = curve_svg(&c, "sync.rwlock").unwrap();
+        assert!(svg.contains("writers, % of operations") && svg.contains("\n100%\n"), "{svg}");
     }
 
     #[test]

@@ -83,7 +83,7 @@ where
 {
     let n = rows.len().max(1) as i32;
     let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 20))
+        .caption(title, ("sans-serif", super::plot::title_size(title, CHART.0)))
         .margin(12)
         .margin_right(28)
         .x_label_area_size(48)

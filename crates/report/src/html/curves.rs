@@ -159,6 +159,16 @@ fn curve(
             Series { label, points: members, fit, fit_note }
         })
         .collect();
+    // A series of one point is a lone dot, no curve: it is named in the caption with its value instead.
+    let (series, lone): (Vec<Series>, Vec<Series>) = series.into_iter().partition(|s| s.points.len() >= 2);
+    let lone = lone
+        .iter()
+        .flat_map(|s| s.points.iter().map(move |p| (s, p)))
+        .map(|(s, p)| {
+            let (m, lo, hi) = (crate::format_ns(p.median), crate::format_ns(p.ci_low), crate::format_ns(p.ci_high));
+            format!("{} at {x} {}: {m} ({lo} – {hi})", s.label, p.x)
+        })
+        .collect();
     let xs: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.x)).collect();
     let ys: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.median)).collect();
     Curve {
@@ -171,6 +181,7 @@ fn curve(
         y_label: metric_label(points[0].metric).to_string(),
         series,
         marks: Vec::new(),
+        lone,
     }
 }
 
@@ -308,5 +319,24 @@ mod tests {
         let curves = curves(&record_of(points, Vec::new()));
         assert_eq!(curves.len(), 3, "12 series split by transport: {curves:?}");
         assert!(curves.iter().all(|c| c.series.len() == 4 && c.panel[0].0 == "transport"));
+    }
+
+    /// `sync.rwlock` by default: one thread at 10% writers only, two threads at 1, 10 and 50%. The one-thread
+    /// point is no curve: it is named in the caption instead of drawn as a lone dot.
+    #[test]
+    fn a_series_of_one_point_is_named_not_drawn() {
+        let mut points =
+            vec![point("sync.rwlock", "os", &[("lock", "std"), ("writers", "10"), ("threads", "1")], 40.0)];
+        for w in ["1", "10", "50"] {
+            points.push(point("sync.rwlock", "os", &[("lock", "std"), ("writers", w), ("threads", "2")], 60.0));
+        }
+        let curves = curves(&record_of(points, Vec::new()));
+        assert_eq!(curves.len(), 1);
+        let c = &curves[0];
+        assert_eq!(c.x, "writers");
+        assert_eq!(c.series.len(), 1, "{:?}", c.series);
+        assert!(c.series[0].label.contains("threads:2"));
+        assert_eq!(c.lone.len(), 1);
+        assert!(c.lone[0].starts_with("os · lock:std · threads:1 at writers 10: "), "{:?}", c.lone);
     }
 }

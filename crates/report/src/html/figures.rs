@@ -142,6 +142,7 @@ fn speed_figure(record: &RunRecord) -> anyhow::Result<Option<Figure>> {
         y_label: "reference loop, per iteration".into(),
         series: vec![Series { label: "reference loop".into(), points, fit: None, fit_note: None }],
         marks: Vec::new(),
+        lone: Vec::new(),
     };
     let title = "Reference loop over the run".to_string();
     Ok(Some(Figure {
@@ -172,6 +173,9 @@ fn curve_figure(curve: &Curve) -> anyhow::Result<Figure> {
         (None, Some(note)) => Some(format!("{}: {note}", s.label)),
         (None, None) => None,
     }));
+    if !curve.lone.is_empty() {
+        caption.push(format!("Not drawn, one point each (a lone dot is no curve): {}.", curve.lone.join("; ")));
+    }
     Ok(Figure {
         id: format!("fig-{}", slug(&title)),
         svg: curve_svg(curve, &title)?,

@@ -66,6 +66,7 @@ pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
         y_label: "elapsed: median, min – p90".into(),
         series,
         marks,
+        lone: Vec::new(),
     })
 }
 
