@@ -65,6 +65,26 @@ impl ChannelImpl {
         }
     }
 
+    /// How a blocked party of this implementation waits, where that explains what a rendezvous costs and why
+    /// it reads so differently from its peers and between machines (docs/METHOD.md "Channel throughput");
+    /// `None` for the others. Read from the crates' sources at the versions this build locks.
+    pub fn wait_strategy(self) -> Option<&'static str> {
+        match self {
+            ChannelImpl::Kanal => Some(
+                "kanal waits by polling: a blocked party calls sched_yield() up to 256 times before it parks \
+                 (kanal 0.1's `Signal::wait`), so a partner on another CPU is usually met while polling, with no \
+                 futex wake-up (strace on a 2-vCPU KVM guest: about 10–25 sched_yield and no futex per message), \
+                 and what a message costs follows what a sched_yield costs on the host: at ~8 µs each, 256 of them \
+                 would make the 2 ms a rendezvous read on another KVM host",
+            ),
+            ChannelImpl::Crossbeam | ChannelImpl::StdMpsc | ChannelImpl::Flume => Some(
+                "a blocked party spins briefly, then parks on a futex: a rendezvous across CPUs pays a wake-up \
+                 (tens of µs on a KVM guest), one on a shared CPU a context switch",
+            ),
+            _ => None,
+        }
+    }
+
     /// Whether this implementation has a channel of `capacity` (`msg.throughput` plans only those): a
     /// zero-capacity (rendezvous) channel where the library has one (not tokio's mpsc or async-channel, whose
     /// bounded(0) panics), a bounded one of any size ≥ 1 where it has bounds, and an unbounded one where it
@@ -158,5 +178,12 @@ mod tests {
         assert!(!ArrayBlockingQueue.has_capacity(Unbounded) && ArrayBlockingQueue.has_capacity(Bounded(1024)));
         assert!(LinkedTransferQueue.has_capacity(Unbounded) && !LinkedTransferQueue.has_capacity(Bounded(1)));
         assert!(!Mpi.has_capacity(Unbounded));
+    }
+
+    #[test]
+    fn the_blocking_crates_say_how_they_wait_and_the_others_do_not() {
+        assert!(ChannelImpl::Kanal.wait_strategy().is_some_and(|w| w.contains("256") && w.contains("sched_yield")));
+        assert!(ChannelImpl::Crossbeam.wait_strategy().is_some_and(|w| w.contains("futex")));
+        assert_eq!(ChannelImpl::TokioMpsc.wait_strategy(), None);
     }
 }

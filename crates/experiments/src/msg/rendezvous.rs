@@ -37,7 +37,10 @@ impl Experiment for Rendezvous {
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let spec = point.spec;
         let super::ImplParams { implementation } = point.params()?;
-        Ok(point.in_process(|r| r.messages())?.rendezvous(implementation, spec.cpus[1], h)?.into())
+        let mut outcome: Outcome =
+            point.in_process(|r| r.messages())?.rendezvous(implementation, spec.cpus[1], h)?.into();
+        outcome.notes.extend(implementation.wait_strategy().map(str::to_owned));
+        Ok(outcome)
     }
     /// The other rank of a runtime launched as MPI ranks (`mpi`): follows rank 0's batches.
     fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {

@@ -123,7 +123,12 @@ impl Experiment for Throughput {
         let spec = point.spec;
         let Params { implementation, pattern, capacity, .. } = point.params()?;
         let shape = StreamShape { pattern, capacity };
-        point.in_process(|r| r.channel_throughput())?.throughput(implementation, shape, &spec.cpus, h)
+        let mut outcome =
+            point.in_process(|r| r.channel_throughput())?.throughput(implementation, shape, &spec.cpus, h)?;
+        if capacity == Capacity::Bounded(0) {
+            outcome.notes.extend(implementation.wait_strategy().map(str::to_owned));
+        }
+        Ok(outcome)
     }
 }
 
