@@ -16,7 +16,6 @@
 use std::collections::BTreeMap;
 
 use adjustp::{adjust, Procedure};
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use overhead_record::{PointRecord, SideRatio, SideScope, Sides};
 
@@ -99,8 +98,7 @@ fn family_ratios(baseline: &[PointRecord], points: &[SideRatio], side_name: &str
     }
     logs.into_iter()
         .filter_map(|(family, logs)| {
-            let t = overhead_stats::trimmed_mean(&logs)?;
-            let interval = TInterval { mean: t.mean, half_width: t.half_width(), p_value: t.p_value(), n: logs.len() };
+            let interval = TInterval::from(&overhead_stats::trimmed_mean(&logs)?, logs.len())?;
             Some(interval.ratio(SideScope::Family, family.to_string(), side_name))
         })
         .collect()
@@ -125,24 +123,15 @@ struct TInterval {
 }
 
 impl TInterval {
-    /// Over `values` (at least two): mean ± t(0.975, n − 1) · sd / √n, and the p-value of a zero mean.
+    /// Over `values` (at least two): mean ± t(0.975, n − 1) · sd / √n, and the p-value of a zero mean
+    /// (`overhead_stats::mean_interval`).
     fn of(values: &[f64]) -> Option<TInterval> {
-        let n = values.len();
-        if n < 2 {
-            return None;
-        }
-        let mean = values.iter().sum::<f64>() / n as f64;
-        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-        let se = (var / n as f64).sqrt();
-        let t = StudentsT::new(0.0, 1.0, (n - 1) as f64).ok()?;
-        let p_value = if se > 0.0 {
-            2.0 * (1.0 - t.cdf((mean / se).abs()))
-        } else if mean == 0.0 {
-            1.0
-        } else {
-            0.0
-        };
-        Some(TInterval { mean, half_width: t.inverse_cdf(0.975) * se, p_value, n })
+        Self::from(&overhead_stats::mean_interval(values)?, values.len())
+    }
+
+    /// From a (trimmed) mean's estimate over `n` values.
+    fn from(t: &overhead_stats::TrimmedMean, n: usize) -> Option<TInterval> {
+        Some(TInterval { mean: t.mean, half_width: t.half_width(), p_value: t.p_value(), n })
     }
 
     /// As a ratio of `scope` named `name` for `side`, not yet flagged.

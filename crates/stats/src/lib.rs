@@ -24,4 +24,4 @@ pub use stderr::standard_errors;
 pub use summary::{Summary, CI_LEVEL, Z95};
 #[cfg(any(test, feature = "testing"))]
 pub use two_level::tests as synthetic;
-pub use two_level::{trimmed_mean, TrimmedMean, TwoLevel, TRIM};
+pub use two_level::{mean_interval, trimmed_mean, TrimmedMean, TwoLevel, TRIM};

@@ -5,10 +5,10 @@
 //! one process's batches describes only the first level, and the next run falls outside it (Mytkowicz et al.,
 //! "Producing wrong data without doing anything obviously wrong", ASPLOS 2009). Following Kalibera & Jones,
 //! "Rigorous benchmarking in reasonable time" (ISMM 2013), and JMH's forks, each process is summarised by its
-//! median batch, and the point's estimate is the 20% trimmed mean of those process medians with the
-//! Tukey–McLaughlin interval over processes (Student's t with k − 2g − 1 degrees of freedom, the winsorized
-//! variance; Wilcox, *Introduction to Robust Estimation and Hypothesis Testing*): with fewer than five
-//! processes nothing is trimmed and it is the plain mean with its t interval over k − 1 degrees of freedom.
+//! median batch, and the point's estimate is the 20% trimmed mean of those process medians (Wilcox,
+//! *Introduction to Robust Estimation and Hypothesis Testing*; with fewer than five processes nothing is
+//! trimmed), centred in the Student-t interval of the plain mean over processes (k − 1 degrees of freedom,
+//! the sd of every process median: an outlying process widens the interval instead of moving the estimate).
 //! Its variance holds both levels: a process median varies with the process effect and with its own
 //! batches' scatter, so nothing is double-counted or left out. Trimming keeps one process that drew a busy
 //! vCPU from carrying the estimate with it (one slow process of five made a channel's 46 ns read 92 ns, its
@@ -30,8 +30,8 @@ pub struct TwoLevel {
     /// The 20% trimmed mean of the processes' median batches (the plain mean below five processes): the
     /// point's estimate.
     pub estimate: f64,
-    /// Its Tukey–McLaughlin interval: Student's t with k − 2g − 1 degrees of freedom (g processes trimmed at
-    /// each end) and the winsorized variance.
+    /// The estimate ± the plain mean's Student-t half-width over processes (k − 1 degrees of freedom, the sd
+    /// of every process median).
     pub ci_low: f64,
     pub ci_high: f64,
     /// Coverage the interval aims for (0.95).
@@ -54,8 +54,12 @@ impl TwoLevel {
             return None;
         }
         let medians: Vec<f64> = processes.iter().map(|p| median(p)).collect();
-        let trimmed = trimmed_mean(&medians)?;
-        let (estimate, half) = (trimmed.mean, trimmed.half_width());
+        // The estimate resists a lone outlying process; its interval keeps the plain mean's width, from every
+        // process's spread: a trimmed interval from the winsorized spread was honest on synthetic draws but,
+        // on real processes whose tails are the machine's, narrow enough that an A/A pair of default runs
+        // flagged 71 of 452 points in `compare` (1 of 451 with the plain interval).
+        let estimate = trimmed_mean(&medians)?.mean;
+        let half = mean_interval(&medians)?.half_width();
         let between_process_var = variance(&medians);
         let within_process_var = processes.iter().map(|p| variance(p)).sum::<f64>() / k as f64;
         // A process median of m batches carries roughly (π/2)·σ²_w/m of the within-process scatter; the rest of
@@ -123,13 +127,24 @@ impl TrimmedMean {
 /// standard deviation of the values winsorized at the same g. With g = 0 (k < 5) it is the mean and its t
 /// interval.
 pub fn trimmed_mean(values: &[f64]) -> Option<TrimmedMean> {
+    trimmed_at(values, TRIM)
+}
+
+/// The plain mean of `values` (k ≥ 2) with its Student-t interval over k − 1 degrees of freedom: the trimmed
+/// mean with nothing trimmed.
+pub fn mean_interval(values: &[f64]) -> Option<TrimmedMean> {
+    trimmed_at(values, 0.0)
+}
+
+/// The mean of `values` with ⌊`trim` · k⌋ dropped at each end, and its Tukey–McLaughlin standard error.
+fn trimmed_at(values: &[f64], trim: f64) -> Option<TrimmedMean> {
     let k = values.len();
     if k < 2 {
         return None;
     }
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let g = (TRIM * k as f64).floor() as usize;
+    let g = (trim * k as f64).floor() as usize;
     let kept = &sorted[g..k - g];
     let mean = kept.iter().sum::<f64>() / kept.len() as f64;
     let winsorized: Vec<f64> = sorted.iter().map(|&x| x.clamp(sorted[g], sorted[k - g - 1])).collect();
@@ -205,9 +220,9 @@ pub mod tests {
     }
 
     /// One process of five on a busy vCPU (ten times the true median): the trimmed estimate stays near the
-    /// truth and its interval still covers it, where the plain mean is pulled past it and its interval is
-    /// ten times wider; on normal process effects of five to twelve processes the trimmed interval covers
-    /// within 95% ± 3% (the test above covers three and four, where nothing is trimmed).
+    /// truth and its interval (wide: the outlier is in its spread) covers it, where the plain mean is pulled
+    /// past it; on normal process effects of five to twelve processes the interval around the trimmed
+    /// estimate covers within 95% ± 3%.
     #[test]
     fn a_lone_outlying_process_does_not_carry_the_estimate() {
         let mut rng = Rng::new(404);
@@ -219,7 +234,7 @@ pub mod tests {
             }
             let s = TwoLevel::of(&processes).unwrap();
             assert!((s.estimate - 100.0).abs() < 5.0, "{s:?}");
-            covered += usize::from(s.ci_low <= 100.0 && 100.0 <= s.ci_high && s.ci_high < 120.0);
+            covered += usize::from(s.ci_low <= 100.0 && 100.0 <= s.ci_high);
             let medians: Vec<f64> = processes.iter().map(|p| median(p)).collect();
             let mean = medians.iter().sum::<f64>() / 5.0;
             mean_covered += usize::from((mean - 100.0).abs() < 5.0);
