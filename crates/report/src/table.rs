@@ -98,7 +98,7 @@ pub fn render_with_sections(record: &RunRecord, format: Format, sections: &[supe
         }
     }
     out += &format!(
-        "\nmedian: per operation, control subtracted, the mean of each process's median batch; CI: 95% CI over \
+        "\nmedian: per operation, control subtracted, the mean of each process's median batch (20% trimmed from five processes); CI: 95% CI over \
          this run's processes (Student t), for comparisons inside the run; between runs (when the history knows \
          it): the 95% range of a run's median on this machine; p10 – p90: every batch of every process; ovr: the control's own cost; \
          N × R×P: operations per batch × batches per process × processes; flags: noisy = CI half-width > \
