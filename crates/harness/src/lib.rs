@@ -19,7 +19,7 @@ pub use config::{HarnessConfig, Mode};
 pub use known_cost::{chain, chain_batch};
 pub use measurement::Measurement;
 pub use spin_barrier::SpinBarrier;
-pub use team::TeamReport;
+pub use team::{Seat, TeamReport, TeamTiming};
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

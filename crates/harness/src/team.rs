@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{Harness, Measurement, SpinBarrier};
 use overhead_clock::Ticks;
-use overhead_machine::pin_current_thread;
+use overhead_machine::{cpu_mask, pin_current_thread, set_affinity_mask};
 
 /// The control bit of a posted command; the rest is the batch's operation count (0 = stop).
 const CONTROL: u64 = 1 << 63;
@@ -18,47 +18,98 @@ pub struct TeamReport {
     pub pin_failures: Vec<(usize, String)>,
 }
 
+/// Where one thread of a team may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seat<'a> {
+    /// Pinned to this CPU.
+    Cpu(usize),
+    /// Free to run on any of these CPUs (non-empty): the scheduler places and moves it, as users run
+    /// threads they never pin (crossbeam-channel's suite's threads; docs/METHOD.md §9).
+    AnyOf(&'a [usize]),
+}
+
+/// What a team's sample is, per repetition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TeamTiming {
+    /// The slowest thread's own batch time, each thread timed from the moment it leaves the start barrier on
+    /// its own clock read: no clock read is compared across CPUs. Right for threads that work side by side
+    /// (contention, fairness); it undercounts a team whose threads take turns on one CPU, since a thread's
+    /// clock starts only when the scheduler first runs it.
+    SlowestThread,
+    /// From the earliest start to the latest end over the team's threads: the stream's wall time, from when
+    /// the first party leaves the start barrier to the last receive (docs/METHOD.md §9, "One stream, one
+    /// span"). Compares clock reads of different threads, so it needs a time base shared by the team's CPUs:
+    /// clock_gettime is one, and so is an invariant TSC on a machine whose kernel synchronised it at boot
+    /// (`clock.skew` measures what is left; microseconds at worst against half-millisecond batches).
+    Span,
+}
+
 impl<C: Ticks> Harness<C> {
-    /// Measures `test` against `control` run by one thread per entry of `cpus`, each pinned to its CPU.
-    /// A CPU may appear more than once (more threads than CPUs); the threads then yield to each other
-    /// between batches instead of spinning.
-    ///
-    /// Both bodies get `(thread_index, n)`. Thread 0 leads: it posts each batch's size and kind, all
-    /// threads start it together after a spin barrier, and a second barrier ends it; the leader sizes N
-    /// by doubling on the slowest thread's batch time, so no thread's batch runs far past the target (a
-    /// thread that shares its CPU with another process, each operation a time slice, would otherwise run a
-    /// batch sized for its fast partner: seconds instead of half a millisecond). A repetition's team sample is the slowest thread's per-op time
-    /// (the team finishes when its last member does; each thread is timed on its own clock read, so no
-    /// cross-CPU counter comparison is needed). Per-thread samples are kept in `per_thread_ns`.
+    /// Measures `test` against `control` run by one thread per entry of `cpus`, each pinned to its CPU, the
+    /// team's sample being its slowest thread ([`TeamTiming::SlowestThread`]); see
+    /// [`Harness::measure_seated_team`].
     pub fn measure_team<T, K>(&self, cpus: &[usize], test: T, control: K) -> TeamReport
     where
         T: Fn(usize, u64) + Sync,
         K: Fn(usize, u64) + Sync,
     {
-        assert!(!cpus.is_empty(), "a team needs at least one CPU");
+        let seats: Vec<Seat> = cpus.iter().map(|&c| Seat::Cpu(c)).collect();
+        self.measure_seated_team(&seats, TeamTiming::SlowestThread, test, control)
+    }
+
+    /// Measures `test` against `control` run by one thread per entry of `seats`, each pinned to its CPU or
+    /// free within its CPUs. Threads that may share a CPU (a CPU pinned twice, or more free threads than
+    /// CPUs) yield to each other between batches instead of spinning.
+    ///
+    /// Both bodies get `(thread_index, n)`. Thread 0 leads: it posts each batch's size and kind, all
+    /// threads start it together after a spin barrier, and a second barrier ends it; the leader sizes N
+    /// by doubling on the team's batch time, so no thread's batch runs far past the target (a
+    /// thread that shares its CPU with another process, each operation a time slice, would otherwise run a
+    /// batch sized for its fast partner: seconds instead of half a millisecond). A repetition's team sample
+    /// follows `timing` (the team finishes when its last member does). Per-thread samples, each thread's own
+    /// batch times, are kept in `per_thread_ns`.
+    pub fn measure_seated_team<T, K>(&self, seats: &[Seat], timing: TeamTiming, test: T, control: K) -> TeamReport
+    where
+        T: Fn(usize, u64) + Sync,
+        K: Fn(usize, u64) + Sync,
+    {
+        assert!(!seats.is_empty(), "a team needs at least one thread");
         // Threads sharing a CPU (an oversubscribed team) must not spin for one another between batches:
         // the thread spinning would delay the others' clock stops by its whole spin.
-        let shares_cpus = cpus.iter().enumerate().any(|(i, c)| cpus[..i].contains(c));
-        let barrier = if shares_cpus { SpinBarrier::yielding(cpus.len()) } else { SpinBarrier::new(cpus.len()) };
+        let barrier =
+            if may_share_cpus(seats) { SpinBarrier::yielding(seats.len()) } else { SpinBarrier::new(seats.len()) };
         let command = AtomicU64::new(0);
-        // The slowest thread's last batch, in ticks: what the leader sizes N on (reset by the leader each batch).
+        // The team's last batch, in ticks: what the leader sizes N on (reset by the leader each batch). With
+        // span timing every thread also posts its start and end, for the span.
         let slowest = AtomicU64::new(0);
+        let first_start = AtomicU64::new(u64::MAX);
+        let last_end = AtomicU64::new(0);
         let capacity = 64 + 2 * (self.config.warmup + self.config.repetitions);
         let logs: Vec<TeamLog> = std::thread::scope(|s| {
-            let handles: Vec<_> = cpus
+            let handles: Vec<_> = seats
                 .iter()
                 .enumerate()
-                .map(|(index, &cpu)| {
+                .map(|(index, &seat)| {
                     let (barrier, command, slowest, test, control) = (&barrier, &command, &slowest, &test, &control);
+                    let (first_start, last_end) = (&first_start, &last_end);
                     s.spawn(move || {
-                        let pin_error = pin_current_thread(cpu).err().map(|e| e.to_string());
+                        let pin_error = take_seat(seat).err().map(|e| e.to_string());
                         let mut log = Vec::with_capacity(capacity);
                         let mut sense = false;
                         let mut plan = (index == 0).then(|| LeaderPlan::new(self));
                         loop {
                             if let Some(plan) = plan.as_mut() {
-                                // Every other thread waits at the barrier below: nobody writes `slowest` now.
-                                let last = (!log.is_empty()).then(|| slowest.swap(0, Ordering::Relaxed));
+                                // Every other thread waits at the barrier below: nobody writes the shared
+                                // times now.
+                                let last = (!log.is_empty()).then(|| {
+                                    let own = slowest.swap(0, Ordering::Relaxed);
+                                    let start = first_start.swap(u64::MAX, Ordering::Relaxed);
+                                    let end = last_end.swap(0, Ordering::Relaxed);
+                                    match timing {
+                                        TeamTiming::SlowestThread => own,
+                                        TeamTiming::Span => end.wrapping_sub(start).max(own),
+                                    }
+                                });
                                 command.store(plan.next(last), Ordering::Relaxed);
                             }
                             barrier.wait(&mut sense);
@@ -67,13 +118,15 @@ impl<C: Ticks> Harness<C> {
                                 break;
                             }
                             let n = cmd & !CONTROL;
-                            let ticks = if cmd & CONTROL != 0 {
-                                self.time_batch(&mut |n| control(index, n), n)
+                            let edges = if cmd & CONTROL != 0 {
+                                self.time_batch_edges(&mut |n| control(index, n), n)
                             } else {
-                                self.time_batch(&mut |n| test(index, n), n)
+                                self.time_batch_edges(&mut |n| test(index, n), n)
                             };
-                            log.push(ticks);
-                            slowest.fetch_max(ticks, Ordering::Relaxed);
+                            log.push(edges);
+                            slowest.fetch_max(edges.1.wrapping_sub(edges.0), Ordering::Relaxed);
+                            first_start.fetch_min(edges.0, Ordering::Relaxed);
+                            last_end.fetch_max(edges.1, Ordering::Relaxed);
                             barrier.wait(&mut sense);
                         }
                         (log, pin_error, plan.map(|p| p.n))
@@ -82,38 +135,103 @@ impl<C: Ticks> Harness<C> {
                 .collect();
             handles.into_iter().map(|h| h.join().expect("team thread panicked")).collect()
         });
-        self.assemble_team(cpus, logs)
+        self.assemble_team(seats, timing, logs)
     }
 
     /// Splits every thread's batch log into kept control/test pairs and builds the measurement.
-    fn assemble_team(&self, cpus: &[usize], logs: Vec<TeamLog>) -> TeamReport {
+    fn assemble_team(&self, seats: &[Seat], timing: TeamTiming, logs: Vec<TeamLog>) -> TeamReport {
         let reps = self.config.repetitions;
-        let kept = |log: &[u64]| -> (Vec<u64>, Vec<u64>) {
+        let kept = |log: &[(u64, u64)]| -> (Vec<(u64, u64)>, Vec<(u64, u64)>) {
             let tail = &log[log.len() - 2 * reps..];
             (tail.iter().step_by(2).copied().collect(), tail.iter().skip(1).step_by(2).copied().collect())
         };
         // The leader's plan knows the N it settled on (sizing may have re-run an N to confirm it).
         let n = logs[0].2.expect("thread 0 leads and reports its N");
         self.note_sized(n);
-        let mut team_control = vec![0u64; reps];
-        let mut team_test = vec![0u64; reps];
-        let mut per_thread_ns = Vec::with_capacity(logs.len());
-        for (log, _, _) in &logs {
-            let (control, test) = kept(log);
-            for r in 0..reps {
-                team_control[r] = team_control[r].max(control[r]);
-                team_test[r] = team_test[r].max(test[r]);
-            }
-            per_thread_ns.push(self.per_op(n, &test, &control, Vec::new()).samples_ns);
-        }
-        let pin_failures =
-            cpus.iter().zip(&logs).filter_map(|(&cpu, (_, e, _))| e.as_ref().map(|e| (cpu, e.clone()))).collect();
+        let kept_logs: Vec<_> = logs.iter().map(|(log, _, _)| kept(log)).collect();
+        let team = |side: fn(&(Vec<(u64, u64)>, Vec<(u64, u64)>)) -> &Vec<(u64, u64)>| -> Vec<u64> {
+            (0..reps).map(|r| team_ticks(timing, kept_logs.iter().map(|k| side(k)[r]))).collect()
+        };
+        let team_control = team(|k| &k.0);
+        let team_test = team(|k| &k.1);
+        let durations = |edges: &[(u64, u64)]| -> Vec<u64> { edges.iter().map(|e| e.1.wrapping_sub(e.0)).collect() };
+        let per_thread_ns = kept_logs
+            .iter()
+            .map(|(control, test)| self.per_op(n, &durations(test), &durations(control), Vec::new()).samples_ns)
+            .collect();
+        let pin_failures = seats
+            .iter()
+            .zip(&logs)
+            .filter_map(|(seat, (_, e, _))| e.as_ref().map(|e| (seat.first_cpu(), e.clone())))
+            .collect();
         TeamReport { measurement: self.per_op(n, &team_test, &team_control, per_thread_ns), pin_failures }
+    }
+
+    /// One batch of `body`, as [`Harness::time_batch`], but its two clock reads (start, end) in ticks.
+    fn time_batch_edges<F: FnMut(u64)>(&self, body: &mut F, n: u64) -> (u64, u64) {
+        let t0 = self.clock.start();
+        body(n);
+        (t0, self.clock.stop())
     }
 }
 
-/// One team thread's batch times in ticks, its refused pinning, and (leader only) the N it settled on.
-type TeamLog = (Vec<u64>, Option<String>, Option<u64>);
+/// One repetition's team time in ticks from its threads' (start, end) reads: the slowest thread's
+/// duration, or the span from the earliest start to the latest end (never less than the slowest thread).
+fn team_ticks(timing: TeamTiming, edges: impl Iterator<Item = (u64, u64)>) -> u64 {
+    let (mut slowest, mut start, mut end) = (0u64, u64::MAX, 0u64);
+    for (t0, t1) in edges {
+        slowest = slowest.max(t1.wrapping_sub(t0));
+        start = start.min(t0);
+        end = end.max(t1);
+    }
+    match timing {
+        TeamTiming::SlowestThread => slowest,
+        TeamTiming::Span => end.wrapping_sub(start).max(slowest),
+    }
+}
+
+/// Whether two threads of a team may find themselves on one CPU: a CPU pinned twice, or free threads that
+/// outnumber the CPUs they may use (with the team's pinned CPUs among them).
+fn may_share_cpus(seats: &[Seat]) -> bool {
+    let mut cpus: Vec<usize> = Vec::new();
+    let mut pinned_twice = false;
+    for seat in seats {
+        match *seat {
+            Seat::Cpu(c) => {
+                pinned_twice |= cpus.contains(&c);
+                cpus.push(c);
+            }
+            Seat::AnyOf(set) => cpus.extend(set),
+        }
+    }
+    let free = seats.iter().any(|s| matches!(s, Seat::AnyOf(_)));
+    cpus.sort_unstable();
+    cpus.dedup();
+    pinned_twice || (free && seats.len() > cpus.len())
+}
+
+/// Puts the calling thread on its seat: pinned to one CPU, or allowed on a set (the thread would otherwise
+/// inherit its spawner's mask: a probe's main thread is pinned to the point's home CPU).
+fn take_seat(seat: Seat) -> std::io::Result<()> {
+    match seat {
+        Seat::Cpu(cpu) => pin_current_thread(cpu),
+        Seat::AnyOf(cpus) => cpu_mask(cpus).and_then(|mask| set_affinity_mask(&mask)),
+    }
+}
+
+impl Seat<'_> {
+    /// The CPU a refused pinning is reported under: the seat's CPU, or the first of its set.
+    fn first_cpu(&self) -> usize {
+        match *self {
+            Seat::Cpu(c) => c,
+            Seat::AnyOf(set) => set.first().copied().unwrap_or(0),
+        }
+    }
+}
+
+/// One team thread's batches as (start, end) clock reads in ticks, its refused pinning, and (leader only)
+/// the N it settled on.
+type TeamLog = (Vec<(u64, u64)>, Option<String>, Option<u64>);
 
 /// The leader's schedule: doubling test batches until the target, then warm-up and kept pairs
 /// (control, test), then stop.
@@ -282,5 +400,56 @@ mod tests {
         let cpus: Vec<usize> = allowed_cpus().into_iter().cycle().take(2).collect();
         let report = h.measure_team(&cpus, |thread, n| clock.advance(n * if thread == 1 { 100 } else { 1 }), |_, _| {});
         assert_eq!(report.measurement.batch_ops, 16);
+    }
+
+    /// A span runs from the earliest start to the latest end: two parties that take turns on one CPU
+    /// (one runs 0–100, the other 100–250) span 250 ticks, where the slowest alone says 150; threads side by
+    /// side span what the slowest takes; the span is never less than the slowest (a clock read out of order).
+    #[test]
+    fn a_span_covers_parties_that_take_turns() {
+        use super::{team_ticks, TeamTiming};
+        let turns = [(1000, 1100), (1100, 1250)];
+        assert_eq!(team_ticks(TeamTiming::SlowestThread, turns.into_iter()), 150);
+        assert_eq!(team_ticks(TeamTiming::Span, turns.into_iter()), 250);
+        let side_by_side = [(1000, 1200), (1001, 1190)];
+        assert_eq!(team_ticks(TeamTiming::Span, side_by_side.into_iter()), 200);
+        let skewed = [(1000, 1200), (900, 950)];
+        assert_eq!(team_ticks(TeamTiming::Span, skewed.into_iter()), 300);
+    }
+
+    /// Threads may share a CPU when one is pinned twice or free threads outnumber their CPUs.
+    #[test]
+    fn which_teams_may_share_a_cpu() {
+        use super::{may_share_cpus, Seat};
+        assert!(!may_share_cpus(&[Seat::Cpu(0), Seat::Cpu(1)]));
+        assert!(may_share_cpus(&[Seat::Cpu(0), Seat::Cpu(0)]));
+        assert!(!may_share_cpus(&[Seat::AnyOf(&[0, 1]), Seat::AnyOf(&[0, 1])]));
+        assert!(may_share_cpus(&[Seat::AnyOf(&[0, 1]); 3]));
+        assert!(may_share_cpus(&[Seat::AnyOf(&[0]), Seat::AnyOf(&[0])]));
+    }
+
+    /// A free thread runs on its whole set, not on the CPU its spawner was pinned to: the spawner here pins
+    /// itself to one CPU first, as a probe's main thread is.
+    #[test]
+    fn free_seats_run_on_their_whole_set() {
+        use super::{Seat, TeamTiming};
+        let cpus = allowed_cpus();
+        let h = quick_harness();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                overhead_machine::pin_current_thread(cpus[0]).unwrap();
+                let seen: [Mutex<Vec<usize>>; 2] = Default::default();
+                let report = h.measure_seated_team(
+                    &[Seat::AnyOf(&cpus), Seat::Cpu(cpus[0])],
+                    TeamTiming::Span,
+                    |thread, _| *seen[thread].lock().unwrap() = allowed_cpus(),
+                    |_, _| {},
+                );
+                assert!(report.pin_failures.is_empty(), "{:?}", report.pin_failures);
+                assert_eq!(*seen[0].lock().unwrap(), cpus);
+                assert_eq!(*seen[1].lock().unwrap(), vec![cpus[0]]);
+                assert_eq!(report.measurement.per_thread_ns.len(), 2);
+            });
+        });
     }
 }

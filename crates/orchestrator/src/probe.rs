@@ -92,8 +92,9 @@ pub fn point_record(
     let (Some(summary), Some(control)) = (m.summary(), m.control_summary()) else {
         return Err("the measurement produced no finite samples".into());
     };
-    let per_thread = spec
-        .cpus
+    // Free threads have no CPU of their own: their per-thread times stay out of the record.
+    let pinned_cpus: &[usize] = if spec.threads_free() { &[] } else { &spec.cpus };
+    let per_thread = pinned_cpus
         .iter()
         .zip(&m.per_thread_ns)
         .filter_map(|(&cpu, samples)| Summary::of(samples).map(|summary| ThreadResult { cpu, summary }))

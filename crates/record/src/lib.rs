@@ -38,7 +38,7 @@ pub use fit::{too_few_points_note, FitRecord, TOO_FEW_POINTS};
 pub use io::{load, temp_file_in, write_atomic, RecordError};
 pub use machine_state::{CpuShare, MachineState, OTHER_THRESHOLD, STEAL_THRESHOLD};
 pub use outcome::Outcome;
-pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult};
+pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult, FREE_PLACEMENT};
 pub use process_costs::{ProcessCosts, RECENT_RUNS};
 pub use round_policy::RoundPolicy;
 pub use run_summary::{family_of, PointRunSummary, RunConfig, RunSummary};

@@ -32,6 +32,10 @@ impl Metric {
     }
 }
 
+/// The `placement` value of a point whose threads are not pinned: the scheduler places them on any of the
+/// point's CPUs, as users run threads (crossbeam-channel's suite's scenario; docs/METHOD.md §9).
+pub const FREE_PLACEMENT: &str = "free";
+
 /// A point to measure: experiment, runtime, parameters in their fixed order, and the CPUs it uses.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PointSpec {
@@ -40,7 +44,8 @@ pub struct PointSpec {
     pub runtime: String,
     /// Parameters in the experiment's fixed key order, e.g. `[("variable","shared"),("threads","2")]`.
     pub params: Vec<(String, String)>,
-    /// Logical CPUs the point's threads are pinned to, thread 0 first.
+    /// Logical CPUs the point's threads are pinned to, thread 0 first; for a point whose threads run free
+    /// ([`PointSpec::threads_free`]), the CPUs they may all run on.
     pub cpus: Vec<usize>,
     /// How the first two CPUs relate, for two-party experiments.
     pub placement: Option<Placement>,
@@ -60,6 +65,13 @@ impl PointSpec {
     /// The value of parameter `key`, if the point has it.
     pub fn param(&self, key: &str) -> Option<&str> {
         self.params.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// Whether the point's threads run free on [`PointSpec::cpus`] (the `placement:free` of
+    /// `msg.throughput`, [`FREE_PLACEMENT`]) rather than pinned one per CPU: then no thread has a CPU of its
+    /// own to report.
+    pub fn threads_free(&self) -> bool {
+        self.param("placement") == Some(FREE_PLACEMENT)
     }
 
     /// The parameters as the experiment's typed struct ([`super::params::decode`]).

@@ -85,6 +85,13 @@ impl ChannelImpl {
         }
     }
 
+    /// Whether `msg.throughput` also runs this implementation's parties as free threads (`placement:free`):
+    /// the blocking crates on kernel threads, which crossbeam-channel's suite (and most users) run unpinned.
+    /// Executors and external probes pin their threads, or leave placing them to their runtime.
+    pub fn runs_free(self) -> bool {
+        matches!(self, ChannelImpl::StdMpsc | ChannelImpl::Crossbeam | ChannelImpl::Flume | ChannelImpl::Kanal)
+    }
+
     /// Whether this implementation has a channel of `capacity` (`msg.throughput` plans only those): a
     /// zero-capacity (rendezvous) channel where the library has one (not tokio's mpsc or async-channel, whose
     /// bounded(0) panics), a bounded one of any size ≥ 1 where it has bounds, and an unbounded one where it

@@ -74,20 +74,36 @@ pub struct StreamShape {
     pub capacity: Capacity,
 }
 
+/// A bound larger than any batch: the harness caps a batch's messages at it (`msg.throughput` runs such a
+/// point with `max_batch_ops` = this), so the channel never fills, as crossbeam-channel's suite's `bounded_n`
+/// (bounded by its whole message count). 2^20 messages: at 10 ns a message, 10 ms, twenty targets' worth.
+pub const NEVER_FULL: usize = 1 << 20;
+
+/// Where a stream's parties run (`msg.throughput`'s `placement:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartyCpus<'a> {
+    /// One CPU per party, producers first, then consumers (`seq`: one), each party pinned to its own.
+    Pinned(&'a [usize]),
+    /// Every party free to run on any of these CPUs, placed by the scheduler: the scenario of
+    /// crossbeam-channel's suite, whose threads nobody pins (only kernel-thread channels offer it).
+    Free(&'a [usize]),
+}
+
 /// [`super::Capability::ChannelThroughput`]: a runtime's channels streaming messages (`u64`s) from producers to
-/// consumers. `cpus` holds one CPU per party, producers first, then consumers (`seq`: one); the time is per
-/// message delivered, the whole stream's time over its messages, against the runtime's empty loop. Every
-/// message is received exactly once, in order per producer.
+/// consumers, the parties where `parties` puts them; the time is per message delivered, the whole stream's
+/// time over its messages, against the runtime's empty loop. Every message is received exactly once, in
+/// order per producer.
 pub trait ChannelThroughput: Sync {
     /// Streams one batch of messages per harness batch through `implementation` in `shape`.
     ///
     /// Errors: an `implementation` the runtime does not offer, or one without this capacity (an
-    /// async channel with no zero-capacity form); the parties could not start.
+    /// async channel with no zero-capacity form); free parties where the runtime pins its executors; the
+    /// parties could not start.
     fn throughput(
         &self,
         implementation: ChannelImpl,
         shape: StreamShape,
-        cpus: &[usize],
+        parties: PartyCpus<'_>,
         h: &Harness,
     ) -> anyhow::Result<Outcome>;
 }
@@ -108,5 +124,17 @@ mod tests {
         let err = serde_json::from_value::<Capacity>("lots".into()).unwrap_err().to_string();
         assert!(err.contains("\"lots\""), "{err}");
         assert_eq!(Pattern::Mpmc.parties(), (4, 4));
+    }
+}
+
+/// The pinned CPUs of `parties`, for a runtime whose parties run on pinned executors.
+///
+/// Errors: free parties, naming the runtime.
+pub fn pinned_only<'a>(runtime: &str, parties: PartyCpus<'a>) -> anyhow::Result<&'a [usize]> {
+    match parties {
+        PartyCpus::Pinned(cpus) => Ok(cpus),
+        PartyCpus::Free(_) => {
+            anyhow::bail!("runtime {runtime} pins its executors: msg.throughput has no free parties on it")
+        }
     }
 }

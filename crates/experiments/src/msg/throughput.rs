@@ -6,12 +6,12 @@ use overhead_harness::{Harness, Mode};
 use overhead_machine::Placement;
 use overhead_record::Metric;
 use overhead_runtimes::channel_impl::ChannelImpl;
-use overhead_runtimes::channel_throughput::{Capacity, Pattern, StreamShape};
+use overhead_runtimes::channel_throughput::{Capacity, PartyCpus, Pattern, StreamShape, NEVER_FULL};
 use overhead_runtimes::{Capability, RuntimeUnderTest};
 
 /// `msg.throughput`'s parameters, in key order: the channel implementation (one the runtime offers,
 /// [`overhead_runtimes::Offers::channel_throughput`]), who sends and receives, the channel's capacity, and where
-/// the consumers sit relative to the producers.
+/// the parties run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Params {
     /// The channel implementation.
@@ -19,30 +19,60 @@ pub struct Params {
     pub implementation: ChannelImpl,
     /// seq, spsc, mpsc or mpmc.
     pub pattern: Pattern,
-    /// 0 (rendezvous), 1, [`N`] or unbounded.
+    /// 0 (rendezvous), 1, [`N`], [`NEVER_FULL`] or unbounded.
     pub capacity: Capacity,
-    /// `same_cpu`: every party on the home CPU; `other_core`: producers on the home CPU, consumers on a CPU of
-    /// another core.
-    pub placement: Placement,
+    /// Where the parties run.
+    pub placement: StreamPlacement,
 }
 
-/// The bounded-N capacity: crossbeam-channel's suite bounds its "bounded_n" channel by its whole message
-/// count (5 000 000); a batch here is sized by the harness, so N is a fixed 1024 messages, a queue that a
-/// producer rarely fills.
+/// Where a stream's parties run: the `placement:` values of `msg.throughput`, two pinned placements and the
+/// free one, so that a reader sees which question a number answers (docs/METHOD.md §9, "Channel throughput:
+/// which question a number answers").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamPlacement {
+    /// Every party pinned to the home CPU: the parties take turns.
+    SameCpu,
+    /// Producers pinned to the home CPU (sharing it when there are several), consumers to a CPU of another
+    /// core: what a message costs between two cores.
+    OtherCore,
+    /// No party pinned: the scheduler places them on the run's CPUs, as users run threads and as
+    /// crossbeam-channel's suite does ([`overhead_record::FREE_PLACEMENT`]).
+    Free,
+}
+
+impl StreamPlacement {
+    /// The topology's placement of a pinned one; `None` for free parties, whose CPUs relate as the
+    /// scheduler decides.
+    fn pinned(self) -> Option<Placement> {
+        match self {
+            StreamPlacement::SameCpu => Some(Placement::SameCpu),
+            StreamPlacement::OtherCore => Some(Placement::OtherCore),
+            StreamPlacement::Free => None,
+        }
+    }
+}
+
+/// The bounded-N capacity: a fixed 1024 messages, a queue producers fill when the consumer falls behind
+/// (crossbeam-channel's suite has no such bound: its `bounded_n` is [`NEVER_FULL`]'s scenario).
 pub const N: usize = 1024;
 
 /// Crossbeam-channel's benchmark suite (crossbeam-channel/benchmarks: `seq`, `spsc`, `mpsc`, `mpmc`; bounded 0,
 /// 1, N and unbounded) on this machine, with placements and CIs: per harness batch, a stream of n messages in
 /// total, split evenly over the producers (and consumers), each message a `u64` naming its producer and its
 /// place in that producer's stream. Every party is a thread (`os`) or a future of a pinned thread's executor
-/// (async runtimes) that starts with the team and times its part; the slowest party's time (the last
-/// receive) over n is the sample, against the empty loop. `seq` is one thread that sends a chunk and
-/// receives it back (a chunk is the capacity for bounded N, the whole batch when unbounded), so it runs only
-/// at N and unbounded, on the home CPU. A capacity or pattern the library lacks (a rendezvous channel for
-/// tokio's mpsc and async-channel; mpmc for single-consumer queues) is not planned.
+/// (async runtimes); a batch's time is the stream's, from the first party's start to the last receive (on
+/// `os`; an executor's group is timed whole), over n, against the empty loop. `seq` is one thread that sends a
+/// chunk and receives it back (a chunk is the capacity when bounded, the whole batch when unbounded), so it
+/// runs only where the chunk is not 0, on the home CPU. A capacity or pattern the library lacks (a rendezvous
+/// channel for tokio's mpsc and async-channel; mpmc for single-consumer queues) is not planned.
 ///
-/// Grids: `--quick` spsc and mpsc at N, other core; default adds them on the same CPU and spsc at 0 and
-/// unbounded on the other core; `--full` every pattern, capacity and placement.
+/// Two cells are the suite's own scenario and are planned for the crates it compares (the blocking crates on
+/// kernel threads, [`ChannelImpl::runs_free`]): `placement:free`, threads nobody pins, and capacity
+/// [`NEVER_FULL`], a bound no batch reaches (the suite bounds `bounded_n` by its message count).
+///
+/// Grids: `--quick` spsc at N, other core and free; default adds mpsc at N and spsc at 0 on the other core,
+/// and mpsc at N and spsc and mpsc unbounded free; `--full` every pattern, capacity and placement.
 pub struct Throughput;
 
 impl Throughput {
@@ -52,22 +82,29 @@ impl Throughput {
 }
 
 /// The (pattern, capacity, placement) cells of a mode's grid, before an implementation filters them.
-fn grid(mode: Mode) -> Vec<(Pattern, Capacity, Placement)> {
+fn grid(mode: Mode) -> Vec<(Pattern, Capacity, StreamPlacement)> {
     use Capacity::{Bounded, Unbounded};
     use Pattern::*;
-    use Placement::{OtherCore, SameCpu};
+    use StreamPlacement::{Free, OtherCore, SameCpu};
     match mode {
+        Mode::Quick => vec![(Spsc, Bounded(N), OtherCore), (Spsc, Bounded(N), Free)],
         // The default run's budget (≤ 90 s in all) leaves room for the cases the crossbeam-channel cross-check
-        // compares and the rendezvous channel; the rest of the suite's grid is `--full`'s.
-        Mode::Quick => vec![(Spsc, Bounded(N), OtherCore)],
-        Mode::Default => {
-            vec![(Spsc, Bounded(N), OtherCore), (Mpsc, Bounded(N), OtherCore), (Spsc, Bounded(0), OtherCore)]
-        }
+        // compares, pinned and free, and the rendezvous channel; the rest of the suite's grid is `--full`'s.
+        Mode::Default => vec![
+            (Spsc, Bounded(N), OtherCore),
+            (Mpsc, Bounded(N), OtherCore),
+            (Spsc, Bounded(0), OtherCore),
+            (Spsc, Bounded(N), Free),
+            (Mpsc, Bounded(N), Free),
+            (Spsc, Unbounded, Free),
+            (Mpsc, Unbounded, Free),
+        ],
         Mode::Full => {
-            let mut out = vec![(Seq, Bounded(N), SameCpu), (Seq, Unbounded, SameCpu)];
+            let mut out =
+                vec![(Seq, Bounded(N), SameCpu), (Seq, Bounded(NEVER_FULL), SameCpu), (Seq, Unbounded, SameCpu)];
             for pattern in [Spsc, Mpsc, Mpmc] {
-                for capacity in [Bounded(0), Bounded(1), Bounded(N), Unbounded] {
-                    out.extend([SameCpu, OtherCore].map(|placement| (pattern, capacity, placement)));
+                for capacity in [Bounded(0), Bounded(1), Bounded(N), Bounded(NEVER_FULL), Unbounded] {
+                    out.extend([SameCpu, OtherCore, Free].map(|placement| (pattern, capacity, placement)));
                 }
             }
             out
@@ -75,12 +112,21 @@ fn grid(mode: Mode) -> Vec<(Pattern, Capacity, Placement)> {
     }
 }
 
+/// Whether `implementation` has the cell: its capacity and pattern, and, for the suite's own scenario
+/// (free parties, a bound no batch reaches), whether it is one of the crates the suite compares.
+fn has_cell(implementation: ChannelImpl, (pattern, capacity, placement): (Pattern, Capacity, StreamPlacement)) -> bool {
+    let suite_scenario = placement == StreamPlacement::Free || capacity == Capacity::Bounded(NEVER_FULL);
+    implementation.has_capacity(capacity)
+        && implementation.has_pattern(pattern)
+        && (!suite_scenario || implementation.runs_free())
+}
+
 impl Experiment for Throughput {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Throughput::ID,
-            summary: "messages streamed through one channel, seq/spsc/mpsc/mpmc, bounded 0/1/N and unbounded, \
-                      same CPU and other core, per message",
+            summary: "messages streamed through one channel, seq/spsc/mpsc/mpmc, bounded 0/1/N/never full and \
+                      unbounded, same CPU, other core and free threads, per message",
             source: "crossbeam-channel's benchmark suite (crossbeam-channel/benchmarks)",
             metric: Metric::PerOp,
             requires: &[Capability::ChannelThroughput],
@@ -91,29 +137,32 @@ impl Experiment for Throughput {
         let other = ctx.topology.partner(home, Placement::OtherCore, &ctx.cpus);
         let mut out = Vec::new();
         for &implementation in runtime.offers().channel_throughput.has().unwrap_or_default() {
-            for (pattern, capacity, placement) in grid(ctx.mode) {
-                if !implementation.has_capacity(capacity) || !implementation.has_pattern(pattern) {
+            for cell in grid(ctx.mode) {
+                if !has_cell(implementation, cell) {
                     continue;
                 }
+                let (pattern, capacity, placement) = cell;
                 let params = Params { implementation, pattern, capacity, placement };
                 let (producers, consumers) = pattern.parties();
-                let consumer_cpu = match placement {
-                    Placement::OtherCore => other,
-                    _ => Some(home),
-                };
-                let Some(consumer_cpu) = consumer_cpu else {
-                    let mut spec = ctx.spec_of(self.id(), runtime, &params, vec![home]);
-                    spec.placement = Some(placement);
-                    out.push(Planned::Skip(spec, format!("needs a CPU on another core than CPU {home}")));
-                    continue;
-                };
-                let cpus = if pattern == Pattern::Seq {
-                    vec![home]
-                } else {
-                    std::iter::repeat_n(home, producers).chain(std::iter::repeat_n(consumer_cpu, consumers)).collect()
+                let cpus = match placement {
+                    // Free parties may run on every CPU of the run.
+                    StreamPlacement::Free => ctx.cpus.clone(),
+                    _ if pattern == Pattern::Seq => vec![home],
+                    StreamPlacement::SameCpu => vec![home; producers + consumers],
+                    StreamPlacement::OtherCore => match other {
+                        Some(other) => {
+                            std::iter::repeat_n(home, producers).chain(std::iter::repeat_n(other, consumers)).collect()
+                        }
+                        None => {
+                            let mut spec = ctx.spec_of(self.id(), runtime, &params, vec![home]);
+                            spec.placement = Some(Placement::OtherCore);
+                            out.push(Planned::Skip(spec, format!("needs a CPU on another core than CPU {home}")));
+                            continue;
+                        }
+                    },
                 };
                 let mut spec = ctx.spec_of(self.id(), runtime, &params, cpus);
-                spec.placement = Some(placement);
+                spec.placement = placement.pinned();
                 out.push(Planned::Run(spec));
             }
         }
@@ -121,13 +170,40 @@ impl Experiment for Throughput {
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let spec = point.spec;
-        let Params { implementation, pattern, capacity, .. } = point.params()?;
+        let Params { implementation, pattern, capacity, placement } = point.params()?;
         let shape = StreamShape { pattern, capacity };
+        let parties = match placement {
+            StreamPlacement::Free => PartyCpus::Free(&spec.cpus),
+            _ => PartyCpus::Pinned(&spec.cpus),
+        };
+        let mut notes = Vec::new();
+        let capped;
+        let h = if capacity == Capacity::Bounded(NEVER_FULL) {
+            // No batch may outgrow the bound, or the channel would fill after all.
+            let mut never_full = h.clone();
+            never_full.config.max_batch_ops = never_full.config.max_batch_ops.min(NEVER_FULL as u64);
+            capped = never_full;
+            notes.push(format!(
+                "capacity {NEVER_FULL} never fills: batches are capped at it (crossbeam-channel's suite bounds its \
+                 bounded_n channel by its message count)"
+            ));
+            &capped
+        } else {
+            h
+        };
+        if placement == StreamPlacement::Free {
+            notes.push(format!(
+                "threads free on CPUs {:?}: the scheduler places them, as in crossbeam-channel's suite; the time \
+                 is the stream's span, first start to last receive",
+                spec.cpus
+            ));
+        }
         let mut outcome =
-            point.in_process(|r| r.channel_throughput())?.throughput(implementation, shape, &spec.cpus, h)?;
+            point.in_process(|r| r.channel_throughput())?.throughput(implementation, shape, parties, h)?;
         if capacity == Capacity::Bounded(0) {
             outcome.notes.extend(implementation.wait_strategy().map(str::to_owned));
         }
+        outcome.notes.extend(notes);
         Ok(outcome)
     }
 }
@@ -162,7 +238,7 @@ mod tests {
                 let offered = runtime.offers().channel_throughput.has().unwrap();
                 let mut expected = 0;
                 for &i in offered {
-                    expected += grid(mode).iter().filter(|(p, c, _)| i.has_capacity(*c) && i.has_pattern(*p)).count();
+                    expected += grid(mode).into_iter().filter(|&cell| has_cell(i, cell)).count();
                 }
                 assert_eq!(points.len(), expected, "{mode:?} {}", runtime.name());
                 let first: Vec<&str> = points.iter().map(|(s, _)| s.param("impl").unwrap()).collect();
@@ -173,25 +249,36 @@ mod tests {
                     let p: Params = s.params_as().unwrap();
                     if !*runs {
                         // Only where this machine's CPUs 0 and 1 share a core.
-                        assert_eq!(p.placement, Placement::OtherCore, "{}", s.name());
+                        assert_eq!(p.placement, StreamPlacement::OtherCore, "{}", s.name());
+                        continue;
+                    }
+                    assert!(p.implementation.has_capacity(p.capacity) && p.implementation.has_pattern(p.pattern));
+                    if p.placement == StreamPlacement::Free {
+                        // Free parties may use every CPU of the run, and only the suite's crates have them.
+                        assert_eq!(s.cpus, two_cpu_context(mode).cpus, "{}", s.name());
+                        assert_eq!(s.placement, None);
+                        assert!(s.threads_free() && p.implementation.runs_free(), "{}", s.name());
                         continue;
                     }
                     let (producers, consumers) = p.pattern.parties();
                     let parties = if p.pattern == Pattern::Seq { 1 } else { producers + consumers };
                     assert_eq!(s.cpus.len(), parties, "{}", s.name());
-                    assert_eq!(s.placement, Some(p.placement));
+                    assert_eq!(s.placement, p.placement.pinned());
+                    assert!(!s.threads_free());
                     let consumers_apart = s.cpus[s.cpus.len() - 1] != s.cpus[0];
-                    assert_eq!(consumers_apart, p.placement == Placement::OtherCore, "{}", s.name());
-                    assert!(p.implementation.has_capacity(p.capacity) && p.implementation.has_pattern(p.pattern));
+                    assert_eq!(consumers_apart, p.placement == StreamPlacement::OtherCore, "{}", s.name());
                 }
             }
         }
         let quick = planned(Mode::Quick, os);
-        assert_eq!(quick.len(), 4);
+        assert_eq!(quick.len(), 8);
         assert!(quick.iter().all(|(s, _)| s.param("capacity") == Some("1024")));
-        // The default grid: 3 cells for each os crate; tokio's mpsc and async-channel lack the rendezvous.
-        assert_eq!(planned(Mode::Default, os).len(), 12);
+        // The default grid: 3 pinned and 4 free cells for each os crate; tokio's mpsc and async-channel lack
+        // the rendezvous, and no executor has free parties.
+        assert_eq!(planned(Mode::Default, os).len(), 28);
         assert_eq!(planned(Mode::Default, tokio).len(), 10);
+        assert!(planned(Mode::Full, tokio).iter().all(|(s, _)| !s.threads_free()));
+        assert!(planned(Mode::Full, tokio).iter().all(|(s, _)| s.param("capacity") != Some("1048576")));
         let full = planned(Mode::Full, os);
         assert!(!full.iter().any(|(s, _)| s.param("impl") == Some("std_mpsc") && s.param("pattern") == Some("mpmc")));
         assert!(full.iter().any(|(s, _)| s.param("impl") == Some("kanal") && s.param("pattern") == Some("mpmc")));
@@ -207,7 +294,7 @@ mod tests {
         let points = Throughput.points(&ctx, os);
         for p in &points {
             match p {
-                Planned::Run(s) => assert_eq!(s.param("placement"), Some("same_cpu")),
+                Planned::Run(s) => assert_ne!(s.param("placement"), Some("other_core")),
                 Planned::Skip(s, why) => {
                     assert_eq!(s.param("placement"), Some("other_core"));
                     assert!(why.contains("another core"), "{why}");

@@ -5,10 +5,10 @@
 use super::Os;
 use crate::channel_impl::ChannelImpl;
 use crate::channel_parties::{producer_index, share, tag, Discard, Sink, StreamEnds};
-use crate::channel_throughput::{Capacity, ChannelThroughput, Pattern, StreamShape};
+use crate::channel_throughput::{Capacity, ChannelThroughput, PartyCpus, Pattern, StreamShape};
 use crate::offer::{ensure_offered, not_offered};
 use crate::RuntimeUnderTest as _;
-use overhead_harness::{empty_loop, Harness};
+use overhead_harness::{empty_loop, Harness, Seat, TeamTiming};
 use overhead_record::Outcome;
 
 /// One blocking channel crate, messages `u64`. Every method is the crate's own call, inlined into the body.
@@ -235,10 +235,10 @@ impl<C: SyncChannel> Stream<C> {
     }
 }
 
-/// `msg.throughput`'s measurement for one crate: a harness team with one pinned thread per party.
+/// `msg.throughput`'s measurement for one crate: a harness team with one thread per party, pinned or free.
 struct Measure<'a> {
     shape: StreamShape,
-    cpus: &'a [usize],
+    seats: Vec<Seat<'a>>,
     h: &'a Harness,
 }
 
@@ -246,8 +246,9 @@ impl SyncVisit for Measure<'_> {
     type Out = anyhow::Result<Outcome>;
     fn visit<C: SyncChannel>(self) -> anyhow::Result<Outcome> {
         let stream = Stream::<C>::open(self.shape)?;
-        let report = self.h.measure_team(
-            self.cpus,
+        let report = self.h.measure_seated_team(
+            &self.seats,
+            TeamTiming::Span,
             // SAFETY: a harness team runs thread `index`'s bodies on that thread only.
             |index, n| unsafe { stream.party(index, n, &mut Discard) },
             |_, n| empty_loop(n),
@@ -257,26 +258,37 @@ impl SyncVisit for Measure<'_> {
 }
 
 impl ChannelThroughput for Os {
-    /// One kernel thread per party, pinned to its CPU of `cpus`, in a harness team (as `sync.mutex`): each
-    /// thread times its part of the batch from the team's start; the slowest (the last receive, in practice)
-    /// over the batch's messages is the team's sample, against the empty loop.
+    /// One kernel thread per party, pinned to its CPU or free on the set, in a harness team: the team's
+    /// sample is the stream's span, from the first party's start to the last party's end (the last receive,
+    /// in practice; [`TeamTiming::Span`]) over the batch's messages, against the empty loop. A party's own
+    /// clock would start only when the scheduler first runs it, so on a shared CPU the slowest party alone
+    /// misses the time its partners ran before it (docs/METHOD.md §9).
     fn throughput(
         &self,
         implementation: ChannelImpl,
         shape: StreamShape,
-        cpus: &[usize],
+        parties: PartyCpus<'_>,
         h: &Harness,
     ) -> anyhow::Result<Outcome> {
         ensure_offered("os", "impl", self.offers().channel_throughput, implementation)?;
         let (producers, consumers) = shape.pattern.parties();
-        let parties = if shape.pattern == Pattern::Seq { 1 } else { producers + consumers };
-        anyhow::ensure!(
-            cpus.len() == parties,
-            "{:?} needs one CPU per party ({parties}), got {}",
-            shape.pattern,
-            cpus.len()
-        );
-        with_sync_channel(implementation, shape.capacity, Measure { shape, cpus, h })?
+        let count = if shape.pattern == Pattern::Seq { 1 } else { producers + consumers };
+        let seats: Vec<Seat> = match parties {
+            PartyCpus::Pinned(cpus) => {
+                anyhow::ensure!(
+                    cpus.len() == count,
+                    "{:?} needs one CPU per party ({count}), got {}",
+                    shape.pattern,
+                    cpus.len()
+                );
+                cpus.iter().map(|&c| Seat::Cpu(c)).collect()
+            }
+            PartyCpus::Free(cpus) => {
+                anyhow::ensure!(!cpus.is_empty(), "free parties need at least one CPU to run on");
+                vec![Seat::AnyOf(cpus); count]
+            }
+        };
+        with_sync_channel(implementation, shape.capacity, Measure { shape, seats, h })?
     }
 }
 

@@ -6,7 +6,7 @@ use std::future::Future;
 use super::Smol;
 use crate::async_channels::{with_async_channel, BlockOn, Throughput};
 use crate::channel_impl::ChannelImpl;
-use crate::channel_throughput::{ChannelThroughput, StreamShape};
+use crate::channel_throughput::{pinned_only, ChannelThroughput, PartyCpus, StreamShape};
 use crate::offer::ensure_offered;
 use crate::RuntimeUnderTest as _;
 use overhead_harness::Harness;
@@ -30,10 +30,11 @@ impl ChannelThroughput for Smol {
         &self,
         implementation: ChannelImpl,
         shape: StreamShape,
-        cpus: &[usize],
+        parties: PartyCpus<'_>,
         h: &Harness,
     ) -> anyhow::Result<Outcome> {
         ensure_offered("smol", "impl", self.offers().channel_throughput, implementation)?;
+        let cpus = pinned_only("smol", parties)?;
         let measure = Throughput { shape, cpus, h, executor: || Ok(SmolBlockOn) };
         with_async_channel("smol", implementation, shape.capacity, measure)?
     }

@@ -4,7 +4,7 @@
 use super::{current_thread, Tokio};
 use crate::async_channels::{with_async_channel, Throughput};
 use crate::channel_impl::ChannelImpl;
-use crate::channel_throughput::{ChannelThroughput, StreamShape};
+use crate::channel_throughput::{pinned_only, ChannelThroughput, PartyCpus, StreamShape};
 use crate::offer::ensure_offered;
 use crate::RuntimeUnderTest as _;
 use overhead_harness::Harness;
@@ -17,10 +17,11 @@ impl ChannelThroughput for Tokio {
         &self,
         implementation: ChannelImpl,
         shape: StreamShape,
-        cpus: &[usize],
+        parties: PartyCpus<'_>,
         h: &Harness,
     ) -> anyhow::Result<Outcome> {
         ensure_offered("tokio", "impl", self.offers().channel_throughput, implementation)?;
+        let cpus = pinned_only("tokio", parties)?;
         let measure = Throughput { shape, cpus, h, executor: current_thread };
         with_async_channel("tokio", implementation, shape.capacity, measure)?
     }
