@@ -14,18 +14,25 @@
 //! Two knobs isolate the suspects of a disagreement: `--chunks K` splits the run into K consecutive streams of
 //! MESSAGES / K through the same channel and threads (each started on a barrier and timed alone, the times
 //! summed), as the harness's short batches are; `--start barrier` starts the threads together on a barrier
-//! instead of timing from their spawn (the suite's way, `--start spawn`, the default with one chunk).
+//! that parks them, `--start spin` on one they spin at (the harness's team barrier), instead of timing from
+//! their spawn (the suite's way, `--start spawn`, the default with one chunk).
 //!
 //! Usage: `cargo run --release --example channel_suite -- [--messages M] [--scenario free|other_core|same_cpu]
 //! [--producer-cpu P] [--consumer-cpu C] [--capacity 1024|unbounded|messages]... [--pattern spsc|mpsc]...
-//! [--chunks K] [--start spawn|barrier]`; prints one line per case: `impl pattern capacity scenario
-//! ns_per_message`.
+//! [--chunks K] [--start spawn|barrier|spin] [--timer suite|harness]... [--crate NAME]... [--repetitions R]`; prints one line
+//! per case and timer: `impl pattern capacity scenario ns_per_message timer`.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
-use overhead::machine::{allowed_cpus, pin_current_thread};
+use overhead::harness::{Harness, HarnessConfig, Mode};
+use overhead::machine::{allowed_cpus, cpu_mask, pin_current_thread, set_affinity_mask};
+use overhead::runtimes::channel_impl::ChannelImpl;
+use overhead::runtimes::channel_throughput::{
+    Capacity, ChannelThroughput as _, PartyCpus, Pattern, StreamShape, NEVER_FULL,
+};
 
 /// `msg.throughput`'s N: the bound of the bounded channel that producers fill.
 const N: usize = 1024;
@@ -70,8 +77,47 @@ enum PatternArg {
 enum Start {
     /// Before the threads are spawned, as the suite (one chunk only).
     Spawn,
-    /// When every thread has reached a barrier (threads spawned once for all chunks).
+    /// When every thread has reached a barrier (threads spawned once for all chunks); the barrier parks.
     Barrier,
+    /// As `barrier`, but the threads spin at it, as the harness's team barrier does.
+    Spin,
+}
+
+/// A barrier for `parties` threads: `std::sync::Barrier` (threads park), or a spinning one (each thread
+/// spins on a generation counter until the last arrives), as the harness's team barrier spins.
+enum StartBarrier {
+    Parking(Barrier),
+    Spinning { parties: usize, arrived: AtomicUsize, generation: AtomicUsize },
+}
+
+impl StartBarrier {
+    fn new(start: Start, parties: usize) -> StartBarrier {
+        match start {
+            Start::Spin => {
+                StartBarrier::Spinning { parties, arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0) }
+            }
+            _ => StartBarrier::Parking(Barrier::new(parties)),
+        }
+    }
+
+    fn wait(&self) {
+        match self {
+            StartBarrier::Parking(b) => {
+                b.wait();
+            }
+            StartBarrier::Spinning { parties, arrived, generation } => {
+                let gen = generation.load(Ordering::Acquire);
+                if arrived.fetch_add(1, Ordering::AcqRel) + 1 == *parties {
+                    arrived.store(0, Ordering::Relaxed);
+                    generation.store(gen + 1, Ordering::Release);
+                } else {
+                    while generation.load(Ordering::Acquire) == gen {
+                        std::hint::spin_loop();
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The suite's scenario, with the knobs that tell its differences from `msg.throughput` apart.
@@ -101,13 +147,144 @@ struct Args {
     /// How a stream's clock starts.
     #[arg(long, value_enum, default_value = "spawn")]
     start: Start,
+    /// Who times each case, in order: this program (`suite`, the suite's way), or `msg.throughput`'s own
+    /// measurement (`harness`: the harness team of `runtimes/os/channels.rs`, in this process; the median of
+    /// its kept batches). Both, one right after the other per case, pair the two methods within seconds
+    /// on a host whose speed drifts over minutes.
+    #[arg(long, value_enum, default_values = ["suite"])]
+    timer: Vec<Timer>,
+    /// Crates to run, in order (default: crossbeam, flume, std_mpsc).
+    #[arg(long = "crate", value_enum, default_values = ["crossbeam", "flume", "std_mpsc"])]
+    crates: Vec<Crate>,
+    /// The harness's target batch duration for `--timer harness`, ms (`msg.throughput`'s own).
+    #[arg(long, default_value_t = 0.5)]
+    target_ms: f64,
+    /// Kept batch pairs of `--timer harness` (a probe process of the default mode keeps 3, after 1 warm-up).
+    #[arg(long, default_value_t = 50)]
+    repetitions: usize,
 }
 
-/// Where each thread goes: the producers' CPU and the receiver's, `None` for a free thread.
-#[derive(Debug, Clone, Copy)]
+/// Who times a case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Timer {
+    /// This program: one `Instant` per stream.
+    Suite,
+    /// `msg.throughput`'s measurement through the harness (`--repetitions` kept batch pairs).
+    Harness,
+}
+
+/// The crates the suite compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "snake_case")]
+enum Crate {
+    Crossbeam,
+    Flume,
+    StdMpsc,
+}
+
+impl Crate {
+    /// `msg.throughput`'s `impl:` for it.
+    fn implementation(self) -> ChannelImpl {
+        match self {
+            Crate::Crossbeam => ChannelImpl::Crossbeam,
+            Crate::Flume => ChannelImpl::Flume,
+            Crate::StdMpsc => ChannelImpl::StdMpsc,
+        }
+    }
+}
+
+/// Where each thread goes: the producers' CPU and the receiver's, `None` for a free thread; `allowed` is
+/// every CPU this process was given (read before any pinning), where free threads run.
+#[derive(Debug, Clone)]
 struct Cpus {
     producer: Option<usize>,
     consumer: Option<usize>,
+    allowed: Vec<usize>,
+}
+
+/// `msg.throughput`'s own measurement of one case in this process (pinned as `cpus` says, or free), the
+/// median of its kept batches, ns per message.
+fn harness_case(h: &Harness, krate: Crate, pattern: PatternArg, capacity: CapacityArg, cpus: &Cpus) -> f64 {
+    let capacity = match capacity {
+        CapacityArg::N => Capacity::Bounded(N),
+        CapacityArg::Messages => Capacity::Bounded(NEVER_FULL),
+        CapacityArg::Unbounded => Capacity::Unbounded,
+    };
+    let mut h = h.clone();
+    if capacity == Capacity::Bounded(NEVER_FULL) {
+        h.config.max_batch_ops = NEVER_FULL as u64;
+    }
+    let pattern = match pattern {
+        PatternArg::Spsc => Pattern::Spsc,
+        PatternArg::Mpsc => Pattern::Mpsc,
+    };
+    let (producers, consumers) = pattern.parties();
+    let pinned: Vec<usize> = match (cpus.producer, cpus.consumer) {
+        (Some(p), Some(c)) => std::iter::repeat_n(p, producers).chain(std::iter::repeat_n(c, consumers)).collect(),
+        _ => Vec::new(),
+    };
+    let parties = if pinned.is_empty() { PartyCpus::Free(&cpus.allowed) } else { PartyCpus::Pinned(&pinned) };
+    let outcome = overhead::runtimes::os::Os
+        .throughput(krate.implementation(), StreamShape { pattern, capacity }, parties, &h)
+        .expect("msg.throughput's measurement");
+    let mut samples = outcome.measurement.samples_ns.clone();
+    samples.sort_by(f64::total_cmp);
+    eprintln!(
+        "{} harness: batches of {} messages, ns per message min {:.1} median {:.1} max {:.1}",
+        krate.implementation(),
+        outcome.measurement.batch_ops,
+        samples[0],
+        samples[samples.len() / 2],
+        samples[samples.len() - 1]
+    );
+    outcome.measurement.summary().expect("samples").median
+}
+
+/// One case timed the suite's way through `krate`'s API.
+fn suite_case(args: &Args, krate: Crate, pattern: PatternArg, capacity: CapacityArg, cpus: &Cpus) -> f64 {
+    let producers = match pattern {
+        PatternArg::Spsc => 1,
+        PatternArg::Mpsc => THREADS,
+    };
+    let bound = |chunk: usize| match capacity {
+        CapacityArg::N => Some(N),
+        CapacityArg::Messages => Some(chunk),
+        CapacityArg::Unbounded => None,
+    };
+    match (krate, bound(0)) {
+        (Crate::Crossbeam, _) => run(
+            args,
+            producers,
+            cpus,
+            |m| bound(m).map_or_else(crossbeam_channel::unbounded, crossbeam_channel::bounded),
+            |rx| rx.recv().unwrap(),
+            |tx, m| tx.send(m).unwrap(),
+        ),
+        (Crate::Flume, _) => run(
+            args,
+            producers,
+            cpus,
+            |m| bound(m).map_or_else(flume::unbounded, flume::bounded),
+            |rx| rx.recv().unwrap(),
+            |tx, m| tx.send(m).unwrap(),
+        ),
+        (Crate::StdMpsc, Some(_)) => run(
+            args,
+            producers,
+            cpus,
+            |m| std::sync::mpsc::sync_channel(bound(m).expect("bounded")),
+            |rx| rx.recv().unwrap(),
+            |tx, m| tx.send(m).unwrap(),
+        ),
+        (Crate::StdMpsc, None) => run(
+            args,
+            producers,
+            cpus,
+            |_| std::sync::mpsc::channel(),
+            |rx| rx.recv().unwrap(),
+            |tx, m| tx.send(m).unwrap(),
+        ),
+    }
 }
 
 /// One case: `producers` threads each send their share of every chunk through `send`, the calling thread
@@ -116,25 +293,32 @@ struct Cpus {
 fn run<T: Clone + Send, R>(
     args: &Args,
     producers: usize,
-    cpus: Cpus,
+    cpus: &Cpus,
     open: impl Fn(usize) -> (T, R),
     recv: impl Fn(&R) -> u64,
     send: impl Fn(&T, u64) + Sync,
 ) -> f64 {
     let chunk = args.messages / args.chunks / producers * producers;
     let (tx, rx) = open(chunk);
-    if let Some(cpu) = cpus.consumer {
-        pin_current_thread(cpu).expect("pinning the receiving thread");
-    }
+    // The receiving (calling) thread: pinned, or free on every allowed CPU (a free case after a pinned one
+    // must not keep the earlier pin).
+    let _ = match cpus.consumer {
+        Some(cpu) => pin_current_thread(cpu),
+        None => cpu_mask(&cpus.allowed).and_then(|mask| set_affinity_mask(&mask)),
+    };
+    let producer_cpu = cpus.producer;
+    let pin_producer = move || {
+        if let Some(cpu) = producer_cpu {
+            let _ = pin_current_thread(cpu);
+        }
+    };
     let elapsed = if args.start == Start::Spawn && args.chunks == 1 {
         let start = Instant::now();
         std::thread::scope(|s| {
             for p in 0..producers {
                 let (tx, send) = (tx.clone(), &send);
                 s.spawn(move || {
-                    if let Some(cpu) = cpus.producer {
-                        let _ = pin_current_thread(cpu);
-                    }
+                    pin_producer();
                     for i in 0..chunk / producers {
                         send(&tx, (p * chunk + i) as u64);
                     }
@@ -146,15 +330,13 @@ fn run<T: Clone + Send, R>(
         });
         start.elapsed()
     } else {
-        let barrier = Barrier::new(producers + 1);
+        let barrier = StartBarrier::new(args.start, producers + 1);
         let mut total = Duration::ZERO;
         std::thread::scope(|s| {
             for p in 0..producers {
                 let (tx, send, barrier) = (tx.clone(), &send, &barrier);
                 s.spawn(move || {
-                    if let Some(cpu) = cpus.producer {
-                        let _ = pin_current_thread(cpu);
-                    }
+                    pin_producer();
                     for _ in 0..args.chunks {
                         barrier.wait();
                         for i in 0..chunk / producers {
@@ -182,64 +364,39 @@ fn main() {
     assert!(args.chunks >= 1 && args.messages >= args.chunks * THREADS, "--messages must be ≥ 4 × --chunks");
     let allowed = allowed_cpus();
     let first = args.producer_cpu.unwrap_or(allowed[0]);
-    let cpus = match args.scenario {
-        Scenario::Free => Cpus { producer: None, consumer: None },
-        Scenario::SameCpu => Cpus { producer: Some(first), consumer: Some(first) },
-        Scenario::OtherCore => Cpus {
-            producer: Some(first),
-            consumer: Some(args.consumer_cpu.unwrap_or(*allowed.get(1).unwrap_or(&allowed[0]))),
-        },
+    let second = args.consumer_cpu.unwrap_or(*allowed.get(1).unwrap_or(&allowed[0]));
+    let (producer, consumer) = match args.scenario {
+        Scenario::Free => (None, None),
+        Scenario::SameCpu => (Some(first), Some(first)),
+        Scenario::OtherCore => (Some(first), Some(second)),
     };
+    let cpus = Cpus { producer, consumer, allowed };
+    let harness = args.timer.contains(&Timer::Harness).then(|| {
+        let time = overhead::clock::calibrate(false, overhead::clock::Calibration::DEFAULT);
+        Harness::new(
+            &time,
+            HarnessConfig {
+                target_batch_ns: args.target_ms * 1e6,
+                repetitions: args.repetitions,
+                ..HarnessConfig::for_mode(Mode::Default)
+            },
+        )
+    });
     let scenario = args.scenario.to_possible_value().expect("named").get_name().to_owned();
     for &pattern in &args.pattern {
-        let (name, producers) = match pattern {
-            PatternArg::Spsc => ("spsc", 1),
-            PatternArg::Mpsc => ("mpsc", THREADS),
-        };
+        let name = pattern.to_possible_value().expect("named").get_name().to_owned();
         for &capacity in &args.capacity {
-            let bound = |chunk: usize| match capacity {
-                CapacityArg::N => Some(N),
-                CapacityArg::Messages => Some(chunk),
-                CapacityArg::Unbounded => None,
-            };
             let label = capacity.to_possible_value().expect("named").get_name().to_owned();
-            let ns = run(
-                &args,
-                producers,
-                cpus,
-                |m| bound(m).map_or_else(crossbeam_channel::unbounded, crossbeam_channel::bounded),
-                |rx| rx.recv().unwrap(),
-                |tx, m| tx.send(m).unwrap(),
-            );
-            println!("crossbeam {name} {label} {scenario} {ns:.2}");
-            let ns = run(
-                &args,
-                producers,
-                cpus,
-                |m| bound(m).map_or_else(flume::unbounded, flume::bounded),
-                |rx| rx.recv().unwrap(),
-                |tx, m| tx.send(m).unwrap(),
-            );
-            println!("flume {name} {label} {scenario} {ns:.2}");
-            let ns = match bound(0).map(|_| ()) {
-                Some(()) => run(
-                    &args,
-                    producers,
-                    cpus,
-                    |m| std::sync::mpsc::sync_channel(bound(m).expect("bounded")),
-                    |rx| rx.recv().unwrap(),
-                    |tx, m| tx.send(m).unwrap(),
-                ),
-                None => run(
-                    &args,
-                    producers,
-                    cpus,
-                    |_| std::sync::mpsc::channel(),
-                    |rx| rx.recv().unwrap(),
-                    |tx, m| tx.send(m).unwrap(),
-                ),
-            };
-            println!("std_mpsc {name} {label} {scenario} {ns:.2}");
+            for &krate in &args.crates {
+                for &timer in &args.timer {
+                    let ns = match (timer, &harness) {
+                        (Timer::Harness, Some(h)) => harness_case(h, krate, pattern, capacity, &cpus),
+                        _ => suite_case(&args, krate, pattern, capacity, &cpus),
+                    };
+                    let timer = timer.to_possible_value().expect("named").get_name().to_owned();
+                    println!("{} {name} {label} {scenario} {ns:.2} {timer}", krate.implementation());
+                }
+            }
         }
     }
 }

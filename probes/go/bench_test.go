@@ -8,8 +8,11 @@ package main
 // BenchmarkUnbufferedRoundTrip reports ns per message, like msg.switch (half a round trip), and
 // BenchmarkSpawnJoin ns per goroutine spawned and joined, like spawn.create kind:task. testing.B
 // includes its own (tiny) loop overhead, which the probe subtracts with its control loop.
+// BenchmarkChanThroughput (run on two Ps, -cpu 2) reports ns per message streamed, like msg.throughput
+// impl:chan placement:other_core.
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 )
@@ -43,3 +46,40 @@ func BenchmarkSpawnJoin(b *testing.B) {
 		wg.Wait()
 	}
 }
+
+// BenchmarkChanThroughput: crossbeam-channel's suite's spsc and mpsc (4 producers) through a chan of
+// capacity 1024 or 0, timed the way go test times it: b.N messages in all, split evenly over producer
+// goroutines started inside the timed region (as the suite spawns its threads), received by the
+// benchmark's own goroutine; ns per message received.
+func BenchmarkChanThroughput(b *testing.B) {
+	for _, pattern := range []struct {
+		name      string
+		producers int
+	}{{"spsc", 1}, {"mpsc", 4}} {
+		for _, capacity := range []int{1024, 0} {
+			b.Run(fmt.Sprintf("%s/%d", pattern.name, capacity), func(b *testing.B) {
+				ch := make(chan uint64, capacity)
+				share := b.N / pattern.producers
+				var wg sync.WaitGroup
+				for p := 0; p < pattern.producers; p++ {
+					wg.Add(1)
+					go func(p int) {
+						defer wg.Done()
+						for i := 0; i < share; i++ {
+							ch <- uint64(p<<48 | i)
+						}
+					}(p)
+				}
+				var sum uint64
+				for i := 0; i < share*pattern.producers; i++ {
+					sum += <-ch
+				}
+				wg.Wait()
+				benchSink = sum
+			})
+		}
+	}
+}
+
+// benchSink keeps the received messages' sum alive.
+var benchSink uint64

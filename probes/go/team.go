@@ -133,6 +133,20 @@ func (p *leaderPlan) next(last int64, have bool) uint64 {
 // on their own thread, as kernel threads do); without, members float over the Ps (GOMAXPROCS) and
 // yield while they wait at the barrier.
 func (h *Harness) MeasureTeam(cpus []int, pin bool, test, control TeamBody) TeamMeasurement {
+	return h.measureTeam(cpus, pin, false, test, control)
+}
+
+// MeasureStreamTeam is MeasureTeam for a stream of messages (msg.throughput), members floating over the Ps,
+// with each repetition's team time the stream's span: from the earliest member's start to the latest
+// member's end (crates/harness/src/team.rs TeamTiming::Span). A member's own clock starts only when Go
+// first runs it, so on one P the slowest member alone misses the time its partners ran before it.
+// h.now() is one monotonic clock for every goroutine, so starts and ends compare across members.
+func (h *Harness) MeasureStreamTeam(cpus []int, test, control TeamBody) TeamMeasurement {
+	return h.measureTeam(cpus, false, true, test, control)
+}
+
+// measureTeam is MeasureTeam, the team time the slowest member's own time or (span) the team's span.
+func (h *Harness) measureTeam(cpus []int, pin, span bool, test, control TeamBody) TeamMeasurement {
 	t := len(cpus)
 	if t < 1 || t > maxTeam {
 		panic(fmt.Sprintf("a team of %d members", t))
@@ -148,6 +162,7 @@ func (h *Harness) MeasureTeam(cpus []int, pin bool, test, control TeamBody) Team
 	barrier := newSpinBarrier(t, shares)
 	var command atomic.Uint64
 	logs := make([][]int64, t)
+	starts := make([][]int64, t) // each batch's start, ns on h.now()
 	pinErr := make([]error, t)
 	var plan *leaderPlan
 	var wg sync.WaitGroup
@@ -158,7 +173,7 @@ func (h *Harness) MeasureTeam(cpus []int, pin bool, test, control TeamBody) Team
 			if pin {
 				pinErr[index] = pinGoroutine(cpu)
 			}
-			var log []int64
+			var log, start []int64
 			sense := false
 			var p *leaderPlan
 			if index == 0 {
@@ -186,9 +201,11 @@ func (h *Harness) MeasureTeam(cpus []int, pin bool, test, control TeamBody) Team
 				t0 := h.now()
 				body(index, n)
 				log = append(log, h.now()-t0)
+				start = append(start, t0)
 				barrier.wait(&sense)
 			}
 			logs[index] = log
+			starts[index] = start
 		}(i, cpus[i])
 	}
 	wg.Wait()
@@ -196,8 +213,20 @@ func (h *Harness) MeasureTeam(cpus []int, pin bool, test, control TeamBody) Team
 	h.noteSized(n)
 	reps := h.cfg.Repetitions
 	out := TeamMeasurement{M: Measurement{N: n, TestNs: make([]int64, reps), ControlNs: make([]int64, reps)}}
+	// Per kept batch: the earliest start and the latest end over the members (span timing).
+	first := make([]int64, 2*reps)
+	last := make([]int64, 2*reps)
 	for i, log := range logs {
 		tail := log[len(log)-2*reps:]
+		tailStart := starts[i][len(log)-2*reps:]
+		for b := range tail {
+			if i == 0 || tailStart[b] < first[b] {
+				first[b] = tailStart[b]
+			}
+			if end := tailStart[b] + tail[b]; i == 0 || end > last[b] {
+				last[b] = end
+			}
+		}
 		own := make([]int64, reps)
 		for r := 0; r < reps; r++ {
 			c, tt := tail[2*r], tail[2*r+1]
@@ -212,6 +241,17 @@ func (h *Harness) MeasureTeam(cpus []int, pin bool, test, control TeamBody) Team
 		out.PerThreadNs = append(out.PerThreadNs, own)
 		if pinErr[i] != nil {
 			out.PinFailures = append(out.PinFailures, fmt.Sprintf("member %d not pinned to CPU %d: %v", i, cpus[i], pinErr[i]))
+		}
+	}
+	if span {
+		// The span is never shorter than the slowest member, whose time it contains.
+		for r := 0; r < reps; r++ {
+			if c := last[2*r] - first[2*r]; c > out.M.ControlNs[r] {
+				out.M.ControlNs[r] = c
+			}
+			if tt := last[2*r+1] - first[2*r+1]; tt > out.M.TestNs[r] {
+				out.M.TestNs[r] = tt
+			}
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package main
 
 import (
 	"reflect"
+	"runtime"
 	"sync/atomic"
 	"testing"
 )
@@ -77,5 +78,26 @@ func TestMeasureTeamShape(t *testing.T) {
 	}
 	if a, b := ops[0].Load(), ops[2].Load(); a != b {
 		t.Fatalf("members ran %d and %d operations", a, b)
+	}
+}
+
+// On one P the members of a stream take turns: a member's own clock starts only when Go first runs it,
+// so each kept batch's span must cover both turns (at least their sum, less a small tolerance), where
+// the slowest member alone would cover one.
+func TestStreamTeamSpansMembersThatTakeTurns(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	c := &scripted{}
+	h := scriptedHarness(c, 50000, 1, 5, nil)
+	h.now = NewHarness(h.cfg, nil).now // a real clock
+	tm := h.MeasureStreamTeam([]int{0, 0}, func(thread int, n uint64) {
+		for i := uint64(0); i < n; i++ {
+			teamSinks[thread].v = i
+		}
+	}, emptyTeamLoop)
+	for r := range tm.M.TestNs {
+		a, b := tm.PerThreadNs[0][r], tm.PerThreadNs[1][r]
+		if float64(tm.M.TestNs[r]) < 0.95*float64(a+b) {
+			t.Fatalf("pair %d: span %d ns, members %d and %d ns: the span misses a turn", r, tm.M.TestNs[r], a, b)
+		}
 	}
 }

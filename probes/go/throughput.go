@@ -181,8 +181,9 @@ func consume(ch <-chan uint64, producers int, count uint64, st *streamStats) {
 
 // msgThroughput times a stream of messages through a Go channel (impl:chan) of capacity 0, 1 or 1024
 // (Go has no unbounded channel), in parseStream's shape. Per message delivered (per = 1): a seq batch
-// from its first send to its last receive; a team batch from the start barrier to the slowest party's end
-// (the last receive, or a producer woken after it), against the control loop on every party.
+// from its first send to its last receive; a team batch is the stream's span, from the first party's start
+// to the last party's end (the last receive, or a producer woken after it; MeasureStreamTeam), against the
+// control loop on every party.
 func msgThroughput(p *Point) (*Outcome, error) {
 	shape, params, err := parseStream(p.Spec, []string{"chan"})
 	if err != nil {
@@ -231,7 +232,7 @@ func streamChan(h *Harness, shape streamShape, cpus []int) (*Outcome, *streamLed
 		c := member - shape.producers
 		consume(ch, shape.producers, share(n, c, shape.consumers), &ledger.received[c])
 	}
-	return teamOutcome(h.MeasureTeam(cpus, false, test, emptyTeamLoop)), ledger
+	return teamOutcome(h.MeasureStreamTeam(cpus, test, emptyTeamLoop)), ledger
 }
 
 // produceFrom is produce for seq's chunks: sequences from…from+count-1 of producer 0.

@@ -25,7 +25,7 @@ pub use point::Point;
 pub use section::{runtimes_of, Figures, Section};
 
 pub use overhead_harness::empty_loop;
-use overhead_harness::Harness;
+use overhead_harness::{Harness, HarnessConfig};
 pub use overhead_record::Outcome;
 use overhead_record::{Details, FitRecord, Metric, PointRecord};
 use overhead_runtimes::Capability;
@@ -74,6 +74,14 @@ pub trait Experiment: Sync {
     /// no in-process code for the capability ([`Point::in_process`]); the point's resources could not be
     /// set up (a pipe, a fork, a thread).
     fn run(&self, point: &Point<'_>, harness: &Harness) -> anyhow::Result<Outcome>;
+    /// The harness settings this experiment's probes run with, given the run's (`base`): the run's own by
+    /// default. An experiment whose batches must hold more than the mode's target lengthens them here, and
+    /// the orchestrator puts the result in every probe's job, so a Rust probe and an external one (Go,
+    /// Java) time the same batches (`msg.throughput`: streams that switch between regimes over
+    /// milliseconds; docs/METHOD.md §9).
+    fn harness_config(&self, base: HarnessConfig) -> HarnessConfig {
+        base
+    }
     /// A point started as MPI ranks ([`Point::runs_as_ranks`]): what every rank but 0 does, on its own CPU
     /// (`point.spec.cpus[point.rank]`, already pinned), until rank 0's [`Experiment::run`] is done — follow
     /// its batches, serve its socket. Rank 0 answers for the point; a follower's error fails it.

@@ -141,23 +141,16 @@ impl<C: Ticks> Harness<C> {
     /// Splits every thread's batch log into kept control/test pairs and builds the measurement.
     fn assemble_team(&self, seats: &[Seat], timing: TeamTiming, logs: Vec<TeamLog>) -> TeamReport {
         let reps = self.config.repetitions;
-        let kept = |log: &[(u64, u64)]| -> (Vec<(u64, u64)>, Vec<(u64, u64)>) {
-            let tail = &log[log.len() - 2 * reps..];
-            (tail.iter().step_by(2).copied().collect(), tail.iter().skip(1).step_by(2).copied().collect())
-        };
         // The leader's plan knows the N it settled on (sizing may have re-run an N to confirm it).
         let n = logs[0].2.expect("thread 0 leads and reports its N");
         self.note_sized(n);
-        let kept_logs: Vec<_> = logs.iter().map(|(log, _, _)| kept(log)).collect();
-        let team = |side: fn(&(Vec<(u64, u64)>, Vec<(u64, u64)>)) -> &Vec<(u64, u64)>| -> Vec<u64> {
-            (0..reps).map(|r| team_ticks(timing, kept_logs.iter().map(|k| side(k)[r]))).collect()
-        };
-        let team_control = team(|k| &k.0);
-        let team_test = team(|k| &k.1);
-        let durations = |edges: &[(u64, u64)]| -> Vec<u64> { edges.iter().map(|e| e.1.wrapping_sub(e.0)).collect() };
-        let per_thread_ns = kept_logs
+        // Per thread: its kept control and test batches, in order.
+        let kept: Vec<KeptPairs> = logs.iter().map(|(log, _, _)| KeptPairs::of(log, reps)).collect();
+        let team_control: Vec<u64> = (0..reps).map(|r| team_ticks(timing, kept.iter().map(|k| k.control[r]))).collect();
+        let team_test: Vec<u64> = (0..reps).map(|r| team_ticks(timing, kept.iter().map(|k| k.test[r]))).collect();
+        let per_thread_ns = kept
             .iter()
-            .map(|(control, test)| self.per_op(n, &durations(test), &durations(control), Vec::new()).samples_ns)
+            .map(|k| self.per_op(n, &durations(&k.test), &durations(&k.control), Vec::new()).samples_ns)
             .collect();
         let pin_failures = seats
             .iter()
@@ -229,9 +222,33 @@ impl Seat<'_> {
     }
 }
 
+/// One batch's (start, end) clock reads, ticks.
+type Edges = (u64, u64);
+
+/// One thread's kept batches: the last `2 × repetitions` of its log, control and test alternating.
+struct KeptPairs {
+    control: Vec<Edges>,
+    test: Vec<Edges>,
+}
+
+impl KeptPairs {
+    fn of(log: &[Edges], reps: usize) -> KeptPairs {
+        let tail = &log[log.len() - 2 * reps..];
+        KeptPairs {
+            control: tail.iter().step_by(2).copied().collect(),
+            test: tail.iter().skip(1).step_by(2).copied().collect(),
+        }
+    }
+}
+
+/// Each batch's duration in ticks.
+fn durations(edges: &[Edges]) -> Vec<u64> {
+    edges.iter().map(|e| e.1.wrapping_sub(e.0)).collect()
+}
+
 /// One team thread's batches as (start, end) clock reads in ticks, its refused pinning, and (leader only)
 /// the N it settled on.
-type TeamLog = (Vec<(u64, u64)>, Option<String>, Option<u64>);
+type TeamLog = (Vec<Edges>, Option<String>, Option<u64>);
 
 /// The leader's schedule: doubling test batches until the target, then warm-up and kept pairs
 /// (control, test), then stop.

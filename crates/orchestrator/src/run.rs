@@ -295,11 +295,14 @@ impl Runner<'_> {
 
     /// The job of `point`'s next probe.
     fn job_for(&self, point: &PointState) -> ProbeJob {
+        // The run's settings, as the point's experiment adjusts them (longer batches for streams).
+        let harness = overhead_experiments::find(&point.spec.experiment)
+            .map_or(self.record.harness, |e| e.harness_config(self.record.harness));
         ProbeJob {
             v: VERSION,
             spec: point.spec.clone(),
             time_source: self.opts.time_source.clone(),
-            harness: self.record.harness,
+            harness,
             batch_ops_hint: point.batch_ops_hint,
         }
     }

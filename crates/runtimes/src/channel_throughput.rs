@@ -108,6 +108,18 @@ pub trait ChannelThroughput: Sync {
     ) -> anyhow::Result<Outcome>;
 }
 
+/// The pinned CPUs of `parties`, for a runtime whose parties run on pinned executors.
+///
+/// Errors: free parties, naming the runtime.
+pub fn pinned_only<'a>(runtime: &str, parties: PartyCpus<'a>) -> anyhow::Result<&'a [usize]> {
+    match parties {
+        PartyCpus::Pinned(cpus) => Ok(cpus),
+        PartyCpus::Free(_) => {
+            anyhow::bail!("runtime {runtime} pins its executors: msg.throughput has no free parties on it")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,17 +136,5 @@ mod tests {
         let err = serde_json::from_value::<Capacity>("lots".into()).unwrap_err().to_string();
         assert!(err.contains("\"lots\""), "{err}");
         assert_eq!(Pattern::Mpmc.parties(), (4, 4));
-    }
-}
-
-/// The pinned CPUs of `parties`, for a runtime whose parties run on pinned executors.
-///
-/// Errors: free parties, naming the runtime.
-pub fn pinned_only<'a>(runtime: &str, parties: PartyCpus<'a>) -> anyhow::Result<&'a [usize]> {
-    match parties {
-        PartyCpus::Pinned(cpus) => Ok(cpus),
-        PartyCpus::Free(_) => {
-            anyhow::bail!("runtime {runtime} pins its executors: msg.throughput has no free parties on it")
-        }
     }
 }

@@ -2,7 +2,7 @@
 //! the shape of crossbeam-channel's benchmark suite).
 
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
-use overhead_harness::{Harness, Mode};
+use overhead_harness::{Harness, HarnessConfig, Mode};
 use overhead_machine::Placement;
 use overhead_record::Metric;
 use overhead_runtimes::channel_impl::ChannelImpl;
@@ -52,6 +52,12 @@ impl StreamPlacement {
         }
     }
 }
+
+/// How many times the mode's target a `msg.throughput` batch lasts ([`Experiment::harness_config`]).
+pub const STREAM_BATCH_FACTOR: f64 = 10.0;
+
+/// The shortest `msg.throughput` batch, ns: 5 ms.
+pub const MIN_STREAM_BATCH_NS: f64 = 5e6;
 
 /// The bounded-N capacity: a fixed 1024 messages, a queue producers fill when the consumer falls behind
 /// (crossbeam-channel's suite has no such bound: its `bounded_n` is [`NEVER_FULL`]'s scenario).
@@ -132,6 +138,14 @@ impl Experiment for Throughput {
             requires: &[Capability::ChannelThroughput],
         }
     }
+    /// Batches [`STREAM_BATCH_FACTOR`] times the mode's target, at least [`MIN_STREAM_BATCH_NS`]: a stream
+    /// switches between regimes (a consumer that keeps up and spins, or one that empties the queue, parks
+    /// and is woken) over milliseconds, and producers that share a CPU take turns in time slices of
+    /// milliseconds; a half-millisecond batch catches one regime, a longer one averages them as a long
+    /// stream does (docs/METHOD.md §9, "Why a number differs from the suite's").
+    fn harness_config(&self, base: HarnessConfig) -> HarnessConfig {
+        HarnessConfig { target_batch_ns: (base.target_batch_ns * STREAM_BATCH_FACTOR).max(MIN_STREAM_BATCH_NS), ..base }
+    }
     fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
         let home = ctx.home_cpu();
         let other = ctx.topology.partner(home, Placement::OtherCore, &ctx.cpus);
@@ -176,7 +190,11 @@ impl Experiment for Throughput {
             StreamPlacement::Free => PartyCpus::Free(&spec.cpus),
             _ => PartyCpus::Pinned(&spec.cpus),
         };
-        let mut notes = Vec::new();
+        let mut notes = vec![format!(
+            "batches of about {:.0} ms ({STREAM_BATCH_FACTOR}× the mode's target): long enough to average a stream's \
+             regimes and its producers' time slices",
+            h.config.target_batch_ns / 1e6
+        )];
         let capped;
         let h = if capacity == Capacity::Bounded(NEVER_FULL) {
             // No batch may outgrow the bound, or the channel would fill after all.
@@ -283,6 +301,18 @@ mod tests {
         assert!(!full.iter().any(|(s, _)| s.param("impl") == Some("std_mpsc") && s.param("pattern") == Some("mpmc")));
         assert!(full.iter().any(|(s, _)| s.param("impl") == Some("kanal") && s.param("pattern") == Some("mpmc")));
         assert!(full.iter().filter(|(s, _)| s.param("pattern") == Some("seq")).all(|(s, _)| s.cpus.len() == 1));
+    }
+
+    /// Streams run in batches ten times the mode's target and at least 5 ms; the rest of the settings stay.
+    #[test]
+    fn streams_get_long_batches() {
+        for mode in [Mode::Quick, Mode::Default, Mode::Full] {
+            let base = HarnessConfig::for_mode(mode);
+            let long = Throughput.harness_config(base);
+            assert_eq!(long.target_batch_ns, (base.target_batch_ns * 10.0).max(5e6));
+            assert!(long.target_batch_ns >= 5e6);
+            assert_eq!(HarnessConfig { target_batch_ns: base.target_batch_ns, ..long }, base);
+        }
     }
 
     /// On one usable CPU the other-core cells are skipped with the reason, the same-CPU ones run.
