@@ -27,6 +27,8 @@ use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
+use overhead::experiments::msg::Throughput;
+use overhead::experiments::Experiment as _;
 use overhead::harness::{Harness, HarnessConfig, Mode};
 use overhead::machine::{allowed_cpus, cpu_mask, pin_current_thread, set_affinity_mask};
 use overhead::runtimes::channel_impl::ChannelImpl;
@@ -156,9 +158,10 @@ struct Args {
     /// Crates to run, in order (default: crossbeam, flume, std_mpsc).
     #[arg(long = "crate", value_enum, default_values = ["crossbeam", "flume", "std_mpsc"])]
     crates: Vec<Crate>,
-    /// The harness's target batch duration for `--timer harness`, ms (`msg.throughput`'s own).
-    #[arg(long, default_value_t = 0.5)]
-    target_ms: f64,
+    /// The harness's target batch duration for `--timer harness`, ms; default: `msg.throughput`'s own in the
+    /// default mode (5 ms).
+    #[arg(long)]
+    target_ms: Option<f64>,
     /// Kept batch pairs of `--timer harness` (a probe process of the default mode keeps 3, after 1 warm-up).
     #[arg(long, default_value_t = 50)]
     repetitions: usize,
@@ -373,14 +376,13 @@ fn main() {
     let cpus = Cpus { producer, consumer, allowed };
     let harness = args.timer.contains(&Timer::Harness).then(|| {
         let time = overhead::clock::calibrate(false, overhead::clock::Calibration::DEFAULT);
-        Harness::new(
-            &time,
-            HarnessConfig {
-                target_batch_ns: args.target_ms * 1e6,
-                repetitions: args.repetitions,
-                ..HarnessConfig::for_mode(Mode::Default)
-            },
-        )
+        Harness::new(&time, {
+            let base = HarnessConfig { repetitions: args.repetitions, ..HarnessConfig::for_mode(Mode::Default) };
+            match args.target_ms {
+                Some(ms) => HarnessConfig { target_batch_ns: ms * 1e6, ..base },
+                None => Throughput.harness_config(base),
+            }
+        })
     });
     let scenario = args.scenario.to_possible_value().expect("named").get_name().to_owned();
     for &pattern in &args.pattern {

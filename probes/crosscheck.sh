@@ -33,7 +33,7 @@ point() { # record, name → "median ci_low ci_high cpu"
 for round in $(seq "$ROUNDS"); do
   "$OVERHEAD" run --runtime go --only msg.switch,spawn.create --out "$tmp/run$round" >/dev/null 2>"$tmp/run.log"
   record="$tmp/run$round/results.json"
-  read -r switch_median switch_low switch_high cpu < <(point "$record" "msg.switch/runtime:go/placement:same_cpu")
+  read -r switch_median switch_low switch_high cpu < <(point "$record" "msg.switch/runtime:go/impl:chan/placement:same_cpu")
   read -r spawn_median spawn_low spawn_high _ < <(point "$record" "spawn.create/runtime:go/kind:task")
   echo "switch $switch_median $switch_low $switch_high" >>"$tmp/overhead.txt"
   echo "spawn $spawn_median $spawn_low $spawn_high" >>"$tmp/overhead.txt"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Cross-check of msg.throughput against crossbeam-channel's own suite, in both scenarios (docs/METHOD.md §9,
 # "Channel throughput: which question a number answers"): alternates
-# `overhead run --full --only msg.throughput --runtime os` with examples/channel_suite.rs (the suite's scenario,
+# `overhead run --only msg.throughput --runtime os` with examples/channel_suite.rs (the suite's scenario,
 # timed its way: one Instant over MESSAGES messages from the threads' spawn) ROUNDS times, the suite once with
 # its threads pinned as our placement:other_core points pin them (producers on one CPU, the receiver on another)
 # and once free as the suite runs them (our placement:free), at capacities 1024, unbounded and the message count
-# (ours: 1048576, a bound no batch reaches). Right after each suite case the example also runs
+# (ours: 1048576, a bound no batch reaches; only `--full` measures it, so the default run's table leaves it out). Right after each suite case the example also runs
 # msg.throughput's own measurement of it in the same process (`--timer harness`), so the two methods are paired
 # within seconds: on a host whose speed drifts by tens of percent over minutes, that pair says whether the
 # method agrees, while the run's numbers (a minute apart from the suite's) say what the product reports.
@@ -26,7 +26,7 @@ SUITE=target/release/examples/channel_suite
 [ -x "$BIN" ] && [ -x "$SUITE" ] || { echo "build first: cargo build --release && cargo build --release --example channel_suite" >&2; exit 1; }
 DIR=$(mktemp -d /tmp/crosscheck-channels.XXXXXX)
 for r in $(seq 1 "$ROUNDS"); do
-    "$BIN" run --full --budget 25 --only msg.throughput --runtime os --no-history --out "$DIR/ours-$r" >"$DIR/ours-$r.log" 2>&1
+    "$BIN" run --only msg.throughput --runtime os --no-history --out "$DIR/ours-$r" >"$DIR/ours-$r.log" 2>&1
     # The suite on the CPUs our other_core points used: producers on the first, the receiver on the last.
     read -r PCPU CCPU < <(python3 -c '
 import json, sys
@@ -36,7 +36,7 @@ print(pts[0]["spec"]["cpus"][0], pts[0]["spec"]["cpus"][-1])' "$DIR/ours-$r/resu
     for scenario in other_core free; do
         "$SUITE" --messages "$MESSAGES" --scenario "$scenario" --producer-cpu "$PCPU" --consumer-cpu "$CCPU" \
             --capacity 1024 --capacity unbounded --capacity messages --pattern spsc --pattern mpsc \
-            --timer suite --timer harness >>"$DIR/suite-$r.txt"
+            --timer suite --timer harness >>"$DIR/suite-$r.txt" 2>>"$DIR/suite-$r.err"
     done
     echo "round $r/$ROUNDS done (CPUs $PCPU -> $CCPU)" >&2
 done

@@ -85,6 +85,21 @@ impl ChannelImpl {
         }
     }
 
+    /// How this implementation's queue is built, where that explains why its stream of messages costs ten
+    /// times its peers' between two cores (docs/METHOD.md §9); `None` for the others. Read from the crate's
+    /// source at the version this build locks.
+    pub fn queue_design(self) -> Option<&'static str> {
+        match self {
+            ChannelImpl::Flume | ChannelImpl::FlumeAsync => Some(
+                "flume 0.12 (without its `spin` feature) keeps its queue and its waiting parties in VecDeques \
+                 behind one std::sync::Mutex: every send and every receive takes that lock, so between two \
+                 cores each message moves the lock's cache line and both ends of the queue back and forth, \
+                 where crossbeam-channel and std's mpsc (a port of it) send through a lock-free array or list",
+            ),
+            _ => None,
+        }
+    }
+
     /// Whether `msg.throughput` also runs this implementation's parties as free threads (`placement:free`):
     /// the blocking crates on kernel threads, which crossbeam-channel's suite (and most users) run unpinned.
     /// Executors and external probes pin their threads, or leave placing them to their runtime.
@@ -192,5 +207,19 @@ mod tests {
         assert!(ChannelImpl::Kanal.wait_strategy().is_some_and(|w| w.contains("256") && w.contains("sched_yield")));
         assert!(ChannelImpl::Crossbeam.wait_strategy().is_some_and(|w| w.contains("futex")));
         assert_eq!(ChannelImpl::TokioMpsc.wait_strategy(), None);
+    }
+
+    /// Only flume, whose lock explains its other-core streams, describes its queue; the suite's crates run free.
+    #[test]
+    fn flume_says_why_its_streams_cost_more_and_the_suite_crates_run_free() {
+        assert!(ChannelImpl::Flume.queue_design().is_some_and(|d| d.contains("Mutex")));
+        assert_eq!(ChannelImpl::Crossbeam.queue_design(), None);
+        let free: Vec<ChannelImpl> =
+            [ChannelImpl::StdMpsc, ChannelImpl::Crossbeam, ChannelImpl::Flume, ChannelImpl::Kanal]
+                .into_iter()
+                .filter(|c| c.runs_free())
+                .collect();
+        assert_eq!(free.len(), 4);
+        assert!(!ChannelImpl::TokioMpsc.runs_free() && !ChannelImpl::Chan.runs_free());
     }
 }

@@ -77,8 +77,8 @@ pub const N: usize = 1024;
 /// kernel threads, [`ChannelImpl::runs_free`]): `placement:free`, threads nobody pins, and capacity
 /// [`NEVER_FULL`], a bound no batch reaches (the suite bounds `bounded_n` by its message count).
 ///
-/// Grids: `--quick` spsc at N, other core and free; default adds mpsc at N and spsc at 0 on the other core,
-/// and mpsc at N and spsc and mpsc unbounded free; `--full` every pattern, capacity and placement.
+/// Grids: `--quick` spsc at N, other core and free; default: spsc and mpsc at N and unbounded, other core
+/// and free, and spsc at 0 on the other core; `--full` every pattern, capacity and placement.
 pub struct Throughput;
 
 impl Throughput {
@@ -100,6 +100,8 @@ fn grid(mode: Mode) -> Vec<(Pattern, Capacity, StreamPlacement)> {
             (Spsc, Bounded(N), OtherCore),
             (Mpsc, Bounded(N), OtherCore),
             (Spsc, Bounded(0), OtherCore),
+            (Spsc, Unbounded, OtherCore),
+            (Mpsc, Unbounded, OtherCore),
             (Spsc, Bounded(N), Free),
             (Mpsc, Bounded(N), Free),
             (Spsc, Unbounded, Free),
@@ -220,6 +222,8 @@ impl Experiment for Throughput {
             point.in_process(|r| r.channel_throughput())?.throughput(implementation, shape, parties, h)?;
         if capacity == Capacity::Bounded(0) {
             outcome.notes.extend(implementation.wait_strategy().map(str::to_owned));
+        } else {
+            outcome.notes.extend(implementation.queue_design().map(str::to_owned));
         }
         outcome.notes.extend(notes);
         Ok(outcome)
@@ -291,10 +295,10 @@ mod tests {
         let quick = planned(Mode::Quick, os);
         assert_eq!(quick.len(), 8);
         assert!(quick.iter().all(|(s, _)| s.param("capacity") == Some("1024")));
-        // The default grid: 3 pinned and 4 free cells for each os crate; tokio's mpsc and async-channel lack
+        // The default grid: 5 pinned and 4 free cells for each os crate; tokio's mpsc and async-channel lack
         // the rendezvous, and no executor has free parties.
-        assert_eq!(planned(Mode::Default, os).len(), 28);
-        assert_eq!(planned(Mode::Default, tokio).len(), 10);
+        assert_eq!(planned(Mode::Default, os).len(), 36);
+        assert_eq!(planned(Mode::Default, tokio).len(), 18);
         assert!(planned(Mode::Full, tokio).iter().all(|(s, _)| !s.threads_free()));
         assert!(planned(Mode::Full, tokio).iter().all(|(s, _)| s.param("capacity") != Some("1048576")));
         let full = planned(Mode::Full, os);
