@@ -3,7 +3,7 @@
 //! by how much the run's speed varied (the record's `speed_warning`). Part of [`super::analyze`].
 
 use overhead_harness::speed::{every_probe, point_reference_ns, SLOW_FACTOR};
-use overhead_record::{PointRecord, RunSpeed, SpeedWindow};
+use overhead_record::{probe_cpu_other_share, PointRecord, RunSpeed, SpeedWindow, SHARED_POINT_THRESHOLD};
 use overhead_stats::{percentile, Summary};
 
 /// The length of one window of the run's speed course (s): long enough for tens of processes in a window,
@@ -35,41 +35,79 @@ fn typical_reference_ns(points: &[PointRecord]) -> Option<f64> {
     median(&all)
 }
 
-/// For each point, whether most of its processes ran while the machine was slow: the median of its
-/// processes' reference times is at least [`SLOW_FACTOR`] times the run's typical one (the `slow` flag).
-/// Rounds spread every point over the run's fast and slow spells, and its CI already holds that spread;
-/// the flag marks the points that drew mostly slow ones. All `false` without reference times.
+/// The share of a point's CPUs' time that other processes took while its processes ran
+/// ([`probe_cpu_other_share`] over its processes, or its own `extra` for a record without processes).
+pub fn shared_share(p: &PointRecord) -> Option<f64> {
+    if p.processes.is_empty() {
+        probe_cpu_other_share(std::iter::once(&p.extra))
+    } else {
+        probe_cpu_other_share(p.processes.iter().map(|q| &q.extra))
+    }
+}
+
+/// Whether other processes took at least [`SHARED_POINT_THRESHOLD`] of the point's CPUs while it ran.
+fn was_shared(p: &PointRecord) -> bool {
+    shared_share(p).is_some_and(|s| s >= SHARED_POINT_THRESHOLD)
+}
+
+/// For each point, whether it ran on a slow machine (the `slow` flag): most of its processes ran while the
+/// machine was slow — the median of their reference times is at least [`SLOW_FACTOR`] times the run's
+/// typical one — or other processes took at least [`SHARED_POINT_THRESHOLD`] of its CPUs' time while its
+/// processes ran. The reference loop runs on the point's first CPU for a fraction of a millisecond, where a
+/// woken probe thread gets the CPU first, so a busy loop on another of the point's CPUs slows the
+/// measurement without slowing the reference: the kernel's accounting catches it. Rounds spread every point
+/// over the run's fast and slow spells, and its CI already holds that spread; the flag marks the points that
+/// drew mostly slow ones.
 pub fn slow_points(points: &[PointRecord]) -> Vec<bool> {
     let typical = typical_reference_ns(points);
     points
         .iter()
-        .map(|p| matches!((median(&process_references(p)), typical), (Some(r), Some(t)) if r >= SLOW_FACTOR * t))
+        .map(|p| {
+            matches!((median(&process_references(p)), typical), (Some(r), Some(t)) if r >= SLOW_FACTOR * t)
+                || was_shared(p)
+        })
         .collect()
 }
 
 /// One line for the report's header when the machine's speed varied by more than [`SLOW_FACTOR`] during the
-/// run: the range of reference times, the typical one, and how many points are flagged `slow`. `None` when
-/// the speed held (or the record has no reference times).
+/// run (the range of reference times, the typical one) or when other processes shared some points' CPUs,
+/// with how many points are flagged `slow`. `None` when the speed held, nothing shared a point's CPUs (or
+/// the record has no reference times and no accounting).
 pub fn speed_warning(points: &[PointRecord]) -> Option<String> {
+    let slow = slow_points(points).iter().filter(|&&s| s).count();
+    let shared = points.iter().filter(|p| was_shared(p)).count();
+    let shared_line = (shared > 0).then(|| {
+        format!(
+            "other processes took at least {:.0}% of the CPUs of {shared} point(s) while they ran (the kernel's \
+             accounting around each probe), so those are flagged `slow`",
+            SHARED_POINT_THRESHOLD * 100.0
+        )
+    });
     let mut references: Vec<f64> =
         points.iter().flat_map(process_references).filter(|x| x.is_finite() && *x > 0.0).collect();
     references.sort_by(f64::total_cmp);
-    let typical = median(&references)?;
-    let (fastest, slowest) = (references[0], references[references.len() - 1]);
-    // The spread a cell may carry, between the 5th and 95th percentiles: one preempted speed probe is not
-    // the machine's speed.
-    let spread = percentile(&references, 0.95) / percentile(&references, 0.05);
-    let slow = slow_points(points).iter().filter(|&&s| s).count();
-    (spread >= SLOW_FACTOR).then(|| {
-        format!(
-            "the machine's speed changed during the run: a reference loop iteration took {fastest:.3}–{slowest:.3} \
-             ns around the probe processes (typically {typical:.3} ns), so cells measured at different speeds can \
-             differ by {spread:.1}× (95th over 5th percentile) for that reason alone; each point's processes are \
-             spread over the run, and {slow} point(s) whose processes ran mostly at least {:.0}% slower than \
-             typical are flagged `slow`.",
-            (SLOW_FACTOR - 1.0) * 100.0,
-        )
-    })
+    let speed_line = median(&references).and_then(|typical| {
+        let (fastest, slowest) = (references[0], references[references.len() - 1]);
+        // The spread a cell may carry, between the 5th and 95th percentiles: one preempted speed probe is not
+        // the machine's speed.
+        let spread = percentile(&references, 0.95) / percentile(&references, 0.05);
+        (spread >= SLOW_FACTOR).then(|| {
+            format!(
+                "the machine's speed changed during the run: a reference loop iteration took {fastest:.3}–{slowest:.3} \
+                 ns around the probe processes (typically {typical:.3} ns), so cells measured at different speeds can \
+                 differ by {spread:.1}× (95th over 5th percentile) for that reason alone; each point's processes are \
+                 spread over the run, and {slow} point(s) whose processes ran mostly at least {:.0}% slower than \
+                 typical or on shared CPUs are flagged `slow`.",
+                (SLOW_FACTOR - 1.0) * 100.0,
+            )
+        })
+    });
+    match (speed_line, shared_line) {
+        (Some(speed), Some(shared)) => Some(format!("{speed} Besides, {shared}.")),
+        (Some(speed), None) => Some(speed),
+        (None, Some(shared)) => Some(format!("{}{}.", shared[..1].to_uppercase(), &shared[1..])),
+        (None, None) => None,
+    }
 }
 
 /// The machine's speed over the run: the median of every reference reading of every process (before and
@@ -183,5 +221,34 @@ mod tests {
             p.extra.insert(AFTER.into(), if k == 9 { 0.5 } else { 0.28 });
         }
         assert_eq!(slow_points(&old), [vec![false; 9], vec![true]].concat());
+    }
+
+    /// A point whose CPUs other processes shared (the kernel's busy time beyond the probes' own, summed over
+    /// its processes) is flagged `slow` though its reference loop ran at full speed, and the header says so;
+    /// one whose CPUs ran only its probes, or whose processes carry no accounting, is not.
+    #[test]
+    fn a_point_whose_cpus_other_processes_shared_is_flagged_slow() {
+        use overhead_record::probe_cpu_keys::{BUSY_S, OWN_S, TOTAL_S};
+        let with_cpu = |busy: f64, own: f64| {
+            let mut p = with_processes(&[(0.28, 0.28); 3]);
+            for q in &mut p.processes {
+                q.extra.extend([(BUSY_S.to_string(), busy), (TOTAL_S.to_string(), 0.2), (OWN_S.to_string(), own)]);
+            }
+            p
+        };
+        // Two CPUs for 0.1 s: a busy loop on one of them leaves the probe 0.12 s of 0.2 (share 0.4). The last
+        // point's accounting covers too little time to judge (3 × 0.02 s < 0.2 s).
+        let mut short = with_cpu(0.2, 0.12);
+        for q in &mut short.processes {
+            q.extra.insert(TOTAL_S.to_string(), 0.02);
+            q.extra.insert(BUSY_S.to_string(), 0.02);
+        }
+        let points = vec![with_cpu(0.2, 0.12), with_cpu(0.2, 0.19), with_processes(&[(0.28, 0.28); 3]), short];
+        assert!((shared_share(&points[0]).unwrap() - 0.4).abs() < 1e-9);
+        assert_eq!(slow_points(&points), vec![true, false, false, false]);
+        assert_eq!(shared_share(&points[2]), None);
+        assert_eq!(shared_share(&points[3]), None);
+        let warning = speed_warning(&points).unwrap();
+        assert!(warning.starts_with("Other processes took at least 25% of the CPUs of 1 point(s)"), "{warning}");
     }
 }

@@ -17,6 +17,28 @@ pub struct CpuWatch {
     self_at_start: f64,
     own_s: BTreeMap<usize, f64>,
     children_before: f64,
+    /// The kernel's accounting when the current probe started.
+    probe_start: Option<CpuTimes>,
+}
+
+/// What one probe's CPUs did while it ran, summed over the point's distinct CPUs (seconds): the kernel's
+/// busy and total time, and the probe's own CPU time. Goes into the process's `extra`
+/// ([`overhead_record::probe_cpu_keys`]), where the analysis reads whether others shared its CPUs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProbeCpu {
+    pub busy_s: f64,
+    pub total_s: f64,
+    pub own_s: f64,
+}
+
+impl ProbeCpu {
+    /// Writes itself into a process's `extra` values.
+    pub fn put_into(self, extra: &mut BTreeMap<String, f64>) {
+        use overhead_record::probe_cpu_keys::{BUSY_S, OWN_S, TOTAL_S};
+        extra.insert(BUSY_S.into(), self.busy_s);
+        extra.insert(TOTAL_S.into(), self.total_s);
+        extra.insert(OWN_S.into(), self.own_s);
+    }
 }
 
 impl CpuWatch {
@@ -28,21 +50,35 @@ impl CpuWatch {
             self_at_start: rusage_cpu_s(false),
             own_s: BTreeMap::new(),
             children_before: rusage_cpu_s(true),
+            probe_start: None,
         }
     }
 
     /// Call just before a probe starts.
     pub fn before_probe(&mut self) {
         self.children_before = rusage_cpu_s(true);
+        self.probe_start = read_cpu_times();
     }
 
     /// Call once the probe pinned to `cpus` has been waited for: its CPU time (and its children's) is the
-    /// run's own, spread evenly over `cpus`.
-    pub fn after_probe(&mut self, cpus: &[usize]) {
+    /// run's own, spread evenly over `cpus`. Returns what the point's CPUs did meanwhile; `None` without the
+    /// kernel's accounting.
+    pub fn after_probe(&mut self, cpus: &[usize]) -> Option<ProbeCpu> {
         let used = (rusage_cpu_s(true) - self.children_before).max(0.0);
         for &cpu in cpus {
             *self.own_s.entry(cpu).or_default() += used / cpus.len() as f64;
         }
+        let (start, end) = (self.probe_start.take()?, read_cpu_times()?);
+        let mut distinct = cpus.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let (mut busy_s, mut total_s) = (0.0, 0.0);
+        for cpu in distinct {
+            let (a, b) = (start.get(&cpu)?, end.get(&cpu)?);
+            busy_s += b.busy_s - a.busy_s;
+            total_s += b.total_s - a.total_s;
+        }
+        Some(ProbeCpu { busy_s, total_s, own_s: used })
     }
 
     /// The shares over the run for the CPUs in `measured`; `None` without the kernel's accounting.

@@ -283,10 +283,15 @@ impl Runner<'_> {
         let side = self.points[i].side;
         let env = self.opts.sides.get(side).map_or(&[][..], |s| &s.spec.env[..]);
         let end = run_one(&self.exes[side], env, &job, &self.opts.launch, self.opts.point_timeout, self.interrupted);
-        self.cpu_watch.after_probe(&job.spec.cpus);
+        let cpu = self.cpu_watch.after_probe(&job.spec.cpus);
         let wall_ms = started.elapsed().as_secs_f64() * 1e3;
         match end {
-            ProbeEnd::Result(answer) => self.take_answer(i, answer, ProbeTiming { round, wall_ms, started_s }),
+            ProbeEnd::Result(mut answer) => {
+                if let Some(cpu) = cpu {
+                    cpu.put_into(&mut answer.point.extra);
+                }
+                self.take_answer(i, answer, ProbeTiming { round, wall_ms, started_s })
+            }
             ProbeEnd::Failed(kind, reason) => self.take_failure(i, round, kind, reason),
             ProbeEnd::Interrupted => return Flow::Stop,
         }

@@ -36,7 +36,10 @@ pub use comparison::{CountFit, RatioCi, RuntimeComparison};
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::{too_few_points_note, FitRecord, TOO_FEW_POINTS};
 pub use io::{load, temp_file_in, write_atomic, RecordError};
-pub use machine_state::{CpuShare, MachineState, OTHER_THRESHOLD, STEAL_THRESHOLD};
+pub use machine_state::{
+    probe_cpu_keys, probe_cpu_other_share, CpuShare, MachineState, MIN_ACCOUNTED_S, OTHER_THRESHOLD,
+    SHARED_POINT_THRESHOLD, STEAL_THRESHOLD,
+};
 pub use outcome::Outcome;
 pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult, FREE_PLACEMENT};
 pub use process_costs::{ProcessCosts, RECENT_RUNS};

@@ -16,6 +16,49 @@ pub const OTHER_THRESHOLD: f64 = 0.10;
 /// steal lands inside batches as time the operation did not take.
 pub const STEAL_THRESHOLD: f64 = 0.05;
 
+/// A point is flagged `slow` when other processes took at least this share of its CPUs' time while its
+/// processes ran ([`probe_cpu_other_share`], summed over its processes). Higher than [`OTHER_THRESHOLD`]: a point's
+/// processes last tens of milliseconds, and the kernel counts in ticks of 10 ms, so a single probe's share is
+/// rough; a busy loop on one of a pair's two CPUs takes a quarter to a half of the pair's time.
+pub const SHARED_POINT_THRESHOLD: f64 = 0.25;
+
+/// The keys of a process's `extra` values that hold what its CPUs did while it ran, from the kernel's
+/// accounting around the probe (the orchestrator writes them): busy and total CPU seconds of the point's
+/// CPUs, and the probe's own CPU seconds (its rusage, and its children's).
+pub mod probe_cpu_keys {
+    /// Seconds the point's CPUs were busy during the probe, summed over the CPUs.
+    pub const BUSY_S: &str = "probe_cpus_busy_s";
+    /// Seconds of the point's CPUs' time during the probe, summed over the CPUs.
+    pub const TOTAL_S: &str = "probe_cpus_total_s";
+    /// CPU seconds the probe itself used.
+    pub const OWN_S: &str = "probe_own_cpu_s";
+}
+
+/// The least CPU time (s, summed over a point's CPUs and processes) the kernel's accounting must cover before
+/// [`probe_cpu_other_share`] gives a share: it counts in 10 ms ticks, each probe's reading is off by up to a
+/// tick per CPU at each end, and over 20 ticks those errors (about one tick in all) stay near 5%, a fifth of
+/// [`SHARED_POINT_THRESHOLD`].
+pub const MIN_ACCOUNTED_S: f64 = 0.2;
+
+/// What a point's CPUs did while its probes ran, summed over its processes: the share of their time other
+/// processes took (busy less the probes' own, over the total; clamped at 0). `None` when no process carries
+/// the accounting (external probes' processes do too; older records do not) or it covers less than
+/// [`MIN_ACCOUNTED_S`].
+pub fn probe_cpu_other_share<'a>(
+    extras: impl Iterator<Item = &'a std::collections::BTreeMap<String, f64>>,
+) -> Option<f64> {
+    let (mut busy, mut total, mut own) = (0.0, 0.0, 0.0);
+    for extra in extras {
+        let (Some(b), Some(t), Some(o)) =
+            (extra.get(probe_cpu_keys::BUSY_S), extra.get(probe_cpu_keys::TOTAL_S), extra.get(probe_cpu_keys::OWN_S))
+        else {
+            continue;
+        };
+        (busy, total, own) = (busy + b, total + t, own + o);
+    }
+    (total >= MIN_ACCOUNTED_S).then(|| ((busy - own) / total).clamp(0.0, 1.0))
+}
+
 /// The share of each measured CPU's time that went elsewhere during the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MachineState {

@@ -105,9 +105,10 @@ pub fn render_with_sections(record: &RunRecord, format: Format, sections: &[supe
          {:.0}% of the median, unstable = the processes disagree more than their batches do, <res = no cost \
          the hardware can have (CI reaches the timing resolution, below one cycle, or inside the control's \
          scatter; see the notes), slow = a reference loop timed around the point ran ≥ {:.0}% slower than \
-         usual in this run.\n",
+         usual in this run, or other processes took ≥ {:.0}% of the point's CPUs while it ran.\n",
         record.harness.noisy_fraction * 100.0,
-        (SLOW_FACTOR - 1.0) * 100.0
+        (SLOW_FACTOR - 1.0) * 100.0,
+        overhead_record::SHARED_POINT_THRESHOLD * 100.0
     );
     out
 }
