@@ -38,10 +38,13 @@ fn typical_reference_ns(points: &[PointRecord]) -> Option<f64> {
 /// The share of a point's CPUs' time that other processes took while its processes ran
 /// ([`probe_cpu_other_share`] over its processes, or its own `extra` for a record without processes).
 pub fn shared_share(p: &PointRecord) -> Option<f64> {
+    let mut cpus = p.spec.cpus.clone();
+    cpus.sort_unstable();
+    cpus.dedup();
     if p.processes.is_empty() {
-        probe_cpu_other_share(std::iter::once(&p.extra))
+        probe_cpu_other_share(std::iter::once(&p.extra), cpus.len())
     } else {
-        probe_cpu_other_share(p.processes.iter().map(|q| &q.extra))
+        probe_cpu_other_share(p.processes.iter().map(|q| &q.extra), cpus.len())
     }
 }
 
@@ -237,7 +240,8 @@ mod tests {
             p
         };
         // Two CPUs for 0.1 s: a busy loop on one of them leaves the probe 0.12 s of 0.2 (share 0.4). The last
-        // point's accounting covers too little time to judge (3 × 0.02 s < 0.2 s).
+        // point's accounting covers too little time to judge: three probes of 10 ms on two CPUs (0.06 s in
+        // all) are off by about 0.01 s, a sixth of it.
         let mut short = with_cpu(0.2, 0.12);
         for q in &mut short.processes {
             q.extra.insert(TOTAL_S.to_string(), 0.02);

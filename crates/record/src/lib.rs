@@ -37,7 +37,7 @@ pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::{too_few_points_note, FitRecord, TOO_FEW_POINTS};
 pub use io::{load, temp_file_in, write_atomic, RecordError};
 pub use machine_state::{
-    probe_cpu_keys, probe_cpu_other_share, CpuShare, MachineState, MIN_ACCOUNTED_S, OTHER_THRESHOLD,
+    probe_cpu_keys, probe_cpu_other_share, CpuShare, MachineState, ACCOUNTING_TICK_S, MAX_SHARE_ERROR, OTHER_THRESHOLD,
     SHARED_POINT_THRESHOLD, STEAL_THRESHOLD,
 };
 pub use outcome::Outcome;

@@ -34,29 +34,35 @@ pub mod probe_cpu_keys {
     pub const OWN_S: &str = "probe_own_cpu_s";
 }
 
-/// The least CPU time (s, summed over a point's CPUs and processes) the kernel's accounting must cover before
-/// [`probe_cpu_other_share`] gives a share: it counts in 10 ms ticks, each probe's reading is off by up to a
-/// tick per CPU at each end, and over 20 ticks those errors (about one tick in all) stay near 5%, a fifth of
+/// One tick of the kernel's CPU accounting (`/proc/stat` counts in USER_HZ = 100 ticks a second), s.
+pub const ACCOUNTING_TICK_S: f64 = 0.01;
+
+/// The largest standard error [`probe_cpu_other_share`] accepts, as a share: a fifth of
 /// [`SHARED_POINT_THRESHOLD`].
-pub const MIN_ACCOUNTED_S: f64 = 0.2;
+pub const MAX_SHARE_ERROR: f64 = 0.05;
 
 /// What a point's CPUs did while its probes ran, summed over its processes: the share of their time other
-/// processes took (busy less the probes' own, over the total; clamped at 0). `None` when no process carries
-/// the accounting (external probes' processes do too; older records do not) or it covers less than
-/// [`MIN_ACCOUNTED_S`].
+/// processes took (busy less the probes' own, over the total; clamped at 0), each process pinned to `cpus`
+/// distinct CPUs. Each reading is rounded to a tick, so each process's busy time on each CPU is off by a
+/// uniform error at either end (variance 1/6 tick²); the share is given only when the resulting standard
+/// error stays within [`MAX_SHARE_ERROR`] — a point of many short probes needs many of them. `None` then, and
+/// when no process carries the accounting (older records).
 pub fn probe_cpu_other_share<'a>(
     extras: impl Iterator<Item = &'a std::collections::BTreeMap<String, f64>>,
+    cpus: usize,
 ) -> Option<f64> {
-    let (mut busy, mut total, mut own) = (0.0, 0.0, 0.0);
+    let (mut busy, mut total, mut own, mut processes) = (0.0, 0.0, 0.0, 0usize);
     for extra in extras {
         let (Some(b), Some(t), Some(o)) =
             (extra.get(probe_cpu_keys::BUSY_S), extra.get(probe_cpu_keys::TOTAL_S), extra.get(probe_cpu_keys::OWN_S))
         else {
             continue;
         };
-        (busy, total, own) = (busy + b, total + t, own + o);
+        (busy, total, own, processes) = (busy + b, total + t, own + o, processes + 1);
     }
-    (total >= MIN_ACCOUNTED_S).then(|| ((busy - own) / total).clamp(0.0, 1.0))
+    let error_s = ACCOUNTING_TICK_S * ((processes * cpus.max(1)) as f64 / 6.0).sqrt();
+    (processes > 0 && total > 0.0 && error_s / total <= MAX_SHARE_ERROR)
+        .then(|| ((busy - own) / total).clamp(0.0, 1.0))
 }
 
 /// The share of each measured CPU's time that went elsewhere during the run.
