@@ -61,8 +61,7 @@ pub fn probe_cpu_other_share<'a>(
         (busy, total, own, processes) = (busy + b, total + t, own + o, processes + 1);
     }
     let error_s = ACCOUNTING_TICK_S * ((processes * cpus.max(1)) as f64 / 6.0).sqrt();
-    (processes > 0 && total > 0.0 && error_s / total <= MAX_SHARE_ERROR)
-        .then(|| ((busy - own) / total).clamp(0.0, 1.0))
+    (processes > 0 && total > 0.0 && error_s / total <= MAX_SHARE_ERROR).then(|| ((busy - own) / total).clamp(0.0, 1.0))
 }
 
 /// The share of each measured CPU's time that went elsewhere during the run.
