@@ -66,7 +66,8 @@ impl ChannelImpl {
     }
 
     /// How a blocked party of this implementation waits, where that explains what a rendezvous costs and why
-    /// it reads so differently from its peers and between machines (docs/METHOD.md "Channel throughput");
+    /// it reads so differently from its peers and between machines (docs/METHOD.md "Channel throughput"), and,
+    /// for the async channels, why their streams between cores cost ten times a blocking crate's ([`Self::is_async`]);
     /// `None` for the others. Read from the crates' sources at the versions this build locks.
     pub fn wait_strategy(self) -> Option<&'static str> {
         match self {
@@ -79,12 +80,29 @@ impl ChannelImpl {
                  (5000× its quiet 0.32 µs) and a stream at capacity 1024 3.9 µs (229×), where the crates that park \
                  on a futex read 1.4–2.6×; a kanal rendezvous of milliseconds means a busy CPU",
             ),
+            ChannelImpl::TokioMpsc | ChannelImpl::AsyncChannel | ChannelImpl::FlumeAsync | ChannelImpl::KanalAsync => {
+                Some(
+                    "an async party that cannot go on (an empty queue, a full one, a rendezvous) leaves a waker and \
+                     returns Pending; with nothing else to run, its executor's thread parks (tokio's current-thread \
+                     runtime, smol's block_on), so between two cores every time a queue drains or fills the other \
+                     side pays a cross-CPU wake-up (tens of µs on a KVM guest): what makes these streams 10–15× a \
+                     blocking crate's, whose waiting thread spins before it parks",
+                )
+            }
             ChannelImpl::Crossbeam | ChannelImpl::StdMpsc | ChannelImpl::Flume => Some(
                 "a blocked party spins briefly, then parks on a futex: a rendezvous across CPUs pays a wake-up \
                  (tens of µs on a KVM guest), one on a shared CPU a context switch",
             ),
             _ => None,
         }
+    }
+
+    /// Whether this is an async channel, whose parties are futures on an executor.
+    pub fn is_async(self) -> bool {
+        matches!(
+            self,
+            ChannelImpl::TokioMpsc | ChannelImpl::AsyncChannel | ChannelImpl::FlumeAsync | ChannelImpl::KanalAsync
+        )
     }
 
     /// How this implementation's queue is built, where that explains why its stream of messages costs ten
@@ -208,7 +226,9 @@ mod tests {
     fn the_blocking_crates_say_how_they_wait_and_the_others_do_not() {
         assert!(ChannelImpl::Kanal.wait_strategy().is_some_and(|w| w.contains("256") && w.contains("sched_yield")));
         assert!(ChannelImpl::Crossbeam.wait_strategy().is_some_and(|w| w.contains("futex")));
-        assert_eq!(ChannelImpl::TokioMpsc.wait_strategy(), None);
+        assert!(ChannelImpl::TokioMpsc.wait_strategy().is_some_and(|w| w.contains("waker") && w.contains("parks")));
+        assert!(ChannelImpl::AsyncChannel.is_async() && !ChannelImpl::Crossbeam.is_async());
+        assert_eq!(ChannelImpl::Chan.wait_strategy(), None);
     }
 
     /// Only flume, whose lock explains its other-core streams, describes its queue; the suite's crates run free.

@@ -220,9 +220,12 @@ impl Experiment for Throughput {
         }
         let mut outcome =
             point.in_process(|r| r.channel_throughput())?.throughput(implementation, shape, parties, h)?;
-        if capacity == Capacity::Bounded(0) {
+        // How a blocked party waits explains a rendezvous, and an async stream at any capacity; how the queue
+        // is built explains a stream of the blocking crates.
+        if capacity == Capacity::Bounded(0) || implementation.is_async() {
             outcome.notes.extend(implementation.wait_strategy().map(str::to_owned));
-        } else {
+        }
+        if capacity != Capacity::Bounded(0) {
             outcome.notes.extend(implementation.queue_design().map(str::to_owned));
         }
         outcome.notes.extend(notes);
