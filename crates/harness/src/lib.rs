@@ -17,7 +17,7 @@ pub mod testing;
 
 pub use config::{HarnessConfig, Mode};
 pub use known_cost::{chain, chain_batch};
-pub use measurement::Measurement;
+pub use measurement::{CountsPerOp, Measurement};
 pub use spin_barrier::SpinBarrier;
 pub use team::{Seat, TeamReport, TeamTiming};
 
@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use overhead_clock::{Clock, Ticks, TimeSourceInfo};
+use overhead_machine::{Counts, ThreadCounters};
 
 /// A harness bound to one calibrated clock and one set of batch/repetition settings.
 ///
@@ -136,6 +137,29 @@ impl<C: Ticks> Harness<C> {
         B: FnMut(u64),
         R: FnMut(u64),
     {
+        let (first_ticks, second_ticks, _) =
+            self.paired_ticks_counted(first, second, warmup, pairs, after_second, None);
+        (first_ticks, second_ticks)
+    }
+
+    /// [`Harness::paired_ticks`], and with `counters` each kept pair's kernel events too, `(first's,
+    /// second's)`, read from the calling thread's counters just outside each batch's two clock reads (one
+    /// system call at each edge, never inside the timed region). A failed read leaves that pair's counts out.
+    #[inline]
+    pub fn paired_ticks_counted<A, B, R>(
+        &self,
+        first: (&mut A, u64),
+        second: (&mut B, u64),
+        warmup: usize,
+        pairs: usize,
+        after_second: &mut R,
+        mut counters: Option<&mut ThreadCounters>,
+    ) -> (Vec<u64>, Vec<u64>, Vec<(Counts, Counts)>)
+    where
+        A: FnMut(u64),
+        B: FnMut(u64),
+        R: FnMut(u64),
+    {
         let ((a, na), (b, nb)) = (first, second);
         for _ in 0..warmup {
             self.time_batch(a, na);
@@ -144,12 +168,31 @@ impl<C: Ticks> Harness<C> {
         }
         let mut first_ticks = Vec::with_capacity(pairs);
         let mut second_ticks = Vec::with_capacity(pairs);
+        let mut counts = Vec::with_capacity(if counters.is_some() { pairs } else { 0 });
         for _ in 0..pairs {
-            first_ticks.push(self.time_batch(a, na));
-            second_ticks.push(self.time_batch(b, nb));
+            let (ticks_a, counts_a) = self.counted_batch(&mut counters, a, na);
+            let (ticks_b, counts_b) = self.counted_batch(&mut counters, b, nb);
+            first_ticks.push(ticks_a);
+            second_ticks.push(ticks_b);
+            counts.extend(counts_a.zip(counts_b));
             after_second(nb);
         }
-        (first_ticks, second_ticks)
+        (first_ticks, second_ticks, counts)
+    }
+
+    /// One timed batch and, with counters, the events it caused (read just before the first clock read and
+    /// just after the second).
+    #[inline(always)]
+    fn counted_batch<F: FnMut(u64)>(
+        &self,
+        counters: &mut Option<&mut ThreadCounters>,
+        body: &mut F,
+        n: u64,
+    ) -> (u64, Option<Counts>) {
+        let before = counters.as_mut().and_then(|c| c.read().ok());
+        let ticks = self.time_batch(body, n);
+        let after = counters.as_mut().and_then(|c| c.read().ok());
+        (ticks, before.zip(after).map(|(b, a)| a.since(b)))
     }
 
     /// Runs `body(n)` between the two batch-edge reads and returns the elapsed ticks.

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use overhead_machine::{CounterKind, Counts};
 use overhead_stats::Summary;
 
 /// Per-operation samples of one point, in ns, one per repetition.
@@ -17,6 +18,74 @@ pub struct Measurement {
     pub per_thread_ns: Vec<Vec<f64>>,
     /// The smallest per-operation difference a batch of `batch_ops` can resolve (ns).
     pub resolution_ns: f64,
+    /// The kernel's events per operation, control subtracted (docs/METHOD.md §18); `None` where the
+    /// measurement did not count them (the kernel refused the counters, an external probe, a measurement
+    /// that times itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts_per_op: Option<CountsPerOp>,
+}
+
+/// What one operation cost the kernel, in events per operation (control subtracted, summed over a team's
+/// threads): the median over the kept pairs of (test batch's count − its control's count) / N, from the
+/// measuring threads' software counters ([`overhead_machine::ThreadCounters`]) read at batch edges. A
+/// fraction is an average: 0.5 context switches per operation is one every other operation.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct CountsPerOp {
+    /// Context switches, voluntary or not.
+    pub cs: f64,
+    /// CPU migrations.
+    pub migrations: f64,
+    /// Minor page faults.
+    pub minor_faults: f64,
+    /// Major page faults.
+    pub major_faults: f64,
+}
+
+impl CountsPerOp {
+    /// Per operation from kept (control, test) count pairs of batches of `n` operations: the median over the
+    /// pairs of each counter's (test − control) / n. `None` without pairs.
+    pub fn from_pairs(n: u64, pairs: &[(Counts, Counts)]) -> Option<CountsPerOp> {
+        if pairs.is_empty() {
+            return None;
+        }
+        let per_op = |kind: CounterKind| {
+            let mut values: Vec<f64> =
+                pairs.iter().map(|(c, t)| (t.of(kind) as f64 - c.of(kind) as f64) / n.max(1) as f64).collect();
+            values.sort_by(f64::total_cmp);
+            let m = values.len();
+            if m % 2 == 1 {
+                values[m / 2]
+            } else {
+                (values[m / 2 - 1] + values[m / 2]) / 2.0
+            }
+        };
+        Some(CountsPerOp {
+            cs: per_op(CounterKind::ContextSwitches),
+            migrations: per_op(CounterKind::CpuMigrations),
+            minor_faults: per_op(CounterKind::MinorFaults),
+            major_faults: per_op(CounterKind::MajorFaults),
+        })
+    }
+
+    /// Each count divided by `k` (a body whose iteration is `k` operations).
+    pub fn per(self, k: f64) -> CountsPerOp {
+        CountsPerOp {
+            cs: self.cs / k,
+            migrations: self.migrations / k,
+            minor_faults: self.minor_faults / k,
+            major_faults: self.major_faults / k,
+        }
+    }
+
+    /// The counts as `(name, value)` pairs, names as [`CounterKind::name`] gives them.
+    pub fn named(&self) -> [(&'static str, f64); 4] {
+        [
+            (CounterKind::ContextSwitches.name(), self.cs),
+            (CounterKind::CpuMigrations.name(), self.migrations),
+            (CounterKind::MinorFaults.name(), self.minor_faults),
+            (CounterKind::MajorFaults.name(), self.major_faults),
+        ]
+    }
 }
 
 impl Measurement {
@@ -28,6 +97,7 @@ impl Measurement {
         scale(&mut self.control_ns);
         self.per_thread_ns.iter_mut().for_each(scale);
         self.resolution_ns /= k;
+        self.counts_per_op = self.counts_per_op.map(|c| c.per(k));
         self
     }
 

@@ -1,8 +1,9 @@
 //! Measuring whole runs: for work that lasts milliseconds or more per run (seed 001 §7's granularity
 //! sweep), where a batch is one run and the number of runs is chosen by the experiment.
 
-use super::{Harness, Measurement};
+use super::{CountsPerOp, Harness, Measurement};
 use overhead_clock::Ticks;
+use overhead_machine::ThreadCounters;
 
 impl<C: Ticks> Harness<C> {
     /// Times `reps` runs of `test(1)`, each after its own run of `control(1)` (ABAB, as in
@@ -39,9 +40,18 @@ impl<C: Ticks> Harness<C> {
         K: FnMut(u64),
         R: FnMut(u64),
     {
-        let (control_ticks, test_ticks) =
-            self.paired_ticks((&mut control, 1), (&mut test, 1), warmup, reps.max(1), &mut reset);
-        self.per_op(1, &test_ticks, &control_ticks, Vec::new())
+        let mut counters = ThreadCounters::open().ok();
+        let (control_ticks, test_ticks, counts) = self.paired_ticks_counted(
+            (&mut control, 1),
+            (&mut test, 1),
+            warmup,
+            reps.max(1),
+            &mut reset,
+            counters.as_mut(),
+        );
+        let mut m = self.per_op(1, &test_ticks, &control_ticks, Vec::new());
+        m.counts_per_op = CountsPerOp::from_pairs(1, &counts);
+        m
     }
 }
 

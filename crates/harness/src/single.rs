@@ -1,7 +1,8 @@
 //! Measuring an operation on the calling thread.
 
-use super::{Harness, Measurement};
+use super::{CountsPerOp, Harness, Measurement};
 use overhead_clock::Ticks;
+use overhead_machine::ThreadCounters;
 
 impl<C: Ticks> Harness<C> {
     /// Measures `test` against `control` on the calling thread (pin it first).
@@ -26,9 +27,13 @@ impl<C: Ticks> Harness<C> {
     {
         let n = self.size_batch(&mut test, &mut reset);
         let (warmup, reps) = (self.config.warmup, self.config.repetitions);
-        let (control_ticks, test_ticks) =
-            self.paired_ticks((&mut control, n), (&mut test, n), warmup, reps, &mut reset);
-        self.per_op(n, &test_ticks, &control_ticks, Vec::new())
+        // The kernel's counters of this thread, where it allows them (docs/METHOD.md §18).
+        let mut counters = ThreadCounters::open().ok();
+        let (control_ticks, test_ticks, counts) =
+            self.paired_ticks_counted((&mut control, n), (&mut test, n), warmup, reps, &mut reset, counters.as_mut());
+        let mut m = self.per_op(n, &test_ticks, &control_ticks, Vec::new());
+        m.counts_per_op = CountsPerOp::from_pairs(n, &counts);
+        m
     }
 
     /// Doubles N from 1 until a test batch reaches the target duration, confirmed by a second batch of the
@@ -63,6 +68,7 @@ impl<C: Ticks> Harness<C> {
     pub(super) fn per_op(&self, n: u64, test: &[u64], control: &[u64], per_thread_ns: Vec<Vec<f64>>) -> Measurement {
         let to_ns = |ticks: u64| self.clock.ticks_to_ns(ticks as f64) / n as f64;
         Measurement {
+            counts_per_op: None,
             batch_ops: n,
             samples_ns: test.iter().zip(control).map(|(&t, &c)| to_ns(t) - to_ns(c)).collect(),
             control_ns: control.iter().map(|&c| to_ns(c)).collect(),
@@ -341,5 +347,30 @@ mod tests {
         assert!(m.batch_ops > 1000, "an empty loop needs many iterations per ms: {}", m.batch_ops);
         assert!(m.batch_ops.is_power_of_two());
         assert_eq!(m.control_ns.len(), m.samples_ns.len());
+    }
+
+    /// Where the kernel allows counting, an operation that sleeps once counts one context switch per
+    /// operation, its control none: the counts are per operation with the control subtracted.
+    #[test]
+    fn a_sleeping_operation_counts_one_context_switch() {
+        if overhead_machine::ThreadCounters::open().is_err() {
+            return;
+        }
+        let h = quick_harness();
+        let m = h.measure(
+            |n| {
+                for _ in 0..n {
+                    std::thread::sleep(std::time::Duration::from_micros(20));
+                }
+            },
+            |n| {
+                for i in 0..n {
+                    black_box(i);
+                }
+            },
+        );
+        let counts = m.counts_per_op.expect("counted");
+        assert!((0.9..=1.2).contains(&counts.cs), "{counts:?}");
+        assert!(counts.major_faults == 0.0, "{counts:?}");
     }
 }

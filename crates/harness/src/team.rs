@@ -3,9 +3,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{Harness, Measurement, SpinBarrier};
+use super::{CountsPerOp, Harness, Measurement, SpinBarrier};
 use overhead_clock::Ticks;
-use overhead_machine::{cpu_mask, pin_current_thread, set_affinity_mask};
+use overhead_machine::{cpu_mask, pin_current_thread, set_affinity_mask, Counts, ThreadCounters};
 
 /// The control bit of a posted command; the rest is the batch's operation count (0 = stop).
 const CONTROL: u64 = 1 << 63;
@@ -94,6 +94,9 @@ impl<C: Ticks> Harness<C> {
                     let (first_start, last_end) = (&first_start, &last_end);
                     s.spawn(move || {
                         let pin_error = take_seat(seat).err().map(|e| e.to_string());
+                        // This thread's kernel counters, where the kernel allows them (docs/METHOD.md §18).
+                        let mut counters = ThreadCounters::open().ok();
+                        let mut counts_log: Vec<Option<Counts>> = Vec::with_capacity(capacity);
                         let mut log = Vec::with_capacity(capacity);
                         let mut sense = false;
                         let mut plan = (index == 0).then(|| LeaderPlan::new(self));
@@ -118,18 +121,21 @@ impl<C: Ticks> Harness<C> {
                                 break;
                             }
                             let n = cmd & !CONTROL;
+                            let before = counters.as_mut().and_then(|c| c.read().ok());
                             let edges = if cmd & CONTROL != 0 {
                                 self.time_batch_edges(&mut |n| control(index, n), n)
                             } else {
                                 self.time_batch_edges(&mut |n| test(index, n), n)
                             };
+                            let after = counters.as_mut().and_then(|c| c.read().ok());
+                            counts_log.push(before.zip(after).map(|(b, a)| a.since(b)));
                             log.push(edges);
                             slowest.fetch_max(edges.1.wrapping_sub(edges.0), Ordering::Relaxed);
                             first_start.fetch_min(edges.0, Ordering::Relaxed);
                             last_end.fetch_max(edges.1, Ordering::Relaxed);
                             barrier.wait(&mut sense);
                         }
-                        (log, pin_error, plan.map(|p| p.n))
+                        TeamLog { batches: log, counts: counts_log, pin_error, n: plan.map(|p| p.n) }
                     })
                 })
                 .collect();
@@ -142,10 +148,10 @@ impl<C: Ticks> Harness<C> {
     fn assemble_team(&self, seats: &[Seat], timing: TeamTiming, logs: Vec<TeamLog>) -> TeamReport {
         let reps = self.config.repetitions;
         // The leader's plan knows the N it settled on (sizing may have re-run an N to confirm it).
-        let n = logs[0].2.expect("thread 0 leads and reports its N");
+        let n = logs[0].n.expect("thread 0 leads and reports its N");
         self.note_sized(n);
         // Per thread: its kept control and test batches, in order.
-        let kept: Vec<KeptPairs> = logs.iter().map(|(log, _, _)| KeptPairs::of(log, reps)).collect();
+        let kept: Vec<KeptPairs> = logs.iter().map(|log| KeptPairs::of(&log.batches, reps)).collect();
         let team_control: Vec<u64> = (0..reps).map(|r| team_ticks(timing, kept.iter().map(|k| k.control[r]))).collect();
         let team_test: Vec<u64> = (0..reps).map(|r| team_ticks(timing, kept.iter().map(|k| k.test[r]))).collect();
         let per_thread_ns = kept
@@ -155,9 +161,11 @@ impl<C: Ticks> Harness<C> {
         let pin_failures = seats
             .iter()
             .zip(&logs)
-            .filter_map(|(seat, (_, e, _))| e.as_ref().map(|e| (seat.first_cpu(), e.clone())))
+            .filter_map(|(seat, log)| log.pin_error.as_ref().map(|e| (seat.first_cpu(), e.clone())))
             .collect();
-        TeamReport { measurement: self.per_op(n, &team_test, &team_control, per_thread_ns), pin_failures }
+        let mut measurement = self.per_op(n, &team_test, &team_control, per_thread_ns);
+        measurement.counts_per_op = CountsPerOp::from_pairs(n, &team_counts(&logs, reps));
+        TeamReport { measurement, pin_failures }
     }
 
     /// One batch of `body`, as [`Harness::time_batch`], but its two clock reads (start, end) in ticks.
@@ -246,9 +254,33 @@ fn durations(edges: &[Edges]) -> Vec<u64> {
     edges.iter().map(|e| e.1.wrapping_sub(e.0)).collect()
 }
 
-/// One team thread's batches as (start, end) clock reads in ticks, its refused pinning, and (leader only)
-/// the N it settled on.
-type TeamLog = (Vec<Edges>, Option<String>, Option<u64>);
+/// One team thread's log.
+struct TeamLog {
+    /// Every batch as (start, end) clock reads in ticks.
+    batches: Vec<Edges>,
+    /// Every batch's kernel events, where this thread's counters could be read.
+    counts: Vec<Option<Counts>>,
+    /// Its refused pinning.
+    pin_error: Option<String>,
+    /// The N the leader settled on (leader only).
+    n: Option<u64>,
+}
+
+/// The team's kernel events per kept pair, (control's, test's), summed over its threads; a pair some thread
+/// could not count is left out.
+fn team_counts(logs: &[TeamLog], reps: usize) -> Vec<(Counts, Counts)> {
+    (0..reps)
+        .filter_map(|r| {
+            let mut sum = (Counts::default(), Counts::default());
+            for log in logs {
+                let tail = &log.counts[log.counts.len() - 2 * reps..];
+                let (control, test) = (tail[2 * r]?, tail[2 * r + 1]?);
+                sum = (sum.0.plus(control), sum.1.plus(test));
+            }
+            Some(sum)
+        })
+        .collect()
+}
 
 /// The leader's schedule: doubling test batches until the target, then warm-up and kept pairs
 /// (control, test), then stop.

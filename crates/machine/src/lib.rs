@@ -11,12 +11,14 @@ mod affinity;
 mod cpu_list;
 mod cpu_time;
 mod describe;
+mod thread_counters;
 mod topology;
 
 pub use affinity::{allowed_cpus, cpu_mask, pin_current_thread, refused_pinnings, set_affinity_mask};
 pub use cpu_list::{parse_cpu_list, CpuListError, MAX_CPU_INDEX};
 pub use cpu_time::{parse_cpu_times, read_cpu_times, rusage_cpu_s, CpuTime, CpuTimes};
 pub use describe::{MachineInfo, TscFlags};
+pub use thread_counters::{CounterKind, Counts, ThreadCounters, COUNTERS_ENV};
 pub use topology::{CacheInfo, CpuInfo, Placement, Topology};
 
 use std::path::Path;

@@ -61,7 +61,13 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
     };
     let speed_after = speed::reference_loop_ns(&harness);
     notes.extend(outcome.notes.iter().cloned());
-    let extra = with_speed(&outcome.extra, speed_before, speed_after);
+    let mut extra = with_speed(&outcome.extra, speed_before, speed_after);
+    // The kernel's events per operation, where the measurement counted them (docs/METHOD.md §18).
+    if let Some(counts) = outcome.measurement.counts_per_op {
+        for (name, per_op) in counts.named() {
+            extra.insert(format!("{name}_per_op"), per_op);
+        }
+    }
     match point_record(spec, &outcome.measurement, notes, extra, outcome.details.clone(), job.harness.noisy_fraction) {
         Ok(point) => ProbeMessage::Result {
             v: VERSION,

@@ -170,6 +170,7 @@ impl RawBatches {
             batches.iter().zip(&self.control_ns).map(|(t, c)| (t - c) / ops).collect()
         };
         Ok(overhead_harness::Measurement {
+            counts_per_op: None,
             batch_ops: self.batch_ops,
             samples_ns: minus_control(&self.test_ns),
             control_ns: self.control_ns.iter().map(|c| c / ops).collect(),

@@ -100,6 +100,7 @@ impl Experiment for Skew {
             warps: skew.warps.values.iter().flatten().flatten().sum(),
         };
         let measurement = Measurement {
+            counts_per_op: None,
             batch_ops: readings as u64,
             control_ns: vec![0.0; rtts.len()],
             samples_ns: rtts,

@@ -140,6 +140,7 @@ impl Experiment for C2c {
         let result = C2cResult { round_trips_per_pair: round_trips as f64, pairs_measured: m.pairs_measured as f64 };
         let batch_ops = (round_trips / (KEPT_BATCHES + 1)) as u64;
         let measurement = Measurement {
+            counts_per_op: None,
             batch_ops,
             control_ns: vec![0.0; m.samples_ns.len()],
             samples_ns: m.samples_ns,

@@ -413,6 +413,7 @@ fn outcome(access: Access, cpus: &[usize], run: &HammerRun, warmup: usize, h: &H
     sorted.sort_unstable();
     let batch_ops = sorted.get(sorted.len() / 2).copied().unwrap_or(0).max(1);
     let measurement = Measurement {
+        counts_per_op: None,
         batch_ops,
         control_ns: vec![0.0; samples_ns.len()],
         samples_ns,

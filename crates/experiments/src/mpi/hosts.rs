@@ -113,6 +113,7 @@ impl Experiment for Hosts {
             pairs_measured: m.pairs_measured as f64,
         };
         let measurement = Measurement {
+            counts_per_op: None,
             batch_ops: m.round_trips,
             control_ns: vec![0.0; m.samples_ns.len()],
             samples_ns: m.samples_ns,

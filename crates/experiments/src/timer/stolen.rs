@@ -313,6 +313,7 @@ mod tests {
         // The per-repetition form used for the samples agrees: 10 ns per unit, 5/1000 events per unit.
         let account = Account { units: 1_000, events: 5, wall_ns: 511_000.0 };
         let m = Measurement {
+            counts_per_op: None,
             batch_ops: 1_000,
             samples_ns: vec![10.0, 12.0],
             control_ns: vec![500.0, 500.0],
@@ -335,6 +336,7 @@ mod tests {
     #[test]
     fn without_events_the_result_stays_per_unit() {
         let m = Measurement {
+            counts_per_op: None,
             batch_ops: 8,
             samples_ns: vec![0.5],
             control_ns: vec![100.0],

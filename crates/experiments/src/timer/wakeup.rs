@@ -124,6 +124,7 @@ fn outcome(wakeups: &Wakeups, interval_ns: i64, chunks: usize) -> Outcome {
         timer_slack_ns: slack.is_finite().then_some(slack),
     };
     let measurement = Measurement {
+        counts_per_op: None,
         batch_ops: (latencies.len() / samples.len().max(1)) as u64,
         control_ns: vec![0.0; samples.len()],
         samples_ns: samples,

@@ -150,6 +150,7 @@ fn checked(request: RunsRequest, runs: &TimedRuns) -> anyhow::Result<()> {
 /// the resolution is the probe clock's floor, its cheapest control (two back-to-back reads).
 fn measurement_of(runs: &TimedRuns) -> Measurement {
     Measurement {
+        counts_per_op: None,
         batch_ops: 1,
         samples_ns: runs.test_ns.iter().zip(&runs.control_ns).map(|(t, c)| t - c).collect(),
         control_ns: runs.control_ns.clone(),

@@ -115,6 +115,7 @@ pub(super) fn numa(
         steps_per_window: Some(steps as f64),
     };
     let measurement = Measurement {
+        counts_per_op: None,
         batch_ops: steps,
         control_ns: vec![0.0; samples.len()],
         samples_ns: samples,

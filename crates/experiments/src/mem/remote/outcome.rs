@@ -92,6 +92,7 @@ pub(super) fn rates_outcome(setup: &Setup, run: &TeamRun, warmup: usize, h: &Har
     // Counts are whole; a median computed through ns can land a hair below one (1499.999…).
     let batch_ops = median(&progress).max(1.0).round() as u64;
     let measurement = Measurement {
+        counts_per_op: None,
         batch_ops,
         control_ns: vec![0.0; samples.len()],
         samples_ns: samples,
