@@ -40,6 +40,11 @@ pub struct HarnessConfig {
     pub max_batch_ops: u64,
     /// Fraction of the median that the CI half-width may reach before the point is flagged `noisy`.
     pub noisy_fraction: f64,
+    /// Untimed (control, test) pairs run after the kept ones with the kernel's counters open, whose events
+    /// per operation the measurement reports (docs/METHOD.md §18); 0 counts nothing. Records written before
+    /// it existed read as [`super::COUNTED_PAIRS`].
+    #[serde(default = "default_counted_pairs")]
+    pub counted_pairs: usize,
     /// The mode these settings are for, so an experiment that sizes its own work (wake-ups per process,
     /// readings per CPU pair) follows the mode, not a guess from the numbers above. Records written before
     /// it existed read as `default`.
@@ -57,6 +62,19 @@ impl HarnessConfig {
             Mode::Default => (5e5, 1, 3),
             Mode::Full => (1e6, 2, 9),
         };
-        HarnessConfig { target_batch_ns, warmup, repetitions, max_batch_ops: 1 << 32, noisy_fraction: 0.05, mode }
+        HarnessConfig {
+            target_batch_ns,
+            warmup,
+            repetitions,
+            max_batch_ops: 1 << 32,
+            noisy_fraction: 0.05,
+            counted_pairs: super::COUNTED_PAIRS,
+            mode,
+        }
     }
+}
+
+/// [`HarnessConfig::counted_pairs`] of a record written before it existed.
+fn default_counted_pairs() -> usize {
+    super::COUNTED_PAIRS
 }

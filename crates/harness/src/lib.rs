@@ -48,6 +48,11 @@ pub struct Harness<C = Clock> {
     sizing: Arc<BatchSizing>,
 }
 
+/// Pairs of (control, test) batches run after the timed ones, untimed, with the kernel's counters open, in
+/// every mode ([`HarnessConfig::counted_pairs`]): what `Measurement::counts_per_op` is the median of
+/// ([`Harness::counted_pairs`]).
+pub const COUNTED_PAIRS: usize = 2;
+
 /// The batch size a probe reuses from the point's first process (docs/METHOD.md "Rounds"): every process of
 /// a point then times the same loop of N operations, so N is not one more thing that differs between them.
 /// 0 in either field means "none".
@@ -137,29 +142,6 @@ impl<C: Ticks> Harness<C> {
         B: FnMut(u64),
         R: FnMut(u64),
     {
-        let (first_ticks, second_ticks, _) =
-            self.paired_ticks_counted(first, second, warmup, pairs, after_second, None);
-        (first_ticks, second_ticks)
-    }
-
-    /// [`Harness::paired_ticks`], and with `counters` each kept pair's kernel events too, `(first's,
-    /// second's)`, read from the calling thread's counters just outside each batch's two clock reads (one
-    /// system call at each edge, never inside the timed region). A failed read leaves that pair's counts out.
-    #[inline]
-    pub fn paired_ticks_counted<A, B, R>(
-        &self,
-        first: (&mut A, u64),
-        second: (&mut B, u64),
-        warmup: usize,
-        pairs: usize,
-        after_second: &mut R,
-        mut counters: Option<&mut ThreadCounters>,
-    ) -> (Vec<u64>, Vec<u64>, Vec<(Counts, Counts)>)
-    where
-        A: FnMut(u64),
-        B: FnMut(u64),
-        R: FnMut(u64),
-    {
         let ((a, na), (b, nb)) = (first, second);
         for _ in 0..warmup {
             self.time_batch(a, na);
@@ -168,31 +150,48 @@ impl<C: Ticks> Harness<C> {
         }
         let mut first_ticks = Vec::with_capacity(pairs);
         let mut second_ticks = Vec::with_capacity(pairs);
-        let mut counts = Vec::with_capacity(if counters.is_some() { pairs } else { 0 });
         for _ in 0..pairs {
-            let (ticks_a, counts_a) = self.counted_batch(&mut counters, a, na);
-            let (ticks_b, counts_b) = self.counted_batch(&mut counters, b, nb);
-            first_ticks.push(ticks_a);
-            second_ticks.push(ticks_b);
-            counts.extend(counts_a.zip(counts_b));
+            first_ticks.push(self.time_batch(a, na));
+            second_ticks.push(self.time_batch(b, nb));
             after_second(nb);
         }
-        (first_ticks, second_ticks, counts)
+        (first_ticks, second_ticks)
     }
 
-    /// One timed batch and, with counters, the events it caused (read just before the first clock read and
-    /// just after the second).
-    #[inline(always)]
-    fn counted_batch<F: FnMut(u64)>(
+    /// The kernel's events of [`HarnessConfig::counted_pairs`] more pairs of `first` and `second` batches, after the timed
+    /// ones and untimed: `(first's, second's)` per pair, from the calling thread's counters opened for them
+    /// alone and closed after. A thread with counters open pays for them at every context switch (the kernel
+    /// switches its perf context: an A/A pair of counting against not counting read `sched.switch` futex 30%
+    /// slower), so no timed batch runs with them. Empty where the kernel refuses the counters
+    /// (docs/METHOD.md §18).
+    pub fn counted_pairs<A, B, R>(
         &self,
-        counters: &mut Option<&mut ThreadCounters>,
-        body: &mut F,
-        n: u64,
-    ) -> (u64, Option<Counts>) {
-        let before = counters.as_mut().and_then(|c| c.read().ok());
-        let ticks = self.time_batch(body, n);
-        let after = counters.as_mut().and_then(|c| c.read().ok());
-        (ticks, before.zip(after).map(|(b, a)| a.since(b)))
+        (a, na): (&mut A, u64),
+        (b, nb): (&mut B, u64),
+        after_second: &mut R,
+    ) -> Vec<(Counts, Counts)>
+    where
+        A: FnMut(u64),
+        B: FnMut(u64),
+        R: FnMut(u64),
+    {
+        if self.config.counted_pairs == 0 {
+            return Vec::new();
+        }
+        let Ok(mut counters) = ThreadCounters::open() else { return Vec::new() };
+        let mut counted = |body: &mut dyn FnMut(u64), n: u64| -> Option<Counts> {
+            let before = counters.read().ok()?;
+            body(n);
+            Some(counters.read().ok()?.since(before))
+        };
+        let mut pairs = Vec::with_capacity(self.config.counted_pairs);
+        for _ in 0..self.config.counted_pairs {
+            let first = counted(a, na);
+            let second = counted(b, nb);
+            after_second(nb);
+            pairs.extend(first.zip(second));
+        }
+        pairs
     }
 
     /// Runs `body(n)` between the two batch-edge reads and returns the elapsed ticks.

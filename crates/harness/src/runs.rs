@@ -3,7 +3,6 @@
 
 use super::{CountsPerOp, Harness, Measurement};
 use overhead_clock::Ticks;
-use overhead_machine::ThreadCounters;
 
 impl<C: Ticks> Harness<C> {
     /// Times `reps` runs of `test(1)`, each after its own run of `control(1)` (ABAB, as in
@@ -40,16 +39,11 @@ impl<C: Ticks> Harness<C> {
         K: FnMut(u64),
         R: FnMut(u64),
     {
-        let mut counters = ThreadCounters::open().ok();
-        let (control_ticks, test_ticks, counts) = self.paired_ticks_counted(
-            (&mut control, 1),
-            (&mut test, 1),
-            warmup,
-            reps.max(1),
-            &mut reset,
-            counters.as_mut(),
-        );
+        let (control_ticks, test_ticks) =
+            self.paired_ticks((&mut control, 1), (&mut test, 1), warmup, reps.max(1), &mut reset);
         let mut m = self.per_op(1, &test_ticks, &control_ticks, Vec::new());
+        // The kernel's events, in runs of their own after the timed ones (docs/METHOD.md §18).
+        let counts = self.counted_pairs((&mut control, 1), (&mut test, 1), &mut reset);
         m.counts_per_op = CountsPerOp::from_pairs(1, &counts);
         m
     }

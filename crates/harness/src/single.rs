@@ -2,7 +2,6 @@
 
 use super::{CountsPerOp, Harness, Measurement};
 use overhead_clock::Ticks;
-use overhead_machine::ThreadCounters;
 
 impl<C: Ticks> Harness<C> {
     /// Measures `test` against `control` on the calling thread (pin it first).
@@ -27,11 +26,11 @@ impl<C: Ticks> Harness<C> {
     {
         let n = self.size_batch(&mut test, &mut reset);
         let (warmup, reps) = (self.config.warmup, self.config.repetitions);
-        // The kernel's counters of this thread, where it allows them (docs/METHOD.md §18).
-        let mut counters = ThreadCounters::open().ok();
-        let (control_ticks, test_ticks, counts) =
-            self.paired_ticks_counted((&mut control, n), (&mut test, n), warmup, reps, &mut reset, counters.as_mut());
+        let (control_ticks, test_ticks) =
+            self.paired_ticks((&mut control, n), (&mut test, n), warmup, reps, &mut reset);
         let mut m = self.per_op(n, &test_ticks, &control_ticks, Vec::new());
+        // The kernel's events, in pairs of their own after the timed ones (docs/METHOD.md §18).
+        let counts = self.counted_pairs((&mut control, n), (&mut test, n), &mut reset);
         m.counts_per_op = CountsPerOp::from_pairs(n, &counts);
         m
     }
@@ -356,7 +355,8 @@ mod tests {
         if overhead_machine::ThreadCounters::open().is_err() {
             return;
         }
-        let h = quick_harness();
+        let config = HarnessConfig { counted_pairs: 2, ..crate::testing::quick_config() };
+        let h = crate::Harness::new(&overhead_clock::calibrate(false, overhead_clock::Calibration::DEFAULT), config);
         let m = h.measure(
             |n| {
                 for _ in 0..n {

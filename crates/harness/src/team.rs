@@ -10,6 +10,10 @@ use overhead_machine::{cpu_mask, pin_current_thread, set_affinity_mask, Counts, 
 /// The control bit of a posted command; the rest is the batch's operation count (0 = stop).
 const CONTROL: u64 = 1 << 63;
 
+/// The counted bit of a posted command: an untimed batch run with the kernel's counters open, after the
+/// kept pairs ([`super::HarnessConfig::counted_pairs`]; docs/METHOD.md §18).
+const COUNTED: u64 = 1 << 62;
+
 /// What a team measurement hands back besides the samples.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TeamReport {
@@ -94,9 +98,10 @@ impl<C: Ticks> Harness<C> {
                     let (first_start, last_end) = (&first_start, &last_end);
                     s.spawn(move || {
                         let pin_error = take_seat(seat).err().map(|e| e.to_string());
-                        // This thread's kernel counters, where the kernel allows them (docs/METHOD.md §18).
-                        let mut counters = ThreadCounters::open().ok();
-                        let mut counts_log: Vec<Option<Counts>> = Vec::with_capacity(capacity);
+                        // This thread's kernel counters, opened for the counted batches only (a thread with
+                        // counters open pays for them at every context switch; docs/METHOD.md §18).
+                        let mut counters: Option<Result<ThreadCounters, String>> = None;
+                        let mut counts_log: Vec<Option<Counts>> = Vec::with_capacity(2 * self.config.counted_pairs);
                         let mut log = Vec::with_capacity(capacity);
                         let mut sense = false;
                         let mut plan = (index == 0).then(|| LeaderPlan::new(self));
@@ -120,15 +125,25 @@ impl<C: Ticks> Harness<C> {
                             if cmd == 0 {
                                 break;
                             }
-                            let n = cmd & !CONTROL;
-                            let before = counters.as_mut().and_then(|c| c.read().ok());
+                            let n = cmd & !(CONTROL | COUNTED);
+                            if cmd & COUNTED != 0 {
+                                let mut counters = counters.get_or_insert_with(ThreadCounters::open).as_mut().ok();
+                                let before = counters.as_mut().and_then(|c| c.read().ok());
+                                if cmd & CONTROL != 0 {
+                                    control(index, n);
+                                } else {
+                                    test(index, n);
+                                }
+                                let after = counters.as_mut().and_then(|c| c.read().ok());
+                                counts_log.push(before.zip(after).map(|(b, a)| a.since(b)));
+                                barrier.wait(&mut sense);
+                                continue;
+                            }
                             let edges = if cmd & CONTROL != 0 {
                                 self.time_batch_edges(&mut |n| control(index, n), n)
                             } else {
                                 self.time_batch_edges(&mut |n| test(index, n), n)
                             };
-                            let after = counters.as_mut().and_then(|c| c.read().ok());
-                            counts_log.push(before.zip(after).map(|(b, a)| a.since(b)));
                             log.push(edges);
                             slowest.fetch_max(edges.1.wrapping_sub(edges.0), Ordering::Relaxed);
                             first_start.fetch_min(edges.0, Ordering::Relaxed);
@@ -164,7 +179,7 @@ impl<C: Ticks> Harness<C> {
             .filter_map(|(seat, log)| log.pin_error.as_ref().map(|e| (seat.first_cpu(), e.clone())))
             .collect();
         let mut measurement = self.per_op(n, &team_test, &team_control, per_thread_ns);
-        measurement.counts_per_op = CountsPerOp::from_pairs(n, &team_counts(&logs, reps));
+        measurement.counts_per_op = CountsPerOp::from_pairs(n, &team_counts(&logs, self.config.counted_pairs));
         TeamReport { measurement, pin_failures }
     }
 
@@ -258,7 +273,8 @@ fn durations(edges: &[Edges]) -> Vec<u64> {
 struct TeamLog {
     /// Every batch as (start, end) clock reads in ticks.
     batches: Vec<Edges>,
-    /// Every batch's kernel events, where this thread's counters could be read.
+    /// The counted batches' kernel events, control and test alternating, where this thread's counters
+    /// could be read.
     counts: Vec<Option<Counts>>,
     /// Its refused pinning.
     pin_error: Option<String>,
@@ -266,16 +282,15 @@ struct TeamLog {
     n: Option<u64>,
 }
 
-/// The team's kernel events per kept pair, (control's, test's), summed over its threads; a pair some thread
-/// could not count is left out.
-fn team_counts(logs: &[TeamLog], reps: usize) -> Vec<(Counts, Counts)> {
-    (0..reps)
+/// The team's kernel events per counted pair, (control's, test's), summed over its threads; a pair some
+/// thread could not count is left out.
+fn team_counts(logs: &[TeamLog], pairs: usize) -> Vec<(Counts, Counts)> {
+    (0..pairs)
         .filter_map(|r| {
             let mut sum = (Counts::default(), Counts::default());
             for log in logs {
-                let tail = &log.counts[log.counts.len() - 2 * reps..];
-                let (control, test) = (tail[2 * r]?, tail[2 * r + 1]?);
-                sum = (sum.0.plus(control), sum.1.plus(test));
+                let (control, test) = (*log.counts.get(2 * r)?, *log.counts.get(2 * r + 1)?);
+                sum = (sum.0.plus(control?), sum.1.plus(test?));
             }
             Some(sum)
         })
@@ -294,6 +309,9 @@ struct LeaderPlan {
     /// The last sizing batch reached the target; the next one (same N) must too.
     confirming: bool,
     pairs_left: usize,
+    /// Counted (untimed) pairs still to post after the kept ones, of `counted` in all.
+    counted_left: usize,
+    counted: usize,
     next_is_control: bool,
 }
 
@@ -308,6 +326,8 @@ impl LeaderPlan {
             trying_hint: hint.is_some(),
             confirming: false,
             pairs_left: h.config.warmup + h.config.repetitions,
+            counted_left: h.config.counted_pairs,
+            counted: h.config.counted_pairs,
             next_is_control: true,
         }
     }
@@ -343,15 +363,22 @@ impl LeaderPlan {
             }
         }
         if self.next_is_control {
-            if self.pairs_left == 0 {
+            let counted = if self.pairs_left > 0 {
+                self.pairs_left -= 1;
+                0
+            } else if self.counted_left > 0 {
+                self.counted_left -= 1;
+                COUNTED
+            } else {
                 return 0;
-            }
-            self.pairs_left -= 1;
+            };
             self.next_is_control = false;
-            self.n | CONTROL
+            self.n | CONTROL | counted
         } else {
             self.next_is_control = true;
-            self.n
+            // The test batch of a counted pair is counted too: the pairs left say which this is.
+            let counted = if self.pairs_left == 0 && self.counted_left < self.counted { COUNTED } else { 0 };
+            self.n | counted
         }
     }
 }
@@ -500,5 +527,30 @@ mod tests {
                 assert_eq!(report.measurement.per_thread_ns.len(), 2);
             });
         });
+    }
+
+    /// A team's counts are its threads' summed, from counted pairs after the kept ones: two threads that
+    /// each sleep once an operation count two context switches per operation (where the kernel allows
+    /// counting), and the kept samples are as many as asked.
+    #[test]
+    fn a_team_counts_its_threads_summed() {
+        if overhead_machine::ThreadCounters::open().is_err() {
+            return;
+        }
+        let config = crate::HarnessConfig { counted_pairs: 2, ..crate::testing::quick_config() };
+        let h = crate::Harness::new(&overhead_clock::calibrate(false, overhead_clock::Calibration::DEFAULT), config);
+        let cpus: Vec<usize> = allowed_cpus().into_iter().cycle().take(2).collect();
+        let report = h.measure_team(
+            &cpus,
+            |_, n| {
+                for _ in 0..n {
+                    std::thread::sleep(std::time::Duration::from_micros(20));
+                }
+            },
+            |_, _| {},
+        );
+        assert_eq!(report.measurement.samples_ns.len(), h.config.repetitions);
+        let counts = report.measurement.counts_per_op.expect("counted");
+        assert!((1.8..=2.4).contains(&counts.cs), "{counts:?}");
     }
 }

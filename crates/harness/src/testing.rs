@@ -84,6 +84,8 @@ pub fn scripted_config(clock: &ScriptedClock, target_ticks: f64, warmup: usize, 
         target_batch_ns: clock.ticks_to_ns(target_ticks),
         warmup,
         repetitions,
+        // The scripted tests follow every batch the harness runs: no counted ones.
+        counted_pairs: 0,
         ..HarnessConfig::for_mode(Mode::Quick)
     }
 }
@@ -103,9 +105,10 @@ fn quick_time() -> &'static TimeSourceInfo {
 }
 
 /// Settings of the quick harness: `Mode::Quick`'s (1 warm-up pair, 3 kept) with 0.1 ms batches instead of
-/// 0.5 ms, so that a test that sizes batches on real hardware spends little time doing it.
+/// 0.5 ms, so that a test that sizes batches on real hardware spends little time doing it, and no counted
+/// pairs (tests that count the batches they ran see only the timed ones; a counting test asks for them).
 pub fn quick_config() -> HarnessConfig {
-    HarnessConfig { target_batch_ns: 1e5, ..HarnessConfig::for_mode(Mode::Quick) }
+    HarnessConfig { target_batch_ns: 1e5, counted_pairs: 0, ..HarnessConfig::for_mode(Mode::Quick) }
 }
 
 /// The crate's quick real-clock harness for tests that measure real operations: [`quick_config`] on a
