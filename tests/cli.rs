@@ -404,3 +404,39 @@ fn openmp_cells_of_faa_and_barrier_are_measured_with_their_team_size() {
         }
     }
 }
+
+/// A run whose kernel refuses the counters (here: turned off with OVERHEAD_COUNTERS=off, as a kernel with
+/// perf_event_paranoid 3 would refuse them) completes, its points carry no counts and say why; where the
+/// kernel allows them, the same point carries them (docs/METHOD.md §18).
+#[test]
+fn a_run_without_kernel_counters_completes_and_says_why() {
+    let count = |off: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut command = overhead();
+        if off {
+            command.env("OVERHEAD_COUNTERS", "off");
+        }
+        command.args(["run", "--quick", "--only", "sched.switch", "--runtime", "os", "--no-history", "--out"]);
+        command.arg(dir.path()).assert().success();
+        let record = read_json(&dir.path().join("results.json"));
+        record["overhead"]["points"].as_array().unwrap().clone()
+    };
+    let off = count(true);
+    assert!(!off.is_empty());
+    for p in &off {
+        assert!(p["extra"].get("cs_per_op").is_none(), "{}", p["name"]);
+        let notes: Vec<&str> = p["notes"].as_array().unwrap().iter().filter_map(|n| n.as_str()).collect();
+        assert!(notes.iter().any(|n| n.contains("no kernel counts") && n.contains("OVERHEAD_COUNTERS")), "{notes:?}");
+    }
+    if overhead::machine::ThreadCounters::open().is_ok() {
+        let on = count(false);
+        for p in &on {
+            let cs = p["extra"]["cs_per_op"].as_f64().unwrap_or_else(|| panic!("{} has no counts", p["name"]));
+            // A switch through a futex blocks the measuring thread once a switch.
+            if p["name"].as_str().unwrap().contains("mechanism:futex") {
+                assert!((0.9..=1.1).contains(&cs), "{}: {cs} context switches per switch", p["name"]);
+            }
+        }
+        assert!(on.iter().any(|p| p["name"].as_str().unwrap().contains("mechanism:futex")));
+    }
+}

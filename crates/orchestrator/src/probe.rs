@@ -63,10 +63,19 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
     notes.extend(outcome.notes.iter().cloned());
     let mut extra = with_speed(&outcome.extra, speed_before, speed_after);
     // The kernel's events per operation, where the measurement counted them (docs/METHOD.md §18).
-    if let Some(counts) = outcome.measurement.counts_per_op {
-        for (name, per_op) in counts.named() {
-            extra.insert(format!("{name}_per_op"), per_op);
+    match outcome.measurement.counts_per_op {
+        Some(counts) => {
+            for (name, per_op) in counts.named() {
+                extra.insert(format!("{name}_per_op"), per_op);
+            }
         }
+        // Absent because the kernel refused them (not because the experiment times itself): say why.
+        None if job.harness.counted_pairs > 0 => {
+            if let Err(why) = overhead_machine::ThreadCounters::open() {
+                notes.push(format!("no kernel counts: {why}"));
+            }
+        }
+        None => {}
     }
     match point_record(spec, &outcome.measurement, notes, extra, outcome.details.clone(), job.harness.noisy_fraction) {
         Ok(point) => ProbeMessage::Result {
