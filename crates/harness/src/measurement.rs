@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use overhead_machine::{CounterKind, Counts};
-use overhead_stats::Summary;
+use overhead_stats::{percentile, Summary};
 
 /// Per-operation samples of one point, in ns, one per repetition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,12 +52,7 @@ impl CountsPerOp {
             let mut values: Vec<f64> =
                 pairs.iter().map(|(c, t)| (t.of(kind) as f64 - c.of(kind) as f64) / n.max(1) as f64).collect();
             values.sort_by(f64::total_cmp);
-            let m = values.len();
-            if m % 2 == 1 {
-                values[m / 2]
-            } else {
-                (values[m / 2 - 1] + values[m / 2]) / 2.0
-            }
+            percentile(&values, 0.5)
         };
         Some(CountsPerOp {
             cs: per_op(CounterKind::ContextSwitches),

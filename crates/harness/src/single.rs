@@ -356,7 +356,7 @@ mod tests {
             return;
         }
         let config = HarnessConfig { counted_pairs: 2, ..crate::testing::quick_config() };
-        let h = crate::Harness::new(&overhead_clock::calibrate(false, overhead_clock::Calibration::DEFAULT), config);
+        let h = crate::testing::quick_harness_with(config);
         let m = h.measure(
             |n| {
                 for _ in 0..n {

@@ -538,7 +538,7 @@ mod tests {
             return;
         }
         let config = crate::HarnessConfig { counted_pairs: 2, ..crate::testing::quick_config() };
-        let h = crate::Harness::new(&overhead_clock::calibrate(false, overhead_clock::Calibration::DEFAULT), config);
+        let h = crate::testing::quick_harness_with(config);
         let cpus: Vec<usize> = allowed_cpus().into_iter().cycle().take(2).collect();
         let report = h.measure_team(
             &cpus,
