@@ -34,6 +34,23 @@ pub struct HealthReport {
     /// Relative 95% CI half-width of the known-cost median, in percent.
     pub ci_half_width_pct: f64,
     pub warnings: Vec<String>,
+    /// Which kernel and hardware counters a point's counts can have here, and why any is absent
+    /// (docs/METHOD.md §18).
+    pub counters: Vec<CounterCheck>,
+    /// The kernel's tick (ns), at which it samples the user/kernel split of CPU time.
+    pub accounting_tick_ns: Option<u64>,
+}
+
+/// One counter of [`overhead_machine::CounterKind`]: its record name and why it is absent, if it is.
+#[derive(Debug, Serialize)]
+pub struct CounterCheck {
+    /// The name in a point's `counts` (`cs` → `cs_per_op`).
+    pub counter: &'static str,
+    /// Whether a point can count it here.
+    pub available: bool,
+    /// Why not, in the kernel's words; absent where it counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why_absent: Option<String>,
 }
 
 /// Runs the checks and prints a table, or JSON with `--json`.
@@ -78,7 +95,16 @@ fn health(force_clock_gettime: bool) -> HealthReport {
             "Noise: a steady operation's CI is ±{ci_half_width_pct:.1}% of its median; expect `noisy` points."
         ));
     }
+    let counters: Vec<CounterCheck> = overhead_machine::ThreadCounters::availability()
+        .into_iter()
+        .map(|(kind, why)| CounterCheck { counter: kind.name(), available: why.is_none(), why_absent: why })
+        .collect();
+    if let Some(why) = counters.iter().find_map(|c| c.why_absent.as_ref().filter(|_| c.counter == "cs")) {
+        warnings.push(format!("Kernel counts per operation are absent ({why}); runs go on without them."));
+    }
     HealthReport {
+        counters,
+        accounting_tick_ns: overhead_machine::accounting_tick_ns(),
         time_source,
         cpu,
         pinned: pin.is_ok(),
@@ -124,6 +150,27 @@ fn print_table(r: &HealthReport) {
     ];
     for (k, v) in rows {
         table.add_row([k.to_string(), v]);
+    }
+    // The counters: those a point counts here on one row, each absent one with why (the same reason once).
+    let available: Vec<&str> = r.counters.iter().filter(|c| c.available).map(|c| c.counter).collect();
+    table.add_row([
+        "counters per operation".to_string(),
+        if available.is_empty() { "none".into() } else { available.join(", ") },
+    ]);
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    for c in &r.counters {
+        if let Some(why) = &c.why_absent {
+            match reasons.iter_mut().find(|(w, _)| w == why) {
+                Some((_, names)) => names.push(c.counter),
+                None => reasons.push((why, vec![c.counter])),
+            }
+        }
+    }
+    for (why, names) in reasons {
+        table.add_row([format!("absent: {}", names.join(", ")), why.to_string()]);
+    }
+    if let Some(tick) = r.accounting_tick_ns {
+        table.add_row(["kernel tick (samples user/kernel time)".to_string(), format_ns(tick as f64)]);
     }
     println!("{table}");
     for w in &r.warnings {
@@ -177,6 +224,8 @@ mod tests {
             noise_pct: 1.0,
             ci_half_width_pct: 0.5,
             warnings: vec![],
+            counters: vec![CounterCheck { counter: "cycles", available: false, why_absent: Some("no PMU".into()) }],
+            accounting_tick_ns: Some(4_000_000),
         };
         let json = serde_json::to_string_pretty(&report).unwrap();
         let expected = [
@@ -189,6 +238,8 @@ mod tests {
             "noise_pct",
             "ci_half_width_pct",
             "warnings",
+            "counters",
+            "accounting_tick_ns",
         ];
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         let mut keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();

@@ -6,6 +6,7 @@
 pub mod choose;
 pub mod compare;
 mod merge;
+pub mod op_counts;
 pub mod run_level;
 pub mod runtime_comparisons;
 pub mod sides;

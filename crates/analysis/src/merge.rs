@@ -86,6 +86,7 @@ pub fn merge_processes(processes: &[Process], rules: &Flagging) -> PointRecord {
     point.modes = overhead_stats::process_modes(&medians).unwrap_or_default();
     point.processes = processes.iter().map(process_record).collect();
     point.extra = median_extras(processes);
+    point.counts = overhead_record::estimate_counts(processes.iter().map(|p| &p.record.extra));
     point.notes = distinct_notes(processes);
     if !point.modes.is_empty() {
         point.notes.push(modes_note(&point.modes));

@@ -25,61 +25,45 @@ pub struct Measurement {
     pub counts_per_op: Option<CountsPerOp>,
 }
 
-/// What one operation cost the kernel, in events per operation (control subtracted, summed over a team's
-/// threads): the median over the kept pairs of (test batch's count − its control's count) / N, from the
-/// measuring threads' software counters ([`overhead_machine::ThreadCounters`]) read at batch edges. A
-/// fraction is an average: 0.5 context switches per operation is one every other operation.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
-pub struct CountsPerOp {
-    /// Context switches, voluntary or not.
-    pub cs: f64,
-    /// CPU migrations.
-    pub migrations: f64,
-    /// Minor page faults.
-    pub minor_faults: f64,
-    /// Major page faults.
-    pub major_faults: f64,
-}
+/// What one operation cost the kernel and the hardware, in events per operation (control subtracted, a
+/// team's threads summed, the process's switches once): for each [`CounterKind`] counted, the median over the
+/// counted pairs of (test batch's count − its control's count) / N, from [`overhead_machine::ThreadCounters`]
+/// read at batch edges. A fraction is an average: 0.5 context switches per operation is one every other
+/// operation. `cpu_ns` is ns of CPU time per operation; the PMU's kinds appear only where the machine has one.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct CountsPerOp(pub Vec<(CounterKind, f64)>);
 
 impl CountsPerOp {
-    /// Per operation from kept (control, test) count pairs of batches of `n` operations: the median over the
-    /// pairs of each counter's (test − control) / n. `None` without pairs.
+    /// Per operation from kept (control, test) count pairs of batches of `n` operations: for each kind that
+    /// every pair counted, the median over the pairs of (test − control) / n. `None` without pairs.
     pub fn from_pairs(n: u64, pairs: &[(Counts, Counts)]) -> Option<CountsPerOp> {
         if pairs.is_empty() {
             return None;
         }
-        let per_op = |kind: CounterKind| {
-            let mut values: Vec<f64> =
-                pairs.iter().map(|(c, t)| (t.of(kind) as f64 - c.of(kind) as f64) / n.max(1) as f64).collect();
+        let per_op = |kind: CounterKind| -> Option<f64> {
+            let mut values = pairs
+                .iter()
+                .map(|(c, t)| Some((t.of(kind)? as f64 - c.of(kind)? as f64) / n.max(1) as f64))
+                .collect::<Option<Vec<f64>>>()?;
             values.sort_by(f64::total_cmp);
-            percentile(&values, 0.5)
+            Some(percentile(&values, 0.5))
         };
-        Some(CountsPerOp {
-            cs: per_op(CounterKind::ContextSwitches),
-            migrations: per_op(CounterKind::CpuMigrations),
-            minor_faults: per_op(CounterKind::MinorFaults),
-            major_faults: per_op(CounterKind::MajorFaults),
-        })
+        Some(CountsPerOp(CounterKind::ALL.iter().filter_map(|&kind| Some((kind, per_op(kind)?))).collect()))
     }
 
     /// Each count divided by `k` (a body whose iteration is `k` operations).
     pub fn per(self, k: f64) -> CountsPerOp {
-        CountsPerOp {
-            cs: self.cs / k,
-            migrations: self.migrations / k,
-            minor_faults: self.minor_faults / k,
-            major_faults: self.major_faults / k,
-        }
+        CountsPerOp(self.0.into_iter().map(|(kind, v)| (kind, v / k)).collect())
+    }
+
+    /// The count of `kind` per operation, where it was counted.
+    pub fn of(&self, kind: CounterKind) -> Option<f64> {
+        self.0.iter().find(|(k, _)| *k == kind).map(|&(_, v)| v)
     }
 
     /// The counts as `(name, value)` pairs, names as [`CounterKind::name`] gives them.
-    pub fn named(&self) -> [(&'static str, f64); 4] {
-        [
-            (CounterKind::ContextSwitches.name(), self.cs),
-            (CounterKind::CpuMigrations.name(), self.migrations),
-            (CounterKind::MinorFaults.name(), self.minor_faults),
-            (CounterKind::MajorFaults.name(), self.major_faults),
-        ]
+    pub fn named(&self) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+        self.0.iter().map(|&(kind, v)| (kind.name(), v))
     }
 }
 
@@ -92,7 +76,7 @@ impl Measurement {
         scale(&mut self.control_ns);
         self.per_thread_ns.iter_mut().for_each(scale);
         self.resolution_ns /= k;
-        self.counts_per_op = self.counts_per_op.map(|c| c.per(k));
+        self.counts_per_op = self.counts_per_op.take().map(|c| c.per(k));
         self
     }
 

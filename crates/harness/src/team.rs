@@ -282,15 +282,18 @@ struct TeamLog {
     n: Option<u64>,
 }
 
-/// The team's kernel events per counted pair, (control's, test's), summed over its threads; a pair some
-/// thread could not count is left out.
+/// The team's kernel events per counted pair, (control's, test's), summed over its threads from the leader's
+/// (the process's switches are the leader's reading: [`Counts::plus`]); a pair some thread could not count is
+/// left out.
 fn team_counts(logs: &[TeamLog], pairs: usize) -> Vec<(Counts, Counts)> {
     (0..pairs)
         .filter_map(|r| {
-            let mut sum = (Counts::default(), Counts::default());
-            for log in logs {
-                let (control, test) = (*log.counts.get(2 * r)?, *log.counts.get(2 * r + 1)?);
-                sum = (sum.0.plus(control?), sum.1.plus(test?));
+            let mut threads =
+                logs.iter().map(|log| Some((log.counts.get(2 * r).copied()??, log.counts.get(2 * r + 1).copied()??)));
+            let mut sum = threads.next()??;
+            for thread in threads {
+                let (control, test) = thread?;
+                sum = (sum.0.plus(control), sum.1.plus(test));
             }
             Some(sum)
         })
@@ -392,6 +395,7 @@ mod tests {
 
     use crate::testing::{quick_harness, scripted_config, scripted_harness, ScriptedClock};
     use overhead_machine::allowed_cpus;
+    use overhead_machine::CounterKind;
 
     #[test]
     fn team_keeps_every_thread_and_every_repetition() {
@@ -551,6 +555,9 @@ mod tests {
         );
         assert_eq!(report.measurement.samples_ns.len(), h.config.repetitions);
         let counts = report.measurement.counts_per_op.expect("counted");
-        assert!((1.8..=2.4).contains(&counts.cs), "{counts:?}");
+        assert!((1.8..=2.4).contains(&counts.of(CounterKind::ContextSwitches).expect("counted")), "{counts:?}");
+        // The process's switches are the whole process's once, not once per thread: about the same two.
+        let process = counts.of(CounterKind::ProcessVoluntarySwitches).expect("counted");
+        assert!((1.8..=3.0).contains(&process), "{counts:?}");
     }
 }

@@ -52,11 +52,9 @@ pub fn parse_cpu_times(text: &str, hz: f64) -> Option<CpuTimes> {
 /// CPU time (user + system, s) used so far by this process (`RUSAGE_SELF`) or by its terminated and waited-for
 /// children (`RUSAGE_CHILDREN`, which includes their own waited-for children).
 pub fn rusage_cpu_s(children: bool) -> f64 {
-    // SAFETY: getrusage writes one `rusage` into the zeroed value it is given and reads nothing else.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(if children { libc::RUSAGE_CHILDREN } else { libc::RUSAGE_SELF }, &mut usage);
-        usage
+    let Ok(usage) = crate::process_times::rusage(if children { libc::RUSAGE_CHILDREN } else { libc::RUSAGE_SELF })
+    else {
+        return 0.0;
     };
     let s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     s(usage.ru_utime) + s(usage.ru_stime)

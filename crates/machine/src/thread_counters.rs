@@ -1,13 +1,15 @@
-//! The kernel's software counters of one thread — context switches, CPU migrations, minor and major page
-//! faults — through `perf_event_open` (the `perf-event2` crate), read at batch edges so a measurement can say
-//! what each operation costs the kernel besides its time (docs/METHOD.md §18). Software counters need no PMU:
-//! they work in the KVM guests where `perf stat -e cycles` says "not supported". A kernel that refuses
-//! (`perf_event_paranoid` above 2 for a non-root user, a seccomp filter) gives an error whose text says why,
-//! and the measurement goes on without counts.
+//! The kernel's counters around a batch — the calling thread's context switches, CPU migrations and page
+//! faults through `perf_event_open` (the `perf-event2` crate), its CPU time, the whole process's voluntary and
+//! involuntary context switches through `getrusage`, and the hardware's cycles, instructions and last-level
+//! cache misses where the machine has a PMU — read at batch edges so a measurement can say what each
+//! operation costs the kernel and the hardware besides its time (docs/METHOD.md §18). Software counters need
+//! no PMU: they work in the KVM guests where `perf stat -e cycles` says "not supported". A kernel that
+//! refuses (`perf_event_paranoid` above 2 for a non-root user, a seccomp filter) gives an error whose text
+//! says why, and the measurement goes on without counts.
 
 use std::io;
 
-use perf_event::events::Software;
+use perf_event::events::{Hardware, Software};
 use perf_event::{Builder, Counter, Group};
 
 /// The environment variable that turns counting off when set to `off` (`--side off={COUNTERS_ENV}=off` runs
@@ -15,121 +17,266 @@ use perf_event::{Builder, Counter, Group};
 pub const COUNTERS_ENV: &str = "OVERHEAD_COUNTERS";
 
 /// What one counter counts, in the order of [`Counts`]' values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CounterKind {
-    /// Times the thread left the CPU, voluntarily (it blocked) or not (it was preempted).
+    /// Times the measuring thread left the CPU, voluntarily (it blocked) or not (it was preempted).
     ContextSwitches,
-    /// Times the thread moved to another CPU.
+    /// Times the measuring thread moved to another CPU.
     CpuMigrations,
-    /// Page faults served without I/O (a fresh page, a copy on write).
+    /// Page faults served without I/O (a fresh page, a copy on write), on the measuring thread.
     MinorFaults,
-    /// Page faults that read from disk.
+    /// Page faults that read from disk, on the measuring thread.
     MajorFaults,
+    /// The measuring thread's time on a CPU, user and kernel (ns): its `CLOCK_THREAD_CPUTIME_ID`. (Not
+    /// perf's `task-clock`: read by the running thread itself it lags, 0 ns after a 20 ms busy loop here, as it
+    /// is brought up to date at context switches.)
+    CpuTimeNs,
+    /// Voluntary context switches (a thread blocked) of every thread of the process: the measuring thread,
+    /// its partners and helpers, an executor's workers (`getrusage(RUSAGE_SELF)`'s `ru_nvcsw`).
+    ProcessVoluntarySwitches,
+    /// Involuntary context switches (a thread was preempted) of every thread of the process (`ru_nivcsw`).
+    ProcessInvoluntarySwitches,
+    /// CPU cycles of the measuring thread, user and kernel (PMU only).
+    Cycles,
+    /// Instructions retired by the measuring thread (PMU only).
+    Instructions,
+    /// Last-level cache misses of the measuring thread (PMU only: the kernel's generic `cache-misses`).
+    LlcMisses,
 }
+
+/// How many kinds there are.
+const KINDS: usize = 10;
 
 impl CounterKind {
     /// Every kind, in [`Counts`]' order.
-    pub const ALL: [CounterKind; 4] =
+    pub const ALL: [CounterKind; KINDS] = [
+        CounterKind::ContextSwitches,
+        CounterKind::CpuMigrations,
+        CounterKind::MinorFaults,
+        CounterKind::MajorFaults,
+        CounterKind::CpuTimeNs,
+        CounterKind::ProcessVoluntarySwitches,
+        CounterKind::ProcessInvoluntarySwitches,
+        CounterKind::Cycles,
+        CounterKind::Instructions,
+        CounterKind::LlcMisses,
+    ];
+
+    /// The kernel's software counters of the measuring thread.
+    const SOFTWARE: [CounterKind; 4] =
         [CounterKind::ContextSwitches, CounterKind::CpuMigrations, CounterKind::MinorFaults, CounterKind::MajorFaults];
 
-    /// The short name a record's `extra` key and a report column use: `cs`, `migrations`, `minor_faults`,
-    /// `major_faults`.
+    /// The PMU's counters of the measuring thread.
+    const HARDWARE: [CounterKind; 3] = [CounterKind::Cycles, CounterKind::Instructions, CounterKind::LlcMisses];
+
+    /// The short name a record's `extra` key (`{name}_per_op`) and a report column use: `cs`, `migrations`,
+    /// `minor_faults`, `major_faults`, `cpu_ns`, `process_voluntary_cs`, `process_involuntary_cs`, `cycles`,
+    /// `instructions`, `llc_misses`.
     pub fn name(self) -> &'static str {
         match self {
             CounterKind::ContextSwitches => "cs",
             CounterKind::CpuMigrations => "migrations",
             CounterKind::MinorFaults => "minor_faults",
             CounterKind::MajorFaults => "major_faults",
+            CounterKind::CpuTimeNs => "cpu_ns",
+            CounterKind::ProcessVoluntarySwitches => "process_voluntary_cs",
+            CounterKind::ProcessInvoluntarySwitches => "process_involuntary_cs",
+            CounterKind::Cycles => "cycles",
+            CounterKind::Instructions => "instructions",
+            CounterKind::LlcMisses => "llc_misses",
         }
     }
 
-    fn event(self) -> Software {
-        match self {
+    /// True for the counts of the whole process (every thread), which a team adds once, not once a thread.
+    pub fn is_per_process(self) -> bool {
+        matches!(self, CounterKind::ProcessVoluntarySwitches | CounterKind::ProcessInvoluntarySwitches)
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    fn software_event(self) -> Option<Software> {
+        Some(match self {
             CounterKind::ContextSwitches => Software::CONTEXT_SWITCHES,
             CounterKind::CpuMigrations => Software::CPU_MIGRATIONS,
             CounterKind::MinorFaults => Software::PAGE_FAULTS_MIN,
             CounterKind::MajorFaults => Software::PAGE_FAULTS_MAJ,
-        }
+            _ => return None,
+        })
+    }
+
+    fn hardware_event(self) -> Option<Hardware> {
+        Some(match self {
+            CounterKind::Cycles => Hardware::CPU_CYCLES,
+            CounterKind::Instructions => Hardware::INSTRUCTIONS,
+            CounterKind::LlcMisses => Hardware::CACHE_MISSES,
+            _ => return None,
+        })
     }
 }
 
-/// One reading of every [`CounterKind`], in its order: events since the counters were opened.
+/// One reading of every [`CounterKind`], in its order: events since the counters were opened; `None` for a
+/// counter this machine does not have (no PMU) or that could not be read whole (a multiplexed PMU group).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Counts(pub [u64; 4]);
+pub struct Counts(pub [Option<u64>; KINDS]);
 
 impl Counts {
     /// The events between `earlier` and `self` (a later reading of the same counters).
     pub fn since(self, earlier: Counts) -> Counts {
-        Counts(std::array::from_fn(|i| self.0[i].wrapping_sub(earlier.0[i])))
+        Counts(std::array::from_fn(|i| Some(self.0[i]?.wrapping_sub(earlier.0[i]?))))
     }
 
-    /// Both counts added (a team's threads summed).
+    /// Both counts added (a team's threads summed); a per-process count ([`CounterKind::is_per_process`]) is
+    /// the whole process's already and keeps `self`'s (the team leader's).
     pub fn plus(self, other: Counts) -> Counts {
-        Counts(std::array::from_fn(|i| self.0[i].wrapping_add(other.0[i])))
+        Counts(std::array::from_fn(|i| match CounterKind::ALL[i].is_per_process() {
+            true => self.0[i].or(other.0[i]),
+            false => Some(self.0[i]?.wrapping_add(other.0[i]?)),
+        }))
     }
 
-    /// The count of `kind`.
-    pub fn of(self, kind: CounterKind) -> u64 {
-        self.0[CounterKind::ALL.iter().position(|&k| k == kind).expect("every kind is in ALL")]
+    /// The count of `kind`, `None` where it was not counted.
+    pub fn of(self, kind: CounterKind) -> Option<u64> {
+        self.0[kind.index()]
     }
 }
 
-/// The calling thread's software counters, in one group so one `read` returns them all (one system call,
-/// about a microsecond: read only at batch edges, never inside a timed loop). Counts this thread only: the
-/// counters are opened with `pid = 0` and without inheritance, so each thread of a team opens its own.
+/// The calling thread's counters: its software counters in one group (one `read` returns them all: one
+/// system call, about a microsecond), its PMU counters in another where the machine has them, and the
+/// process's context switches from `getrusage` — read only at batch edges, never inside a timed loop. The
+/// thread's counters count this thread only (`pid = 0`, no inheritance), so each thread of a team opens its
+/// own; the process's switches count every thread.
 pub struct ThreadCounters {
-    group: Group,
-    counters: Vec<Counter>,
+    software: (Group, Vec<Counter>),
+    hardware: Option<(Group, Vec<Counter>)>,
 }
 
 impl ThreadCounters {
-    /// Opens and starts the counters of the calling thread.
+    /// Opens and starts the counters of the calling thread. The PMU's are opened where the machine has them
+    /// and left out otherwise ([`ThreadCounters::hardware_absent`] says why).
     ///
     /// Errors: counting is turned off ([`COUNTERS_ENV`] = `off`, for an A/A pair of counting against not
-    /// counting); the kernel refused `perf_event_open` (the text names the counter and, for a permission
-    /// error, `/proc/sys/kernel/perf_event_paranoid`'s value), or this is no Linux.
+    /// counting); the kernel refused `perf_event_open` for the software counters (the text names the counter
+    /// and, for a permission error, `/proc/sys/kernel/perf_event_paranoid`'s value), or this is no Linux.
     pub fn open() -> Result<ThreadCounters, String> {
         if std::env::var(COUNTERS_ENV).is_ok_and(|v| v == "off") {
             return Err(format!("counting turned off by {COUNTERS_ENV}=off"));
         }
-        let explain = |what: &str, e: io::Error| {
-            let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
-                .map(|v| format!("; kernel.perf_event_paranoid is {}", v.trim()))
-                .unwrap_or_default();
-            format!("the kernel refused perf_event_open for {what}: {e}{paranoid}")
-        };
-        // Context switches and faults are counted in the kernel: without `include_kernel` (perf-event2's
-        // default excludes it) a context switch would never count. A kernel that allows only user-space
-        // counting (perf_event_paranoid 2 for a non-root user) refuses here, and the counts are absent.
-        let mut group = Group::builder()
-            .observe_self()
-            .any_cpu()
-            .inherit(false)
-            .include_kernel()
-            .build_group()
-            .map_err(|e| explain("a counter group", e))?;
-        let mut counters = Vec::with_capacity(CounterKind::ALL.len());
-        for kind in CounterKind::ALL {
-            let counter = group
-                .add(Builder::new(kind.event()).observe_self().any_cpu().inherit(false).include_kernel())
-                .map_err(|e| explain(kind.name(), e))?;
-            counters.push(counter);
-        }
-        group.enable().map_err(|e| explain("enabling the counters", e))?;
-        Ok(ThreadCounters { group, counters })
+        let software = open_group(&CounterKind::SOFTWARE)?;
+        let hardware = open_group(&CounterKind::HARDWARE).ok();
+        Ok(ThreadCounters { software, hardware })
     }
 
-    /// Every counter now (one system call).
+    /// Why this thread cannot count the PMU's events (cycles, instructions, LLC misses): the kernel's answer,
+    /// read as "no PMU" where the kernel knows no such event here (a KVM guest without a virtual PMU: `perf
+    /// stat -e cycles` says "not supported"); `None` where it can.
+    pub fn hardware_absent() -> Option<String> {
+        let why = open_group(&CounterKind::HARDWARE).err()?;
+        let no_pmu = ["No such file or directory", "Operation not supported", "No such device"];
+        Some(match no_pmu.iter().any(|text| why.contains(text)) {
+            true => {
+                format!("this machine exposes no PMU to its kernel (a virtual machine without a virtual PMU?): {why}")
+            }
+            false => why,
+        })
+    }
+
+    /// Every counter kind with why it is absent here (`None`: it counts), for `overhead check`: the software
+    /// counters and the process's switches need `perf_event_open` to be allowed, the PMU's a PMU too.
+    pub fn availability() -> Vec<(CounterKind, Option<String>)> {
+        let software = ThreadCounters::open().err();
+        let hardware = software.clone().or_else(ThreadCounters::hardware_absent);
+        CounterKind::ALL
+            .iter()
+            .map(|&kind| {
+                (kind, if CounterKind::HARDWARE.contains(&kind) { hardware.clone() } else { software.clone() })
+            })
+            .collect()
+    }
+
+    /// Every counter now: two or three system calls.
     ///
-    /// Errors: the read failed (it does not once the counters are open).
+    /// Errors: a read failed (it does not once the counters are open).
     pub fn read(&mut self) -> io::Result<Counts> {
-        let data = self.group.read()?;
         let mut counts = Counts::default();
-        for (i, counter) in self.counters.iter().enumerate() {
-            counts.0[i] = data.get(counter).map_or(0, |entry| entry.value());
+        read_group(&mut self.software, &CounterKind::SOFTWARE, &mut counts)?;
+        if let Some(hardware) = self.hardware.as_mut() {
+            read_group(hardware, &CounterKind::HARDWARE, &mut counts)?;
         }
+        counts.0[CounterKind::CpuTimeNs.index()] = Some(thread_cpu_ns()?);
+        let (voluntary, involuntary) = process_switches()?;
+        counts.0[CounterKind::ProcessVoluntarySwitches.index()] = Some(voluntary);
+        counts.0[CounterKind::ProcessInvoluntarySwitches.index()] = Some(involuntary);
         Ok(counts)
     }
+}
+
+/// Opens `kinds` (all software or all hardware) as one group of the calling thread, kernel side included, and
+/// starts it.
+fn open_group(kinds: &[CounterKind]) -> Result<(Group, Vec<Counter>), String> {
+    let explain = |what: &str, e: io::Error| {
+        let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+            .map(|v| format!("; kernel.perf_event_paranoid is {}", v.trim()))
+            .unwrap_or_default();
+        format!("the kernel refused perf_event_open for {what}: {e}{paranoid}")
+    };
+    // Context switches and faults are counted in the kernel: without `include_kernel` (perf-event2's default
+    // excludes it) a context switch would never count. A kernel that allows only user-space counting
+    // (perf_event_paranoid 2 for a non-root user) refuses here, and the counts are absent.
+    let mut group = Group::builder()
+        .observe_self()
+        .any_cpu()
+        .inherit(false)
+        .include_kernel()
+        .build_group()
+        .map_err(|e| explain("a counter group", e))?;
+    let mut counters = Vec::with_capacity(kinds.len());
+    for &kind in kinds {
+        let mut builder = match (kind.software_event(), kind.hardware_event()) {
+            (Some(event), _) => Builder::new(event),
+            (None, Some(event)) => Builder::new(event),
+            (None, None) => unreachable!("{kind:?} is counted by getrusage"),
+        };
+        let counter = group
+            .add(builder.observe_self().any_cpu().inherit(false).include_kernel())
+            .map_err(|e| explain(kind.name(), e))?;
+        counters.push(counter);
+    }
+    group.enable().map_err(|e| explain("enabling the counters", e))?;
+    Ok((group, counters))
+}
+
+/// Reads one group into `counts`. A group the kernel could not keep on the PMU all the time (multiplexed
+/// with other users' events) reads `None`: a scaled estimate would pass for a count.
+fn read_group(
+    (group, counters): &mut (Group, Vec<Counter>),
+    kinds: &[CounterKind],
+    counts: &mut Counts,
+) -> io::Result<()> {
+    let data = group.read()?;
+    let whole = data.time_enabled() == data.time_running();
+    for (counter, &kind) in counters.iter().zip(kinds) {
+        counts.0[kind.index()] = if whole { data.get(counter).map(|entry| entry.value()) } else { None };
+    }
+    Ok(())
+}
+
+/// The calling thread's CPU time so far (ns): `CLOCK_THREAD_CPUTIME_ID`, brought up to date by the read.
+fn thread_cpu_ns() -> io::Result<u64> {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec into the one we own.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
+}
+
+/// The process's voluntary and involuntary context switches so far, every thread's (`getrusage(RUSAGE_SELF)`).
+fn process_switches() -> io::Result<(u64, u64)> {
+    let usage = crate::process_times::rusage(libc::RUSAGE_SELF)?;
+    Ok((usage.ru_nvcsw as u64, usage.ru_nivcsw as u64))
 }
 
 #[cfg(test)]
@@ -170,11 +317,11 @@ mod tests {
         let after = counters.read().unwrap();
         // SAFETY: the mapping made above, of that length, no longer used.
         unsafe { libc::munmap(region, PAGES * page) };
-        let faults = after.since(before).of(CounterKind::MinorFaults);
+        let faults = after.since(before).of(CounterKind::MinorFaults).expect("counted");
         // Transparent huge pages may serve several pages with one fault; the reads themselves may add one or
         // two (a first touch of their buffer): about one a page, never far more.
         assert!((1..=PAGES as u64 + 4).contains(&faults), "{faults} minor faults for {PAGES} fresh pages");
-        assert_eq!(after.since(before).of(CounterKind::MajorFaults), 0);
+        assert_eq!(after.since(before).of(CounterKind::MajorFaults), Some(0));
     }
 
     /// A thread that sleeps 50 times leaves its CPU at least 50 times, and the counters say so (where the
@@ -186,7 +333,79 @@ mod tests {
         for _ in 0..50 {
             std::thread::sleep(std::time::Duration::from_micros(200));
         }
-        let switches = counters.read().unwrap().since(before).of(CounterKind::ContextSwitches);
+        let counted = counters.read().unwrap().since(before);
+        let switches = counted.of(CounterKind::ContextSwitches).expect("counted");
         assert!((50..=60).contains(&switches), "{switches} context switches for 50 sleeps");
+        // Sleeping is voluntary, and the process saw at least this thread's switches; the thread slept most of
+        // the ~10 ms, so its CPU time is far below it.
+        let voluntary = counted.of(CounterKind::ProcessVoluntarySwitches).expect("counted");
+        assert!(voluntary >= 50, "{voluntary} voluntary switches in the process for 50 sleeps");
+        let cpu_ns = counted.of(CounterKind::CpuTimeNs).expect("counted");
+        assert!(cpu_ns > 0 && cpu_ns < 10_000_000, "{cpu_ns} ns on the CPU while sleeping 10 ms");
+    }
+
+    /// The process's switches count another thread's too: a partner that sleeps 30 times while this thread
+    /// waits in `join` (one switch of this thread) adds at least 30, which this thread's own counter does not
+    /// see.
+    #[test]
+    fn the_process_counts_a_partner_threads_switches() {
+        let Ok(mut counters) = ThreadCounters::open() else { return };
+        let before = counters.read().unwrap();
+        std::thread::spawn(|| {
+            for _ in 0..30 {
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+        })
+        .join()
+        .unwrap();
+        let counted = counters.read().unwrap().since(before);
+        let own = counted.of(CounterKind::ContextSwitches).expect("counted");
+        let process = counted.of(CounterKind::ProcessVoluntarySwitches).expect("counted");
+        assert!(own < 10, "{own} switches of the joining thread");
+        assert!(process >= 30 + own, "{process} voluntary switches in the process, {own} of them this thread's");
+    }
+
+    /// A busy loop's counted CPU time is up to date when read (perf's task clock read 0 ns here after a 20 ms
+    /// loop without a context switch), and no more than the wall time it ran in.
+    #[test]
+    fn a_busy_loop_counts_its_cpu_time() {
+        let Ok(mut counters) = ThreadCounters::open() else { return };
+        let before = counters.read().unwrap();
+        let start = std::time::Instant::now();
+        let mut spins = 0u64;
+        while start.elapsed() < std::time::Duration::from_millis(20) {
+            spins += 1;
+            std::hint::black_box(spins);
+        }
+        let wall_ns = start.elapsed().as_nanos() as u64;
+        let cpu_ns = counters.read().unwrap().since(before).of(CounterKind::CpuTimeNs).expect("counted");
+        // Another process may take the CPU for part of the loop, never all of it: the loop spun.
+        assert!(cpu_ns > 0 && cpu_ns <= wall_ns + 1_000_000, "{cpu_ns} ns on a CPU in {wall_ns} ns of wall time");
+    }
+
+    /// A team adds its threads' own counts and keeps the process's once; a counter one side lacks stays absent.
+    #[test]
+    fn a_team_adds_thread_counts_and_keeps_the_process_count_once() {
+        let mut a = Counts::default();
+        let mut b = Counts::default();
+        for kind in CounterKind::ALL {
+            a.0[kind as usize] = Some(3);
+            b.0[kind as usize] = Some(4);
+        }
+        b.0[CounterKind::Cycles as usize] = None;
+        let sum = a.plus(b);
+        assert_eq!(sum.of(CounterKind::ContextSwitches), Some(7));
+        assert_eq!(sum.of(CounterKind::ProcessVoluntarySwitches), Some(3));
+        assert_eq!(sum.of(CounterKind::Cycles), None);
+        assert_eq!(sum.since(a).of(CounterKind::ContextSwitches), Some(4));
+        assert_eq!(sum.since(a).of(CounterKind::Cycles), None);
+    }
+
+    /// Each kind's index is its place in `ALL` (the arrays of `Counts` rely on it).
+    #[test]
+    fn every_kind_sits_at_its_index() {
+        for (i, kind) in CounterKind::ALL.iter().enumerate() {
+            assert_eq!(kind.index(), i, "{kind:?}");
+        }
     }
 }

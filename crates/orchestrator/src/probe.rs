@@ -3,8 +3,10 @@
 use overhead_experiments::point::unimplemented_runtime;
 use overhead_experiments::{find, Point};
 use overhead_harness::{speed, Harness, Measurement};
-use overhead_machine::{pin_current_thread, refused_pinnings};
-use overhead_record::{Details, PointRecord, PointSpec, ThreadResult};
+use overhead_machine::{pin_current_thread, refused_pinnings, ProcessTimes};
+use overhead_record::{
+    per_op_key, Details, PointRecord, PointSpec, ThreadResult, CPU_SYSTEM_KEY, CPU_USER_KEY, TICK_KEY,
+};
 use overhead_stats::Summary;
 
 use overhead_protocol::{ProbeJob, ProbeMessage, VERSION};
@@ -55,18 +57,29 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
     // for or measured again: a slow minute lands on different points in different rounds and shows up as
     // between-process variance (docs/METHOD.md).
     let speed_before = speed::reference_loop_ns(&harness);
+    let times_before = ProcessTimes::now().ok();
     let outcome = match experiment.run(&point, &harness) {
         Ok(outcome) => outcome,
         Err(e) => return error(format!("{e:#}")),
     };
+    let times = times_before.and_then(|before| Some(ProcessTimes::now().ok()?.since(before)));
     let speed_after = speed::reference_loop_ns(&harness);
     notes.extend(outcome.notes.iter().cloned());
     let mut extra = with_speed(&outcome.extra, speed_before, speed_after);
     // The kernel's events per operation, where the measurement counted them (docs/METHOD.md §18).
-    match outcome.measurement.counts_per_op {
+    match &outcome.measurement.counts_per_op {
         Some(counts) => {
-            for (name, per_op) in counts.named() {
-                extra.insert(format!("{name}_per_op"), per_op);
+            for &(kind, per_op) in &counts.0 {
+                extra.insert(per_op_key(kind), per_op);
+            }
+            // The process's CPU time while it measured (every batch and thread of it), user and kernel: the
+            // point's kernel share is pooled over its processes (`overhead_record::estimate_counts`).
+            if let Some(times) = times {
+                extra.insert(CPU_USER_KEY.into(), times.user_ns as f64);
+                extra.insert(CPU_SYSTEM_KEY.into(), times.system_ns as f64);
+                if let Some(tick) = overhead_machine::accounting_tick_ns() {
+                    extra.insert(TICK_KEY.into(), tick as f64);
+                }
             }
         }
         // Absent because the kernel refused them (not because the experiment times itself): say why.
@@ -138,6 +151,8 @@ pub fn point_record(
         below_resolution_why: None,
         slow: false,
         wall_ms: 0.0,
+        // The one process's counts, as its own estimate; the orchestrator's merge estimates them over processes.
+        counts: overhead_record::estimate_counts([&extra]),
         extra,
         details,
     })

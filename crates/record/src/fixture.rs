@@ -42,6 +42,7 @@ pub fn point(experiment: &str, runtime: &str, params: &[(&str, &str)], median: f
         resolution_ns: 1e-5,
         notes: vec!["a note".into()],
         extra: [("resolution_ns".to_string(), 10.0)].into(),
+        counts: Vec::new(),
         details: Default::default(),
     }
 }

@@ -18,6 +18,7 @@ pub mod gbench;
 mod io;
 pub mod legacy;
 mod machine_state;
+mod op_counts;
 mod outcome;
 pub mod params;
 mod point;
@@ -39,6 +40,9 @@ pub use io::{load, temp_file_in, write_atomic, RecordError};
 pub use machine_state::{
     probe_cpu_keys, probe_cpu_other_share, CpuShare, MachineState, ACCOUNTING_TICK_S, MAX_SHARE_ERROR, OTHER_THRESHOLD,
     SHARED_POINT_THRESHOLD, STEAL_THRESHOLD,
+};
+pub use op_counts::{
+    estimate_counts, per_op_key, CountEstimate, CPU_SYSTEM_KEY, CPU_USER_KEY, KERNEL_SHARE_KEY, TICK_KEY,
 };
 pub use outcome::Outcome;
 pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult, FREE_PLACEMENT};

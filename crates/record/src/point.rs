@@ -184,6 +184,11 @@ pub struct PointRecord {
     /// Extra numbers an experiment reports beside the main one, with the unit in the key
     /// (e.g. `resolution_ns`).
     pub extra: BTreeMap<String, f64>,
+    /// What each operation cost the kernel and the hardware (context switches, faults, CPU time, the kernel's
+    /// share…), each over the point's processes with its interval (docs/METHOD.md §18); empty where nothing
+    /// was counted, and in older records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counts: Vec<super::CountEstimate>,
     /// Matrices, a latency distribution or labelled tables, for experiments whose result is more than
     /// one time (absent from the JSON when empty).
     #[serde(default, skip_serializing_if = "Details::is_empty")]

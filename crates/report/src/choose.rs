@@ -7,6 +7,7 @@
 use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, new_table, Format};
+use overhead_analysis::op_counts::PointCounts;
 use overhead_record::{Candidate, ChoiceTable, RatioCi, RunRecord, SkipKind, Verdict};
 
 /// The section's caption: what the columns and the verdicts mean.
@@ -17,7 +18,8 @@ includes 1, so this run cannot tell the two apart; the interval is conservative,
 narrower paired one from the two points' processes of the same rounds (Student's t over the pairs); a tie is \
 a difference not shown, not an equality. ×k slower: the whole interval lies above 1. When the best's CI reaches zero the \
 interval has no upper end (≥ ×k) and its low end alone decides; undecided: no interval at all (the best's CI lies \
-at or below zero). Flags as in the results table: a flagged best or tie is only as sure as its flags allow.";
+at or below zero). Flags as in the results table: a flagged best or tie is only as sure as its flags allow. cs/op and kernel: context switches per \
+operation of every thread of the probe process and the kernel's share of its CPU time (the section on the kernel's counts).";
 
 /// A ratio as the tables print it: three significant digits up to 100 (`1.05`, `12.3`), whole above.
 pub fn ratio_text(x: f64) -> String {
@@ -67,11 +69,22 @@ pub fn heading(t: &ChoiceTable) -> String {
 
 /// One table: rank, implementation, median, CI, ratio to the best, verdict, flags; then the candidates of
 /// the setting that have no result.
-fn table(t: &ChoiceTable, format: Format) -> String {
+fn table(t: &ChoiceTable, record: &RunRecord, format: Format) -> String {
     let mut table = new_table(format);
-    table.set_header(["rank", "implementation", "median", "95% CI", "÷ best (95%)", "verdict", "flags"]);
+    table.set_header([
+        "rank",
+        "implementation",
+        "median",
+        "95% CI",
+        "÷ best (95%)",
+        "verdict",
+        "cs/op",
+        "kernel",
+        "flags",
+    ]);
     let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
     for (i, c) in t.candidates.iter().enumerate() {
+        let counts = record.points.iter().find(|p| p.name == c.point).and_then(PointCounts::of);
         table.add_row([
             right((i + 1).to_string()),
             Cell::new(c.label()),
@@ -79,6 +92,8 @@ fn table(t: &ChoiceTable, format: Format) -> String {
             right(format!("{} – {}", format_ns(c.ci_low_ns), format_ns(c.ci_high_ns))),
             right(ratio_column(c)),
             Cell::new(verdict_text(c)),
+            right(super::counts::switches_cell(counts)),
+            right(super::counts::kernel_cell(counts)),
             Cell::new(c.flags.iter().map(|f| f.name()).collect::<Vec<_>>().join(",")),
         ]);
     }
@@ -107,7 +122,7 @@ pub fn choose_section(record: &RunRecord, format: Format) -> String {
     if record.choices.is_empty() {
         return String::new();
     }
-    let tables: String = record.choices.iter().map(|t| table(t, format)).collect();
+    let tables: String = record.choices.iter().map(|t| table(t, record, format)).collect();
     format!("{tables}{CAPTION}\n")
 }
 

@@ -7,6 +7,7 @@ use overhead_experiments::Experiment;
 
 pub mod choose;
 pub mod compare;
+pub mod counts;
 pub mod export;
 mod fits;
 mod format;
@@ -38,6 +39,13 @@ const GENERIC: &[Section] = &[
         about: "a run with --side: each side ÷ the baseline per family and per flagged point (--format csv: every row)",
         position: 5,
         render: sides::sides_section,
+    },
+    Section {
+        key: "counts",
+        title: "Where the time goes: the kernel's counts per operation",
+        about: "context switches (per thread and per process), page faults, migrations, CPU time and kernel share per operation, and what they say",
+        position: 52,
+        render: counts::counts_section,
     },
     Section {
         key: "choose",
@@ -158,6 +166,7 @@ mod unit_tests {
             "convert",
             "timers",
             "ipc",
+            "counts",
             "choose",
             "rpc",
             "mem",

@@ -6,6 +6,7 @@ use comfy_table::{Cell, CellAlignment, ContentArrangement};
 pub use overhead_render::{new_table, Format};
 
 use super::{counted, format_ns};
+use overhead_analysis::op_counts::PointCounts;
 use overhead_harness::speed::SLOW_FACTOR;
 use overhead_record::{Metric, PointRecord, RunRecord, SkipKind};
 
@@ -101,7 +102,9 @@ pub fn render_with_sections(record: &RunRecord, format: Format, sections: &[supe
         "\nmedian: per operation, control subtracted, the mean of each process's median batch (20% trimmed from five processes); CI: 95% CI over \
          this run's processes (Student t), for comparisons inside the run; between runs (when the history knows \
          it): the 95% range of a run's median on this machine; p10 – p90: every batch of every process; ovr: the control's own cost; \
-         N × R×P: operations per batch × batches per process × processes; flags: noisy = CI half-width > \
+         N × R×P: operations per batch × batches per process × processes; cs/op: context switches per \
+         operation of every thread of the probe process, kernel: the kernel's share of its CPU time (both in the \
+         section on the kernel's counts; — where not counted); flags: noisy = CI half-width > \
          {:.0}% of the median, unstable = the processes disagree more than their batches do, <res = no cost \
          the hardware can have (CI reaches the timing resolution, below one cycle, or inside the control's \
          scatter; see the notes), slow = a reference loop timed around the point ran ≥ {:.0}% slower than \
@@ -179,7 +182,8 @@ fn results_table(record: &RunRecord, format: Format) -> String {
         table.set_content_arrangement(ContentArrangement::Disabled);
     }
     let between = record.between_runs.as_ref();
-    let mut header = vec!["point", "metric", "median", "95% CI", "p10 – p90", "ovr", "N × R×P", "flags"];
+    let mut header =
+        vec!["point", "metric", "median", "95% CI", "p10 – p90", "ovr", "N × R×P", "cs/op", "kernel", "flags"];
     if between.is_some() {
         header.insert(4, "between runs");
     }
@@ -201,6 +205,8 @@ fn results_table(record: &RunRecord, format: Format) -> String {
             right(format!("{} – {}", format_ns(s.p10), format_ns(s.p90))),
             right(format_ns(p.control.median)),
             right(format!("{} × {}", p.batch_ops, batches_by_process(p))),
+            right(super::counts::switches_cell(PointCounts::of(p))),
+            right(super::counts::kernel_cell(PointCounts::of(p))),
             Cell::new(flags.join(",")),
         ];
         if let Some(b) = between {

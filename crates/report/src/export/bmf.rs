@@ -1,5 +1,6 @@
 //! Bencher Metric Format (bencher.dev): one benchmark per point, measure `latency` in ns with the 95% CI as
-//! its lower and upper values.
+//! its lower and upper values, and one measure per kernel count the point has (`cs_per_op`, `kernel_share`,
+//! …: the median over processes with its interval; docs/METHOD.md §18).
 
 use serde_json::{json, Map, Value};
 
@@ -20,7 +21,17 @@ impl Exporter<RunRecord> for Bmf {
                 "lower_value": finite(s.ci_low),
                 "upper_value": finite(s.ci_high),
             });
-            benchmarks.insert(p.name.clone(), json!({ "latency": latency }));
+            let mut measures = Map::new();
+            measures.insert("latency".into(), latency);
+            for c in &p.counts {
+                let measure = json!({
+                    "value": finite(c.median),
+                    "lower_value": finite(c.ci_low),
+                    "upper_value": finite(c.ci_high),
+                });
+                measures.insert(c.key.clone(), measure);
+            }
+            benchmarks.insert(p.name.clone(), Value::Object(measures));
         }
         Ok(serde_json::to_string_pretty(&Value::Object(benchmarks))? + "\n")
     }
@@ -43,5 +54,27 @@ mod tests {
             assert_eq!(latency["lower_value"].as_f64(), Some(p.summary.ci_low));
             assert_eq!(latency["upper_value"].as_f64(), Some(p.summary.ci_high));
         }
+    }
+
+    /// A point's kernel counts are measures of their own, with their intervals.
+    #[test]
+    fn counts_are_measures_with_their_intervals() {
+        let mut record = sample_record();
+        record.points[0].counts = vec![overhead_record::CountEstimate {
+            key: "cs_per_op".into(),
+            median: 1.0,
+            ci_low: 0.98,
+            ci_high: 1.02,
+            ci_level: 0.95,
+            processes: 5,
+        }];
+        let parsed: Value = serde_json::from_str(&Bmf.render(&record).unwrap()).unwrap();
+        let cs = &parsed[&record.points[0].name]["cs_per_op"];
+        assert_eq!(
+            (cs["value"].as_f64(), cs["lower_value"].as_f64(), cs["upper_value"].as_f64()),
+            (Some(1.0), Some(0.98), Some(1.02))
+        );
+        let measures: Vec<&String> = parsed[&record.points[0].name].as_object().unwrap().keys().collect();
+        assert_eq!(measures, ["cs_per_op", "latency"], "the time and the one count, nothing else");
     }
 }

@@ -19,6 +19,7 @@ use serde::Serialize;
 
 use crate::table::{batches_by_process, completion, flags_of, intervals_line, speed_line, time_source_line};
 use crate::{counted, format_ns, Format, SECTIONS};
+use overhead_analysis::op_counts::PointCounts;
 use overhead_record::{RunRecord, SkipKind};
 
 /// The page's stylesheet, shared with `compare`'s page.
@@ -65,6 +66,12 @@ struct PointRow {
     batches: String,
     flags: String,
     notes: Vec<String>,
+    /// Context switches per operation of every thread of the probe process (`—` where not counted).
+    switches: String,
+    /// The kernel's share of the processes' CPU time (`—` where not counted or too little sampled).
+    kernel: String,
+    /// The counts in full and what they say, for the row's tooltip; empty where not counted.
+    counts_detail: String,
     /// `±x%`: how far its median moves between runs here, when the history knows it.
     between_runs: Option<String>,
 }
@@ -190,6 +197,9 @@ fn point_row(p: &overhead_record::PointRecord, between: Option<&overhead_record:
         batches: format!("{} × {}", p.batch_ops, batches_by_process(p)),
         flags: flags_of(p).join(","),
         notes: p.notes.clone(),
+        switches: crate::counts::switches_cell(PointCounts::of(p)),
+        kernel: crate::counts::kernel_cell(PointCounts::of(p)),
+        counts_detail: crate::counts::detail_text(p),
         between_runs: between.map(|b| b.points_pct.get(&p.name).map_or("—".into(), |x| format!("±{x:.1}%"))),
     }
 }

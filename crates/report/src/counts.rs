@@ -1,0 +1,184 @@
+//! Where the time goes: what each operation cost the kernel, beside its time (docs/METHOD.md §18). The
+//! results table's compact columns (`cs/op`, `kernel`) and the section that lists every point whose counts
+//! say something, with the counts and the statements `overhead_analysis::op_counts` derives from them.
+
+use comfy_table::{Cell, CellAlignment};
+
+use overhead_analysis::op_counts::{findings, PointCounts};
+use overhead_machine::CounterKind;
+use overhead_record::{CountEstimate, RunRecord};
+
+use super::{format_ns, new_table, Format};
+
+/// The `cs/op` cell: context switches per operation of every thread of the point's processes, `—` where
+/// not counted.
+pub fn switches_cell(counts: Option<PointCounts>) -> String {
+    counts.and_then(|c| c.process_switches()).map_or("—".into(), count)
+}
+
+/// The `kernel` cell: the kernel's share of the processes' CPU time, `—` where not counted or too little was
+/// sampled.
+pub fn kernel_cell(counts: Option<PointCounts>) -> String {
+    counts.and_then(|c| c.kernel_share()).map_or("—".into(), |s| format!("{:.0}%", s.median * 100.0))
+}
+
+/// Every count of `point` with its interval, then what they say, one per line: a tooltip's text; empty
+/// without counts.
+pub fn detail_text(point: &overhead_record::PointRecord) -> String {
+    if PointCounts::of(point).is_none() {
+        return String::new();
+    }
+    let counts = point.counts.iter().map(|c| match c.key.as_str() {
+        overhead_record::KERNEL_SHARE_KEY => {
+            format!("kernel share {:.0}% ({:.0}–{:.0}%)", c.median * 100.0, c.ci_low * 100.0, c.ci_high * 100.0)
+        }
+        key => format!("{} {}", key.trim_end_matches("_per_op"), with_interval(c)),
+    });
+    let said = findings(point).into_iter().map(|f| f.to_string());
+    let mut lines = vec![format!("per {}:", point.metric.time_per().trim_start_matches("per "))];
+    lines.extend(counts);
+    lines.extend(said);
+    lines.join("\n")
+}
+
+/// A count per operation, as short as it stays readable: `0`, `0.004`, `0.25`, `2.0`, `12`.
+pub fn count(v: f64) -> String {
+    match v.abs() {
+        0.0 => "0".into(),
+        a if a < 0.01 => format!("{v:.3}"),
+        a if a < 1.0 => format!("{v:.2}"),
+        a if a < 10.0 => format!("{v:.1}"),
+        _ => format!("{v:.0}"),
+    }
+}
+
+/// A count with its interval over processes, `2.0 (1.9–2.1)`; the bare count where the interval is the value.
+fn with_interval(c: &CountEstimate) -> String {
+    if c.ci_low == c.ci_high {
+        count(c.median)
+    } else {
+        format!("{} ({}–{})", count(c.median), count(c.ci_low), count(c.ci_high))
+    }
+}
+
+/// The section: every point whose counts say something ([`findings`]), its counts per operation with their
+/// intervals over processes, and what they say; one line for the points that counted nothing notable.
+pub fn counts_section(record: &RunRecord, format: Format) -> String {
+    let counted: Vec<_> = record.points.iter().filter_map(|p| Some((p, PointCounts::of(p)?))).collect();
+    if counted.is_empty() {
+        return String::new();
+    }
+    let mut table = new_table(format);
+    table.set_header(vec![
+        "point",
+        "time",
+        "cs/op: thread",
+        "cs/op: process (blocking + preempted)",
+        "faults/op",
+        "migrations/op",
+        "CPU/op",
+        "kernel",
+    ]);
+    let mut statements = String::new();
+    let bullet = if format == Format::Md { "- " } else { "  " };
+    let mut quiet = 0;
+    for (p, c) in &counted {
+        let said = findings(p);
+        if said.is_empty() {
+            quiet += 1;
+            continue;
+        }
+        let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+        let cell = |kind: CounterKind| c.estimate(kind).map_or("—".into(), with_interval);
+        let process = match (
+            c.estimate(CounterKind::ProcessVoluntarySwitches),
+            c.estimate(CounterKind::ProcessInvoluntarySwitches),
+        ) {
+            (Some(v), Some(i)) => format!("{} ({} + {})", count(v.median + i.median), count(v.median), count(i.median)),
+            _ => "—".into(),
+        };
+        let kernel = c.kernel_share().map_or("—".into(), |s| {
+            format!("{:.0}% ({:.0}–{:.0}%)", s.median * 100.0, s.ci_low * 100.0, s.ci_high * 100.0)
+        });
+        table.add_row(vec![
+            Cell::new(&p.name),
+            right(format_ns(p.summary.median)),
+            right(cell(CounterKind::ContextSwitches)),
+            right(process),
+            right(cell(CounterKind::MinorFaults)),
+            right(cell(CounterKind::CpuMigrations)),
+            right(c.per_op(CounterKind::CpuTimeNs).map_or("—".into(), format_ns)),
+            right(kernel),
+        ]);
+        let text: Vec<String> = said.iter().map(|f| f.to_string()).collect();
+        statements += &format!("{bullet}{}: {}\n", p.name, text.join("; "));
+    }
+    if quiet == counted.len() {
+        return format!(
+            "{bullet}all {} counted points: no context switch, page fault or migration in 1 of 100 operations\n",
+            counted.len()
+        );
+    }
+    format!(
+        "{table}\n{statements}{bullet}{quiet} other counted point(s): no context switch, page fault or migration in 1 of 100 \
+         operations, kernel time under half\n{bullet}counted in untimed batch pairs after the timed ones, control \
+         subtracted, per operation as the point's time is (per round trip for rtt points); median over processes \
+         (order-statistic interval); thread = the measuring thread(s), process = every thread of the probe \
+         process (partners, helpers, executors), blocking = voluntary, preempted = involuntary (sched_yield \
+         counts here); CPU/op = the measuring thread's CPU time; kernel = the processes' CPU time in the kernel, \
+         sampled at the scheduler tick (docs/METHOD.md §18)\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use overhead_record::fixture::sample_record;
+
+    fn estimate(key: &str, median: f64) -> CountEstimate {
+        CountEstimate { key: key.into(), median, ci_low: median, ci_high: median, ci_level: 0.0, processes: 1 }
+    }
+
+    /// A record without counts has no section; a point that switches gets a row, its statement, and the
+    /// compact cells; a quiet point is counted in the closing line only.
+    #[test]
+    fn the_section_lists_the_points_whose_counts_say_something() {
+        let mut record = sample_record();
+        assert_eq!(counts_section(&record, Format::Table), "");
+        let mut quiet = record.points[0].clone();
+        quiet.name = "quiet/runtime:os".into();
+        quiet.counts = vec![
+            estimate("cs_per_op", 0.0),
+            estimate("process_voluntary_cs_per_op", 0.0),
+            estimate("process_involuntary_cs_per_op", 0.0),
+        ];
+        let switching = &mut record.points[0];
+        switching.threads = 1;
+        switching.counts = vec![
+            estimate("cs_per_op", 1.0),
+            estimate("process_voluntary_cs_per_op", 2.0),
+            estimate("process_involuntary_cs_per_op", 0.0),
+            CountEstimate {
+                key: overhead_record::KERNEL_SHARE_KEY.into(),
+                median: 0.8,
+                ci_low: 0.6,
+                ci_high: 0.9,
+                ci_level: 0.95,
+                processes: 5,
+            },
+        ];
+        assert_eq!(switches_cell(PointCounts::of(switching)), "2.0");
+        assert_eq!(kernel_cell(PointCounts::of(switching)), "80%");
+        assert_eq!(switches_cell(None), "—");
+        record.points.push(quiet);
+        let text = counts_section(&record, Format::Table);
+        assert!(text.contains("2.0 (2.0 + 0)") && text.contains("80% (60–90%)"), "{text}");
+        assert!(text.contains("1.0 on each side") && text.contains("kernel time 80%"), "{text}");
+        assert!(text.contains("1 other counted point(s)") && !text.contains("quiet/runtime:os ┆"), "{text}");
+        assert!(
+            detail_text(&record.points[0]).contains("cs 1.0\nprocess_voluntary_cs 2.0"),
+            "{}",
+            detail_text(&record.points[0])
+        );
+    }
+}
