@@ -7,7 +7,7 @@
 use std::fmt;
 
 use overhead_machine::CounterKind;
-use overhead_record::{per_op_key, CountEstimate, Metric, PointRecord, KERNEL_SHARE_KEY};
+use overhead_record::{CountEstimate, Metric, PointRecord, KERNEL_SHARE_KEY};
 
 /// A point's counts, looked up by what they count.
 #[derive(Debug, Clone, Copy)]
@@ -23,8 +23,7 @@ impl<'a> PointCounts<'a> {
 
     /// The estimate of `kind` per operation, where counted.
     pub fn estimate(&self, kind: CounterKind) -> Option<&'a CountEstimate> {
-        let key = per_op_key(kind);
-        self.point.counts.iter().find(|c| c.key == key)
+        self.point.count(kind)
     }
 
     /// The median of `kind` per operation, where counted.

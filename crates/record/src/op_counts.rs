@@ -60,6 +60,23 @@ pub struct CountEstimate {
     pub processes: usize,
 }
 
+impl crate::PointRecord {
+    /// The point's estimate of `kind` per operation, where counted.
+    pub fn count(&self, kind: CounterKind) -> Option<&CountEstimate> {
+        let key = per_op_key(kind);
+        self.counts.iter().find(|c| c.key == key)
+    }
+
+    /// Context switches per operation of every thread of the point's processes (voluntary + involuntary
+    /// medians), where counted.
+    pub fn process_switches_per_op(&self) -> Option<f64> {
+        Some(
+            self.count(CounterKind::ProcessVoluntarySwitches)?.median
+                + self.count(CounterKind::ProcessInvoluntarySwitches)?.median,
+        )
+    }
+}
+
 /// Every count the processes' `extra` values hold (each [`CounterKind`]'s [`per_op_key`] and
 /// [`KERNEL_SHARE_KEY`]), estimated over the processes that have it, in [`CounterKind::ALL`]'s order with
 /// the share last; empty where no process counted.

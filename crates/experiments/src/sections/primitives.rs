@@ -43,7 +43,9 @@ pub fn primitives_table(record: &RunRecord, format: Format) -> String {
         for runtime in &runtimes {
             let point = record.points.iter().find(|p| matches(row, &p.spec, runtime));
             let text = match point {
-                Some(p) => format!("{} ±{}", format_ns(p.summary.median), format_ns(p.summary.ci_half_width())),
+                Some(p) => {
+                    format!("{} ±{}{}", format_ns(p.summary.median), format_ns(p.summary.ci_half_width()), breakdown(p))
+                }
                 None => {
                     let skipped = record.skipped.iter().find(|s| matches(row, &s.spec, runtime));
                     match skipped {
@@ -63,11 +65,27 @@ pub fn primitives_table(record: &RunRecord, format: Format) -> String {
     for (i, note) in footnotes.iter().enumerate() {
         out += &format!("[{}] {note}\n", i + 1);
     }
-    out += "cells: median per operation ± half-width of its 95% CI\n";
+    out += "cells: median per operation ± half-width of its 95% CI; · k cs: context switches per operation of every \
+            thread of the process, · k pf: page faults per operation, where counted (docs/METHOD.md §18)\n";
     for c in &record.comparisons {
         out += &format!("{}\n", comparison_line(c));
     }
     out
+}
+
+/// What the kernel did per operation, as a cell's tail: ` · 2.0 cs`, ` · 2.2 pf` where the point counted
+/// at least one switch or fault in a hundred operations; empty otherwise. Seed 004 splits its primitives by
+/// whether they switch; this shows which do.
+fn breakdown(p: &overhead_record::PointRecord) -> String {
+    let mut tail = String::new();
+    if let Some(cs) = p.process_switches_per_op().filter(|&cs| cs >= 0.01) {
+        tail += &format!(" · {cs:.1} cs");
+    }
+    let faults = p.count(overhead_machine::CounterKind::MinorFaults).map_or(0.0, |c| c.median);
+    if faults >= 0.01 {
+        tail += &format!(" · {faults:.1} pf");
+    }
+    tail
 }
 
 /// "R is 3.2× slower than fiber-asm on switch-bound rows (geometric mean of 6 rows); raw switch round trip

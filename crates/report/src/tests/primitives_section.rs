@@ -47,3 +47,31 @@ fn rows_columns_footnotes_and_comparison() {
 fn empty_without_table_experiments() {
     assert!(primitives_table(&sample_record(), Format::Table).is_empty());
 }
+
+/// A cell whose point counted switches or faults says how many per operation; one that counted none, or was
+/// not counted, shows its time alone.
+#[test]
+fn cells_carry_the_kernels_switches_and_faults() {
+    let count = |key: &str, median: f64| overhead_record::CountEstimate {
+        key: key.into(),
+        median,
+        ci_low: median,
+        ci_high: median,
+        ci_level: 0.0,
+        processes: 1,
+    };
+    let mut record = sample_record();
+    let mut fork = point("spawn.create", "os", &[("kind", "thread")], 3e4);
+    fork.counts = vec![
+        count("process_voluntary_cs_per_op", 1.0),
+        count("process_involuntary_cs_per_op", 0.0),
+        count("minor_faults_per_op", 2.31),
+    ];
+    let mut task = point("spawn.create", "fiber-asm", &[("kind", "task")], 30.0);
+    task.counts = vec![count("process_voluntary_cs_per_op", 0.0), count("process_involuntary_cs_per_op", 0.0)];
+    record.points = vec![fork, task];
+    let text = primitives_table(&record, Format::Md);
+    let create = text.lines().find(|l| l.contains("task create/destroy")).unwrap();
+    assert!(create.contains("· 1.0 cs · 2.3 pf"), "{create}");
+    assert_eq!(create.matches(" cs").count(), 1, "the fiber task counted no switch: {create}");
+}
