@@ -100,7 +100,10 @@ fn health(force_clock_gettime: bool) -> HealthReport {
         .map(|(kind, why)| CounterCheck { counter: kind.name(), available: why.is_none(), why_absent: why })
         .collect();
     if let Some(why) = counters.iter().find_map(|c| c.why_absent.as_ref().filter(|_| c.counter == "cs")) {
-        warnings.push(format!("Kernel counts per operation are absent ({why}); runs go on without them."));
+        warnings.push(format!(
+            "The measuring thread's context switches, migrations and faults are absent ({why}); runs go on without \
+             them and count the process's switches and CPU time."
+        ));
     }
     HealthReport {
         counters,

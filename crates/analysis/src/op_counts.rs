@@ -70,8 +70,9 @@ const OFF_CPU_SHARE: f64 = 0.5;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Finding {
     /// The process's threads switch `all` times per operation, `thread` of them the measuring thread's
-    /// (`threads` measuring threads), `voluntary` of `all` because a thread blocked.
-    Switches { all: f64, voluntary: f64, thread: f64, threads: usize, per: &'static str },
+    /// (`threads` measuring threads; `None` where the kernel refused perf), `voluntary` of `all` because a
+    /// thread blocked.
+    Switches { all: f64, voluntary: f64, thread: Option<f64>, threads: usize, per: &'static str },
     /// No thread blocks, yet they leave the CPU `involuntary` times per operation: preempted, or yielding
     /// (`sched_yield` counts as involuntary: the thread stays runnable).
     NeverBlocks { involuntary: f64, per: &'static str },
@@ -91,8 +92,10 @@ impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Finding::Switches { all, voluntary, thread, threads, per } => {
+                write!(f, "{all:.1} context switches {per} ({voluntary:.1} of them a thread blocking)")?;
+                let Some(thread) = thread else { return Ok(()) };
                 let side = if threads == 1 { "the measuring thread" } else { "the measuring threads together" };
-                write!(f, "{all:.1} context switches {per} ({voluntary:.1} of them a thread blocking), {thread:.1} on {side}")?;
+                write!(f, ", {thread:.1} on {side}")?;
                 if threads == 1 && thread >= NOTABLE_SWITCHES && (all - 2.0 * thread).abs() <= 0.1 * all {
                     write!(f, ": {thread:.1} on each side")?;
                 }
@@ -106,10 +109,12 @@ impl fmt::Display for Finding {
                 write!(f, "{minor:.2} minor and {major:.2} major page faults {per}")
             }
             Finding::Faults { minor, per, .. } => write!(f, "{minor:.2} page faults {per} (fresh or copied-on-write pages)"),
-            Finding::Migrates { per_op, per } => write!(f, "the measuring thread moved to another CPU {per_op:.2} times {per}"),
+            Finding::Migrates { per_op, per } => {
+                write!(f, "the measuring thread(s) moved to another CPU {per_op:.2} times {per}")
+            }
             Finding::KernelTime { share, ci_low, ci_high } => write!(
                 f,
-                "kernel time {:.0}% of the CPU time (95% CI {:.0}–{:.0}%)",
+                "kernel time {:.0}% of the probe processes' CPU time, start-up included (95% CI {:.0}–{:.0}%)",
                 share * 100.0,
                 ci_low * 100.0,
                 ci_high * 100.0
@@ -130,7 +135,7 @@ pub fn findings(point: &PointRecord) -> Vec<Finding> {
     let voluntary = counts.per_op(CounterKind::ProcessVoluntarySwitches);
     let involuntary = counts.per_op(CounterKind::ProcessInvoluntarySwitches);
     let thread = counts.per_op(CounterKind::ContextSwitches);
-    if let (Some(voluntary), Some(involuntary), Some(thread)) = (voluntary, involuntary, thread) {
+    if let (Some(voluntary), Some(involuntary)) = (voluntary, involuntary) {
         let all = voluntary + involuntary;
         if all >= NOTABLE_SWITCHES {
             out.push(Finding::Switches { all, voluntary, thread, threads: point.threads, per });
@@ -164,20 +169,22 @@ pub fn findings(point: &PointRecord) -> Vec<Finding> {
 
 /// What an implementation is called when it is built never to put a thread to sleep, by the value of its
 /// point's implementation key ([`crate::choose::implementation_key`]): a spin lock (a `lock:spin` point), any
-/// other spinning implementation, and crossbeam-channel, whose queues are lock-free (it still parks a thread
-/// that must wait: what the finding shows).
-fn built_not_to_sleep(key: &str, value: &str) -> Option<&'static str> {
+/// other spinning implementation, and crossbeam-channel with a buffer (its array and list queues are
+/// lock-free; it still parks a thread that finds them empty or full: what the finding shows; its
+/// zero-capacity rendezvous is built to block and is no claim).
+fn built_not_to_sleep(point: &PointRecord, key: &str, value: &str) -> Option<&'static str> {
+    let buffered = point.spec.param("capacity").is_some_and(|c| c != "0");
     match (key, value) {
         ("lock", "spin") => Some("spin lock"),
         (_, "spin") => Some("spinning implementation"),
-        (_, "crossbeam") => Some("lock-free channel"),
+        ("impl", "crossbeam") if buffered => Some("lock-free channel"),
         _ => None,
     }
 }
 
 fn contradiction(point: &PointRecord, voluntary: f64, migrations: f64) -> Option<Finding> {
     let key = crate::choose::implementation_key(&point.spec.experiment)?;
-    let claim = built_not_to_sleep(key, point.spec.param(key)?)?;
+    let claim = built_not_to_sleep(point, key, point.spec.param(key)?)?;
     let per = per(point.metric);
     if voluntary >= NOTABLE_PER_OP {
         Some(Finding::Contradicts { claim, evidence: format!("sleeps: its threads block {voluntary:.2} times {per}") })
@@ -267,14 +274,23 @@ mod tests {
     /// point with nothing to say says nothing.
     #[test]
     fn claims_faults_and_kernel_time_are_stated_and_quiet_points_say_nothing() {
+        let counts = [("cs_per_op", 0.3), ("process_voluntary_cs_per_op", 0.2), ("process_involuntary_cs_per_op", 0.0)];
         let crossbeam = with_counts(
-            "msg.rendezvous/runtime:os/impl:crossbeam/placement:same_cpu",
-            Metric::Rtt,
-            15_000.0,
-            &[("cs_per_op", 3.0), ("process_voluntary_cs_per_op", 2.0), ("process_involuntary_cs_per_op", 4.0)],
+            "msg.throughput/runtime:os/impl:crossbeam/pattern:spsc/capacity:1024/placement:other_core",
+            Metric::PerOp,
+            100.0,
+            &counts,
         );
         let text: Vec<String> = findings(&crossbeam).iter().map(|f| f.to_string()).collect();
         assert!(text.iter().any(|t| t.starts_with("a lock-free channel that sleeps")), "{text:?}");
+        // Its zero-capacity rendezvous blocks by design: no claim to contradict.
+        let rendezvous = with_counts(
+            "msg.throughput/runtime:os/impl:crossbeam/pattern:spsc/capacity:0/placement:other_core",
+            Metric::PerOp,
+            100.0,
+            &counts,
+        );
+        assert!(findings(&rendezvous).iter().all(|f| !matches!(f, Finding::Contradicts { .. })));
         let spin = with_counts(
             "sync.mutex/runtime:os/lock:spin/threads:2",
             Metric::PerOp,
@@ -291,7 +307,7 @@ mod tests {
         );
         let text: Vec<String> = findings(&fork).iter().map(|f| f.to_string()).collect();
         assert_eq!(text[0], "2.80 page faults per operation (fresh or copied-on-write pages)");
-        assert!(text[1].starts_with("kernel time 78%"), "{text:?}");
+        assert!(text[1].starts_with("kernel time 78% of the probe processes' CPU time"), "{text:?}");
         let quiet = with_counts(
             "sync.mutex/runtime:os/lock:std/threads:1",
             Metric::PerOp,

@@ -353,7 +353,7 @@ mod tests {
     /// operation, its control none: the counts are per operation with the control subtracted.
     #[test]
     fn a_sleeping_operation_counts_one_context_switch() {
-        if overhead_machine::ThreadCounters::open().is_err() {
+        if overhead_machine::ThreadCounters::perf_absent().is_some() {
             return;
         }
         let config = HarnessConfig { counted_pairs: 2, ..crate::testing::quick_config() };
@@ -373,10 +373,10 @@ mod tests {
         let counts = m.counts_per_op.expect("counted");
         assert!((0.9..=1.2).contains(&counts.of(CounterKind::ContextSwitches).expect("counted")), "{counts:?}");
         assert_eq!(counts.of(CounterKind::MajorFaults), Some(0.0), "{counts:?}");
-        // The whole process switched about as often (nothing else of it ran), and the thread slept through most
-        // of each ≥ 20 µs operation: its CPU time per operation is well below that.
+        // The whole process switched at least as often (other tests of this binary may add theirs), and the
+        // thread slept through most of each ≥ 20 µs operation: its CPU time per operation is well below that.
         let process = counts.of(CounterKind::ProcessVoluntarySwitches).expect("counted");
-        assert!((0.9..=1.5).contains(&process), "{counts:?}");
+        assert!(process >= 0.9, "{counts:?}");
         let cpu_ns = counts.of(CounterKind::CpuTimeNs).expect("counted");
         assert!(cpu_ns > 0.0 && cpu_ns < 20_000.0, "{counts:?}");
     }

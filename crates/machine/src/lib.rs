@@ -19,8 +19,8 @@ pub use affinity::{allowed_cpus, cpu_mask, pin_current_thread, refused_pinnings,
 pub use cpu_list::{parse_cpu_list, CpuListError, MAX_CPU_INDEX};
 pub use cpu_time::{parse_cpu_times, read_cpu_times, rusage_cpu_s, CpuTime, CpuTimes};
 pub use describe::{MachineInfo, TscFlags};
-pub use process_times::{accounting_tick_ns, ProcessTimes, MIN_CPU_FOR_SHARE_NS};
-pub use thread_counters::{CounterKind, Counts, ThreadCounters, COUNTERS_ENV};
+pub use process_times::{accounting_tick_ns, ProcessTimes};
+pub use thread_counters::{process_switches, CounterKind, Counts, ThreadCounters, COUNTERS_ENV};
 pub use topology::{CacheInfo, CpuInfo, Placement, Topology};
 
 use std::path::Path;

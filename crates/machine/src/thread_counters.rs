@@ -141,38 +141,55 @@ impl Counts {
     pub fn of(self, kind: CounterKind) -> Option<u64> {
         self.0[kind.index()]
     }
+
+    /// The same counts with `kind`'s replaced by `value`.
+    pub fn with(mut self, kind: CounterKind, value: Option<u64>) -> Counts {
+        self.0[kind.index()] = value;
+        self
+    }
 }
 
 /// The calling thread's counters: its software counters in one group (one `read` returns them all: one
-/// system call, about a microsecond), its PMU counters in another where the machine has them, and the
-/// process's context switches from `getrusage` — read only at batch edges, never inside a timed loop. The
-/// thread's counters count this thread only (`pid = 0`, no inheritance), so each thread of a team opens its
-/// own; the process's switches count every thread.
+/// system call, about a microsecond), its PMU counters in another where the machine has them, its CPU time,
+/// and the process's context switches from `getrusage` — read only at batch edges, never inside a timed loop.
+/// The thread's perf counters count this thread only (`pid = 0`, no inheritance), so each thread of a team
+/// opens its own; the process's switches count every thread. Where the kernel refuses `perf_event_open`
+/// (`perf_event_paranoid`), the CPU time and the process's switches, which need no permission, are still
+/// counted.
 pub struct ThreadCounters {
-    software: (Group, Vec<Counter>),
+    software: Option<(Group, Vec<Counter>)>,
     hardware: Option<(Group, Vec<Counter>)>,
 }
 
 impl ThreadCounters {
-    /// Opens and starts the counters of the calling thread. The PMU's are opened where the machine has them
-    /// and left out otherwise ([`ThreadCounters::hardware_absent`] says why).
+    /// Opens and starts the counters of the calling thread: the perf groups the kernel allows (see
+    /// [`ThreadCounters::perf_absent`] and [`ThreadCounters::hardware_absent`] for why one is not).
     ///
     /// Errors: counting is turned off ([`COUNTERS_ENV`] = `off`, for an A/A pair of counting against not
-    /// counting); the kernel refused `perf_event_open` for the software counters (the text names the counter
-    /// and, for a permission error, `/proc/sys/kernel/perf_event_paranoid`'s value), or this is no Linux.
+    /// counting).
     pub fn open() -> Result<ThreadCounters, String> {
-        if std::env::var(COUNTERS_ENV).is_ok_and(|v| v == "off") {
-            return Err(format!("counting turned off by {COUNTERS_ENV}=off"));
+        if let Some(why) = turned_off() {
+            return Err(why);
         }
-        let software = open_group(&CounterKind::SOFTWARE)?;
-        let hardware = open_group(&CounterKind::HARDWARE).ok();
+        let software = open_group(&CounterKind::SOFTWARE).ok();
+        let hardware = software.as_ref().and_then(|_| open_group(&CounterKind::HARDWARE).ok());
         Ok(ThreadCounters { software, hardware })
+    }
+
+    /// Why this thread cannot count its own context switches, migrations and faults through
+    /// `perf_event_open`: the kernel's refusal, with `perf_event_paranoid`'s value, or counting turned off;
+    /// `None` where it can.
+    pub fn perf_absent() -> Option<String> {
+        turned_off().or_else(|| open_group(&CounterKind::SOFTWARE).err())
     }
 
     /// Why this thread cannot count the PMU's events (cycles, instructions, LLC misses): the kernel's answer,
     /// read as "no PMU" where the kernel knows no such event here (a KVM guest without a virtual PMU: `perf
     /// stat -e cycles` says "not supported"); `None` where it can.
     pub fn hardware_absent() -> Option<String> {
+        if let Some(why) = ThreadCounters::perf_absent() {
+            return Some(why);
+        }
         let why = open_group(&CounterKind::HARDWARE).err()?;
         let no_pmu = ["No such file or directory", "Operation not supported", "No such device"];
         Some(match no_pmu.iter().any(|text| why.contains(text)) {
@@ -183,25 +200,30 @@ impl ThreadCounters {
         })
     }
 
-    /// Every counter kind with why it is absent here (`None`: it counts), for `overhead check`: the software
-    /// counters and the process's switches need `perf_event_open` to be allowed, the PMU's a PMU too.
+    /// Every counter kind with why it is absent here (`None`: it counts), for `overhead check`.
     pub fn availability() -> Vec<(CounterKind, Option<String>)> {
-        let software = ThreadCounters::open().err();
-        let hardware = software.clone().or_else(ThreadCounters::hardware_absent);
+        let (off, perf, hardware) = (turned_off(), ThreadCounters::perf_absent(), ThreadCounters::hardware_absent());
         CounterKind::ALL
             .iter()
             .map(|&kind| {
-                (kind, if CounterKind::HARDWARE.contains(&kind) { hardware.clone() } else { software.clone() })
+                let why = match kind {
+                    _ if CounterKind::HARDWARE.contains(&kind) => hardware.clone(),
+                    _ if CounterKind::SOFTWARE.contains(&kind) => perf.clone(),
+                    _ => off.clone(),
+                };
+                (kind, why)
             })
             .collect()
     }
 
-    /// Every counter now: two or three system calls.
+    /// Every counter now: up to four system calls. The kinds of a perf group that is not open read `None`.
     ///
     /// Errors: a read failed (it does not once the counters are open).
     pub fn read(&mut self) -> io::Result<Counts> {
         let mut counts = Counts::default();
-        read_group(&mut self.software, &CounterKind::SOFTWARE, &mut counts)?;
+        if let Some(software) = self.software.as_mut() {
+            read_group(software, &CounterKind::SOFTWARE, &mut counts)?;
+        }
         if let Some(hardware) = self.hardware.as_mut() {
             read_group(hardware, &CounterKind::HARDWARE, &mut counts)?;
         }
@@ -211,6 +233,11 @@ impl ThreadCounters {
         counts.0[CounterKind::ProcessInvoluntarySwitches.index()] = Some(involuntary);
         Ok(counts)
     }
+}
+
+/// Why counting is off: [`COUNTERS_ENV`] = `off`; `None` otherwise.
+fn turned_off() -> Option<String> {
+    std::env::var(COUNTERS_ENV).is_ok_and(|v| v == "off").then(|| format!("counting turned off by {COUNTERS_ENV}=off"))
 }
 
 /// Opens `kinds` (all software or all hardware) as one group of the calling thread, kernel side included, and
@@ -273,8 +300,12 @@ fn thread_cpu_ns() -> io::Result<u64> {
     Ok(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
 }
 
-/// The process's voluntary and involuntary context switches so far, every thread's (`getrusage(RUSAGE_SELF)`).
-fn process_switches() -> io::Result<(u64, u64)> {
+/// The process's voluntary and involuntary context switches so far, every thread's (`getrusage(RUSAGE_SELF)`):
+/// what a team's leader reads while the other threads wait at a barrier, so the window holds every thread's
+/// whole batch.
+///
+/// Errors: `getrusage` failed (it does not on Linux).
+pub fn process_switches() -> io::Result<(u64, u64)> {
     let usage = crate::process_times::rusage(libc::RUSAGE_SELF)?;
     Ok((usage.ru_nvcsw as u64, usage.ru_nivcsw as u64))
 }
@@ -288,13 +319,11 @@ mod tests {
     /// says why.
     #[test]
     fn fresh_pages_count_one_minor_fault_each() {
-        let mut counters = match ThreadCounters::open() {
-            Ok(c) => c,
-            Err(why) => {
-                assert!(why.contains("perf_event_open"), "{why}");
-                return;
-            }
-        };
+        if let Some(why) = ThreadCounters::perf_absent() {
+            assert!(why.contains("perf_event_open") || why.contains(COUNTERS_ENV), "{why}");
+            return;
+        }
+        let mut counters = ThreadCounters::open().expect("perf counters open");
         const PAGES: usize = 64;
         let page = 4096;
         // SAFETY: an anonymous private mapping of PAGES pages, unmapped below; nothing else refers to it.
@@ -328,6 +357,9 @@ mod tests {
     /// kernel allows them).
     #[test]
     fn sleeping_counts_a_context_switch_each_time() {
+        if ThreadCounters::perf_absent().is_some() {
+            return;
+        }
         let Ok(mut counters) = ThreadCounters::open() else { return };
         let before = counters.read().unwrap();
         for _ in 0..50 {
@@ -349,6 +381,9 @@ mod tests {
     /// see.
     #[test]
     fn the_process_counts_a_partner_threads_switches() {
+        if ThreadCounters::perf_absent().is_some() {
+            return;
+        }
         let Ok(mut counters) = ThreadCounters::open() else { return };
         let before = counters.read().unwrap();
         std::thread::spawn(|| {
@@ -399,6 +434,20 @@ mod tests {
         assert_eq!(sum.of(CounterKind::Cycles), None);
         assert_eq!(sum.since(a).of(CounterKind::ContextSwitches), Some(4));
         assert_eq!(sum.since(a).of(CounterKind::Cycles), None);
+    }
+
+    /// Without perf (the kernel refused it), the CPU time and the process's switches are still read, and the
+    /// perf kinds read absent, not zero.
+    #[test]
+    fn without_perf_the_cpu_time_and_the_process_switches_still_count() {
+        let mut counters = ThreadCounters { software: None, hardware: None };
+        let before = counters.read().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        let counted = counters.read().unwrap().since(before);
+        assert_eq!(counted.of(CounterKind::ContextSwitches), None);
+        assert_eq!(counted.of(CounterKind::Cycles), None);
+        assert!(counted.of(CounterKind::ProcessVoluntarySwitches).is_some_and(|n| n >= 1), "{counted:?}");
+        assert!(counted.of(CounterKind::CpuTimeNs).is_some(), "{counted:?}");
     }
 
     /// Each kind's index is its place in `ALL` (the arrays of `Counts` rely on it).

@@ -5,7 +5,7 @@ use overhead_experiments::{find, Point};
 use overhead_harness::{speed, Harness, Measurement};
 use overhead_machine::{pin_current_thread, refused_pinnings, ProcessTimes};
 use overhead_record::{
-    per_op_key, Details, PointRecord, PointSpec, ThreadResult, CPU_SYSTEM_KEY, CPU_USER_KEY, TICK_KEY,
+    per_op_key, Details, PointRecord, PointSpec, ThreadResult, CPU_SYSTEM_KEY, CPU_USER_KEY, TICK_KEY, WINDOW_CPU_KEY,
 };
 use overhead_stats::Summary;
 
@@ -62,33 +62,36 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         Ok(outcome) => outcome,
         Err(e) => return error(format!("{e:#}")),
     };
-    let times = times_before.and_then(|before| Some(ProcessTimes::now().ok()?.since(before)));
+    let times = times_before.and_then(|before| Some((before, ProcessTimes::now().ok()?)));
     let speed_after = speed::reference_loop_ns(&harness);
     notes.extend(outcome.notes.iter().cloned());
     let mut extra = with_speed(&outcome.extra, speed_before, speed_after);
     // The kernel's events per operation, where the measurement counted them (docs/METHOD.md §18).
-    match &outcome.measurement.counts_per_op {
-        Some(counts) => {
-            for &(kind, per_op) in &counts.0 {
-                extra.insert(per_op_key(kind), per_op);
-            }
-            // The process's CPU time while it measured (every batch and thread of it), user and kernel: the
-            // point's kernel share is pooled over its processes (`overhead_record::estimate_counts`).
-            if let Some(times) = times {
-                extra.insert(CPU_USER_KEY.into(), times.user_ns as f64);
-                extra.insert(CPU_SYSTEM_KEY.into(), times.system_ns as f64);
-                if let Some(tick) = overhead_machine::accounting_tick_ns() {
-                    extra.insert(TICK_KEY.into(), tick as f64);
-                }
+    if let Some(counts) = &outcome.measurement.counts_per_op {
+        for &(kind, per_op) in &counts.0 {
+            extra.insert(per_op_key(kind), per_op);
+        }
+        // The process's CPU time at the end of the measurement, user and kernel (the kernel's split covers its
+        // whole life), and the run's own part of it: the point's kernel share is pooled over its processes
+        // where the runs dominate (`overhead_record::estimate_counts`).
+        if let Some((before, after)) = times {
+            extra.insert(CPU_USER_KEY.into(), after.user_ns as f64);
+            extra.insert(CPU_SYSTEM_KEY.into(), after.system_ns as f64);
+            extra.insert(WINDOW_CPU_KEY.into(), after.total_ns().saturating_sub(before.total_ns()) as f64);
+            if let Some(tick) = overhead_machine::accounting_tick_ns() {
+                extra.insert(TICK_KEY.into(), tick as f64);
             }
         }
-        // Absent because the kernel refused them (not because the experiment times itself): say why.
-        None if job.harness.counted_pairs > 0 => {
-            if let Err(why) = overhead_machine::ThreadCounters::open() {
-                notes.push(format!("no kernel counts: {why}"));
-            }
+    }
+    // Where the harness counts but the kernel refused perf, or counting is off (not where the experiment times
+    // itself): say what is absent and why.
+    if job.harness.counted_pairs > 0 {
+        match (&outcome.measurement.counts_per_op, overhead_machine::ThreadCounters::perf_absent()) {
+            (_, None) => {}
+            (Some(_), Some(why)) => notes
+                .push(format!("no perf counts (the measuring thread's context switches, migrations, faults): {why}")),
+            (None, Some(why)) => notes.push(format!("no kernel counts: {why}")),
         }
-        None => {}
     }
     match point_record(spec, &outcome.measurement, notes, extra, outcome.details.clone(), job.harness.noisy_fraction) {
         Ok(point) => ProbeMessage::Result {

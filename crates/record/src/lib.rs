@@ -42,7 +42,8 @@ pub use machine_state::{
     SHARED_POINT_THRESHOLD, STEAL_THRESHOLD,
 };
 pub use op_counts::{
-    estimate_counts, per_op_key, CountEstimate, CPU_SYSTEM_KEY, CPU_USER_KEY, KERNEL_SHARE_KEY, TICK_KEY,
+    estimate_counts, per_op_key, CountEstimate, CPU_SYSTEM_KEY, CPU_USER_KEY, KERNEL_SHARE_KEY, MIN_WINDOW_SHARE,
+    TICK_KEY, WINDOW_CPU_KEY,
 };
 pub use outcome::Outcome;
 pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult, FREE_PLACEMENT};

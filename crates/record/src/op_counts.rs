@@ -9,17 +9,27 @@ use overhead_stats::{median_ci_ranks, percentile};
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Beta, ContinuousCDF};
 
-/// The key of the kernel's share (0 to 1) of the probe processes' CPU time while they measured, every thread
-/// of them, as the kernel's tick-sampled accounting splits it (`overhead_machine::ProcessTimes`): pooled over
-/// the point's processes from their [`CPU_USER_KEY`] and [`CPU_SYSTEM_KEY`] (one process's ~10 ms holds two
-/// or three ticks), given where they hold at least [`MIN_TICKS`] ticks together.
+/// The key of the kernel's share (0 to 1) of the probe processes' CPU time, every thread of them, as the
+/// kernel's tick-sampled accounting splits it (`overhead_machine::ProcessTimes`): pooled over the point's
+/// processes from their [`CPU_USER_KEY`] and [`CPU_SYSTEM_KEY`], and given only where the ticks behind it are
+/// at least [`MIN_TICKS`] and the measuring window ([`WINDOW_CPU_KEY`]) was at least [`MIN_WINDOW_SHARE`] of
+/// the CPU time (the split covers the process's whole life, start-up included).
 pub const KERNEL_SHARE_KEY: &str = "kernel_share";
 
-/// The `extra` key of a probe process's user CPU time while it measured, every thread (ns).
-pub const CPU_USER_KEY: &str = "measuring_user_ns";
+/// The `extra` key of a probe process's user CPU time at the end of its measurement, every thread, its whole
+/// life (ns).
+pub const CPU_USER_KEY: &str = "process_user_ns";
 
-/// The `extra` key of a probe process's kernel CPU time while it measured, every thread (ns).
-pub const CPU_SYSTEM_KEY: &str = "measuring_system_ns";
+/// The `extra` key of a probe process's kernel CPU time at the end of its measurement, every thread, its whole
+/// life (ns).
+pub const CPU_SYSTEM_KEY: &str = "process_system_ns";
+
+/// The `extra` key of a probe process's CPU time during the experiment's run alone, every thread (ns, exact).
+pub const WINDOW_CPU_KEY: &str = "measuring_cpu_ns";
+
+/// The least share of the processes' CPU time the measuring window must have for their kernel share to
+/// describe the measurement rather than the start-up.
+pub const MIN_WINDOW_SHARE: f64 = 0.8;
 
 /// The `extra` key of the kernel's tick as the probe process found it (`overhead_machine::accounting_tick_ns`),
 /// ns: how many samples a share rests on.
@@ -111,18 +121,22 @@ pub fn estimate_counts<'a>(extras: impl IntoIterator<Item = &'a BTreeMap<String,
 
 /// The kernel's share of the processes' CPU time, pooled: Σ kernel / Σ (user + kernel), with the
 /// Clopper–Pearson interval of a proportion over the ticks that sampled it (each process's CPU time over its
-/// [`TICK_KEY`]); `None` with fewer than [`MIN_TICKS`] ticks in all.
+/// [`TICK_KEY`]); `None` with fewer than [`MIN_TICKS`] ticks in all, or where the measuring windows were less
+/// than [`MIN_WINDOW_SHARE`] of the CPU time.
 fn kernel_share<'a>(extras: impl IntoIterator<Item = &'a BTreeMap<String, f64>>) -> Option<CountEstimate> {
-    let (mut user, mut system, mut ticks, mut processes) = (0.0, 0.0, 0.0, 0);
+    let (mut user, mut system, mut window, mut ticks, mut processes) = (0.0, 0.0, 0.0, 0.0, 0);
     for extra in extras {
-        if let (Some(u), Some(s)) = (extra.get(CPU_USER_KEY), extra.get(CPU_SYSTEM_KEY)) {
+        if let (Some(u), Some(s), Some(w)) =
+            (extra.get(CPU_USER_KEY), extra.get(CPU_SYSTEM_KEY), extra.get(WINDOW_CPU_KEY))
+        {
             let tick = extra.get(TICK_KEY).copied().filter(|&t| t > 0.0).unwrap_or(DEFAULT_TICK_NS);
-            (user, system, ticks, processes) = (user + u, system + s, ticks + (u + s) / tick, processes + 1);
+            (user, system, window) = (user + u, system + s, window + w);
+            (ticks, processes) = (ticks + (u + s) / tick, processes + 1);
         }
     }
     let total = user + system;
     let ticks = ticks.floor();
-    if ticks < MIN_TICKS {
+    if ticks < MIN_TICKS || window < MIN_WINDOW_SHARE * total {
         return None;
     }
     let in_kernel = (system / total * ticks).round();
@@ -156,7 +170,14 @@ mod tests {
         let extras: Vec<_> = [1.0, 1.0, 0.98, 1.02, 1.0, 0.9, 1.1]
             .iter()
             .map(|&cs| {
-                extra(&[("cs_per_op", cs), (CPU_USER_KEY, 2e6), (CPU_SYSTEM_KEY, 8e6), (TICK_KEY, 1e6), ("speed", 3.0)])
+                extra(&[
+                    ("cs_per_op", cs),
+                    (CPU_USER_KEY, 2e6),
+                    (CPU_SYSTEM_KEY, 8e6),
+                    (WINDOW_CPU_KEY, 9e6),
+                    (TICK_KEY, 1e6),
+                    ("speed", 3.0),
+                ])
             })
             .collect();
         let counts = estimate_counts(&extras);
@@ -173,20 +194,27 @@ mod tests {
 
     /// Known answer: 70 ms of CPU, 56 of it in the kernel, over ticks of 5 ms is a share of 0.8 over 14
     /// ticks, whose exact 95% interval (Clopper–Pearson, 11.2 → 11 of 14) is [0.492, 0.953]; 30 ms in all (6
-    /// ticks) gives no share, nor do 70 ms where no process said its tick (7 ticks of 10 ms).
+    /// ticks) gives no share, nor do 70 ms where no process said its tick (7 ticks of 10 ms), nor processes
+    /// whose measuring windows were under 80% of their CPU time.
     #[test]
     fn the_kernel_share_is_pooled_over_processes_with_a_binomial_interval() {
-        let seven: Vec<_> =
-            (0..7).map(|_| extra(&[(CPU_USER_KEY, 2e6), (CPU_SYSTEM_KEY, 8e6), (TICK_KEY, 5e6)])).collect();
+        let process = |window: f64| {
+            extra(&[(CPU_USER_KEY, 2e6), (CPU_SYSTEM_KEY, 8e6), (WINDOW_CPU_KEY, window), (TICK_KEY, 5e6)])
+        };
+        let seven: Vec<_> = (0..7).map(|_| process(8e6)).collect();
         let share = kernel_share(&seven).expect("14 ticks are enough");
         assert!((share.median - 0.8).abs() < 1e-12, "{share:?}");
         assert!((share.ci_low - 0.4920).abs() < 1e-3 && (share.ci_high - 0.9534).abs() < 1e-3, "{share:?}");
         assert_eq!(share.processes, 7);
         assert!(kernel_share(&seven[..3]).is_none(), "30 ms is six ticks");
-        let untold: Vec<_> = (0..7).map(|_| extra(&[(CPU_USER_KEY, 2e6), (CPU_SYSTEM_KEY, 8e6)])).collect();
+        let untold: Vec<_> =
+            (0..7).map(|_| extra(&[(CPU_USER_KEY, 2e6), (CPU_SYSTEM_KEY, 8e6), (WINDOW_CPU_KEY, 8e6)])).collect();
         assert!(kernel_share(&untold).is_none(), "seven ticks of the slowest kind");
+        let start_up_heavy: Vec<_> = (0..7).map(|_| process(7.9e6)).collect();
+        assert!(kernel_share(&start_up_heavy).is_none(), "the windows are 79% of the CPU time");
         // All kernel: the interval reaches 1.
-        let all: Vec<_> = (0..10).map(|_| extra(&[(CPU_USER_KEY, 0.0), (CPU_SYSTEM_KEY, 1e7)])).collect();
+        let all: Vec<_> =
+            (0..10).map(|_| extra(&[(CPU_USER_KEY, 0.0), (CPU_SYSTEM_KEY, 1e7), (WINDOW_CPU_KEY, 1e7)])).collect();
         assert_eq!(kernel_share(&all).map(|s| (s.median, s.ci_high)), Some((1.0, 1.0)));
     }
 

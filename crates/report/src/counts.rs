@@ -115,18 +115,21 @@ pub fn counts_section(record: &RunRecord, format: Format) -> String {
     }
     if quiet == counted.len() {
         return format!(
-            "{bullet}all {} counted points: no context switch, page fault or migration in 1 of 100 operations\n",
+            "{bullet}all {} counted points: under half a context switch per operation, page faults and migrations \
+             in under 1 of 100 operations, kernel time under half or too little sampled\n",
             counted.len()
         );
     }
     format!(
-        "{table}\n{statements}{bullet}{quiet} other counted point(s): no context switch, page fault or migration in 1 of 100 \
-         operations, kernel time under half\n{bullet}counted in untimed batch pairs after the timed ones, control \
+        "{table}\n{statements}{bullet}{quiet} other counted point(s): under half a context switch per operation, page \
+         faults and migrations in under 1 of 100 operations, kernel time under half or too little sampled\n{bullet}counts: in untimed batch pairs after the timed ones, control \
          subtracted, per operation as the point's time is (per round trip for rtt points); median over processes \
-         (order-statistic interval); thread = the measuring thread(s), process = every thread of the probe \
-         process (partners, helpers, executors), blocking = voluntary, preempted = involuntary (sched_yield \
-         counts here); CPU/op = the measuring thread's CPU time; kernel = the processes' CPU time in the kernel, \
-         sampled at the scheduler tick (docs/METHOD.md §18)\n"
+         (order-statistic interval); thread = the measuring thread(s), a team's summed; process = every thread of \
+         the probe process (partners, helpers, executors; not a child process), blocking = voluntary, preempted = \
+         involuntary (sched_yield counts here); CPU/op = the measuring thread(s)' CPU time; kernel = the kernel's \
+         share of the probe processes' CPU time over their whole life, start-up included, not control-subtracted, \
+         as the kernel samples it at its tick, shown where 10 ticks sampled it and the measurement was ≥ 80% of it \
+         (docs/METHOD.md §18)\n"
     )
 }
 
