@@ -82,7 +82,8 @@ pub enum Finding {
     Migrates { per_op: f64, per: &'static str },
     /// The kernel's share of the processes' CPU time, with its interval.
     KernelTime { share: f64, ci_low: f64, ci_high: f64 },
-    /// The measuring thread was on a CPU for `share` of each operation's time: it waited off-CPU.
+    /// The measuring thread, which leaves the CPU in each operation, was on a CPU for `share` of each
+    /// operation's time: it waited off-CPU.
     OffCpu { share: f64 },
     /// What the implementation is built to do (`claim`), and the count that says otherwise (`evidence`).
     Contradicts { claim: &'static str, evidence: String },
@@ -120,7 +121,7 @@ impl fmt::Display for Finding {
                 ci_high * 100.0
             ),
             Finding::OffCpu { share } => {
-                write!(f, "the measuring thread was on a CPU {:.0}% of each operation's time: it waits off the CPU", share * 100.0)
+                write!(f, "the measuring thread was on a CPU {:.0}% of each operation's time: it waits off the CPU in each", share * 100.0)
             }
             Finding::Contradicts { claim, ref evidence } => write!(f, "a {claim} that {evidence}"),
         }
@@ -156,9 +157,12 @@ pub fn findings(point: &PointRecord) -> Vec<Finding> {
     if let Some(share) = counts.kernel_share().filter(|s| s.median >= NOTABLE_KERNEL_SHARE) {
         out.push(Finding::KernelTime { share: share.median, ci_low: share.ci_low, ci_high: share.ci_high });
     }
-    // A single measuring thread's CPU time against its operation's time (a team's threads overlap in time).
-    if let Some(cpu_ns) = counts.per_op(CounterKind::CpuTimeNs).filter(|_| point.threads == 1) {
-        let share = cpu_ns / point.summary.median;
+    // A single measuring thread's CPU time against its operation's time (a team's threads overlap in time),
+    // where it leaves the CPU in each operation: a thread that parks once a batch while an executor's workers
+    // do the work (`block_on`) is off the CPU without waiting in the operation.
+    let leaves_each_time = thread.is_some_and(|cs| cs >= NOTABLE_SWITCHES);
+    if let Some(cpu_ns) = counts.per_op(CounterKind::CpuTimeNs).filter(|_| point.threads == 1 && leaves_each_time) {
+        let share = (cpu_ns / point.summary.median).max(0.0);
         if point.summary.median >= 1_000.0 && share < OFF_CPU_SHARE {
             out.push(Finding::OffCpu { share });
         }
@@ -246,6 +250,20 @@ mod tests {
         );
         assert!(matches!(found[1], Finding::OffCpu { share } if (share - 0.3).abs() < 1e-9), "{found:?}");
         assert_eq!(found.len(), 2, "nothing else is notable: {found:?}");
+        // A thread that parks once a batch in `block_on` while an executor's workers run is off the CPU without
+        // waiting in each operation: no statement about it (and a negative CPU time is noise, never a share).
+        let block_on = with_counts(
+            "sync.oversub/runtime:tokio/variant:just_spawn/cpus:2/activities:32",
+            Metric::PerOp,
+            30_000.0,
+            &[
+                ("cs_per_op", 0.0),
+                ("process_voluntary_cs_per_op", 1.0),
+                ("process_involuntary_cs_per_op", 0.0),
+                ("cpu_ns_per_op", -5.0),
+            ],
+        );
+        assert!(findings(&block_on).iter().all(|f| !matches!(f, Finding::OffCpu { .. })), "{:?}", findings(&block_on));
     }
 
     /// kanal's rendezvous on one CPU: no thread blocks, two involuntary switches (its sched_yield polls).

@@ -123,7 +123,7 @@ pub fn counts_section(record: &RunRecord, format: Format) -> String {
     format!(
         "{table}\n{statements}{bullet}{quiet} other counted point(s): under half a context switch per operation, page \
          faults and migrations in under 1 of 100 operations, kernel time under half or too little sampled\n{bullet}counts: in untimed batch pairs after the timed ones, control \
-         subtracted, per operation as the point's time is (per round trip for rtt points); median over processes \
+         subtracted (a small negative count is the control counting more: noise), per operation as the point's time is (per round trip for rtt points); median over processes \
          (order-statistic interval); thread = the measuring thread(s), a team's summed; process = every thread of \
          the probe process (partners, helpers, executors; not a child process), blocking = voluntary, preempted = \
          involuntary (sched_yield counts here); CPU/op = the measuring thread(s)' CPU time; kernel = the kernel's \
