@@ -215,14 +215,7 @@ mod tests {
         p.threads = 1;
         p.counts = counts
             .iter()
-            .map(|&(key, median)| CountEstimate {
-                key: key.into(),
-                median,
-                ci_low: median * 0.9,
-                ci_high: median * 1.1,
-                ci_level: 0.95,
-                processes: 5,
-            })
+            .map(|&(key, median)| overhead_record::fixture::count(key, median, median * 0.9, median * 1.1))
             .collect();
         p
     }

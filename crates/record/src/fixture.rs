@@ -48,6 +48,12 @@ pub fn point(experiment: &str, runtime: &str, params: &[(&str, &str)], median: f
 }
 
 /// A record with one `sync.faa` point (median 10 ns) and one timed-out point.
+/// A count of `key` (`cs_per_op`, `kernel_share`, …) with median `median` and interval `[ci_low, ci_high]` at
+/// 95%, over five processes: a point's [`crate::CountEstimate`] as the merge writes it.
+pub fn count(key: &str, median: f64, ci_low: f64, ci_high: f64) -> crate::CountEstimate {
+    crate::CountEstimate { key: key.into(), median, ci_low, ci_high, ci_level: 0.95, processes: 5 }
+}
+
 pub fn sample_record() -> RunRecord {
     let faa = point("sync.faa", "os", &[("variable", "shared"), ("threads", "2")], 10.0);
     RunRecord {

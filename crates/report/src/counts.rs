@@ -139,7 +139,7 @@ mod tests {
     use overhead_record::fixture::sample_record;
 
     fn estimate(key: &str, median: f64) -> CountEstimate {
-        CountEstimate { key: key.into(), median, ci_low: median, ci_high: median, ci_level: 0.0, processes: 1 }
+        overhead_record::fixture::count(key, median, median, median)
     }
 
     /// A record without counts has no section; a point that switches gets a row, its statement, and the
@@ -161,14 +161,7 @@ mod tests {
             estimate("cs_per_op", 1.0),
             estimate("process_voluntary_cs_per_op", 2.0),
             estimate("process_involuntary_cs_per_op", 0.0),
-            CountEstimate {
-                key: overhead_record::KERNEL_SHARE_KEY.into(),
-                median: 0.8,
-                ci_low: 0.6,
-                ci_high: 0.9,
-                ci_level: 0.95,
-                processes: 5,
-            },
+            overhead_record::fixture::count(overhead_record::KERNEL_SHARE_KEY, 0.8, 0.6, 0.9),
         ];
         assert_eq!(switches_cell(PointCounts::of(switching)), "2.0");
         assert_eq!(kernel_cell(PointCounts::of(switching)), "80%");

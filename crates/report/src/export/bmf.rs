@@ -60,14 +60,7 @@ mod tests {
     #[test]
     fn counts_are_measures_with_their_intervals() {
         let mut record = sample_record();
-        record.points[0].counts = vec![overhead_record::CountEstimate {
-            key: "cs_per_op".into(),
-            median: 1.0,
-            ci_low: 0.98,
-            ci_high: 1.02,
-            ci_level: 0.95,
-            processes: 5,
-        }];
+        record.points[0].counts = vec![overhead_record::fixture::count("cs_per_op", 1.0, 0.98, 1.02)];
         let parsed: Value = serde_json::from_str(&Bmf.render(&record).unwrap()).unwrap();
         let cs = &parsed[&record.points[0].name]["cs_per_op"];
         assert_eq!(

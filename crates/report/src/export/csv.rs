@@ -96,14 +96,7 @@ mod tests {
             .collect();
         assert_eq!(COLUMNS[FIRST_COUNT..], keys.iter().map(String::as_str).collect::<Vec<_>>()[..]);
         let mut record = sample_record();
-        record.points[0].counts = vec![overhead_record::CountEstimate {
-            key: "cs_per_op".into(),
-            median: 2.0,
-            ci_low: 1.9,
-            ci_high: 2.1,
-            ci_level: 0.95,
-            processes: 5,
-        }];
+        record.points[0].counts = vec![overhead_record::fixture::count("cs_per_op", 2.0, 1.9, 2.1)];
         let text = Csv.render(&record).unwrap();
         let mut reader = csv::Reader::from_reader(text.as_bytes());
         let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();

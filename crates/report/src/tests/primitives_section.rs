@@ -52,14 +52,7 @@ fn empty_without_table_experiments() {
 /// not counted, shows its time alone.
 #[test]
 fn cells_carry_the_kernels_switches_and_faults() {
-    let count = |key: &str, median: f64| overhead_record::CountEstimate {
-        key: key.into(),
-        median,
-        ci_low: median,
-        ci_high: median,
-        ci_level: 0.0,
-        processes: 1,
-    };
+    let count = |key: &str, median: f64| overhead_record::fixture::count(key, median, median, median);
     let mut record = sample_record();
     let mut fork = point("spawn.create", "os", &[("kind", "thread")], 3e4);
     fork.counts = vec![
