@@ -26,11 +26,14 @@ type Harness struct {
 	sized uint64
 }
 
-// Measurement is one measured kernel: N and the kept pairs' total batch times in ns.
+// Measurement is one measured kernel: N and the kept pairs' total batch times in ns, and the process's
+// context switches per operation from the counted pairs after them (keyed as the record's extra; nil where
+// nothing was counted).
 type Measurement struct {
 	N         uint64
 	TestNs    []int64
 	ControlNs []int64
+	Counts    map[string]float64
 }
 
 // NewHarness builds a harness on Go's monotonic clock (time.Since a fixed start).
@@ -79,6 +82,7 @@ func (h *Harness) MeasureWith(test, control, before, after Batch) Measurement {
 			m.TestNs = append(m.TestNs, t)
 		}
 	}
+	m.Counts = countedPairs(h.cfg.CountedPairs, n, test, control, before, after)
 	return m
 }
 

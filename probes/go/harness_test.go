@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // scripted is a fake clock: batches advance it by a fixed cost per operation, so the harness's
@@ -213,5 +214,39 @@ func TestRunWritesOneFinalLine(t *testing.T) {
 	out.Reset()
 	if run([]string{"--version"}, &out, &errOut) != 0 || out.String() != "overhead-probe-go 1\n" {
 		t.Errorf("version: %q", out.String())
+	}
+}
+
+// The counted pairs count the process's context switches per operation, control subtracted: a batch that
+// sleeps once an operation counts about one voluntary switch per operation, its empty control none, and
+// BatchesLine divides by per. With no counted pair or OVERHEAD_COUNTERS=off nothing is counted.
+func TestCountedPairsCountASleepAsOneVoluntarySwitch(t *testing.T) {
+	sleep := func(n uint64) {
+		for i := uint64(0); i < n; i++ {
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+	noop := func(uint64) {}
+	counts := countedPairs(3, 20, sleep, emptyLoop, noop, noop)
+	if v := counts[voluntaryKey]; v < 0.9 {
+		t.Fatalf("%v voluntary switches per sleep, want about 1 (%v)", v, counts)
+	}
+	line, err := BatchesLine(&Outcome{M: Measurement{N: 20, TestNs: []int64{1}, ControlNs: []int64{1}, Counts: counts}, Per: 2}, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg batchesMessage
+	if err := json.Unmarshal(line, &msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg.Extra[voluntaryKey] != counts[voluntaryKey]/2 {
+		t.Fatalf("per 2: %v, counted %v", msg.Extra[voluntaryKey], counts[voluntaryKey])
+	}
+	if countedPairs(0, 20, sleep, emptyLoop, noop, noop) != nil {
+		t.Fatal("no counted pair counts nothing")
+	}
+	t.Setenv("OVERHEAD_COUNTERS", "off")
+	if countedPairs(3, 20, sleep, emptyLoop, noop, noop) != nil {
+		t.Fatal("counting off counts nothing")
 	}
 }

@@ -39,6 +39,9 @@ type HarnessConfig struct {
 	MaxBatchOps   uint64  `json:"max_batch_ops"`
 	NoisyFraction float64 `json:"noisy_fraction"`
 	Mode          string  `json:"mode"`
+	// CountedPairs is how many untimed pairs count the process's context switches after the kept ones
+	// (0 in a job of an older orchestrator: nothing counted).
+	CountedPairs int `json:"counted_pairs"`
 }
 
 // ParseJob decodes and checks a job. Unknown fields are allowed (time_source, later additions); a

@@ -70,6 +70,10 @@ func BatchesLine(o *Outcome, sized uint64, resolution float64) ([]byte, error) {
 	if msg.Extra == nil {
 		msg.Extra = map[string]float64{}
 	}
+	// The counts are per iteration of the batch, as the times are: per reported operation they divide by per.
+	for key, perIteration := range o.M.Counts {
+		msg.Extra[key] = perIteration / float64(per)
+	}
 	if len(msg.TestNs) == 0 || len(msg.TestNs) != len(msg.ControlNs) {
 		return nil, fmt.Errorf("internal: %d test and %d control batches", len(msg.TestNs), len(msg.ControlNs))
 	}
