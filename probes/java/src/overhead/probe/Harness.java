@@ -18,8 +18,16 @@ public final class Harness {
         void run(long n) throws Exception;
     }
 
-    /** A measured kernel: N and the kept pairs' total batch times in ns, in order. */
-    public record Measurement(long n, long[] testNs, long[] controlNs) {
+    /**
+     * A measured kernel: N and the kept pairs' total batch times in ns, in order, and the process's context
+     * switches per iteration from the counted pairs after them (keyed as the record's extra; empty where
+     * nothing was counted).
+     */
+    public record Measurement(long n, long[] testNs, long[] controlNs, java.util.Map<String, Double> counts) {
+        /** A measurement without counts. */
+        public Measurement(long n, long[] testNs, long[] controlNs) {
+            this(n, testNs, controlNs, java.util.Map.of());
+        }
     }
 
     /** Bounds, as fractions of the target, on the batch a hinted N may take to be kept (crates/harness/src/lib.rs). */
@@ -103,7 +111,7 @@ public final class Harness {
                 t[k - cfg.warmup()] = tt;
             }
         }
-        return new Measurement(n, t, c);
+        return new Measurement(n, t, c, ProcessSwitches.countedPairs(cfg.countedPairs(), n, test, control, pre, post));
     }
 
     /** The clock, in ns. */

@@ -35,7 +35,12 @@ public record Job(int v, Spec spec, HarnessConfig harness, Long batchOpsHint) {
 
     /** crates/harness/src/config.rs {@code HarnessConfig}. {@code mode} is quick, default or full. */
     public record HarnessConfig(double targetBatchNs, int warmup, int repetitions, long maxBatchOps, double noisyFraction,
-            String mode) {
+            String mode, int countedPairs) {
+        /** Settings without counted pairs (nothing counted), as a job of an older orchestrator says. */
+        public HarnessConfig(double targetBatchNs, int warmup, int repetitions, long maxBatchOps, double noisyFraction,
+                String mode) {
+            this(targetBatchNs, warmup, repetitions, maxBatchOps, noisyFraction, mode, 0);
+        }
     }
 
     /** Reads and checks a job; a wrong shape or a protocol version other than 2 is an error. */
@@ -85,7 +90,8 @@ public record Job(int v, Spec spec, HarnessConfig harness, Long batchOpsHint) {
         HarnessConfig harness = new HarnessConfig(Json.number(h, "target_batch_ns", "harness"),
                 (int) Json.integer(h, "warmup", "harness"), (int) Json.integer(h, "repetitions", "harness"),
                 maxOps >= 9.2e18 ? Long.MAX_VALUE : Json.integer(h, "max_batch_ops", "harness"),
-                Json.number(h, "noisy_fraction", "harness"), mode);
+                Json.number(h, "noisy_fraction", "harness"), mode,
+                h.get("counted_pairs") == null ? 0 : (int) Json.integer(h, "counted_pairs", "harness"));
         if (!(harness.targetBatchNs() > 0) || harness.warmup() < 0 || harness.repetitions() < 1 || harness.maxBatchOps() < 1) {
             throw new Json.JsonException("harness settings out of range: " + harness);
         }

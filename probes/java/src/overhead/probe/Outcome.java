@@ -39,7 +39,10 @@ public final class Outcome {
             msg.put("sized_batch_ops", sized);
         }
         msg.put("notes", notes);
-        msg.put("extra", extra);
+        // The counts are per iteration of the batch, as the times are: per reported operation they divide by per.
+        Map<String, Object> withCounts = new LinkedHashMap<>(extra);
+        m.counts().forEach((key, perIteration) -> withCounts.put(key, perIteration / Math.max(1, per)));
+        msg.put("extra", withCounts);
         if (perThreadTestNs != null) {
             msg.put("per_thread_test_ns", perThreadTestNs);
         }

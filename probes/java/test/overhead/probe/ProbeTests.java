@@ -38,6 +38,7 @@ public final class ProbeTests {
         grain();
         throughput();
         rwlock();
+        counts();
         System.out.println(failures == 0 ? "ok: " + checks + " checks" : failures + " of " + checks + " checks FAILED");
         System.exit(failures == 0 ? 0 : 1);
     }
@@ -630,5 +631,34 @@ public final class ProbeTests {
         } catch (ProbeException e) {
             check(e.getMessage().contains("writers:5 is not one of 1, 10, 50"), "writers:5: " + e.getMessage());
         }
+    }
+
+    /**
+     * The counted pairs count the process's context switches per operation, control subtracted: a batch that
+     * sleeps once an operation counts about one voluntary switch per operation, its empty control none; the
+     * batches line divides by per; a job's counted_pairs reaches the harness, an older job's means none.
+     */
+    static void counts() throws Exception {
+        Harness.Batch sleep = n -> {
+            for (long i = 0; i < n; i++) {
+                Thread.sleep(0, 20_000);
+            }
+        };
+        Harness.Batch nothing = n -> { };
+        java.util.Map<String, Double> c = ProcessSwitches.countedPairs(3, 20, sleep, nothing, nothing, nothing);
+        if (ProcessSwitches.off() || ProcessSwitches.read() == null) {
+            check(c.isEmpty(), "counting off or no /proc: nothing counted");
+            return;
+        }
+        check(c.get(ProcessSwitches.VOLUNTARY) >= 0.9, "about one voluntary switch per sleep: " + c);
+        Outcome o = new Outcome(new Harness.Measurement(20, new long[] {1}, new long[] {1}, c), 2);
+        check(o.batchesLine(0, 1).contains("\"" + ProcessSwitches.VOLUNTARY + "\":" + (c.get(ProcessSwitches.VOLUNTARY) / 2)),
+                "per 2 halves the count: " + o.batchesLine(0, 1));
+        check(ProcessSwitches.countedPairs(0, 20, sleep, nothing, nothing, nothing).isEmpty(), "no counted pair, no count");
+        String job = "{\"v\":2,\"spec\":{\"experiment\":\"x\",\"runtime\":\"java-platform\",\"params\":[],\"cpus\":[0]},"
+                + "\"harness\":{\"target_batch_ns\":1000.0,\"warmup\":1,\"repetitions\":3,\"max_batch_ops\":100,"
+                + "\"noisy_fraction\":0.05,\"mode\":\"quick\"%s}}";
+        eq(Job.parse(String.format(job, ",\"counted_pairs\":2")).harness().countedPairs(), 2, "counted_pairs read");
+        eq(Job.parse(String.format(job, "")).harness().countedPairs(), 0, "no counted_pairs: none");
     }
 }
