@@ -2,7 +2,6 @@ package main
 
 import (
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 )
@@ -29,11 +28,7 @@ func medianPerOp(m Measurement, per float64) float64 {
 	for i := range d {
 		d[i] = float64(m.TestNs[i]-m.ControlNs[i]) / float64(m.N) / per
 	}
-	sort.Float64s(d)
-	if len(d)%2 == 1 {
-		return d[len(d)/2]
-	}
-	return (d[len(d)/2-1] + d[len(d)/2]) / 2
+	return median(d)
 }
 
 // fanOutPoint checks threads:T against T distinct CPUs.

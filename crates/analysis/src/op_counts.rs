@@ -7,43 +7,7 @@
 use std::fmt;
 
 use overhead_machine::CounterKind;
-use overhead_record::{CountEstimate, Metric, PointRecord, KERNEL_SHARE_KEY};
-
-/// A point's counts, looked up by what they count.
-#[derive(Debug, Clone, Copy)]
-pub struct PointCounts<'a> {
-    point: &'a PointRecord,
-}
-
-impl<'a> PointCounts<'a> {
-    /// The counts of `point`; `None` where it has none (not counted, or an older record).
-    pub fn of(point: &'a PointRecord) -> Option<PointCounts<'a>> {
-        (!point.counts.is_empty()).then_some(PointCounts { point })
-    }
-
-    /// The estimate of `kind` per operation, where counted.
-    pub fn estimate(&self, kind: CounterKind) -> Option<&'a CountEstimate> {
-        self.point.count(kind)
-    }
-
-    /// The median of `kind` per operation, where counted.
-    pub fn per_op(&self, kind: CounterKind) -> Option<f64> {
-        self.estimate(kind).map(|c| c.median)
-    }
-
-    /// Context switches per operation of every thread of the process (voluntary + involuntary), where counted.
-    pub fn process_switches(&self) -> Option<f64> {
-        Some(
-            self.per_op(CounterKind::ProcessVoluntarySwitches)?
-                + self.per_op(CounterKind::ProcessInvoluntarySwitches)?,
-        )
-    }
-
-    /// The kernel's share of the processes' CPU time (0 to 1), with its interval, where enough was sampled.
-    pub fn kernel_share(&self) -> Option<&'a CountEstimate> {
-        self.point.counts.iter().find(|c| c.key == KERNEL_SHARE_KEY)
-    }
-}
+use overhead_record::{Metric, PointRecord};
 
 /// Per operation as a finding says it: "per round trip", "per message one way", "per operation".
 fn per(metric: Metric) -> &'static str {
@@ -130,12 +94,14 @@ impl fmt::Display for Finding {
 
 /// What `point`'s counts say, in a fixed order; empty without counts or where nothing is notable.
 pub fn findings(point: &PointRecord) -> Vec<Finding> {
-    let Some(counts) = PointCounts::of(point) else { return Vec::new() };
+    if point.counts.is_empty() {
+        return Vec::new();
+    }
     let per = per(point.metric);
     let mut out = Vec::new();
-    let voluntary = counts.per_op(CounterKind::ProcessVoluntarySwitches);
-    let involuntary = counts.per_op(CounterKind::ProcessInvoluntarySwitches);
-    let thread = counts.per_op(CounterKind::ContextSwitches);
+    let voluntary = point.per_op(CounterKind::ProcessVoluntarySwitches);
+    let involuntary = point.per_op(CounterKind::ProcessInvoluntarySwitches);
+    let thread = point.per_op(CounterKind::ContextSwitches);
     if let (Some(voluntary), Some(involuntary)) = (voluntary, involuntary) {
         let all = voluntary + involuntary;
         if all >= NOTABLE_SWITCHES {
@@ -145,23 +111,23 @@ pub fn findings(point: &PointRecord) -> Vec<Finding> {
             out.push(Finding::NeverBlocks { involuntary, per });
         }
     }
-    let minor = counts.per_op(CounterKind::MinorFaults).unwrap_or(0.0);
-    let major = counts.per_op(CounterKind::MajorFaults).unwrap_or(0.0);
+    let minor = point.per_op(CounterKind::MinorFaults).unwrap_or(0.0);
+    let major = point.per_op(CounterKind::MajorFaults).unwrap_or(0.0);
     if minor >= NOTABLE_PER_OP || major >= NOTABLE_PER_OP {
         out.push(Finding::Faults { minor, major, per });
     }
-    let migrations = counts.per_op(CounterKind::CpuMigrations).unwrap_or(0.0);
+    let migrations = point.per_op(CounterKind::CpuMigrations).unwrap_or(0.0);
     if migrations >= NOTABLE_PER_OP {
         out.push(Finding::Migrates { per_op: migrations, per });
     }
-    if let Some(share) = counts.kernel_share().filter(|s| s.median >= NOTABLE_KERNEL_SHARE) {
+    if let Some(share) = point.kernel_share().filter(|s| s.median >= NOTABLE_KERNEL_SHARE) {
         out.push(Finding::KernelTime { share: share.median, ci_low: share.ci_low, ci_high: share.ci_high });
     }
     // A single measuring thread's CPU time against its operation's time (a team's threads overlap in time),
     // where it leaves the CPU in each operation: a thread that parks once a batch while an executor's workers
     // do the work (`block_on`) is off the CPU without waiting in the operation.
     let leaves_each_time = thread.is_some_and(|cs| cs >= NOTABLE_SWITCHES);
-    if let Some(cpu_ns) = counts.per_op(CounterKind::CpuTimeNs).filter(|_| point.threads == 1 && leaves_each_time) {
+    if let Some(cpu_ns) = point.per_op(CounterKind::CpuTimeNs).filter(|_| point.threads == 1 && leaves_each_time) {
         let share = (cpu_ns / point.summary.median).max(0.0);
         if point.summary.median >= 1_000.0 && share < OFF_CPU_SHARE {
             out.push(Finding::OffCpu { share });
@@ -314,7 +280,7 @@ mod tests {
             "spawn.create/runtime:os/kind:process",
             Metric::PerOp,
             120_000.0,
-            &[("minor_faults_per_op", 2.8), ("major_faults_per_op", 0.0), (KERNEL_SHARE_KEY, 0.78)],
+            &[("minor_faults_per_op", 2.8), ("major_faults_per_op", 0.0), (overhead_record::KERNEL_SHARE_KEY, 0.78)],
         );
         let text: Vec<String> = findings(&fork).iter().map(|f| f.to_string()).collect();
         assert_eq!(text[0], "2.80 page faults per operation (fresh or copied-on-write pages)");

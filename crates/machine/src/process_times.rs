@@ -69,12 +69,7 @@ mod tests {
     /// theirs), and a process that has made system calls has a kernel side.
     #[test]
     fn the_total_covers_this_threads_cpu_time_and_system_calls_count_as_kernel() {
-        let thread_ns = || {
-            let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-            // SAFETY: clock_gettime writes one timespec into the one we own.
-            assert_eq!(unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) }, 0);
-            t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
-        };
+        let thread_ns = || crate::thread_counters::thread_cpu_ns().unwrap();
         let (before, own_before) = (ProcessTimes::now().unwrap(), thread_ns());
         let start = std::time::Instant::now();
         while start.elapsed() < std::time::Duration::from_millis(50) {

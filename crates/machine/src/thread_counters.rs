@@ -291,7 +291,7 @@ fn read_group(
 }
 
 /// The calling thread's CPU time so far (ns): `CLOCK_THREAD_CPUTIME_ID`, brought up to date by the read.
-fn thread_cpu_ns() -> io::Result<u64> {
+pub(crate) fn thread_cpu_ns() -> io::Result<u64> {
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes one timespec into the one we own.
     if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {

@@ -77,12 +77,22 @@ impl crate::PointRecord {
         self.counts.iter().find(|c| c.key == key)
     }
 
+    /// The median of `kind` per operation, where counted.
+    pub fn per_op(&self, kind: CounterKind) -> Option<f64> {
+        self.count(kind).map(|c| c.median)
+    }
+
+    /// The kernel's share of the processes' CPU time (0 to 1) with its interval, where enough was sampled.
+    pub fn kernel_share(&self) -> Option<&CountEstimate> {
+        self.counts.iter().find(|c| c.key == KERNEL_SHARE_KEY)
+    }
+
     /// Context switches per operation of every thread of the point's processes (voluntary + involuntary
     /// medians), where counted.
     pub fn process_switches_per_op(&self) -> Option<f64> {
         Some(
-            self.count(CounterKind::ProcessVoluntarySwitches)?.median
-                + self.count(CounterKind::ProcessInvoluntarySwitches)?.median,
+            self.per_op(CounterKind::ProcessVoluntarySwitches)?
+                + self.per_op(CounterKind::ProcessInvoluntarySwitches)?,
         )
     }
 }

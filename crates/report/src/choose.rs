@@ -7,7 +7,6 @@
 use comfy_table::{Cell, CellAlignment};
 
 use super::{format_ns, new_table, Format};
-use overhead_analysis::op_counts::PointCounts;
 use overhead_record::{Candidate, ChoiceTable, RatioCi, RunRecord, SkipKind, Verdict};
 
 /// The section's caption: what the columns and the verdicts mean.
@@ -84,7 +83,7 @@ fn table(t: &ChoiceTable, record: &RunRecord, format: Format) -> String {
     ]);
     let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
     for (i, c) in t.candidates.iter().enumerate() {
-        let counts = record.points.iter().find(|p| p.name == c.point).and_then(PointCounts::of);
+        let point = record.points.iter().find(|p| p.name == c.point);
         table.add_row([
             right((i + 1).to_string()),
             Cell::new(c.label()),
@@ -92,8 +91,8 @@ fn table(t: &ChoiceTable, record: &RunRecord, format: Format) -> String {
             right(format!("{} – {}", format_ns(c.ci_low_ns), format_ns(c.ci_high_ns))),
             right(ratio_column(c)),
             Cell::new(verdict_text(c)),
-            right(super::counts::switches_cell(counts)),
-            right(super::counts::kernel_cell(counts)),
+            right(point.map_or("—".into(), super::counts::switches_cell)),
+            right(point.map_or("—".into(), super::counts::kernel_cell)),
             Cell::new(c.flags.iter().map(|f| f.name()).collect::<Vec<_>>().join(",")),
         ]);
     }

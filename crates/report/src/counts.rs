@@ -4,28 +4,28 @@
 
 use comfy_table::{Cell, CellAlignment};
 
-use overhead_analysis::op_counts::{findings, PointCounts};
+use overhead_analysis::op_counts::findings;
 use overhead_machine::CounterKind;
-use overhead_record::{CountEstimate, RunRecord};
+use overhead_record::{CountEstimate, PointRecord, RunRecord};
 
 use super::{format_ns, new_table, Format};
 
 /// The `cs/op` cell: context switches per operation of every thread of the point's processes, `—` where
 /// not counted.
-pub fn switches_cell(counts: Option<PointCounts>) -> String {
-    counts.and_then(|c| c.process_switches()).map_or("—".into(), count)
+pub fn switches_cell(point: &PointRecord) -> String {
+    point.process_switches_per_op().map_or("—".into(), count)
 }
 
 /// The `kernel` cell: the kernel's share of the processes' CPU time, `—` where not counted or too little was
 /// sampled.
-pub fn kernel_cell(counts: Option<PointCounts>) -> String {
-    counts.and_then(|c| c.kernel_share()).map_or("—".into(), |s| format!("{:.0}%", s.median * 100.0))
+pub fn kernel_cell(point: &PointRecord) -> String {
+    point.kernel_share().map_or("—".into(), |s| format!("{:.0}%", s.median * 100.0))
 }
 
 /// Every count of `point` with its interval, then what they say, one per line: a tooltip's text; empty
 /// without counts.
-pub fn detail_text(point: &overhead_record::PointRecord) -> String {
-    if PointCounts::of(point).is_none() {
+pub fn detail_text(point: &PointRecord) -> String {
+    if point.counts.is_empty() {
         return String::new();
     }
     let counts = point.counts.iter().map(|c| match c.key.as_str() {
@@ -64,7 +64,7 @@ fn with_interval(c: &CountEstimate) -> String {
 /// The section: every point whose counts say something ([`findings`]), its counts per operation with their
 /// intervals over processes, and what they say; one line for the points that counted nothing notable.
 pub fn counts_section(record: &RunRecord, format: Format) -> String {
-    let counted: Vec<_> = record.points.iter().filter_map(|p| Some((p, PointCounts::of(p)?))).collect();
+    let counted: Vec<&PointRecord> = record.points.iter().filter(|p| !p.counts.is_empty()).collect();
     if counted.is_empty() {
         return String::new();
     }
@@ -82,22 +82,22 @@ pub fn counts_section(record: &RunRecord, format: Format) -> String {
     let mut statements = String::new();
     let bullet = if format == Format::Md { "- " } else { "  " };
     let mut quiet = 0;
-    for (p, c) in &counted {
+    for &p in &counted {
         let said = findings(p);
         if said.is_empty() {
             quiet += 1;
             continue;
         }
         let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
-        let cell = |kind: CounterKind| c.estimate(kind).map_or("—".into(), with_interval);
-        let process = match (
-            c.estimate(CounterKind::ProcessVoluntarySwitches),
-            c.estimate(CounterKind::ProcessInvoluntarySwitches),
-        ) {
-            (Some(v), Some(i)) => format!("{} ({} + {})", count(v.median + i.median), count(v.median), count(i.median)),
-            _ => "—".into(),
-        };
-        let kernel = c.kernel_share().map_or("—".into(), |s| {
+        let cell = |kind: CounterKind| p.count(kind).map_or("—".into(), with_interval);
+        let process =
+            match (p.count(CounterKind::ProcessVoluntarySwitches), p.count(CounterKind::ProcessInvoluntarySwitches)) {
+                (Some(v), Some(i)) => {
+                    format!("{} ({} + {})", count(v.median + i.median), count(v.median), count(i.median))
+                }
+                _ => "—".into(),
+            };
+        let kernel = p.kernel_share().map_or("—".into(), |s| {
             format!("{:.0}% ({:.0}–{:.0}%)", s.median * 100.0, s.ci_low * 100.0, s.ci_high * 100.0)
         });
         table.add_row(vec![
@@ -107,7 +107,7 @@ pub fn counts_section(record: &RunRecord, format: Format) -> String {
             right(process),
             right(cell(CounterKind::MinorFaults)),
             right(cell(CounterKind::CpuMigrations)),
-            right(c.per_op(CounterKind::CpuTimeNs).map_or("—".into(), format_ns)),
+            right(p.per_op(CounterKind::CpuTimeNs).map_or("—".into(), format_ns)),
             right(kernel),
         ]);
         let text: Vec<String> = said.iter().map(|f| f.to_string()).collect();
@@ -148,6 +148,7 @@ mod tests {
     fn the_section_lists_the_points_whose_counts_say_something() {
         let mut record = sample_record();
         assert_eq!(counts_section(&record, Format::Table), "");
+        let quiet_without_counts = record.points[0].clone();
         let mut quiet = record.points[0].clone();
         quiet.name = "quiet/runtime:os".into();
         quiet.counts = vec![
@@ -163,9 +164,9 @@ mod tests {
             estimate("process_involuntary_cs_per_op", 0.0),
             overhead_record::fixture::count(overhead_record::KERNEL_SHARE_KEY, 0.8, 0.6, 0.9),
         ];
-        assert_eq!(switches_cell(PointCounts::of(switching)), "2.0");
-        assert_eq!(kernel_cell(PointCounts::of(switching)), "80%");
-        assert_eq!(switches_cell(None), "—");
+        assert_eq!(switches_cell(switching), "2.0");
+        assert_eq!(kernel_cell(switching), "80%");
+        assert_eq!(switches_cell(&quiet_without_counts), "—");
         record.points.push(quiet);
         let text = counts_section(&record, Format::Table);
         assert!(text.contains("2.0 (2.0 + 0)") && text.contains("80% (60–90%)"), "{text}");

@@ -6,7 +6,6 @@ use comfy_table::{Cell, CellAlignment, ContentArrangement};
 pub use overhead_render::{new_table, Format};
 
 use super::{counted, format_ns};
-use overhead_analysis::op_counts::PointCounts;
 use overhead_harness::speed::SLOW_FACTOR;
 use overhead_record::{Metric, PointRecord, RunRecord, SkipKind};
 
@@ -205,8 +204,8 @@ fn results_table(record: &RunRecord, format: Format) -> String {
             right(format!("{} – {}", format_ns(s.p10), format_ns(s.p90))),
             right(format_ns(p.control.median)),
             right(format!("{} × {}", p.batch_ops, batches_by_process(p))),
-            right(super::counts::switches_cell(PointCounts::of(p))),
-            right(super::counts::kernel_cell(PointCounts::of(p))),
+            right(super::counts::switches_cell(p)),
+            right(super::counts::kernel_cell(p)),
             Cell::new(flags.join(",")),
         ];
         if let Some(b) = between {

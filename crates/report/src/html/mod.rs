@@ -19,7 +19,6 @@ use serde::Serialize;
 
 use crate::table::{batches_by_process, completion, flags_of, intervals_line, speed_line, time_source_line};
 use crate::{counted, format_ns, Format, SECTIONS};
-use overhead_analysis::op_counts::PointCounts;
 use overhead_record::{RunRecord, SkipKind};
 
 /// The page's stylesheet, shared with `compare`'s page.
@@ -197,8 +196,8 @@ fn point_row(p: &overhead_record::PointRecord, between: Option<&overhead_record:
         batches: format!("{} × {}", p.batch_ops, batches_by_process(p)),
         flags: flags_of(p).join(","),
         notes: p.notes.clone(),
-        switches: crate::counts::switches_cell(PointCounts::of(p)),
-        kernel: crate::counts::kernel_cell(PointCounts::of(p)),
+        switches: crate::counts::switches_cell(p),
+        kernel: crate::counts::kernel_cell(p),
         counts_detail: crate::counts::detail_text(p),
         between_runs: between.map(|b| b.points_pct.get(&p.name).map_or("—".into(), |x| format!("±{x:.1}%"))),
     }

@@ -77,6 +77,12 @@ public final class Outcome {
         for (int k = 0; k < d.length; k++) {
             d[k] = (double) (m.testNs()[k] - m.controlNs()[k]) / m.n() / per;
         }
+        return median(d);
+    }
+
+    /** The median of values (the mean of the middle two for an even count, as crates/stats's percentile at 0.5). */
+    static double median(double[] values) {
+        double[] d = values.clone();
         java.util.Arrays.sort(d);
         int mid = d.length / 2;
         return d.length % 2 == 1 ? d[mid] : (d[mid - 1] + d[mid]) / 2;

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -79,16 +78,8 @@ final class ProcessSwitches {
             voluntary[k] = (double) ((r3[0] - r2[0]) - (r1[0] - r0[0])) / n;
             involuntary[k] = (double) ((r3[1] - r2[1]) - (r1[1] - r0[1])) / n;
         }
-        out.put(VOLUNTARY, median(voluntary));
-        out.put(INVOLUNTARY, median(involuntary));
+        out.put(VOLUNTARY, Outcome.median(voluntary));
+        out.put(INVOLUNTARY, Outcome.median(involuntary));
         return out;
-    }
-
-    /** The median (the mean of the middle two for an even count, as crates/stats's percentile at 0.5). */
-    static double median(double[] values) {
-        double[] d = values.clone();
-        Arrays.sort(d);
-        int mid = d.length / 2;
-        return d.length % 2 == 1 ? d[mid] : (d[mid - 1] + d[mid]) / 2;
     }
 }
