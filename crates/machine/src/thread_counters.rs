@@ -367,7 +367,9 @@ mod tests {
         }
         let counted = counters.read().unwrap().since(before);
         let switches = counted.of(CounterKind::ContextSwitches).expect("counted");
-        assert!((50..=60).contains(&switches), "{switches} context switches for 50 sleeps");
+        // A preemption between two sleeps (another process or test on the CPU) adds one; double counting would
+        // read 100.
+        assert!((50..=75).contains(&switches), "{switches} context switches for 50 sleeps");
         // Sleeping is voluntary, and the process saw at least this thread's switches; the thread slept most of
         // the ~10 ms, so its CPU time is far below it.
         let voluntary = counted.of(CounterKind::ProcessVoluntarySwitches).expect("counted");
