@@ -44,6 +44,10 @@ pub enum Finding {
     Faults { minor: f64, major: f64, per: &'static str },
     /// The measuring threads moved between CPUs `per_op` times per operation.
     Migrates { per_op: f64, per: &'static str },
+    /// The child processes reaped in the operations (a fork's child) took `faults` minor page faults,
+    /// `switches` context switches and `cpu_ns` ns on a CPU per operation: the child's side of the cost,
+    /// which the parent's counts do not hold.
+    Children { faults: f64, switches: f64, cpu_ns: f64, per: &'static str },
     /// The kernel's share of the processes' CPU time, with its interval.
     KernelTime { share: f64, ci_low: f64, ci_high: f64 },
     /// The measuring thread, which leaves the CPU in each operation, was on a CPU for `share` of each
@@ -77,6 +81,12 @@ impl fmt::Display for Finding {
             Finding::Migrates { per_op, per } => {
                 write!(f, "the measuring thread(s) moved to another CPU {per_op:.2} times {per}")
             }
+            Finding::Children { faults, switches, cpu_ns, per } => write!(
+                f,
+                "its child processes took {faults:.1} page faults, {switches:.1} context switches and {} on a CPU {per} \
+                 (counted when reaped)",
+                overhead_units::format_ns(cpu_ns)
+            ),
             Finding::KernelTime { share, ci_low, ci_high } => write!(
                 f,
                 "kernel time {:.0}% of the probe processes' CPU time, start-up included (95% CI {:.0}–{:.0}%)",
@@ -119,6 +129,11 @@ pub fn findings(point: &PointRecord) -> Vec<Finding> {
     let migrations = point.per_op(CounterKind::CpuMigrations).unwrap_or(0.0);
     if migrations >= NOTABLE_PER_OP {
         out.push(Finding::Migrates { per_op: migrations, per });
+    }
+    let child = |kind| point.per_op(kind).unwrap_or(0.0);
+    let (faults, switches) = (child(CounterKind::ChildMinorFaults), child(CounterKind::ChildSwitches));
+    if faults >= NOTABLE_PER_OP || switches >= NOTABLE_PER_OP {
+        out.push(Finding::Children { faults, switches, cpu_ns: child(CounterKind::ChildCpuNs).max(0.0), per });
     }
     if let Some(share) = point.kernel_share().filter(|s| s.median >= NOTABLE_KERNEL_SHARE) {
         out.push(Finding::KernelTime { share: share.median, ci_low: share.ci_low, ci_high: share.ci_high });
@@ -247,8 +262,8 @@ mod tests {
         );
     }
 
-    /// A lock-free channel that parks, a spin lock that migrates, fork's faults, a kernel-bound point; and a
-    /// point with nothing to say says nothing.
+    /// A lock-free channel that parks, a spin lock that migrates, fork's faults on both sides, a kernel-bound
+    /// point; and a point with nothing to say says nothing.
     #[test]
     fn claims_faults_and_kernel_time_are_stated_and_quiet_points_say_nothing() {
         let counts = [("cs_per_op", 0.3), ("process_voluntary_cs_per_op", 0.2), ("process_involuntary_cs_per_op", 0.0)];
@@ -280,11 +295,23 @@ mod tests {
             "spawn.create/runtime:os/kind:process",
             Metric::PerOp,
             120_000.0,
-            &[("minor_faults_per_op", 2.8), ("major_faults_per_op", 0.0), (overhead_record::KERNEL_SHARE_KEY, 0.78)],
+            &[
+                ("minor_faults_per_op", 2.8),
+                ("major_faults_per_op", 0.0),
+                ("child_minor_faults_per_op", 27.0),
+                ("child_cs_per_op", 1.0),
+                ("child_cpu_ns_per_op", 45_000.0),
+                (overhead_record::KERNEL_SHARE_KEY, 0.78),
+            ],
         );
         let text: Vec<String> = findings(&fork).iter().map(|f| f.to_string()).collect();
         assert_eq!(text[0], "2.80 page faults per operation (fresh or copied-on-write pages)");
-        assert!(text[1].starts_with("kernel time 78% of the probe processes' CPU time"), "{text:?}");
+        assert_eq!(
+            text[1],
+            "its child processes took 27.0 page faults, 1.0 context switches and 45.0 µs on a CPU per operation \
+             (counted when reaped)"
+        );
+        assert!(text[2].starts_with("kernel time 78% of the probe processes' CPU time"), "{text:?}");
         let quiet = with_counts(
             "sync.mutex/runtime:os/lock:std/threads:1",
             Metric::PerOp,

@@ -1,6 +1,7 @@
 //! The kernel's counters around a batch — the calling thread's context switches, CPU migrations and page
 //! faults through `perf_event_open` (the `perf-event2` crate), its CPU time, the whole process's voluntary and
-//! involuntary context switches through `getrusage`, and the hardware's cycles, instructions and last-level
+//! involuntary context switches and its reaped children's faults, switches and CPU time through `getrusage`,
+//! and the hardware's cycles, instructions and last-level
 //! cache misses where the machine has a PMU — read at batch edges so a measurement can say what each
 //! operation costs the kernel and the hardware besides its time (docs/METHOD.md §18). Software counters need
 //! no PMU: they work in the KVM guests where `perf stat -e cycles` says "not supported". A kernel that
@@ -37,6 +38,17 @@ pub enum CounterKind {
     ProcessVoluntarySwitches,
     /// Involuntary context switches (a thread was preempted) of every thread of the process (`ru_nivcsw`).
     ProcessInvoluntarySwitches,
+    /// Minor page faults of the child processes the process reaped in the window (`getrusage(RUSAGE_CHILDREN)`'s
+    /// `ru_minflt`): a fork's child copying the pages it writes. A child still running at the window's end (a
+    /// peer process, a server) is not counted.
+    ChildMinorFaults,
+    /// Context switches, voluntary and not, of the child processes reaped in the window: a child that exits at
+    /// once counts one, its last (`ru_nvcsw` + `ru_nivcsw` of `RUSAGE_CHILDREN`).
+    ChildSwitches,
+    /// CPU time of the child processes reaped in the window, user and kernel (ns; exact to the µs, as the
+    /// kernel sums each child's precise run time when it is reaped): a fork's child's exit, which tears down
+    /// the address space it was given.
+    ChildCpuNs,
     /// CPU cycles of the measuring thread, user and kernel (PMU only).
     Cycles,
     /// Instructions retired by the measuring thread (PMU only).
@@ -46,7 +58,7 @@ pub enum CounterKind {
 }
 
 /// How many kinds there are.
-const KINDS: usize = 10;
+const KINDS: usize = 13;
 
 impl CounterKind {
     /// Every kind, in [`Counts`]' order.
@@ -58,6 +70,9 @@ impl CounterKind {
         CounterKind::CpuTimeNs,
         CounterKind::ProcessVoluntarySwitches,
         CounterKind::ProcessInvoluntarySwitches,
+        CounterKind::ChildMinorFaults,
+        CounterKind::ChildSwitches,
+        CounterKind::ChildCpuNs,
         CounterKind::Cycles,
         CounterKind::Instructions,
         CounterKind::LlcMisses,
@@ -71,8 +86,8 @@ impl CounterKind {
     const HARDWARE: [CounterKind; 3] = [CounterKind::Cycles, CounterKind::Instructions, CounterKind::LlcMisses];
 
     /// The short name a record's `extra` key (`{name}_per_op`) and a report column use: `cs`, `migrations`,
-    /// `minor_faults`, `major_faults`, `cpu_ns`, `process_voluntary_cs`, `process_involuntary_cs`, `cycles`,
-    /// `instructions`, `llc_misses`.
+    /// `minor_faults`, `major_faults`, `cpu_ns`, `process_voluntary_cs`, `process_involuntary_cs`,
+    /// `child_minor_faults`, `child_cs`, `child_cpu_ns`, `cycles`, `instructions`, `llc_misses`.
     pub fn name(self) -> &'static str {
         match self {
             CounterKind::ContextSwitches => "cs",
@@ -82,15 +97,26 @@ impl CounterKind {
             CounterKind::CpuTimeNs => "cpu_ns",
             CounterKind::ProcessVoluntarySwitches => "process_voluntary_cs",
             CounterKind::ProcessInvoluntarySwitches => "process_involuntary_cs",
+            CounterKind::ChildMinorFaults => "child_minor_faults",
+            CounterKind::ChildSwitches => "child_cs",
+            CounterKind::ChildCpuNs => "child_cpu_ns",
             CounterKind::Cycles => "cycles",
             CounterKind::Instructions => "instructions",
             CounterKind::LlcMisses => "llc_misses",
         }
     }
 
-    /// True for the counts of the whole process (every thread), which a team adds once, not once a thread.
+    /// True for the counts of the whole process (every thread) and of its reaped children, which a team adds
+    /// once, not once a thread.
     pub fn is_per_process(self) -> bool {
-        matches!(self, CounterKind::ProcessVoluntarySwitches | CounterKind::ProcessInvoluntarySwitches)
+        matches!(
+            self,
+            CounterKind::ProcessVoluntarySwitches
+                | CounterKind::ProcessInvoluntarySwitches
+                | CounterKind::ChildMinorFaults
+                | CounterKind::ChildSwitches
+                | CounterKind::ChildCpuNs
+        )
     }
 
     fn index(self) -> usize {
@@ -216,7 +242,7 @@ impl ThreadCounters {
             .collect()
     }
 
-    /// Every counter now: up to four system calls. The kinds of a perf group that is not open read `None`.
+    /// Every counter now: up to five system calls. The kinds of a perf group that is not open read `None`.
     ///
     /// Errors: a read failed (it does not once the counters are open).
     pub fn read(&mut self) -> io::Result<Counts> {
@@ -231,6 +257,11 @@ impl ThreadCounters {
         let (voluntary, involuntary) = process_switches()?;
         counts.0[CounterKind::ProcessVoluntarySwitches.index()] = Some(voluntary);
         counts.0[CounterKind::ProcessInvoluntarySwitches.index()] = Some(involuntary);
+        let children = crate::process_times::rusage(libc::RUSAGE_CHILDREN)?;
+        let cpu_ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+        counts.0[CounterKind::ChildMinorFaults.index()] = Some(children.ru_minflt as u64);
+        counts.0[CounterKind::ChildSwitches.index()] = Some((children.ru_nvcsw + children.ru_nivcsw) as u64);
+        counts.0[CounterKind::ChildCpuNs.index()] = Some(cpu_ns(children.ru_utime) + cpu_ns(children.ru_stime));
         Ok(counts)
     }
 }
@@ -400,6 +431,60 @@ mod tests {
         let process = counted.of(CounterKind::ProcessVoluntarySwitches).expect("counted");
         assert!(own < 10, "{own} switches of the joining thread");
         assert!(process >= 30 + own, "{process} voluntary switches in the process, {own} of them this thread's");
+    }
+
+    /// Children reaped in the window are counted on their own side: 10 children that each write 16 fresh
+    /// pages before `_exit` count at least 160 minor faults, at least one switch each (its last) and some CPU
+    /// time; this thread's own faults do not include theirs. (Other tests of this binary may reap children
+    /// of their own in the window: lower bounds only.)
+    #[test]
+    fn reaped_children_count_their_faults_switches_and_cpu_time() {
+        let Ok(mut counters) = ThreadCounters::open() else { return };
+        const CHILDREN: u64 = 10;
+        const PAGES: usize = 16;
+        let before = counters.read().unwrap();
+        for _ in 0..CHILDREN {
+            // SAFETY: the child only writes to a mapping of its own and calls `_exit`, both async-signal-safe
+            // (mmap is a plain system call), so forking a process with other threads is sound.
+            let pid = unsafe { libc::fork() };
+            assert!(pid >= 0, "fork: {}", io::Error::last_os_error());
+            if pid == 0 {
+                // SAFETY: in the child: an anonymous private mapping it writes one byte of each page of, then
+                // `_exit` without running the parent's destructors.
+                unsafe {
+                    let region = libc::mmap(
+                        std::ptr::null_mut(),
+                        PAGES * 4096,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                        -1,
+                        0,
+                    );
+                    if region != libc::MAP_FAILED {
+                        for i in 0..PAGES {
+                            std::ptr::write_volatile((region as *mut u8).add(i * 4096), 1);
+                        }
+                    }
+                    libc::_exit(0);
+                }
+            }
+            let mut status = 0;
+            // SAFETY: `pid` is this thread's own child; `status` a valid int.
+            assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        }
+        let counted = counters.read().unwrap().since(before);
+        let faults = counted.of(CounterKind::ChildMinorFaults).expect("counted");
+        assert!(
+            faults >= CHILDREN * PAGES as u64,
+            "{faults} minor faults in {CHILDREN} children writing {PAGES} pages each"
+        );
+        let switches = counted.of(CounterKind::ChildSwitches).expect("counted");
+        assert!(switches >= CHILDREN, "{switches} switches of {CHILDREN} children");
+        assert!(counted.of(CounterKind::ChildCpuNs).is_some_and(|ns| ns > 0), "{counted:?}");
+        if let Some(own) = counted.of(CounterKind::MinorFaults) {
+            // The parent's own copy-on-write faults after each fork are a few a fork, never the children's.
+            assert!(own < faults, "the parent's {own} faults against its children's {faults}");
+        }
     }
 
     /// A busy loop's counted CPU time is up to date when read (perf's task clock read 0 ns here after a 20 ms

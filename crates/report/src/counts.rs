@@ -125,7 +125,8 @@ pub fn counts_section(record: &RunRecord, format: Format) -> String {
          faults and migrations in under 1 of 100 operations, kernel time under half or too little sampled\n{bullet}counts: in untimed batch pairs after the timed ones, control \
          subtracted (a small negative count is the control counting more: noise), per operation as the point's time is (per round trip for rtt points); median over processes \
          (order-statistic interval); thread = the measuring thread(s), a team's summed; process = every thread of \
-         the probe process (partners, helpers, executors; not a child process), blocking = voluntary, preempted = \
+         the probe process (partners, helpers, executors; not a child process: a child the operation forks and \
+         reaps is counted on its own, in the statements), blocking = voluntary, preempted = \
          involuntary (sched_yield counts here); CPU/op = the measuring thread(s)' CPU time; kernel = the kernel's \
          share of the probe processes' CPU time over their whole life, start-up included, not control-subtracted, \
          as the kernel samples it at its tick, shown where 10 ticks sampled it and the measurement was ≥ 80% of it \

@@ -5,7 +5,7 @@ use overhead_record::RunRecord;
 
 /// The columns, in order: the time's, then each kernel count per operation (the median over processes;
 /// empty where not counted; docs/METHOD.md §18; their intervals are in the JSON record's `counts`).
-pub const COLUMNS: [&str; 28] = [
+pub const COLUMNS: [&str; 31] = [
     "name",
     "experiment",
     "runtime",
@@ -30,6 +30,9 @@ pub const COLUMNS: [&str; 28] = [
     "cpu_ns_per_op",
     "process_voluntary_cs_per_op",
     "process_involuntary_cs_per_op",
+    "child_minor_faults_per_op",
+    "child_cs_per_op",
+    "child_cpu_ns_per_op",
     "cycles_per_op",
     "instructions_per_op",
     "llc_misses_per_op",
