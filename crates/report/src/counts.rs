@@ -120,9 +120,14 @@ pub fn counts_section(record: &RunRecord, format: Format) -> String {
             counted.len()
         );
     }
+    if quiet > 0 {
+        statements += &format!(
+            "{bullet}{quiet} other counted point(s): under half a context switch per operation, page faults and \
+             migrations in under 1 of 100 operations, kernel time under half or too little sampled\n"
+        );
+    }
     format!(
-        "{table}\n{statements}{bullet}{quiet} other counted point(s): under half a context switch per operation, page \
-         faults and migrations in under 1 of 100 operations, kernel time under half or too little sampled\n{bullet}counts: in untimed batch pairs after the timed ones, control \
+        "{table}\n{statements}{bullet}counts: in untimed batch pairs after the timed ones, control \
          subtracted (a small negative count is the control counting more: noise), per operation as the point's time is (per round trip for rtt points); median over processes \
          (order-statistic interval); thread = the measuring thread(s), a team's summed; process = every thread of \
          the probe process (partners, helpers, executors; not a child process: a child the operation forks and \
@@ -173,6 +178,9 @@ mod tests {
         assert!(text.contains("2.0 (2.0 + 0)") && text.contains("80% (60–90%)"), "{text}");
         assert!(text.contains("1.0 on each side") && text.contains("kernel time 80%"), "{text}");
         assert!(text.contains("1 other counted point(s)") && !text.contains("quiet/runtime:os ┆"), "{text}");
+        // Without a quiet point, no line counts the quiet ones ("0 other counted point(s)").
+        record.points.pop();
+        assert!(!counts_section(&record, Format::Table).contains("other counted point"));
         assert!(
             detail_text(&record.points[0]).contains("cs 1.0\nprocess_voluntary_cs 2.0"),
             "{}",
