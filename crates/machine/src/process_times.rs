@@ -38,14 +38,18 @@ impl ProcessTimes {
     /// Errors: `getrusage` failed (it does not on Linux).
     pub fn now() -> io::Result<ProcessTimes> {
         let usage = rusage(libc::RUSAGE_SELF)?;
-        let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
-        Ok(ProcessTimes { user_ns: ns(usage.ru_utime), system_ns: ns(usage.ru_stime) })
+        Ok(ProcessTimes { user_ns: timeval_ns(usage.ru_utime), system_ns: timeval_ns(usage.ru_stime) })
     }
 
     /// User and kernel together (ns): exact.
     pub fn total_ns(self) -> u64 {
         self.user_ns + self.system_ns
     }
+}
+
+/// A `timeval` of `getrusage` (µs resolution) in ns.
+pub(crate) fn timeval_ns(t: libc::timeval) -> u64 {
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000
 }
 
 /// `getrusage(who)`: the process's (`RUSAGE_SELF`, every thread) or its waited-for children's usage.

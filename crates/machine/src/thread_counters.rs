@@ -258,7 +258,7 @@ impl ThreadCounters {
         counts.0[CounterKind::ProcessVoluntarySwitches.index()] = Some(voluntary);
         counts.0[CounterKind::ProcessInvoluntarySwitches.index()] = Some(involuntary);
         let children = crate::process_times::rusage(libc::RUSAGE_CHILDREN)?;
-        let cpu_ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+        let cpu_ns = crate::process_times::timeval_ns;
         counts.0[CounterKind::ChildMinorFaults.index()] = Some(children.ru_minflt as u64);
         counts.0[CounterKind::ChildSwitches.index()] = Some((children.ru_nvcsw + children.ru_nivcsw) as u64);
         counts.0[CounterKind::ChildCpuNs.index()] = Some(cpu_ns(children.ru_utime) + cpu_ns(children.ru_stime));
