@@ -46,8 +46,8 @@ pub enum CounterKind {
     /// once counts one, its last (`ru_nvcsw` + `ru_nivcsw` of `RUSAGE_CHILDREN`).
     ChildSwitches,
     /// CPU time of the child processes reaped in the window, user and kernel (ns; exact to the µs, as the
-    /// kernel sums each child's precise run time when it is reaped): a fork's child's exit, which tears down
-    /// the address space it was given.
+    /// kernel sums each child's precise run time when it is reaped): for a fork's child that only calls
+    /// `_exit`, the kernel's work on the child, its exit among it.
     ChildCpuNs,
     /// CPU cycles of the measuring thread, user and kernel (PMU only).
     Cycles,
