@@ -44,9 +44,9 @@ pub enum Finding {
     Faults { minor: f64, major: f64, per: &'static str },
     /// The measuring threads moved between CPUs `per_op` times per operation.
     Migrates { per_op: f64, per: &'static str },
-    /// The child processes reaped in the operations (a fork's child) took `faults` minor page faults,
-    /// `switches` context switches and `cpu_ns` ns on a CPU per operation: the child's side of the cost,
-    /// which the parent's counts do not hold.
+    /// The child processes (a fork's child reaped in the operation, a peer process it talks to) took `faults`
+    /// minor page faults, `switches` context switches and `cpu_ns` ns on a CPU per operation: the children's
+    /// side of the cost, which the probe process's counts do not hold.
     Children { faults: f64, switches: f64, cpu_ns: f64, per: &'static str },
     /// The kernel's share of the processes' CPU time, with its interval.
     KernelTime { share: f64, ci_low: f64, ci_high: f64 },
@@ -81,12 +81,19 @@ impl fmt::Display for Finding {
             Finding::Migrates { per_op, per } => {
                 write!(f, "the measuring thread(s) moved to another CPU {per_op:.2} times {per}")
             }
-            Finding::Children { faults, switches, cpu_ns, per } => write!(
-                f,
-                "its child processes took {faults:.1} page faults, {switches:.1} context switches and {} on a CPU {per} \
-                 (counted when reaped)",
-                overhead_units::format_ns(cpu_ns)
-            ),
+            Finding::Children { faults, switches, cpu_ns, per } => {
+                let mut took = Vec::new();
+                if faults >= NOTABLE_PER_OP {
+                    took.push(format!("{faults:.1} page faults"));
+                }
+                if switches >= NOTABLE_PER_OP {
+                    took.push(format!("{switches:.1} context switches"));
+                }
+                took.push(format!("{} on a CPU", overhead_units::format_ns(cpu_ns)));
+                let last = took.pop().unwrap_or_default();
+                let took = if took.is_empty() { last } else { format!("{} and {last}", took.join(", ")) };
+                write!(f, "its child processes (a fork's child, a peer process) took {took} {per}")
+            }
             Finding::KernelTime { share, ci_low, ci_high } => write!(
                 f,
                 "kernel time {:.0}% of the probe processes' CPU time, start-up included (95% CI {:.0}–{:.0}%)",
@@ -308,10 +315,23 @@ mod tests {
         assert_eq!(text[0], "2.80 page faults per operation (fresh or copied-on-write pages)");
         assert_eq!(
             text[1],
-            "its child processes took 27.0 page faults, 1.0 context switches and 45.0 µs on a CPU per operation \
-             (counted when reaped)"
+            "its child processes (a fork's child, a peer process) took 27.0 page faults, 1.0 context switches and \
+             45.0 µs on a CPU per operation"
         );
         assert!(text[2].starts_with("kernel time 78% of the probe processes' CPU time"), "{text:?}");
+        // An echo peer process: its switch and CPU time, no fault to speak of.
+        let pipe = with_counts(
+            "msg.ipc/runtime:os/transport:pipe/payload:8/placement:other_core",
+            Metric::Rtt,
+            35_000.0,
+            &[("child_minor_faults_per_op", 0.0), ("child_cs_per_op", 1.0), ("child_cpu_ns_per_op", 27_000.0)],
+        );
+        let text: Vec<String> = findings(&pipe).iter().map(|f| f.to_string()).collect();
+        assert_eq!(
+            text,
+            ["its child processes (a fork's child, a peer process) took 1.0 context switches and 27.0 µs on a CPU per \
+              round trip"]
+        );
         let quiet = with_counts(
             "sync.mutex/runtime:os/lock:std/threads:1",
             Metric::PerOp,

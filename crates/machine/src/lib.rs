@@ -8,6 +8,7 @@
 //! benchmark can always record *something* about where it ran.
 
 mod affinity;
+mod child_processes;
 mod cpu_list;
 mod cpu_time;
 mod describe;
@@ -16,6 +17,7 @@ mod thread_counters;
 mod topology;
 
 pub use affinity::{allowed_cpus, cpu_mask, pin_current_thread, refused_pinnings, set_affinity_mask};
+pub use child_processes::WatchedChild;
 pub use cpu_list::{parse_cpu_list, CpuListError, MAX_CPU_INDEX};
 pub use cpu_time::{parse_cpu_times, read_cpu_times, rusage_cpu_s, CpuTime, CpuTimes};
 pub use describe::{MachineInfo, TscFlags};

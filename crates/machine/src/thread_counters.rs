@@ -1,7 +1,7 @@
 //! The kernel's counters around a batch — the calling thread's context switches, CPU migrations and page
 //! faults through `perf_event_open` (the `perf-event2` crate), its CPU time, the whole process's voluntary and
-//! involuntary context switches and its reaped children's faults, switches and CPU time through `getrusage`,
-//! and the hardware's cycles, instructions and last-level
+//! involuntary context switches through `getrusage`, its children's faults, switches and CPU time
+//! (`child_processes.rs`), and the hardware's cycles, instructions and last-level
 //! cache misses where the machine has a PMU — read at batch edges so a measurement can say what each
 //! operation costs the kernel and the hardware besides its time (docs/METHOD.md §18). Software counters need
 //! no PMU: they work in the KVM guests where `perf stat -e cycles` says "not supported". A kernel that
@@ -38,16 +38,16 @@ pub enum CounterKind {
     ProcessVoluntarySwitches,
     /// Involuntary context switches (a thread was preempted) of every thread of the process (`ru_nivcsw`).
     ProcessInvoluntarySwitches,
-    /// Minor page faults of the child processes the process reaped in the window (`getrusage(RUSAGE_CHILDREN)`'s
-    /// `ru_minflt`): a fork's child copying the pages it writes. A child still running at the window's end (a
-    /// peer process, a server) is not counted.
+    /// Minor page faults of the process's children in the window: those reaped in it (a fork's child copying
+    /// the pages it writes; `getrusage(RUSAGE_CHILDREN)`) and the running ones a measurement watches (an IPC
+    /// peer, an RPC server; `/proc`, [`crate::WatchedChild`]). An unwatched running child is not counted.
     ChildMinorFaults,
-    /// Context switches, voluntary and not, of the child processes reaped in the window: a child that exits at
-    /// once counts one, its last (`ru_nvcsw` + `ru_nivcsw` of `RUSAGE_CHILDREN`).
+    /// Context switches, voluntary and not, of the children in the window (as [`CounterKind::ChildMinorFaults`]):
+    /// an echo peer's blocking read, once a round trip; a child that exits at once counts one, its last.
     ChildSwitches,
-    /// CPU time of the child processes reaped in the window, user and kernel (ns; exact to the µs, as the
-    /// kernel sums each child's precise run time when it is reaped): for a fork's child that only calls
-    /// `_exit`, the kernel's work on the child, its exit among it.
+    /// CPU time of the children in the window, user and kernel (ns): the reaped ones' precise run time (to the
+    /// µs), the watched ones' from `/proc/{pid}/task/*/schedstat`. For a fork's child that only calls `_exit`,
+    /// the kernel's work on the child, its exit among it.
     ChildCpuNs,
     /// CPU cycles of the measuring thread, user and kernel (PMU only).
     Cycles,
@@ -257,11 +257,10 @@ impl ThreadCounters {
         let (voluntary, involuntary) = process_switches()?;
         counts.0[CounterKind::ProcessVoluntarySwitches.index()] = Some(voluntary);
         counts.0[CounterKind::ProcessInvoluntarySwitches.index()] = Some(involuntary);
-        let children = crate::process_times::rusage(libc::RUSAGE_CHILDREN)?;
-        let cpu_ns = crate::process_times::timeval_ns;
-        counts.0[CounterKind::ChildMinorFaults.index()] = Some(children.ru_minflt as u64);
-        counts.0[CounterKind::ChildSwitches.index()] = Some((children.ru_nvcsw + children.ru_nivcsw) as u64);
-        counts.0[CounterKind::ChildCpuNs.index()] = Some(cpu_ns(children.ru_utime) + cpu_ns(children.ru_stime));
+        let children = crate::child_processes::usage()?;
+        counts.0[CounterKind::ChildMinorFaults.index()] = Some(children.minor_faults);
+        counts.0[CounterKind::ChildSwitches.index()] = Some(children.switches);
+        counts.0[CounterKind::ChildCpuNs.index()] = Some(children.cpu_ns);
         Ok(counts)
     }
 }

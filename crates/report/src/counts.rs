@@ -74,6 +74,7 @@ pub fn counts_section(record: &RunRecord, format: Format) -> String {
         "time",
         "cs/op: thread",
         "cs/op: process (blocking + preempted)",
+        "cs/op: children",
         "faults/op",
         "migrations/op",
         "CPU/op",
@@ -105,6 +106,7 @@ pub fn counts_section(record: &RunRecord, format: Format) -> String {
             right(format_ns(p.summary.median)),
             right(cell(CounterKind::ContextSwitches)),
             right(process),
+            right(cell(CounterKind::ChildSwitches)),
             right(cell(CounterKind::MinorFaults)),
             right(cell(CounterKind::CpuMigrations)),
             right(p.per_op(CounterKind::CpuTimeNs).map_or("—".into(), format_ns)),
@@ -130,9 +132,9 @@ pub fn counts_section(record: &RunRecord, format: Format) -> String {
         "{table}\n{statements}{bullet}counts: in untimed batch pairs after the timed ones, control \
          subtracted (a small negative count is the control counting more: noise), per operation as the point's time is (per round trip for rtt points); median over processes \
          (order-statistic interval); thread = the measuring thread(s), a team's summed; process = every thread of \
-         the probe process (partners, helpers, executors; not a child process: a child the operation forks and \
-         reaps is counted on its own, in the statements), blocking = voluntary, preempted = \
-         involuntary (sched_yield counts here); CPU/op = the measuring thread(s)' CPU time; kernel = the kernel's \
+         the probe process (partners, helpers, executors; not a child process), blocking = voluntary, preempted = \
+         involuntary (sched_yield counts here); children = the child processes' own: a fork's child reaped in the \
+         operation, a peer process it talks to; CPU/op = the measuring thread(s)' CPU time; kernel = the kernel's \
          share of the probe processes' CPU time over their whole life, start-up included, not control-subtracted, \
          as the kernel samples it at its tick, shown where 10 ticks sampled it and the measurement was ≥ 80% of it \
          (docs/METHOD.md §18)\n"

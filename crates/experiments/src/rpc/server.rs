@@ -35,11 +35,13 @@ pub(super) fn threads() -> Option<usize> {
     status.lines().find_map(|l| l.strip_prefix("Threads:")).and_then(|n| n.trim().parse().ok())
 }
 
-/// A forked server process.
+/// A forked server process, watched while it runs so the kernel counts of a measurement hold its side
+/// (docs/METHOD.md §18).
 #[derive(Debug)]
 pub struct ServerChild {
     pid: libc::pid_t,
     reaped: bool,
+    watch: Option<overhead_machine::WatchedChild>,
 }
 
 impl ServerChild {
@@ -82,7 +84,7 @@ impl ServerChild {
             // which belongs to the probe's protocol.
             unsafe { libc::_exit(code.unwrap_or(101)) };
         }
-        Ok(ServerChild { pid, reaped: false })
+        Ok(ServerChild { pid, reaped: false, watch: Some(overhead_machine::WatchedChild::watch(pid)) })
     }
 
     /// Waits for the child to exit (at most [`SERVER_LIFETIME`] from its start) and reaps it.
@@ -90,6 +92,8 @@ impl ServerChild {
     /// Errors: waiting failed, or the child did not exit with status 0 (its exit status or the signal that
     /// ended it is in the message).
     pub fn finish(mut self) -> io::Result<()> {
+        // Unwatched before it is reaped: the kernel then adds its whole life to the reaped children's.
+        self.watch = None;
         let mut status = 0;
         // SAFETY: `pid` is our own unreaped child; `status` is a valid int.
         if unsafe { libc::waitpid(self.pid, &mut status, 0) } < 0 {
@@ -112,6 +116,7 @@ impl Drop for ServerChild {
     /// Kills and reaps a child that [`ServerChild::finish`] did not reap.
     fn drop(&mut self) {
         if !self.reaped {
+            self.watch = None;
             // SAFETY: `pid` is our own child, not yet reaped, so the pid still names it.
             unsafe {
                 libc::kill(self.pid, libc::SIGKILL);

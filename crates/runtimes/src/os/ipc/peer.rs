@@ -25,10 +25,12 @@ impl Role {
     }
 }
 
-/// The parent's side of a channel to a forked child pinned to its own CPU.
+/// The parent's side of a channel to a forked child pinned to its own CPU. The child is watched while it runs,
+/// so the kernel counts of a measurement hold its side (docs/METHOD.md §18).
 pub struct Peer<E: End> {
     pid: libc::pid_t,
     end: Option<E>,
+    watch: Option<overhead_machine::WatchedChild>,
 }
 
 impl<E: End> Peer<E> {
@@ -59,7 +61,7 @@ impl<E: End> Peer<E> {
         }
         drop(child);
         drop(buf);
-        Ok(Peer { pid, end: Some(parent) })
+        Ok(Peer { pid, end: Some(parent), watch: Some(overhead_machine::WatchedChild::watch(pid)) })
     }
 
     /// Forks a `role` peer pinned to `cpu` ([`Peer::spawn`]), runs `measure` on the parent's end, then ends the
@@ -117,6 +119,8 @@ impl<E: End> Peer<E> {
         if let Some(mut end) = self.end.take() {
             end.finish();
         }
+        // Unwatched before it is reaped: the kernel then adds its whole life to the reaped children's.
+        self.watch = None;
         let mut status = 0;
         // SAFETY: `pid` is our own unreaped child; `status` is a valid int.
         if unsafe { libc::waitpid(self.pid, &mut status, 0) } < 0 {
@@ -132,6 +136,7 @@ impl<E: End> Drop for Peer<E> {
         if let Some(mut end) = self.end.take() {
             end.finish();
             drop(end);
+            self.watch = None;
             let mut status = 0;
             // SAFETY: as in `wait`.
             unsafe { libc::waitpid(self.pid, &mut status, 0) };
@@ -262,6 +267,29 @@ mod tests {
         let client = TcpStream::connect(address).unwrap();
         client.set_nodelay(true).unwrap();
         (tcp_end(client).unwrap(), server)
+    }
+
+    /// A forked echo peer is watched while it runs: 200 round trips count at least 200 switches on the
+    /// children's side (its blocking reads), with their CPU time, before the peer is reaped. (Other tests of
+    /// this binary may fork meanwhile: lower bounds only.)
+    #[test]
+    fn a_forked_peers_switches_count_on_the_childrens_side() {
+        let Ok(mut counters) = overhead_machine::ThreadCounters::open() else { return };
+        let (parent, child) = super::super::stream::pipes().unwrap();
+        let cpu = overhead_machine::allowed_cpus().first().copied().unwrap_or(0);
+        let mut peer = Peer::spawn(parent, child, cpu, 8, Role::Echo).unwrap();
+        let (msg, mut reply) = ([7u8; 8], [0u8; 8]);
+        peer.round_trip(&msg, &mut reply).unwrap();
+        let before = counters.read().unwrap();
+        for _ in 0..200 {
+            peer.round_trip(&msg, &mut reply).unwrap();
+        }
+        let counted = counters.read().unwrap().since(before);
+        assert_eq!(peer.wait().unwrap(), 0);
+        use overhead_machine::CounterKind;
+        let switches = counted.of(CounterKind::ChildSwitches).expect("counted");
+        assert!(switches >= 200, "{switches} switches of the echo peer in 200 round trips");
+        assert!(counted.of(CounterKind::ChildCpuNs).is_some_and(|ns| ns > 0), "{counted:?}");
     }
 
     /// The echo and the sink that a host serves across hosts are the forked peer's loops, generic over the
