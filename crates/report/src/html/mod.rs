@@ -174,10 +174,34 @@ fn tables(record: &RunRecord) -> Vec<TableSection> {
             (!md.trim().is_empty()).then(|| TableSection {
                 id: format!("table-{}", s.key),
                 title: s.title.into(),
-                html: overhead_render::markdown::to_html(&md),
+                html: breakable_names(&overhead_render::markdown::to_html(&md)),
             })
         })
         .collect()
+}
+
+/// `html` with a break opportunity (`<wbr>`) after each `/` of every row's first cell: a point's name has no
+/// space to wrap at, and the table keeps its values on one line (style.css), so a long name breaks between its
+/// parameters instead of pushing the table wider; a copied name stays whole. A cell holding markup is left
+/// alone.
+fn breakable_names(html: &str) -> String {
+    const ROW_START: &str = "<tr><td>";
+    let mut out = String::with_capacity(html.len() + html.len() / 8);
+    let mut rest = html;
+    while let Some(start) = rest.find(ROW_START) {
+        let cell = start + ROW_START.len();
+        out.push_str(&rest[..cell]);
+        rest = &rest[cell..];
+        let end = rest.find("</td>").unwrap_or(rest.len());
+        let name = &rest[..end];
+        match name.contains('<') {
+            true => out.push_str(name),
+            false => out.push_str(&name.replace('/', "/<wbr>")),
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn point_row(p: &overhead_record::PointRecord, between: Option<&overhead_record::BetweenRuns>) -> PointRow {
@@ -215,6 +239,24 @@ fn skip_word(kind: SkipKind) -> &'static str {
 mod tests {
     use super::*;
     use overhead_record::fixture::sample_record;
+
+    /// A row's first cell breaks after each `/`; other cells, and a first cell holding markup, stay as they are.
+    #[test]
+    fn point_names_break_after_a_slash_and_nothing_else_changes() {
+        let html = "<tr><td>msg.ipc/runtime:os</td><td>1/2</td></tr>\n<tr><td><code>a/b</code></td></tr>";
+        assert_eq!(
+            breakable_names(html),
+            "<tr><td>msg.ipc/<wbr>runtime:os</td><td>1/2</td></tr>\n<tr><td><code>a/b</code></td></tr>"
+        );
+        // The counts section's rows begin with a point's name.
+        let mut record = sample_record();
+        record.points[0].counts = vec![
+            overhead_record::fixture::count("process_voluntary_cs_per_op", 2.0, 2.0, 2.0),
+            overhead_record::fixture::count("process_involuntary_cs_per_op", 0.0, 0.0, 0.0),
+        ];
+        let table = tables(&record).into_iter().map(|t| t.html).collect::<String>();
+        assert!(table.contains("/<wbr>runtime:os"), "{table}");
+    }
 
     #[test]
     fn the_page_is_self_contained_and_escapes_what_it_shows() {
