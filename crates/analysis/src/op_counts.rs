@@ -84,9 +84,9 @@ impl fmt::Display for Finding {
             Finding::Children { faults, switches, cpu_ns, per } => {
                 let mut took = Vec::new();
                 if faults >= NOTABLE_PER_OP {
-                    took.push(format!("{faults:.1} page faults"));
+                    took.push(format!("{faults:.2} page faults"));
                 }
-                if switches >= NOTABLE_PER_OP {
+                if switches >= NOTABLE_SWITCHES {
                     took.push(format!("{switches:.1} context switches"));
                 }
                 took.push(format!("{} on a CPU", overhead_units::format_ns(cpu_ns)));
@@ -139,7 +139,7 @@ pub fn findings(point: &PointRecord) -> Vec<Finding> {
     }
     let child = |kind| point.per_op(kind).unwrap_or(0.0);
     let (faults, switches) = (child(CounterKind::ChildMinorFaults), child(CounterKind::ChildSwitches));
-    if faults >= NOTABLE_PER_OP || switches >= NOTABLE_PER_OP {
+    if faults >= NOTABLE_PER_OP || switches >= NOTABLE_SWITCHES {
         out.push(Finding::Children { faults, switches, cpu_ns: child(CounterKind::ChildCpuNs).max(0.0), per });
     }
     if let Some(share) = point.kernel_share().filter(|s| s.median >= NOTABLE_KERNEL_SHARE) {
@@ -315,7 +315,7 @@ mod tests {
         assert_eq!(text[0], "2.80 page faults per operation (fresh or copied-on-write pages)");
         assert_eq!(
             text[1],
-            "its child processes (a fork's child, a peer process) took 27.0 page faults, 1.0 context switches and \
+            "its child processes (a fork's child, a peer process) took 27.00 page faults, 1.0 context switches and \
              45.0 µs on a CPU per operation"
         );
         assert!(text[2].starts_with("kernel time 78% of the probe processes' CPU time"), "{text:?}");

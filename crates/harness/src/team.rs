@@ -5,9 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{CountsPerOp, Harness, Measurement, SpinBarrier};
 use overhead_clock::Ticks;
-use overhead_machine::{
-    cpu_mask, pin_current_thread, process_switches, set_affinity_mask, CounterKind, Counts, ThreadCounters,
-};
+use overhead_machine::{cpu_mask, pin_current_thread, process_counts, set_affinity_mask, Counts, ThreadCounters};
 
 /// The control bit of a posted command; the rest is the batch's operation count (0 = stop).
 const CONTROL: u64 = 1 << 63;
@@ -104,7 +102,7 @@ impl<C: Ticks> Harness<C> {
                         // counters open pays for them at every context switch; docs/METHOD.md §18).
                         let mut counters: Option<Result<ThreadCounters, String>> = None;
                         let mut counts_log: Vec<Option<Counts>> = Vec::with_capacity(2 * self.config.counted_pairs);
-                        let mut process_before: Option<(u64, u64)> = None;
+                        let mut process_before: Option<Counts> = None;
                         let mut log = Vec::with_capacity(capacity);
                         let mut sense = false;
                         let mut plan = (index == 0).then(|| LeaderPlan::new(self));
@@ -122,11 +120,11 @@ impl<C: Ticks> Harness<C> {
                                     }
                                 });
                                 let next = plan.next(last);
-                                // Before a counted batch, the process's switches while every other thread waits
-                                // at the barrier: with the reading after the batch's closing barrier, the window
-                                // holds every thread's whole batch.
+                                // Before a counted batch, the process's switches and its children's counts while
+                                // every other thread waits at the barrier: with the reading after the batch's
+                                // closing barrier, the window holds every thread's whole batch.
                                 if next & COUNTED != 0 {
-                                    process_before = process_switches().ok();
+                                    process_before = process_counts().ok();
                                 }
                                 command.store(next, Ordering::Relaxed);
                             }
@@ -148,17 +146,11 @@ impl<C: Ticks> Harness<C> {
                                 barrier.wait(&mut sense);
                                 let mut counted = before.zip(after).map(|(b, a)| a.since(b));
                                 if index == 0 {
-                                    let process = process_before.take().zip(process_switches().ok());
-                                    let (voluntary, involuntary) = match process {
-                                        Some(((v0, i0), (v1, i1))) => {
-                                            (Some(v1.wrapping_sub(v0)), Some(i1.wrapping_sub(i0)))
-                                        }
-                                        None => (None, None),
-                                    };
-                                    counted = counted.map(|c| {
-                                        c.with(CounterKind::ProcessVoluntarySwitches, voluntary)
-                                            .with(CounterKind::ProcessInvoluntarySwitches, involuntary)
-                                    });
+                                    let process = process_before
+                                        .take()
+                                        .zip(process_counts().ok())
+                                        .map(|(before, after)| after.since(before));
+                                    counted = counted.map(|c| c.with_process(process));
                                 }
                                 counts_log.push(counted);
                                 continue;

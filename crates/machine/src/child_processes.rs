@@ -2,8 +2,10 @@
 //! of the processes a measurement forks — a fork's child reaped inside the operation, an IPC peer or an RPC
 //! server that runs through the whole measurement. The kernel adds a child to `getrusage(RUSAGE_CHILDREN)`
 //! only when it is reaped, so a child still running is read from `/proc` while it is watched
-//! ([`WatchedChild`]); the sum of the two is continuous when a watched child is reaped (its whole life moves
-//! from the one to the other), so the difference of two readings is what the children did between them.
+//! ([`WatchedChild`]). A watched child is reaped only through [`WatchedChild::reap`], which moves it from the
+//! one to the other under the lock a reading holds, so no reading sees it in neither or both: the difference of
+//! two readings is what the children did between them. (A thread that ends inside a running child takes its
+//! switches and time with it: the sum falls, and the counts of that window read absent.)
 
 use std::io;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -18,9 +20,9 @@ fn watched() -> MutexGuard<'static, Vec<libc::pid_t>> {
 }
 
 /// A forked child process (an IPC peer, an RPC server) whose faults, switches and CPU time count on the
-/// children's side while it runs. Drop it before reaping the child: the kernel then adds the child's whole
-/// life to the reaped children's, and the sum goes on without a jump.
-#[must_use = "the child is watched only while this lives"]
+/// children's side while it runs; reap it with [`WatchedChild::reap`]. Dropped unreaped, it only stops
+/// watching (the child's counts then leave the sum until something reaps it).
+#[must_use = "the child is watched only while this lives; reap it with WatchedChild::reap"]
 #[derive(Debug)]
 pub struct WatchedChild {
     pid: libc::pid_t,
@@ -32,11 +34,64 @@ impl WatchedChild {
         watched().push(pid);
         WatchedChild { pid }
     }
+
+    /// The child's pid.
+    pub fn pid(&self) -> libc::pid_t {
+        self.pid
+    }
+
+    /// Waits for the child to exit and reaps it; returns its wait status (as `waitpid` gives it). The wait
+    /// leaves the child a zombie (`WNOWAIT`), whose counts `/proc` still shows; the reap and the end of the
+    /// watch then happen together under the lock a reading holds.
+    ///
+    /// Errors: waiting or reaping failed (the child was not this process's, or was reaped elsewhere); the
+    /// watch ends either way.
+    pub fn reap(self) -> io::Result<libc::c_int> {
+        let exited = wait_for_exit(self.pid);
+        let mut list = watched();
+        let mut status = 0;
+        // SAFETY: `pid` is this process's child (the watch's contract); `status` is a valid int. After a
+        // successful `waitid` it is a zombie, so this returns at once while the lock is held.
+        let reaped = match exited {
+            Ok(()) if unsafe { libc::waitpid(self.pid, &mut status, 0) } == self.pid => Ok(status),
+            Ok(()) => Err(io::Error::last_os_error()),
+            Err(e) => Err(e),
+        };
+        unwatch(&mut list, self.pid);
+        drop(list);
+        // The entry is gone already: no Drop to remove it again.
+        std::mem::forget(self);
+        reaped
+    }
 }
 
 impl Drop for WatchedChild {
     fn drop(&mut self) {
-        watched().retain(|&p| p != self.pid);
+        unwatch(&mut watched(), self.pid);
+    }
+}
+
+/// Removes one entry of `pid` (a pid watched twice stays watched once).
+fn unwatch(list: &mut Vec<libc::pid_t>, pid: libc::pid_t) {
+    if let Some(i) = list.iter().position(|&p| p == pid) {
+        list.swap_remove(i);
+    }
+}
+
+/// Blocks until `pid` has exited, leaving it unreaped (`waitid` with `WNOWAIT`); retries when a signal
+/// interrupts the wait.
+fn wait_for_exit(pid: libc::pid_t) -> io::Result<()> {
+    loop {
+        // SAFETY: `siginfo_t` is plain data, for which all-zero bytes are a valid value.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid pointer to that struct, which `waitid` fills; P_PID with our child's pid.
+        if unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) } == 0 {
+            return Ok(());
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
     }
 }
 
@@ -61,21 +116,25 @@ impl ChildUsage {
     }
 }
 
-/// The children's usage now: reaped and watched. A watched child that has gone from `/proc` counts nothing
-/// until it is reaped.
+/// The children's usage now: reaped and watched, read under the watch list's lock so that no
+/// [`WatchedChild::reap`] falls between the two.
 ///
 /// Errors: `getrusage` failed (it does not on Linux).
 pub(crate) fn usage() -> io::Result<ChildUsage> {
+    let list = watched();
     let reaped = rusage(libc::RUSAGE_CHILDREN)?;
     let mut total = ChildUsage {
         minor_faults: reaped.ru_minflt as u64,
         switches: (reaped.ru_nvcsw + reaped.ru_nivcsw) as u64,
         cpu_ns: timeval_ns(reaped.ru_utime) + timeval_ns(reaped.ru_stime),
     };
-    let pids = watched().clone();
+    let mut pids = list.clone();
+    pids.sort_unstable();
+    pids.dedup();
     for pid in pids {
         total = total.plus(running_usage(pid).unwrap_or_default());
     }
+    drop(list);
     Ok(total)
 }
 
@@ -137,51 +196,71 @@ mod tests {
         assert_eq!(switches("Name:\tpeer\n"), 0);
     }
 
-    /// A watched child that blocks 20 times on a pipe counts at least 20 switches and some CPU time while it
-    /// runs; reaped after the watch ends, the children's sum does not fall (its whole life moved to
+    /// A watched child that blocks 20 times on a pipe (a ping-pong with a pause between rounds: each round it
+    /// blocks, or is preempted, at least once) counts at least 20 switches and some CPU time while it runs;
+    /// reaped through its watch, the children's sum does not fall (its whole life moved to
     /// `RUSAGE_CHILDREN`). Other tests of this binary may reap children meanwhile: lower bounds only.
     #[test]
     fn a_watched_child_counts_while_it_runs_and_the_sum_holds_when_it_is_reaped() {
-        let mut fds = [0; 2];
-        // SAFETY: a pipe into an array of two ints.
-        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-        let [read_end, write_end] = fds;
-        // SAFETY: the child only reads from the pipe and calls `_exit` (async-signal-safe calls), so forking
-        // a process with other threads is sound.
+        let (mut to_child, mut to_parent) = ([0; 2], [0; 2]);
+        // SAFETY: two pipes, each into an array of two ints.
+        assert_eq!(unsafe { libc::pipe(to_child.as_mut_ptr()) + libc::pipe(to_parent.as_mut_ptr()) }, 0);
+        // SAFETY: the child only reads, writes, closes and calls `_exit` (async-signal-safe calls), so forking a
+        // process with other threads is sound.
         let pid = unsafe { libc::fork() };
         assert!(pid >= 0, "fork: {}", io::Error::last_os_error());
         if pid == 0 {
-            // SAFETY: in the child: reads a byte at a time until the parent closes its end, then exits.
+            // SAFETY: in the child: echoes a byte at a time until the parent closes its end, then exits.
             unsafe {
-                libc::close(write_end);
+                libc::close(to_child[1]);
+                libc::close(to_parent[0]);
                 let mut byte = 0u8;
-                while libc::read(read_end, (&mut byte as *mut u8).cast(), 1) == 1 {}
+                while libc::read(to_child[0], (&mut byte as *mut u8).cast(), 1) == 1 {
+                    libc::write(to_parent[1], (&byte as *const u8).cast(), 1);
+                }
                 libc::_exit(0);
             }
         }
-        // SAFETY: this process's copy of the read end, no longer used here.
-        unsafe { libc::close(read_end) };
+        // SAFETY: this process's copies of the child's ends, no longer used here.
+        unsafe {
+            libc::close(to_child[0]);
+            libc::close(to_parent[1]);
+        }
         let watch = WatchedChild::watch(pid);
-        std::thread::sleep(std::time::Duration::from_millis(5));
         let before = usage().unwrap();
         for _ in 0..20 {
-            // SAFETY: one byte from a valid buffer into the pipe's open write end.
-            assert_eq!(unsafe { libc::write(write_end, [1u8].as_ptr().cast(), 1) }, 1);
+            let mut byte = 1u8;
+            // SAFETY: one byte out of and back into a valid one-byte buffer, through the open ends.
+            unsafe {
+                assert_eq!(libc::write(to_child[1], (&byte as *const u8).cast(), 1), 1);
+                assert_eq!(libc::read(to_parent[0], (&mut byte as *mut u8).cast(), 1), 1);
+            }
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         let running = usage().unwrap();
         assert!(running.switches >= before.switches + 20, "{before:?} → {running:?}");
         assert!(running.cpu_ns > before.cpu_ns, "{before:?} → {running:?}");
-        drop(watch);
-        // SAFETY: closing our write end ends the child's loop; `pid` is our own unreaped child.
+        // SAFETY: closing our ends ends the child's loop.
         unsafe {
-            libc::close(write_end);
-            assert_eq!(libc::waitpid(pid, std::ptr::null_mut(), 0), pid);
+            libc::close(to_child[1]);
+            libc::close(to_parent[0]);
         }
+        let status = watch.reap().unwrap();
+        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "status {status}");
         let reaped = usage().unwrap();
         assert!(reaped.switches >= running.switches, "{running:?} → {reaped:?}");
         // rusage truncates the child's user and system time to µs each.
         assert!(reaped.cpu_ns + 2_000 >= running.cpu_ns, "{running:?} → {reaped:?}");
         assert!(!watched().contains(&pid), "the watch ended");
+    }
+
+    /// A pid watched twice stays watched until both watches end.
+    #[test]
+    fn a_pid_watched_twice_is_unwatched_once_per_watch() {
+        let (a, b) = (WatchedChild::watch(-7), WatchedChild::watch(-7));
+        drop(a);
+        assert!(watched().contains(&-7));
+        drop(b);
+        assert!(!watched().contains(&-7));
     }
 }

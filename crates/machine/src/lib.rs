@@ -22,7 +22,7 @@ pub use cpu_list::{parse_cpu_list, CpuListError, MAX_CPU_INDEX};
 pub use cpu_time::{parse_cpu_times, read_cpu_times, rusage_cpu_s, CpuTime, CpuTimes};
 pub use describe::{MachineInfo, TscFlags};
 pub use process_times::{accounting_tick_ns, ProcessTimes};
-pub use thread_counters::{process_switches, CounterKind, Counts, ThreadCounters, COUNTERS_ENV};
+pub use thread_counters::{process_counts, CounterKind, Counts, ThreadCounters, COUNTERS_ENV};
 pub use topology::{CacheInfo, CpuInfo, Placement, Topology};
 
 use std::path::Path;

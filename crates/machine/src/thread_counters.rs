@@ -149,9 +149,20 @@ impl CounterKind {
 pub struct Counts(pub [Option<u64>; KINDS]);
 
 impl Counts {
-    /// The events between `earlier` and `self` (a later reading of the same counters).
+    /// The events between `earlier` and `self` (a later reading of the same counters). A count that fell
+    /// reads absent: counters only grow, so something left the sum (a thread that ended inside a watched
+    /// child process took its switches with it), and the window's count is unknown.
     pub fn since(self, earlier: Counts) -> Counts {
-        Counts(std::array::from_fn(|i| Some(self.0[i]?.wrapping_sub(earlier.0[i]?))))
+        Counts(std::array::from_fn(|i| self.0[i]?.checked_sub(earlier.0[i]?)))
+    }
+
+    /// These counts with every per-process kind ([`CounterKind::is_per_process`]) taken from `process` (absent
+    /// where `process` is `None`): a team's leader's reading of the whole process around every thread's batch.
+    pub fn with_process(self, process: Option<Counts>) -> Counts {
+        Counts(std::array::from_fn(|i| match CounterKind::ALL[i].is_per_process() {
+            true => process.and_then(|p| p.0[i]),
+            false => self.0[i],
+        }))
     }
 
     /// Both counts added (a team's threads summed); a per-process count ([`CounterKind::is_per_process`]) is
@@ -242,7 +253,8 @@ impl ThreadCounters {
             .collect()
     }
 
-    /// Every counter now: up to five system calls. The kinds of a perf group that is not open read `None`.
+    /// Every counter now: a few system calls, and three `/proc` files a thread for each watched child process
+    /// (`child_processes.rs`). Read at batch edges only; the control pays the same. The kinds of a perf group that is not open read `None`.
     ///
     /// Errors: a read failed (it does not once the counters are open).
     pub fn read(&mut self) -> io::Result<Counts> {
@@ -254,14 +266,7 @@ impl ThreadCounters {
             read_group(hardware, &CounterKind::HARDWARE, &mut counts)?;
         }
         counts.0[CounterKind::CpuTimeNs.index()] = Some(thread_cpu_ns()?);
-        let (voluntary, involuntary) = process_switches()?;
-        counts.0[CounterKind::ProcessVoluntarySwitches.index()] = Some(voluntary);
-        counts.0[CounterKind::ProcessInvoluntarySwitches.index()] = Some(involuntary);
-        let children = crate::child_processes::usage()?;
-        counts.0[CounterKind::ChildMinorFaults.index()] = Some(children.minor_faults);
-        counts.0[CounterKind::ChildSwitches.index()] = Some(children.switches);
-        counts.0[CounterKind::ChildCpuNs.index()] = Some(children.cpu_ns);
-        Ok(counts)
+        Ok(counts.with_process(Some(process_counts()?)))
     }
 }
 
@@ -330,14 +335,21 @@ pub(crate) fn thread_cpu_ns() -> io::Result<u64> {
     Ok(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
 }
 
-/// The process's voluntary and involuntary context switches so far, every thread's (`getrusage(RUSAGE_SELF)`):
-/// what a team's leader reads while the other threads wait at a barrier, so the window holds every thread's
-/// whole batch.
+/// The per-process counts so far ([`CounterKind::is_per_process`]; the others absent): the process's
+/// voluntary and involuntary context switches, every thread's (`getrusage(RUSAGE_SELF)`), and its children's
+/// faults, switches and CPU time (`child_processes.rs`). What a team's leader reads while the other threads
+/// wait at a barrier, so the window holds every thread's whole batch.
 ///
 /// Errors: `getrusage` failed (it does not on Linux).
-pub fn process_switches() -> io::Result<(u64, u64)> {
+pub fn process_counts() -> io::Result<Counts> {
     let usage = crate::process_times::rusage(libc::RUSAGE_SELF)?;
-    Ok((usage.ru_nvcsw as u64, usage.ru_nivcsw as u64))
+    let children = crate::child_processes::usage()?;
+    Ok(Counts::default()
+        .with(CounterKind::ProcessVoluntarySwitches, Some(usage.ru_nvcsw as u64))
+        .with(CounterKind::ProcessInvoluntarySwitches, Some(usage.ru_nivcsw as u64))
+        .with(CounterKind::ChildMinorFaults, Some(children.minor_faults))
+        .with(CounterKind::ChildSwitches, Some(children.switches))
+        .with(CounterKind::ChildCpuNs, Some(children.cpu_ns)))
 }
 
 #[cfg(test)]
@@ -520,6 +532,15 @@ mod tests {
         assert_eq!(sum.of(CounterKind::Cycles), None);
         assert_eq!(sum.since(a).of(CounterKind::ContextSwitches), Some(4));
         assert_eq!(sum.since(a).of(CounterKind::Cycles), None);
+        // A count that fell (a thread of a watched child ended) is unknown, never a wrapped 1.8e19.
+        assert_eq!(a.since(b).of(CounterKind::ContextSwitches), None);
+        // The leader's reading of the whole process replaces every per-process kind, and only those.
+        let leader = Counts::default().with(CounterKind::ChildSwitches, Some(9));
+        let team = sum.with_process(Some(leader));
+        assert_eq!(team.of(CounterKind::ChildSwitches), Some(9));
+        assert_eq!(team.of(CounterKind::ProcessVoluntarySwitches), None);
+        assert_eq!(team.of(CounterKind::ContextSwitches), Some(7));
+        assert_eq!(sum.with_process(None).of(CounterKind::ChildCpuNs), None);
     }
 
     /// Without perf (the kernel refused it), the CPU time and the process's switches are still read, and the

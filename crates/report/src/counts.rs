@@ -117,14 +117,14 @@ pub fn counts_section(record: &RunRecord, format: Format) -> String {
     }
     if quiet == counted.len() {
         return format!(
-            "{bullet}all {} counted points: under half a context switch per operation, page faults and migrations \
+            "{bullet}all {} counted points: under half a context switch per operation (process and children), page faults and migrations \
              in under 1 of 100 operations, kernel time under half or too little sampled\n",
             counted.len()
         );
     }
     if quiet > 0 {
         statements += &format!(
-            "{bullet}{quiet} other counted point(s): under half a context switch per operation, page faults and \
+            "{bullet}{quiet} other counted point(s): under half a context switch per operation (process and children), page faults and \
              migrations in under 1 of 100 operations, kernel time under half or too little sampled\n"
         );
     }

@@ -39,9 +39,8 @@ pub(super) fn threads() -> Option<usize> {
 /// (docs/METHOD.md §18).
 #[derive(Debug)]
 pub struct ServerChild {
-    pid: libc::pid_t,
-    reaped: bool,
-    watch: Option<overhead_machine::WatchedChild>,
+    /// The child, until it is reaped.
+    child: Option<overhead_machine::WatchedChild>,
 }
 
 impl ServerChild {
@@ -84,7 +83,7 @@ impl ServerChild {
             // which belongs to the probe's protocol.
             unsafe { libc::_exit(code.unwrap_or(101)) };
         }
-        Ok(ServerChild { pid, reaped: false, watch: Some(overhead_machine::WatchedChild::watch(pid)) })
+        Ok(ServerChild { child: Some(overhead_machine::WatchedChild::watch(pid)) })
     }
 
     /// Waits for the child to exit (at most [`SERVER_LIFETIME`] from its start) and reaps it.
@@ -92,14 +91,8 @@ impl ServerChild {
     /// Errors: waiting failed, or the child did not exit with status 0 (its exit status or the signal that
     /// ended it is in the message).
     pub fn finish(mut self) -> io::Result<()> {
-        // Unwatched before it is reaped: the kernel then adds its whole life to the reaped children's.
-        self.watch = None;
-        let mut status = 0;
-        // SAFETY: `pid` is our own unreaped child; `status` is a valid int.
-        if unsafe { libc::waitpid(self.pid, &mut status, 0) } < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        self.reaped = true;
+        let child = self.child.take().ok_or_else(|| io::Error::other("the server process was reaped already"))?;
+        let status = child.reap()?;
         if libc::WIFSIGNALED(status) {
             let signal = libc::WTERMSIG(status);
             let why = if signal == libc::SIGALRM { " (its lifetime ran out)" } else { "" };
@@ -115,13 +108,10 @@ impl ServerChild {
 impl Drop for ServerChild {
     /// Kills and reaps a child that [`ServerChild::finish`] did not reap.
     fn drop(&mut self) {
-        if !self.reaped {
-            self.watch = None;
+        if let Some(child) = self.child.take() {
             // SAFETY: `pid` is our own child, not yet reaped, so the pid still names it.
-            unsafe {
-                libc::kill(self.pid, libc::SIGKILL);
-                libc::waitpid(self.pid, std::ptr::null_mut(), 0);
-            }
+            unsafe { libc::kill(child.pid(), libc::SIGKILL) };
+            let _ = child.reap();
         }
     }
 }
