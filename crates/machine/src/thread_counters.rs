@@ -356,6 +356,35 @@ pub fn process_counts() -> io::Result<Counts> {
 mod tests {
     use super::*;
 
+    const PAGE: usize = 4096;
+
+    /// A fresh anonymous private mapping of `pages` pages, or `MAP_FAILED`: one plain system call, so a forked
+    /// child may call it too.
+    fn map_pages(pages: usize) -> *mut libc::c_void {
+        // SAFETY: a new mapping at an address the kernel picks; nothing else refers to it.
+        unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                pages * PAGE,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        }
+    }
+
+    /// Writes one byte of each of the first `pages` pages at `region`: one first touch each.
+    ///
+    /// # Safety
+    /// `region` is a writable mapping of at least `pages` pages.
+    unsafe fn touch_pages(region: *mut libc::c_void, pages: usize) {
+        for i in 0..pages {
+            // SAFETY: inside the mapping (the caller's promise), one byte of page i.
+            unsafe { std::ptr::write_volatile((region as *mut u8).add(i * PAGE), 1) };
+        }
+    }
+
     /// Where the kernel allows the counters (root here, and CI), touching fresh pages counts one minor
     /// fault each, and a busy loop on a pinned thread counts no migration; where it does not, the error
     /// says why.
@@ -367,27 +396,14 @@ mod tests {
         }
         let mut counters = ThreadCounters::open().expect("perf counters open");
         const PAGES: usize = 64;
-        let page = 4096;
-        // SAFETY: an anonymous private mapping of PAGES pages, unmapped below; nothing else refers to it.
-        let region = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                PAGES * page,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
+        let region = map_pages(PAGES);
         assert_ne!(region, libc::MAP_FAILED);
         let before = counters.read().unwrap();
-        for i in 0..PAGES {
-            // SAFETY: inside the mapping, one byte of page i, written once.
-            unsafe { std::ptr::write_volatile((region as *mut u8).add(i * page), 1) };
-        }
+        // SAFETY: a writable mapping of PAGES pages, made above.
+        unsafe { touch_pages(region, PAGES) };
         let after = counters.read().unwrap();
         // SAFETY: the mapping made above, of that length, no longer used.
-        unsafe { libc::munmap(region, PAGES * page) };
+        unsafe { libc::munmap(region, PAGES * PAGE) };
         let faults = after.since(before).of(CounterKind::MinorFaults).expect("counted");
         // Transparent huge pages may serve several pages with one fault; the reads themselves may add one or
         // two (a first touch of their buffer): about one a page, never far more.
@@ -460,21 +476,12 @@ mod tests {
             let pid = unsafe { libc::fork() };
             assert!(pid >= 0, "fork: {}", io::Error::last_os_error());
             if pid == 0 {
-                // SAFETY: in the child: an anonymous private mapping it writes one byte of each page of, then
-                // `_exit` without running the parent's destructors.
+                let region = map_pages(PAGES);
+                // SAFETY: in the child: writes its own fresh mapping of PAGES pages (if it got one), then
+                // `_exit`s without running the parent's destructors.
                 unsafe {
-                    let region = libc::mmap(
-                        std::ptr::null_mut(),
-                        PAGES * 4096,
-                        libc::PROT_READ | libc::PROT_WRITE,
-                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                        -1,
-                        0,
-                    );
                     if region != libc::MAP_FAILED {
-                        for i in 0..PAGES {
-                            std::ptr::write_volatile((region as *mut u8).add(i * 4096), 1);
-                        }
+                        touch_pages(region, PAGES);
                     }
                     libc::_exit(0);
                 }
