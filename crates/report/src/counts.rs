@@ -61,6 +61,10 @@ fn with_interval(c: &CountEstimate) -> String {
     }
 }
 
+/// What a point without a statement has: the thresholds of [`findings`], in words.
+const QUIET: &str = "under half a context switch per operation (process and children), page faults and migrations \
+                     in under 1 of 100 operations, kernel time under half or too little sampled";
+
 /// The section: every point whose counts say something ([`findings`]), its counts per operation with their
 /// intervals over processes, and what they say; one line for the points that counted nothing notable.
 pub fn counts_section(record: &RunRecord, format: Format) -> String {
@@ -116,17 +120,10 @@ pub fn counts_section(record: &RunRecord, format: Format) -> String {
         statements += &format!("{bullet}{}: {}\n", p.name, text.join("; "));
     }
     if quiet == counted.len() {
-        return format!(
-            "{bullet}all {} counted points: under half a context switch per operation (process and children), page faults and migrations \
-             in under 1 of 100 operations, kernel time under half or too little sampled\n",
-            counted.len()
-        );
+        return format!("{bullet}all {} counted points: {QUIET}\n", counted.len());
     }
     if quiet > 0 {
-        statements += &format!(
-            "{bullet}{quiet} other counted point(s): under half a context switch per operation (process and children), page faults and \
-             migrations in under 1 of 100 operations, kernel time under half or too little sampled\n"
-        );
+        statements += &format!("{bullet}{quiet} other counted point(s): {QUIET}\n");
     }
     format!(
         "{table}\n{statements}{bullet}counts: in untimed batch pairs after the timed ones, control \
