@@ -89,6 +89,7 @@ fn read_run(path: &Path) -> Result<RunSummary, UsageError> {
                 max_steal_share: None,
                 points: points.iter().map(|(n, s)| (n.clone(), PointRunSummary::of(s, 0))).collect(),
                 process_wall_ms: Default::default(),
+                host_state_rtt_ns: Default::default(),
             })
         }
         Err(e) => Err(UsageError(e.to_string())),

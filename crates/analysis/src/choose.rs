@@ -280,6 +280,7 @@ mod tests {
                     median_ns: m * (1.0 + jitter * [0.0, 1.0, -1.0, 0.5, -0.5][i]),
                     wall_ms: 1.0,
                     started_s: None,
+                    state: None,
                     extra: Default::default(),
                 })
                 .collect();

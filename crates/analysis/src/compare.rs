@@ -23,7 +23,7 @@ use adjustp::{adjust, Procedure};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::run_level::{RunLevel, PRIOR_RUNS};
-use overhead_record::{family_of, RatioCi, RunSummary};
+use overhead_record::{family_of, same_state, RatioCi, RunSummary};
 use overhead_stats::Z95;
 
 /// The false discovery rate the flags are controlled at (Benjamini–Hochberg).
@@ -80,7 +80,10 @@ impl Side {
             within_df: with_se.iter().map(|v| v.2).sum(),
             replicates: n,
         });
-        Some(SidePoint { median, logged })
+        let states: Vec<f64> = self.runs.iter().filter_map(|r| r.host_state_rtt_ns.get(name).copied()).collect();
+        // The replicates' one host state, where they name one; replicates in different states constrain nothing.
+        let host_state_ns = states.first().copied().filter(|&s| states.iter().all(|&o| same_state(s, o)));
+        Some(SidePoint { median, logged, host_state_ns })
     }
 }
 
@@ -90,6 +93,9 @@ struct SidePoint {
     median: f64,
     /// On the log scale, when every replicate has a positive CI.
     logged: Option<LogPoint>,
+    /// The host state its estimate stands for (the state's round trip, ns), for a cross-core point that has
+    /// one (`overhead_record::estimate_state_rtt_ns`).
+    host_state_ns: Option<f64>,
 }
 
 /// A side's point on the log scale.
@@ -174,6 +180,10 @@ pub struct Versus {
     pub significant: bool,
     /// The ratio was read at the baseline's speed (the family's speed covariate).
     pub speed_adjusted: bool,
+    /// The two records' estimates stand for different host states (baseline's, this record's round trip in
+    /// ns): not compared, since the host's placement and not the primitive would make the difference
+    /// (docs/METHOD.md §19).
+    pub host_states_differ: Option<(f64, f64)>,
 }
 
 /// A point of the baseline, with each other record's value (`None` where that record lacks it).
@@ -217,6 +227,8 @@ pub struct Multiplicity {
     pub flagged: usize,
     /// Points with p < 0.05 before it.
     pub raw: usize,
+    /// Points left out because the two records' estimates stand for different host states.
+    pub state_mismatched: usize,
 }
 
 /// What the comparison says about each side before any point: its records, machine speed and state, and
@@ -319,6 +331,10 @@ fn flag_points(points: &mut [PointComparison], j: usize) -> Multiplicity {
         compared: p.iter().filter(|p| p.is_finite()).count(),
         flagged: flags.iter().filter(|f| **f).count(),
         raw: p.iter().filter(|p| **p < 0.05).count(),
+        state_mismatched: points
+            .iter()
+            .filter(|c| c.others[j].as_ref().is_some_and(|v| v.host_states_differ.is_some()))
+            .count(),
     }
 }
 
@@ -423,7 +439,12 @@ fn versus(name: &str, baseline: &Side, a: &SidePoint, other: &Side) -> Option<Ve
     let b = other.point(name)?;
     let family = family_of(name);
     let adjustment = speed_adjustment(family, baseline, other);
+    let host_states_differ = match (a.host_state_ns, b.host_state_ns) {
+        (Some(x), Some(y)) if !same_state(x, y) => Some((x, y)),
+        _ => None,
+    };
     let tested = match (a.logged, b.logged) {
+        _ if host_states_differ.is_some() => None,
         (Some(la), Some(lb)) => {
             let log = lb.log - la.log - adjustment.map_or(0.0, |a| a.0);
             let mut terms = point_own_terms(baseline, name, &la).to_vec();
@@ -441,6 +462,7 @@ fn versus(name: &str, baseline: &Side, a: &SidePoint, other: &Side) -> Option<Ve
         p_value: tested.map_or(f64::NAN, |t| t.1),
         significant: false,
         speed_adjusted: adjustment.is_some() && tested.is_some(),
+        host_states_differ,
     })
 }
 

@@ -1,10 +1,12 @@
 //! What is derived from the probes' answers into the record (docs/ARCHITECTURE.md "Layout"): a point from the
-//! processes that measured it, with its two-level estimate and flags; and, over the whole record, the fits,
+//! processes that measured it, with its two-level estimate and flags; and, over the whole record, the host's
+//! states and each point's time per state, the fits,
 //! the `slow` flags, the speed warning, seed 004's runtime comparisons, seed 002's count fits and the
 //! choice between implementations ([`analyze`]). Renderers only format what this stage wrote.
 
 pub mod choose;
 pub mod compare;
+pub mod host_states;
 mod merge;
 pub mod op_counts;
 pub mod run_level;
@@ -23,6 +25,9 @@ use overhead_record::RunRecord;
 /// warning. Idempotent. `overhead run` calls it as points arrive and at the end; `overhead report` calls it
 /// on load, so a record written before a derived field existed reads the same as a new one.
 pub fn analyze(record: &mut RunRecord) {
+    // First: a point whose time depends on the host's state headlines one state, and everything below
+    // reads the headline.
+    host_states::apply(record);
     record.fits = overhead_experiments::fits::derive_fits(&record.points);
     let slow = slow_points(&record.points);
     for (point, slow) in record.points.iter_mut().zip(slow) {

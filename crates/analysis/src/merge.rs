@@ -118,6 +118,7 @@ fn process_record(p: &Process) -> ProcessRecord {
         median_ns: p.record.summary.median,
         wall_ms: p.wall_ms,
         started_s: p.started_s,
+        state: None,
         extra: p.record.extra.clone(),
     }
 }

@@ -42,15 +42,32 @@ pub fn side_ratios(baseline: &[PointRecord], sides: &Sides) -> Vec<SideRatio> {
 }
 
 /// The log ratios `ln(side / baseline)` of the processes of `side` and `base` that ran in the same round,
-/// in round order; pairs with a time that is not positive (below the control's scatter) are left out.
+/// in round order; pairs with a time that is not positive (below the control's scatter) are left out, and
+/// so are pairs whose processes met different host states ([`state_mismatched_pairs`]): like is compared
+/// with like (docs/METHOD.md §19).
 pub fn paired_log_ratios(base: &PointRecord, side: &PointRecord) -> Vec<f64> {
     base.processes
         .iter()
         .filter_map(|b| {
             let s = side.processes.iter().find(|s| s.round == b.round)?;
-            (b.median_ns > 0.0 && s.median_ns > 0.0).then(|| (s.median_ns / b.median_ns).ln())
+            let like = !states_differ(b, s);
+            (like && b.median_ns > 0.0 && s.median_ns > 0.0).then(|| (s.median_ns / b.median_ns).ln())
         })
         .collect()
+}
+
+/// Whether both processes have a host state and the states differ.
+fn states_differ(a: &overhead_record::ProcessRecord, b: &overhead_record::ProcessRecord) -> bool {
+    matches!((a.state, b.state), (Some(x), Some(y)) if x != y)
+}
+
+/// How many of the rounds' pairs [`paired_log_ratios`] left out because their processes met different host
+/// states.
+pub fn state_mismatched_pairs(base: &PointRecord, side: &PointRecord) -> usize {
+    base.processes
+        .iter()
+        .filter(|b| side.processes.iter().find(|s| s.round == b.round).is_some_and(|s| states_differ(b, s)))
+        .count()
 }
 
 /// The ratio (exp of the mean) of paired log ratios with its 95% Student's t interval over the pairs;
@@ -69,7 +86,8 @@ pub fn paired_ratio(logs: &[f64]) -> Option<overhead_record::RatioCi> {
 fn point_ratio(base: &PointRecord, side: &PointRecord, side_name: &str) -> SideRatio {
     let logs = paired_log_ratios(base, side);
     let name = base.spec.name();
-    match TInterval::of(&logs) {
+    let mismatched = state_mismatched_pairs(base, side);
+    let ratio = match TInterval::of(&logs) {
         Some(t) => t.ratio(SideScope::Point, name, side_name),
         None => SideRatio {
             scope: SideScope::Point,
@@ -82,8 +100,10 @@ fn point_ratio(base: &PointRecord, side: &PointRecord, side_name: &str) -> SideR
             p_value: f64::NAN,
             flagged: false,
             not_compared: Some(format!("{} pair(s) of processes with positive times; two are needed", logs.len())),
+            state_mismatched_pairs: 0,
         },
-    }
+    };
+    SideRatio { state_mismatched_pairs: mismatched, ..ratio }
 }
 
 /// Each family's ratio from its compared points' mean log ratios, families in name order.
@@ -147,6 +167,7 @@ impl TInterval {
             p_value: self.p_value,
             flagged: false,
             not_compared: None,
+            state_mismatched_pairs: 0,
         }
     }
 }

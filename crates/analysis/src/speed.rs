@@ -160,6 +160,7 @@ mod tests {
             median_ns: 1.0,
             wall_ms: 1.0,
             started_s: None,
+            state: None,
             extra: [(BEFORE.to_string(), before), (AFTER.to_string(), after)].into(),
         }
     }

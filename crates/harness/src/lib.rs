@@ -5,6 +5,7 @@
 //! `FnMut(n)` running its operation `n` times, and get back per-operation samples in ns.
 
 mod config;
+pub mod host_pair;
 mod known_cost;
 mod measurement;
 mod runs;

@@ -25,6 +25,7 @@ fn summary(machine: &str, options: &str, median: f64) -> RunSummary {
         max_steal_share: Some(0.0),
         points,
         process_wall_ms: BTreeMap::new(),
+        host_state_rtt_ns: Default::default(),
     }
 }
 

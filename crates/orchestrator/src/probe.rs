@@ -2,10 +2,12 @@
 
 use overhead_experiments::point::unimplemented_runtime;
 use overhead_experiments::{find, Point};
+use overhead_harness::host_pair::{self, PairRtt};
 use overhead_harness::{speed, Harness, Measurement};
 use overhead_machine::{pin_current_thread, refused_pinnings, ProcessTimes};
 use overhead_record::{
-    per_op_key, Details, PointRecord, PointSpec, ThreadResult, CPU_SYSTEM_KEY, CPU_USER_KEY, TICK_KEY, WINDOW_CPU_KEY,
+    per_op_key, Details, PointRecord, PointSpec, ThreadResult, CPU_SYSTEM_KEY, CPU_USER_KEY, HOST_PAIR_A, HOST_PAIR_B,
+    HOST_RTT_AFTER, HOST_RTT_BEFORE, HOST_RTT_COST, TICK_KEY, WINDOW_CPU_KEY,
 };
 use overhead_stats::Summary;
 
@@ -57,6 +59,8 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
     // for or measured again: a slow minute lands on different points in different rounds and shows up as
     // between-process variance (docs/METHOD.md).
     let speed_before = speed::reference_loop_ns(&harness);
+    // Where the host put the CPUs, just before and just after (docs/METHOD.md §19).
+    let host_before = job.host_pair.and_then(|[a, b]| host_pair::pair_rtt(&harness, a, b, home));
     let times_before = ProcessTimes::now().ok();
     let outcome = match experiment.run(&point, &harness) {
         Ok(outcome) => outcome,
@@ -64,8 +68,12 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
     };
     let times = times_before.and_then(|before| Some((before, ProcessTimes::now().ok()?)));
     let speed_after = speed::reference_loop_ns(&harness);
+    let host_after = job.host_pair.and_then(|[a, b]| host_pair::pair_rtt(&harness, a, b, home));
     notes.extend(outcome.notes.iter().cloned());
     let mut extra = with_speed(&outcome.extra, speed_before, speed_after);
+    if let Some(pair) = job.host_pair {
+        put_fingerprints(&mut extra, pair, host_before, host_after);
+    }
     // The kernel's events per operation, where the measurement counted them (docs/METHOD.md §18).
     if let Some(counts) = &outcome.measurement.counts_per_op {
         for &(kind, per_op) in &counts.0 {
@@ -153,6 +161,8 @@ pub fn point_record(
         unstable: false,
         below_resolution_why: None,
         slow: false,
+        host_state: false,
+        by_state: None,
         wall_ms: 0.0,
         // The one process's counts, as its own estimate; the orchestrator's merge estimates them over processes.
         counts: overhead_record::estimate_counts([&extra]),
@@ -168,4 +178,26 @@ fn with_speed(extra: &BTreeMap<String, f64>, before: f64, after: f64) -> BTreeMa
     extra.insert(speed::BEFORE.into(), before);
     extra.insert(speed::AFTER.into(), after);
     extra
+}
+
+/// The host-state fingerprints into the process's extra values ([`overhead_record::Fingerprint`] reads them):
+/// the pair, each round trip taken, and what both cost. Nothing when neither was taken.
+fn put_fingerprints(
+    extra: &mut BTreeMap<String, f64>,
+    pair: [usize; 2],
+    before: Option<PairRtt>,
+    after: Option<PairRtt>,
+) {
+    if before.is_none() && after.is_none() {
+        return;
+    }
+    extra.insert(HOST_PAIR_A.into(), pair[0].min(pair[1]) as f64);
+    extra.insert(HOST_PAIR_B.into(), pair[0].max(pair[1]) as f64);
+    for (key, rtt) in [(HOST_RTT_BEFORE, before), (HOST_RTT_AFTER, after)] {
+        if let Some(rtt) = rtt {
+            extra.insert(key.into(), rtt.rtt_ns);
+        }
+    }
+    let cost: f64 = before.iter().chain(&after).map(|r| r.cost_ns).sum();
+    extra.insert(HOST_RTT_COST.into(), cost);
 }

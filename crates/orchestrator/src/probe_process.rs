@@ -269,6 +269,7 @@ mod tests {
             time_source: record.time_source,
             harness: record.harness,
             batch_ops_hint: None,
+            host_pair: None,
         }
     }
 

@@ -24,8 +24,8 @@ use overhead_harness::{speed, HarnessConfig, Mode};
 use overhead_machine::MachineInfo;
 use overhead_protocol::{ProbeJob, VERSION};
 use overhead_record::{
-    ProcessCosts, RoundPolicy, RunRecord, SideRecord, Sides, SkipKind, SkippedPoint, ToolInfo, SCHEMA_VERSION,
-    SIDE_ORDER,
+    PointSpec, ProcessCosts, RoundPolicy, RunRecord, SideRecord, Sides, SkipKind, SkippedPoint, ToolInfo,
+    SCHEMA_VERSION, SIDE_ORDER,
 };
 
 /// A validated run: what to measure, where to write, with which clock.
@@ -90,9 +90,32 @@ pub fn run(mut opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<Run
         cpu_watch: CpuWatch::start(),
         progress,
         run_started: Instant::now(),
+        run_pair: run_pair(&measured_cpus),
     };
     runner.run_rounds()?;
     runner.finish(&measured_cpus)
+}
+
+/// The run's first two measured CPUs (sorted), the pair a point on one CPU fingerprints; `None` with one.
+fn run_pair(measured_cpus: &[usize]) -> Option<[usize; 2]> {
+    match measured_cpus {
+        [a, b, ..] => Some([*a, *b]),
+        _ => None,
+    }
+}
+
+/// The pair whose cache-line round trip fingerprints the host's state around `spec`'s processes
+/// (docs/METHOD.md §19): its first two distinct CPUs, else the run's pair; none for ranks across hosts,
+/// whose CPUs are on other machines.
+fn host_pair(spec: &PointSpec, run_pair: &Option<[usize; 2]>) -> Option<[usize; 2]> {
+    if !spec.hosts.is_empty() {
+        return None;
+    }
+    let first = *spec.cpus.first()?;
+    match spec.cpus.iter().find(|&&c| c != first) {
+        Some(&second) => Some([first, second]),
+        None => *run_pair,
+    }
 }
 
 /// The record before the first probe: the run's settings, the machine, its warnings, no points yet.
@@ -113,6 +136,7 @@ fn new_record(opts: &RunOptions) -> RunRecord {
         speed_warning: None,
         speed: None,
         machine_state: None,
+        host_states: None,
         between_runs: None,
         points: Vec::new(),
         skipped: Vec::new(),
@@ -208,6 +232,8 @@ struct Runner<'a> {
     cpu_watch: CpuWatch,
     progress: Progress,
     run_started: Instant,
+    /// The run's first two measured CPUs: the fingerprinted pair of a point on one CPU.
+    run_pair: Option<[usize; 2]>,
 }
 
 impl Runner<'_> {
@@ -309,6 +335,7 @@ impl Runner<'_> {
             time_source: self.opts.time_source.clone(),
             harness,
             batch_ops_hint: point.batch_ops_hint,
+            host_pair: host_pair(&point.spec, &self.run_pair),
         }
     }
 

@@ -32,6 +32,12 @@ pub struct ProbeJob {
     /// keeps it when a batch of it lasts near the target (`Harness::with_batch_hint`). Absent in round 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_ops_hint: Option<u64>,
+    /// The two CPUs whose cache-line round trip the probe times just before and just after its measurement,
+    /// its host-state fingerprint (docs/METHOD.md §19): the point's first two CPUs, or for a point on one CPU
+    /// the run's first two. Absent on a machine with one CPU, for ranks across hosts, and from older
+    /// orchestrators; then no fingerprint is taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_pair: Option<[usize; 2]>,
 }
 
 /// One line of probe output.

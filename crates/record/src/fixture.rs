@@ -38,6 +38,8 @@ pub fn point(experiment: &str, runtime: &str, params: &[(&str, &str)], median: f
         below_resolution: false,
         below_resolution_why: None,
         slow: false,
+        host_state: false,
+        by_state: None,
         wall_ms: 0.0,
         resolution_ns: 1e-5,
         notes: vec!["a note".into()],
@@ -77,6 +79,7 @@ pub fn sample_record() -> RunRecord {
         speed_warning: None,
         speed: None,
         machine_state: None,
+        host_states: None,
         between_runs: None,
         skipped: vec![SkippedPoint::new(faa.spec.clone(), SkipKind::TimedOut, "timed out after 1 s")],
         fits: Vec::new(),
@@ -116,5 +119,6 @@ pub fn run_summary(label: &str, points: &[(&str, f64)], rel: f64) -> super::RunS
             })
             .collect(),
         process_wall_ms: BTreeMap::new(),
+        host_state_rtt_ns: Default::default(),
     }
 }

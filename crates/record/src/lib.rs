@@ -11,6 +11,7 @@ mod detail;
 mod fit;
 #[cfg(any(test, feature = "testing"))]
 pub mod fixture;
+mod host_state;
 /// serde, for [`param_enum!`]'s expansion in the crates that use it.
 #[doc(hidden)]
 pub use serde;
@@ -36,6 +37,10 @@ pub use choice::{Candidate, ChoiceTable, NotMeasured, PointFlag, Verdict};
 pub use comparison::{CountFit, RatioCi, RuntimeComparison};
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::{too_few_points_note, FitRecord, TOO_FEW_POINTS};
+pub use host_state::{
+    estimate_state_rtt_ns, same_state, Fingerprint, HostState, HostStates, PairStates, PointByState, StateEstimate,
+    StateSpan, HOST_KEYS, HOST_PAIR_A, HOST_PAIR_B, HOST_RTT_AFTER, HOST_RTT_BEFORE, HOST_RTT_COST, SAME_STATE_RATIO,
+};
 pub use io::{load, temp_file_in, write_atomic, RecordError};
 pub use machine_state::{
     probe_cpu_keys, probe_cpu_other_share, CpuShare, MachineState, ACCOUNTING_TICK_S, MAX_SHARE_ERROR, OTHER_THRESHOLD,
@@ -165,6 +170,10 @@ pub struct RunRecord {
     /// read the kernel's accounting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine_state: Option<MachineState>,
+    /// Where the host put the measured CPUs over the run: each fingerprinted pair's states (analysis,
+    /// docs/METHOD.md §19); absent in older records and where no process took a fingerprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_states: Option<HostStates>,
     /// How far each point moves between runs on this machine, from the history when the run ended; absent
     /// when the history knew no repetition of this configuration (or was not used).
     #[serde(default, skip_serializing_if = "Option::is_none")]

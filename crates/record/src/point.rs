@@ -168,6 +168,14 @@ pub struct PointRecord {
     /// (`overhead_analysis::analyze`; docs/METHOD.md §1).
     #[serde(default)]
     pub slow: bool,
+    /// The point's time differs between the host's states (docs/METHOD.md §19): `by_state` holds each
+    /// state's estimate, and `summary` the state most processes met.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub host_state: bool,
+    /// The point's processes grouped by host state, where they met more than one (analysis); absent
+    /// otherwise and in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_state: Option<super::PointByState>,
     /// The value is not a cost the hardware can have, or cannot be told from zero: the CI reaches down to
     /// the timing resolution, the estimate is below one cycle, or it lies inside the control's own scatter.
     pub below_resolution: bool,
@@ -221,6 +229,11 @@ pub struct ProcessRecord {
     /// When the process started, seconds after the run started; absent in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_s: Option<f64>,
+    /// The host state its fingerprints fell in (an index into its pair's states in the record's
+    /// `host_states`; analysis); absent where it has none: no fingerprint, or the host moved the CPUs
+    /// during its measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<usize>,
     /// The experiment's extra values as this process measured them (the point's `extra` holds their
     /// medians over processes).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

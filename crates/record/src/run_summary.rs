@@ -80,6 +80,11 @@ pub struct RunSummary {
     /// older than it and in plain Google Benchmark files.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub process_wall_ms: BTreeMap<String, f64>,
+    /// Point name → the host state its estimate stands for, as the state's cache-line round trip (ns), for the
+    /// cross-core points that have one ([`super::estimate_state_rtt_ns`]): `compare` compares a point only
+    /// between runs in one state (docs/METHOD.md §19). Empty in older summaries.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub host_state_rtt_ns: BTreeMap<String, f64>,
 }
 
 impl RunSummary {
@@ -131,6 +136,16 @@ impl RunSummary {
                 .filter(|p| !p.processes.is_empty() && p.wall_ms > 0.0)
                 .map(|p| (p.spec.name(), p.wall_ms / p.processes.len() as f64))
                 .collect(),
+            host_state_rtt_ns: record
+                .host_states
+                .as_ref()
+                .map(|states| {
+                    points
+                        .iter()
+                        .filter_map(|p| Some((p.spec.name(), super::estimate_state_rtt_ns(p, states)?)))
+                        .collect()
+                })
+                .unwrap_or_default(),
         }
     }
 

@@ -110,6 +110,14 @@ pub struct SideRatio {
     /// Why a point could not be compared, when it could not (fewer than two pairs with positive times).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_compared: Option<String>,
+    /// Rounds whose pair of processes met different host states and so were left out: like is compared with
+    /// like (docs/METHOD.md §19). 0 for a family, and where every pair matched.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub state_mismatched_pairs: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A number that may be NaN, as JSON writes it: `null` for anything not finite, read back as NaN (serde_json
@@ -146,6 +154,7 @@ mod tests {
             p_value: f64::NAN,
             flagged: false,
             not_compared: Some("1 pair(s)".into()),
+            state_mismatched_pairs: 0,
         };
         let json = serde_json::to_string(&r).unwrap();
         assert!(json.contains("\"ratio\":null") && json.contains("\"ci_high\":1.5"), "{json}");

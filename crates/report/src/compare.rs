@@ -81,14 +81,28 @@ pub fn sides_lines(c: &Comparison, bullet: &str) -> String {
 /// "b.json: 9 of 338 points flagged after the control (21 with p < 0.05 before it; with no change at all,
 /// about 17 would be below 0.05 by chance and any flag at all would come up in at most 5% of comparisons)".
 pub fn multiplicity_line(label: &str, m: &overhead_analysis::compare::Multiplicity) -> String {
+    let states = match m.state_mismatched {
+        0 => String::new(),
+        n => format!("; {n} cross-core point(s) left out: the two records' estimates stand for different host states"),
+    };
     format!(
         "{label}: {} of {} points flagged after the control ({} with p < 0.05 before it; with no change at all about \
-         {:.0} would be below 0.05 by chance, and a flag at all would come up in at most 5% of comparisons)",
+         {:.0} would be below 0.05 by chance, and a flag at all would come up in at most 5% of comparisons){states}",
         m.flagged,
         m.compared,
         m.raw,
         m.compared as f64 * 0.05
     )
+}
+
+/// The change cell of a point compared with another record: the change, `n/a` without a ratio, or the two
+/// host states where the records' estimates stand for different ones.
+pub fn change_cell(v: &overhead_analysis::compare::Versus) -> String {
+    if let Some((a, b)) = v.host_states_differ {
+        return format!("other host state ({} vs {})", format_ns(a), format_ns(b));
+    }
+    let mark = if v.speed_adjusted { " ~" } else { "" };
+    v.ratio.map_or("n/a".into(), |r| change_text(&r, v.significant) + mark)
 }
 
 /// `+10.0% [+8.7%, +11.4%] *`.
@@ -113,8 +127,7 @@ fn points_table(c: &Comparison, format: Format) -> String {
                 None => row.extend([right("—".into()), right("—".into())]),
                 Some(v) => {
                     row.push(right(format_ns(v.median)));
-                    let mark = if v.speed_adjusted { " ~" } else { "" };
-                    row.push(right(v.ratio.map_or("n/a".into(), |r| change_text(&r, v.significant) + mark)));
+                    row.push(right(change_cell(v)));
                 }
             }
         }

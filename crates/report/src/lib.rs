@@ -11,6 +11,7 @@ pub mod counts;
 pub mod export;
 mod fits;
 mod format;
+mod host_states;
 pub mod html;
 mod latency;
 mod matrices;
@@ -46,6 +47,13 @@ const GENERIC: &[Section] = &[
         about: "context switches (per thread and per process), page faults, migrations, CPU time and kernel share per operation, and what they say",
         position: 52,
         render: counts::counts_section,
+    },
+    Section {
+        key: "host_states",
+        title: "Points by host state: where the host put the CPUs",
+        about: "the run's host states, and each point whose processes met several: its estimate per state and whether its time depends on the state",
+        position: 53,
+        render: host_states::host_states_section,
     },
     Section {
         key: "choose",
@@ -167,6 +175,7 @@ mod unit_tests {
             "timers",
             "ipc",
             "counts",
+            "host_states",
             "choose",
             "rpc",
             "mem",

@@ -198,6 +198,7 @@ mod tests {
             p_value: if flagged { 0.001 } else { 0.5 },
             flagged,
             not_compared: None,
+            state_mismatched_pairs: 0,
         }
     }
 

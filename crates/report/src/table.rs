@@ -60,6 +60,9 @@ pub fn render_with_sections(record: &RunRecord, format: Format, sections: &[supe
             state.max_steal() * 100.0
         );
     }
+    if let Some(line) = super::host_states::header_line(record) {
+        out += &format!("{bullet}host states: {line}\n");
+    }
     out += &format!("{bullet}intervals: {}\n", intervals_line(record));
     for w in record.warnings.iter().chain(&record.speed_warning) {
         out += &format!("{bullet}warning: {w}\n");
@@ -107,7 +110,9 @@ pub fn render_with_sections(record: &RunRecord, format: Format, sections: &[supe
          {:.0}% of the median, unstable = the processes disagree more than their batches do, <res = no cost \
          the hardware can have (CI reaches the timing resolution, below one cycle, or inside the control's \
          scatter; see the notes), slow = a reference loop timed around the point ran ≥ {:.0}% slower than \
-         usual in this run, or other processes took ≥ {:.0}% of the point's CPUs while it ran.\n",
+         usual in this run, or other processes took ≥ {:.0}% of the point's CPUs while it ran; host-state = the \
+         time depends on where the host put the CPUs, and the median and CI are the most common state's (section \
+         on host states).\n",
         record.harness.noisy_fraction * 100.0,
         (SLOW_FACTOR - 1.0) * 100.0,
         overhead_record::SHARED_POINT_THRESHOLD * 100.0
@@ -216,7 +221,7 @@ fn results_table(record: &RunRecord, format: Format) -> String {
     table.to_string()
 }
 
-/// A point's flags in the order the tables print them: `noisy`, `unstable`, `<res`, `slow`, and `notes`
+/// A point's flags in the order the tables print them: `noisy`, `unstable`, `<res`, `slow`, `host-state`, and `notes`
 /// when it carries notes.
 pub fn flags_of(p: &PointRecord) -> Vec<&'static str> {
     [
@@ -224,6 +229,7 @@ pub fn flags_of(p: &PointRecord) -> Vec<&'static str> {
         (p.unstable, "unstable"),
         (p.below_resolution, "<res"),
         (p.slow, "slow"),
+        (p.host_state, "host-state"),
         (!p.notes.is_empty(), "notes"),
     ]
     .into_iter()

@@ -78,6 +78,7 @@ mod tests {
             median_ns: 1.0,
             wall_ms: 100.0,
             started_s: None,
+            state: None,
             extra: Default::default(),
         };
         record.points[0].wall_ms = 300.0;

@@ -7,6 +7,7 @@
 mod distribution;
 mod fit;
 mod histogram;
+mod levels;
 mod modes;
 mod order;
 mod polyfit;
@@ -17,6 +18,7 @@ mod two_level;
 pub use distribution::Distribution;
 pub use fit::{least_squares, LinearFit};
 pub use histogram::{distribution, latency_histogram};
+pub use levels::{levels, Levels};
 pub use modes::{process_modes, ProcessMode};
 pub use order::{median_ci_ranks, percentile};
 pub use polyfit::{quadratic_least_squares, QuadraticFit};

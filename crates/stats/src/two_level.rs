@@ -183,7 +183,8 @@ pub mod tests {
         pub fn new(seed: u64) -> Rng {
             Rng(SplitMix64(seed))
         }
-        fn uniform(&mut self) -> f64 {
+        /// A uniform draw in (0, 1).
+        pub fn uniform(&mut self) -> f64 {
             ((self.0.next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
         }
         pub fn normal(&mut self) -> f64 {

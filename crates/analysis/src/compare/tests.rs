@@ -31,6 +31,7 @@ fn run(label: &str, points: BTreeMap<String, PointRunSummary>, speed_ns: Option<
         max_steal_share: Some(0.0),
         points,
         process_wall_ms: BTreeMap::new(),
+        host_state_rtt_ns: Default::default(),
     }
 }
 
@@ -221,4 +222,29 @@ fn on_nulls_the_control_keeps_false_flags_rare_and_the_raw_tests_show_what_it_co
     }
     assert!(flagged as f64 <= 0.05 * compared as f64, "{flagged} of {compared} flagged");
     assert!(raw as f64 > 0.01 * compared as f64, "{raw} of {compared} below 0.05 unadjusted");
+}
+
+/// A cross-core point whose estimates stand for different host states in the two records is left out and
+/// counted; one in the same state (within 15%), or with no state on one side, is compared as usual.
+#[test]
+fn a_point_in_another_host_state_is_left_out_and_counted() {
+    let a = side("a", &[("mem.c2c/runtime:os", 50.0, 2.0), ("sched.switch/runtime:os", 3000.0, 50.0)], none());
+    let mut b = scaled(&a, "b", 5.0);
+    let mut a = a;
+    a.runs[0].host_state_rtt_ns.insert("mem.c2c/runtime:os".into(), 53.0);
+    b.runs[0].host_state_rtt_ns.insert("mem.c2c/runtime:os".into(), 380.0);
+    b.runs[0].host_state_rtt_ns.insert("sched.switch/runtime:os".into(), 55.0);
+    let c = compare(&[a.clone(), b.clone()]);
+    let c2c = c.points.iter().find(|p| p.name.starts_with("mem.c2c")).unwrap().others[0].clone().unwrap();
+    assert_eq!(c2c.host_states_differ, Some((53.0, 380.0)));
+    assert!(c2c.ratio.is_none() && !c2c.significant);
+    let switch = c.points.iter().find(|p| p.name.starts_with("sched")).unwrap().others[0].clone().unwrap();
+    assert!(switch.host_states_differ.is_none() && switch.ratio.is_some(), "no state on the baseline: compared");
+    assert_eq!(c.multiplicity[0].state_mismatched, 1);
+    assert_eq!(c.multiplicity[0].compared, 1);
+    // The same state, read 10% apart in two runs: compared.
+    b.runs[0].host_state_rtt_ns.insert("mem.c2c/runtime:os".into(), 58.0);
+    let c = compare(&[a, b]);
+    assert_eq!(c.multiplicity[0].state_mismatched, 0);
+    assert_eq!(c.multiplicity[0].compared, 2);
 }

@@ -52,6 +52,7 @@ pub fn simulate(
                 max_steal_share: None,
                 points,
                 process_wall_ms: BTreeMap::new(),
+                host_state_rtt_ns: Default::default(),
             }
         })
         .collect()

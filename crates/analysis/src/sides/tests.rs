@@ -19,6 +19,7 @@ fn measured(experiment: &str, medians: &[f64]) -> PointRecord {
             median_ns: m,
             wall_ms: 1.0,
             started_s: None,
+            state: None,
             extra: Default::default(),
         })
         .collect();
@@ -150,4 +151,24 @@ fn a_point_whose_ratio_is_all_noise_does_not_carry_its_family() {
     let ratios = side_ratios(&base, &sides(side));
     let family = ratios.iter().find(|r| r.scope == SideScope::Family).unwrap();
     assert!(family.flagged && (family.ratio - 1.05).abs() < 0.02, "{family:?}");
+}
+
+/// A round whose two processes met different host states is left out of the point's pairs and counted;
+/// a process without a state (an older build's side) pairs as before.
+#[test]
+fn pairs_in_different_host_states_are_left_out_and_counted() {
+    let mut base = measured("mem.c2c", &[50.0, 51.0, 49.0, 50.0, 52.0]);
+    let mut side = measured("mem.c2c", &[50.5, 250.0, 49.5, 50.0, 51.0]);
+    for (q, s) in base.processes.iter_mut().zip([Some(0), Some(0), Some(0), Some(0), None]) {
+        q.state = s;
+    }
+    for (q, s) in side.processes.iter_mut().zip([Some(0), Some(1), Some(0), Some(0), Some(1)]) {
+        q.state = s;
+    }
+    assert_eq!(paired_log_ratios(&base, &side).len(), 4);
+    assert_eq!(state_mismatched_pairs(&base, &side), 1);
+    let ratios = side_ratios(std::slice::from_ref(&base), &sides(vec![side]));
+    let point = ratios.iter().find(|r| r.scope == SideScope::Point).unwrap();
+    assert_eq!((point.n, point.state_mismatched_pairs), (4, 1));
+    assert!((point.ratio - 1.0).abs() < 0.03, "the 250 ns round is not in the ratio: {point:?}");
 }

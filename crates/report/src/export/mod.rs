@@ -52,12 +52,18 @@ pub fn for_comparison(format: OutputFormat) -> Option<&'static dyn Exporter<Comp
     }
 }
 
-/// The flags of a point, as the results table prints them: `noisy`, `unstable`, `<res`, `slow`.
+/// The flags of a point, as the results table prints them: `noisy`, `unstable`, `<res`, `slow`, `host-state`.
 pub fn flags(p: &PointRecord) -> Vec<&'static str> {
-    [(p.noisy, "noisy"), (p.unstable, "unstable"), (p.below_resolution, "<res"), (p.slow, "slow")]
-        .into_iter()
-        .filter_map(|(set, name)| set.then_some(name))
-        .collect()
+    [
+        (p.noisy, "noisy"),
+        (p.unstable, "unstable"),
+        (p.below_resolution, "<res"),
+        (p.slow, "slow"),
+        (p.host_state, "host-state"),
+    ]
+    .into_iter()
+    .filter_map(|(set, name)| set.then_some(name))
+    .collect()
 }
 
 /// A finite number, or `None` (JSON `null`, an empty CSV cell).

@@ -63,7 +63,7 @@ pub fn compare_html(c: &Comparison) -> anyhow::Result<String> {
                     None => ChangeCell { median: "—".into(), change: "—".into(), class: "same" },
                     Some(v) => ChangeCell {
                         median: format_ns(v.median),
-                        change: v.ratio.map_or("n/a".into(), |r| change_text(&r, v.significant)),
+                        change: crate::compare::change_cell(v),
                         class: v.ratio.map_or("same", |r| class(r.ratio, v.significant)),
                     },
                 })

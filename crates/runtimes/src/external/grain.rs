@@ -216,6 +216,7 @@ pub fn job_json(spec: &PointSpec, h: &Harness) -> String {
         },
         harness: h.config,
         batch_ops_hint: None,
+        host_pair: None,
     };
     serde_json::to_string(&job).expect("jobs always serialise")
 }
