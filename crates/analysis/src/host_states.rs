@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use adjustp::{adjust, Procedure};
 use statrs::distribution::{ContinuousCDF, FisherSnedecor};
 
+use overhead_harness::speed::every_probe;
 use overhead_record::{
     Fingerprint, HostState, HostStates, PairStates, PointByState, PointRecord, RunRecord, StateEstimate, StateSpan,
     HOST_RTT_COST,
@@ -51,8 +52,9 @@ pub fn apply(record: &mut RunRecord) {
         order_states(states, &mut points);
     }
     let prior = run_within_variance(points.iter().map(|p| &**p));
+    let cycle_ns = crate::cycle_floor_ns(every_probe(points.iter().flat_map(|p| p.processes.iter().map(|q| &q.extra))));
     for p in points.iter_mut() {
-        p.by_state = states.as_ref().and_then(|s| by_state(p, s, prior));
+        p.by_state = states.as_ref().and_then(|s| by_state(p, s, prior, cycle_ns));
     }
     control_fdr(&mut points);
     for p in points.iter_mut() {
@@ -252,7 +254,12 @@ fn within(groups: &BTreeMap<usize, Vec<f64>>) -> Option<(f64, f64)> {
 
 /// The point's processes by state where they met two or more states: each state's estimate and the
 /// test's p-value (its flag is set over the run, [`control_fdr`]). `None` with fewer than two states.
-fn by_state(point: &PointRecord, states: &HostStates, prior: Option<f64>) -> Option<PointByState> {
+fn by_state(
+    point: &PointRecord,
+    states: &HostStates,
+    prior: Option<f64>,
+    cycle_ns: Option<f64>,
+) -> Option<PointByState> {
     let f = point.processes.iter().find_map(|q| Fingerprint::of(&q.extra))?;
     let pair = states.pair(f.pair)?;
     let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
@@ -288,10 +295,19 @@ fn by_state(point: &PointRecord, states: &HostStates, prior: Option<f64>) -> Opt
         own_pair: own_pair(point) == Some(f.pair),
         states: estimates,
         without_state: point.processes.len() - with_state,
-        // A time that cannot be told from zero has no ratio between states to test.
-        p_value: (!point.below_resolution).then(|| log_groups(point).and_then(|g| f_test(&g, prior))).flatten(),
+        p_value: testable(point, cycle_ns).then(|| log_groups(point).and_then(|g| f_test(&g, prior))).flatten(),
         differs: false,
     })
+}
+
+/// Whether the point's processes' times can be compared between states as ratios: every process's median at
+/// least one cycle (`cycle_ns`, the run's fastest reference-loop iteration). A time below a cycle is no cost
+/// the hardware can have, and between two such times the ratio is noise (`timer.stolen` at 0 Hz read
+/// 0.3 and 0.1 ns). The point's own `<res` flag is no guide here: it judges the interval over every process,
+/// which a second host state widens until it reaches zero — the very case this analysis is for.
+fn testable(point: &PointRecord, cycle_ns: Option<f64>) -> bool {
+    let floor = cycle_ns.unwrap_or(0.0);
+    point.processes.iter().all(|q| q.median_ns > floor)
 }
 
 /// The point's own first two distinct CPUs, lower first: the pair a cross-core point fingerprints.

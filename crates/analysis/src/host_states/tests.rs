@@ -225,3 +225,20 @@ fn the_f_test_knows_a_difference_from_scatter() {
     // One process per state and no prior: no degrees of freedom, no test.
     assert_eq!(f_test(&groups(&[0.0], &[1.0]), None), None);
 }
+
+#[test]
+fn a_time_below_one_cycle_is_not_tested() {
+    let mut record = run(8, 10);
+    // The reference loop's fastest iteration says a cycle is 0.25 ns here; a point of 0.1–0.3 ns is no cost.
+    for q in record.points.iter_mut().flat_map(|p| p.processes.iter_mut()) {
+        q.extra.insert(overhead_harness::speed::BEFORE.into(), 0.25);
+    }
+    let stolen = &mut record.points[1];
+    for (i, q) in stolen.processes.iter_mut().enumerate() {
+        q.median_ns = [0.3, 0.1, 0.35, 0.12, 0.3][i];
+    }
+    apply(&mut record);
+    assert!(record.points[1].by_state.as_ref().is_none_or(|b| b.p_value.is_none()), "{:?}", record.points[1].by_state);
+    // The cross-core point, whose times are well above a cycle, is still tested.
+    assert!(record.points[0].by_state.as_ref().unwrap().p_value.is_some());
+}
