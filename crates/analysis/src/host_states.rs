@@ -58,7 +58,7 @@ pub fn apply(record: &mut RunRecord) {
     }
     control_fdr(&mut points);
     for p in points.iter_mut() {
-        headline(p, noisy_fraction);
+        headline(p, noisy_fraction, cycle_ns);
     }
     record.host_states = states;
 }
@@ -385,8 +385,10 @@ fn control_fdr(points: &mut [&mut PointRecord]) {
 }
 
 /// The point's headline: its most common state's estimate where its time differs between states (the
-/// `host-state` flag), its two-level estimate over every process otherwise; `noisy` judged on it.
-fn headline(point: &mut PointRecord, noisy_fraction: f64) {
+/// `host-state` flag), its two-level estimate over every process otherwise; `noisy` judged on it, and a
+/// flagged point's `<res` too (the merge judged the interval over every state, which may reach zero where
+/// no state's does).
+fn headline(point: &mut PointRecord, noisy_fraction: f64, cycle_ns: Option<f64>) {
     let state = point.by_state.as_ref().filter(|b| b.differs).and_then(|b| b.states.first().cloned());
     point.host_state = state.is_some();
     match (state, &point.two_level) {
@@ -394,6 +396,8 @@ fn headline(point: &mut PointRecord, noisy_fraction: f64) {
             point.summary.median = s.median;
             point.summary.ci_low = s.ci_low;
             point.summary.ci_high = s.ci_high;
+            point.below_resolution_why = crate::merge::below_floor(point, cycle_ns);
+            point.below_resolution = point.below_resolution_why.is_some();
         }
         (None, Some(t)) => {
             point.summary.median = t.estimate;

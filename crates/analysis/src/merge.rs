@@ -159,7 +159,7 @@ pub fn add_distinct_notes(notes: &mut Vec<String>, more: impl IntoIterator<Item 
 /// Why the point's value is not a cost (docs/METHOD.md §5), or `None` when it is one: its CI reaches down
 /// to the timing resolution, its estimate is below one cycle, or it lies inside the control's own scatter
 /// (the control's median absolute deviation).
-fn below_floor(point: &PointRecord, cycle_ns: Option<f64>) -> Option<String> {
+pub(crate) fn below_floor(point: &PointRecord, cycle_ns: Option<f64>) -> Option<String> {
     let s = &point.summary;
     if s.ci_low <= point.resolution_ns {
         return Some(format!(

@@ -198,6 +198,20 @@ fn show(key: &KeyCost, point: Option<&PointRecord>) -> Headline {
     if key.scale != 1.0 {
         detail.push("half the round trip".into());
     }
+    if let Some(state) = p.by_state.as_ref().filter(|b| b.differs).and_then(|b| b.states.first()) {
+        let others: Vec<String> = p
+            .by_state
+            .iter()
+            .flat_map(|b| &b.states[1..])
+            .map(|s| format!("{} in the {} state", format_ns(s.median * key.scale), format_ns(s.rtt_ns)))
+            .collect();
+        detail.push(format!(
+            "host state {} round trip ({:.0}% of the processes; {})",
+            format_ns(state.rtt_ns),
+            state.share * 100.0,
+            others.join(", ")
+        ));
+    }
     Headline {
         label: key.label.into(),
         value: format_ns(s.median * key.scale),
