@@ -5,6 +5,7 @@
 
 mod check;
 mod compare;
+mod crosscheck;
 mod history;
 mod list;
 mod probe;
@@ -41,6 +42,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare records: every point of the others against the first, as a ratio with its 95% CI.
     Compare(CompareArgs),
+    /// Run the field's own tools (lmbench, perf, cyclictest, core-to-core-latency, EPCC, crossbeam's programs)
+    /// beside our matching points, paired in time and grouped by host state, and say where they agree.
+    Crosscheck(CrosscheckArgs),
     /// List this machine's runs from the history and the run-level spread per family, or clear them.
     History(HistoryArgs),
     /// Say this binary's probe protocol and build as one JSON line (asked by a run with sides of each
@@ -136,6 +140,23 @@ pub enum TimeSourceChoice {
     Auto,
     /// Always clock_gettime(CLOCK_MONOTONIC_RAW).
     Clock,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CrosscheckArgs {
+    /// Rounds: each runs every installed peer and one process of each of our matching points, in an order
+    /// drawn afresh (at least 2).
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// A built crossbeam-channel benchmark program (`crossbeam-channel`, `mpsc` or `flume` from
+    /// crossbeam-channel/benchmarks; repeat for several).
+    #[arg(long, value_name = "PATH")]
+    pub crossbeam: Vec<PathBuf>,
+    /// Directory for results.json (default: overhead-results/crosscheck-<host>-<UTC time>/); refused if it holds a record.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub time: TimeArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -235,6 +256,7 @@ pub fn main(build: &BuildStamp) -> ExitCode {
         Command::Report(args) => report::report(args),
         Command::Compare(args) => compare::compare(args),
         Command::History(args) => history::history(args),
+        Command::Crosscheck(args) => crosscheck::crosscheck(args, build),
         Command::Probe { job } => probe::probe(&job),
         Command::About => probe::about(build),
     };

@@ -292,7 +292,7 @@ fn usable_cpus(list: Option<&str>, allowed: &[usize]) -> Result<Vec<usize>, Usag
 }
 
 /// `overhead-results/<host>-<UTC time>/`.
-fn default_out_dir(host: &str) -> PathBuf {
+pub(super) fn default_out_dir(host: &str) -> PathBuf {
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
     let host: String = host.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     PathBuf::from("overhead-results").join(format!("{host}-{stamp}"))
@@ -316,7 +316,7 @@ const TYPICAL_PROBE_S: f64 = 0.1;
 
 /// Creates `dir` and proves a file can be written in it, before anything is measured. A directory that
 /// already holds a record is refused: a run never replaces an earlier one.
-fn ensure_writable(dir: &Path) -> Result<(), UsageError> {
+pub(super) fn ensure_writable(dir: &Path) -> Result<(), UsageError> {
     let existing = dir.join("results.json");
     if existing.exists() {
         return Err(UsageError(format!(

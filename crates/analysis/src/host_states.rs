@@ -37,7 +37,8 @@ pub const PRIOR_DF: f64 = 4.0;
 /// headlines its most common state. Idempotent: a point that does not differ gets back its two-level
 /// estimate over all its processes.
 pub fn apply(record: &mut RunRecord) {
-    let states = run_states(record.every_point());
+    let peer_readings = record.crosscheck.iter().flat_map(|c| &c.peers).flat_map(|p| &p.readings).map(|r| &r.extra);
+    let states = run_states(record.every_point(), peer_readings);
     let noisy_fraction = record.harness.noisy_fraction;
     let mut points: Vec<&mut PointRecord> = record.points.iter_mut().collect();
     if let Some(sides) = record.sides.as_mut() {
@@ -63,8 +64,12 @@ pub fn apply(record: &mut RunRecord) {
     record.host_states = states;
 }
 
-/// The states of each fingerprinted pair over `points`' processes; `None` when no process took one.
-pub fn run_states<'a>(points: impl Iterator<Item = &'a PointRecord>) -> Option<HostStates> {
+/// The states of each fingerprinted pair over `points`' processes and `others`' fingerprints (a crosscheck's
+/// peer runs: their states count, their time is no probe's); `None` when none took one.
+pub fn run_states<'a>(
+    points: impl Iterator<Item = &'a PointRecord>,
+    others: impl Iterator<Item = &'a BTreeMap<String, f64>>,
+) -> Option<HostStates> {
     let mut readings: BTreeMap<[usize; 2], Vec<f64>> = BTreeMap::new();
     let mut fingerprint_s = 0.0;
     let mut process_s = 0.0;
@@ -74,6 +79,9 @@ pub fn run_states<'a>(points: impl Iterator<Item = &'a PointRecord>) -> Option<H
         if let Some(f) = Fingerprint::of(&q.extra) {
             readings.entry(f.pair).or_default().extend(f.readings());
         }
+    }
+    for f in others.filter_map(Fingerprint::of) {
+        readings.entry(f.pair).or_default().extend(f.readings());
     }
     if readings.is_empty() {
         return None;
@@ -123,9 +131,9 @@ pub fn state_of(pair: &PairStates, rtt_ns: f64) -> Option<usize> {
     (0..pair.states.len()).min_by(|&a, &b| distance(&pair.states[a]).total_cmp(&distance(&pair.states[b])))
 }
 
-/// A process's state from its fingerprints: the one both fall in (or the one taken), `None` when they
+/// A process's (or a peer run's) state from its fingerprints: the one both fall in (or the one taken), `None` when they
 /// disagree or there is none.
-fn process_state(pair: &PairStates, f: &Fingerprint) -> Option<usize> {
+pub fn process_state(pair: &PairStates, f: &Fingerprint) -> Option<usize> {
     let mut states = f.readings().map(|r| state_of(pair, r));
     let first = states.next()??;
     states.all(|s| s == Some(first)).then_some(first)

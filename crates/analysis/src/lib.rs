@@ -6,6 +6,7 @@
 
 pub mod choose;
 pub mod compare;
+pub mod crosscheck;
 pub mod host_states;
 mod merge;
 pub mod op_counts;
@@ -28,6 +29,7 @@ pub fn analyze(record: &mut RunRecord) {
     // First: a point whose time depends on the host's state headlines one state, and everything below
     // reads the headline.
     host_states::apply(record);
+    crosscheck::apply(record);
     record.fits = overhead_experiments::fits::derive_fits(&record.points);
     let slow = slow_points(&record.points);
     for (point, slow) in record.points.iter_mut().zip(slow) {

@@ -477,12 +477,16 @@ mod tests {
             assert!(pid >= 0, "fork: {}", io::Error::last_os_error());
             if pid == 0 {
                 let region = map_pages(PAGES);
-                // SAFETY: in the child: writes its own fresh mapping of PAGES pages (if it got one), then
-                // `_exit`s without running the parent's destructors.
+                // SAFETY: in the child: writes its own fresh mapping of PAGES pages (if it got one), sleeps
+                // 100 µs (nanosleep is async-signal-safe) so that it blocks once — a child that runs to its exit
+                // on an idle CPU need not switch at all, and one in ten here did not — then `_exit`s without
+                // running the parent's destructors.
                 unsafe {
                     if region != libc::MAP_FAILED {
                         touch_pages(region, PAGES);
                     }
+                    let nap = libc::timespec { tv_sec: 0, tv_nsec: 100_000 };
+                    libc::nanosleep(&nap, std::ptr::null_mut());
                     libc::_exit(0);
                 }
             }
@@ -497,7 +501,7 @@ mod tests {
             "{faults} minor faults in {CHILDREN} children writing {PAGES} pages each"
         );
         let switches = counted.of(CounterKind::ChildSwitches).expect("counted");
-        assert!(switches >= CHILDREN, "{switches} switches of {CHILDREN} children");
+        assert!(switches >= CHILDREN, "{switches} switches of {CHILDREN} children that each slept once");
         assert!(counted.of(CounterKind::ChildCpuNs).is_some_and(|ns| ns > 0), "{counted:?}");
         if let Some(own) = counted.of(CounterKind::MinorFaults) {
             // The parent's own copy-on-write faults after each fork are a few a fork, never the children's.

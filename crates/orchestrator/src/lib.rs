@@ -1,6 +1,7 @@
 //! The orchestrator (docs/ARCHITECTURE.md "The data flow"): turns the CLI's choices into a plan, runs it in rounds of
 //! probe processes with a watchdog, and writes the run record as it goes (at most once a second, and at the end).
 
+pub mod crosscheck;
 mod machine_state;
 mod plan;
 mod point_state;

@@ -119,7 +119,7 @@ fn host_pair(spec: &PointSpec, run_pair: &Option<[usize; 2]>) -> Option<[usize; 
 }
 
 /// The record before the first probe: the run's settings, the machine, its warnings, no points yet.
-fn new_record(opts: &RunOptions) -> RunRecord {
+pub(crate) fn new_record(opts: &RunOptions) -> RunRecord {
     RunRecord {
         schema_version: SCHEMA_VERSION,
         tool: opts.tool.clone(),
@@ -145,6 +145,7 @@ fn new_record(opts: &RunOptions) -> RunRecord {
         count_fits: Vec::new(),
         choices: Vec::new(),
         sides: sides_of(&opts.sides),
+        crosscheck: None,
     }
 }
 
@@ -499,7 +500,15 @@ fn warn_of_refused_pinning(record: &mut RunRecord, points: &[PointState]) {
 /// The flagging rules as the run knows them now: the record's noisy fraction, processes more than 1% apart
 /// for `unstable`, and one cycle from every reference-loop timing so far.
 fn flagging(record: &RunRecord, points: &[PointState]) -> Flagging {
-    let extras = points.iter().flat_map(|s| s.processes.iter().map(|p| &p.record.extra));
+    flagging_of(record, points.iter().flat_map(|s| s.processes.iter().map(|p| &p.record.extra)))
+}
+
+/// The rules a point's flags are judged by: the record's noisy fraction, [`UNSTABLE_SPREAD`], and one cycle
+/// from the reference loop in `extras` (every process's extra values).
+pub(crate) fn flagging_of<'a>(
+    record: &RunRecord,
+    extras: impl Iterator<Item = &'a std::collections::BTreeMap<String, f64>>,
+) -> Flagging {
     Flagging {
         noisy_fraction: record.harness.noisy_fraction,
         unstable_spread: UNSTABLE_SPREAD,

@@ -87,6 +87,7 @@ pub fn sample_record() -> RunRecord {
         count_fits: Vec::new(),
         choices: Vec::new(),
         sides: None,
+        crosscheck: None,
         points: vec![faa],
     }
 }

@@ -7,6 +7,7 @@
 mod between_runs;
 mod choice;
 mod comparison;
+mod crosscheck;
 mod detail;
 mod fit;
 #[cfg(any(test, feature = "testing"))]
@@ -35,6 +36,9 @@ mod summaries;
 pub use between_runs::BetweenRuns;
 pub use choice::{Candidate, ChoiceTable, NotMeasured, PointFlag, Verdict};
 pub use comparison::{CountFit, RatioCi, RuntimeComparison};
+pub use crosscheck::{
+    Crosscheck, CrosscheckPair, CrosscheckVerdict, MissingPeer, PairRound, PeerCase, PeerReading, PeerRecord,
+};
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::{too_few_points_note, FitRecord, TOO_FEW_POINTS};
 pub use host_state::{
@@ -199,6 +203,10 @@ pub struct RunRecord {
     /// the other sides' points, and each against the first (docs/METHOD.md §17). Absent in a run of one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sides: Option<Sides>,
+    /// What `overhead crosscheck` ran beside the record's points: the peer tools, their readings and each
+    /// pair's verdict (docs/METHOD.md §20). Absent from a record of `overhead run`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crosscheck: Option<Crosscheck>,
 }
 
 impl RunRecord {

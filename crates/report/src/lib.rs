@@ -8,8 +8,10 @@ use overhead_experiments::Experiment;
 pub mod choose;
 pub mod compare;
 pub mod counts;
+mod crosscheck;
 pub mod export;
 mod fits;
+pub use crosscheck::crosscheck_text;
 mod format;
 mod host_states;
 pub mod html;
@@ -61,6 +63,13 @@ const GENERIC: &[Section] = &[
         about: "per primitive and setting, its implementations ranked by median, the best and those tied with it",
         position: 55,
         render: choose::choose_section,
+    },
+    Section {
+        key: "crosscheck",
+        title: "Against the field's tools (overhead crosscheck)",
+        about: "each peer tool's number against our matching point, round by round and by host state, and the verdict",
+        position: 78,
+        render: crosscheck::crosscheck_section,
     },
     Section {
         key: "fits",
@@ -180,6 +189,7 @@ mod unit_tests {
             "rpc",
             "mem",
             "mpi",
+            "crosscheck",
             "fits",
             "matrices",
             "latency",
