@@ -440,3 +440,43 @@ fn a_run_without_kernel_counters_completes_and_says_why() {
         assert!(on.iter().any(|p| p["name"].as_str().unwrap().contains("mechanism:futex")));
     }
 }
+
+/// `overhead crosscheck` with one peer that stands in for lmbench's `lat_syscall` (a script printing its line)
+/// and nothing else on the PATH: every round runs it and our `base.syscall`, the record holds both and the
+/// verdict, and every other peer is listed as missing with what installs it.
+#[test]
+fn crosscheck_pairs_a_peer_with_our_point_and_lists_the_missing() {
+    let bin = tempfile::tempdir().unwrap();
+    let fake = bin.path().join("lat_syscall");
+    std::fs::write(&fake, "#!/bin/sh\necho 'Simple syscall: 0.0001 microseconds' >&2\n").unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    overhead()
+        .env("PATH", bin.path())
+        .env_remove("OVERHEAD_EPCC_SYNCBENCH")
+        .args(["crosscheck", "--rounds", "2", "--out"])
+        .arg(out.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("lmbench lat_syscall: Simple syscall"))
+        .stdout(predicate::str::contains("cyclictest not found on the PATH — install: apt-get install rt-tests"));
+    let record = read_json(&out.path().join("results.json"));
+    let check = &record["overhead"]["crosscheck"];
+    assert_eq!(check["rounds"], 2);
+    let pair = &check["pairs"][0];
+    assert_eq!(pair["point"], "base.syscall/runtime:os");
+    assert_eq!(pair["rounds"].as_array().unwrap().len(), 2);
+    // 0.1 ns is no system call: ours is hundreds of times that, and the verdict says they differ.
+    assert_eq!(pair["verdict"], "differs", "{pair}");
+    assert!(check["missing"].as_array().unwrap().len() >= 8, "{check}");
+}
+
+#[test]
+fn crosscheck_refuses_bad_input_by_name() {
+    overhead().args(["crosscheck", "--rounds", "1"]).assert().code(2).stderr(predicate::str::contains("--rounds 1"));
+    overhead()
+        .args(["crosscheck", "--crossbeam", "/nonexistent/crossbeam-channel"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--crossbeam /nonexistent/crossbeam-channel"));
+}
