@@ -10,6 +10,7 @@ pub mod crosscheck;
 pub mod host_states;
 mod merge;
 pub mod op_counts;
+pub mod regimes;
 pub mod run_level;
 pub mod runtime_comparisons;
 pub mod sides;
@@ -30,6 +31,7 @@ pub fn analyze(record: &mut RunRecord) {
     // reads the headline.
     host_states::apply(record);
     crosscheck::apply(record);
+    regimes::apply(record);
     record.fits = overhead_experiments::fits::derive_fits(&record.points);
     let slow = slow_points(&record.points);
     for (point, slow) in record.points.iter_mut().zip(slow) {

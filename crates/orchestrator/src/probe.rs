@@ -163,6 +163,7 @@ pub fn point_record(
         slow: false,
         host_state: false,
         by_state: None,
+        regimes: None,
         wall_ms: 0.0,
         // The one process's counts, as its own estimate; the orchestrator's merge estimates them over processes.
         counts: overhead_record::estimate_counts([&extra]),

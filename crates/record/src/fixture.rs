@@ -40,6 +40,7 @@ pub fn point(experiment: &str, runtime: &str, params: &[(&str, &str)], median: f
         slow: false,
         host_state: false,
         by_state: None,
+        regimes: None,
         wall_ms: 0.0,
         resolution_ns: 1e-5,
         notes: vec!["a note".into()],

@@ -239,3 +239,26 @@ pub fn estimate_state_rtt_ns(point: &super::PointRecord, states: &HostStates) ->
     let state = met.next()?;
     met.all(|s| s == state).then(|| pair.state_rtt_ns(state)).flatten()
 }
+
+/// How a point's processes' batch series classify (docs/METHOD.md §19, "Regimes inside a process"): how
+/// many were flat, changed regime and held the new one, or were still changing at their end; present where
+/// at least one process had a series long enough to classify (`overhead_stats::changepoints::MIN_SERIES`
+/// batches: `--full`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PointRegimes {
+    pub flat: usize,
+    pub changed: usize,
+    pub no_steady_state: usize,
+}
+
+impl PointRegimes {
+    /// Whether its processes fall in more than one class.
+    pub fn disagree(&self) -> bool {
+        [self.flat, self.changed, self.no_steady_state].iter().filter(|&&n| n > 0).count() > 1
+    }
+
+    /// Whether any process changed regime or had none steady.
+    pub fn any_change(&self) -> bool {
+        self.changed + self.no_steady_state > 0
+    }
+}

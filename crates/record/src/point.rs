@@ -176,6 +176,10 @@ pub struct PointRecord {
     /// otherwise and in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by_state: Option<super::PointByState>,
+    /// Its processes' batch series by class (flat, changed, no steady state; analysis), where any was long
+    /// enough to classify; absent otherwise and in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regimes: Option<super::PointRegimes>,
     /// The value is not a cost the hardware can have, or cannot be told from zero: the CI reaches down to
     /// the timing resolution, the estimate is below one cycle, or it lies inside the control's own scatter.
     pub below_resolution: bool,

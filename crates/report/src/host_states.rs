@@ -12,6 +12,43 @@ use super::{format_ns, new_table, Format};
 /// The section: the run's states once, then a table of every point that met two or more, flagged ones
 /// first; empty where no point met two.
 pub fn host_states_section(record: &RunRecord, format: Format) -> String {
+    states_part(record, format) + &regimes_part(record)
+}
+
+/// Inside a process: the points whose processes changed regime during their batches, or disagree in
+/// class (docs/METHOD.md §19); empty where no process had a series long enough to classify.
+fn regimes_part(record: &RunRecord) -> String {
+    let classified: Vec<(&PointRecord, overhead_record::PointRegimes)> =
+        record.points.iter().filter_map(|p| Some((p, p.regimes?))).collect();
+    if classified.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\nRegimes inside a process (PELT changepoints in each process's batches, penalty 15·ln n): {} point(s) \
+         classified",
+        classified.len()
+    );
+    let changed: Vec<String> = classified
+        .iter()
+        .filter(|(_, r)| r.any_change())
+        .map(|(p, r)| {
+            let disagree = if r.disagree() { ", its processes disagree" } else { "" };
+            format!(
+                "{} ({} flat, {} changed, {} no steady state{disagree})",
+                p.name, r.flat, r.changed, r.no_steady_state
+            )
+        })
+        .collect();
+    if changed.is_empty() {
+        out += "; every classified process was flat.\n";
+    } else {
+        out += &format!("; a process changed regime in {}: {}.\n", changed.len(), changed.join("; "));
+    }
+    out
+}
+
+/// The run's states and the points that met several.
+fn states_part(record: &RunRecord, format: Format) -> String {
     let Some(states) = &record.host_states else { return String::new() };
     let mut met: Vec<(&PointRecord, &PointByState)> =
         record.points.iter().filter_map(|p| Some((p, p.by_state.as_ref()?))).collect();
@@ -170,6 +207,16 @@ mod tests {
         );
         // The same-CPU point is counted, not listed.
         assert!(!text.contains("base.call") && text.contains("1 other point(s) on one CPU"), "{text}");
+    }
+
+    #[test]
+    fn a_process_that_changed_regime_is_named() {
+        let mut record = record();
+        record.points[1].regimes = Some(overhead_record::PointRegimes { flat: 4, changed: 1, no_steady_state: 0 });
+        record.points[0].regimes = Some(overhead_record::PointRegimes { flat: 5, changed: 0, no_steady_state: 0 });
+        let text = host_states_section(&record, Format::Table);
+        assert!(text.contains("2 point(s) classified; a process changed regime in 1: mem.mix"), "{text}");
+        assert!(text.contains("(4 flat, 1 changed, 0 no steady state, its processes disagree)"), "{text}");
     }
 
     #[test]

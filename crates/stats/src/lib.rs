@@ -4,6 +4,7 @@
 //! Kept apart from the harness, as criterion keeps its `stats` module, so that renderers and tests can use
 //! the same arithmetic on samples read back from a run record.
 
+mod changepoints;
 mod distribution;
 mod fit;
 mod histogram;
@@ -15,6 +16,7 @@ mod stderr;
 mod summary;
 mod two_level;
 
+pub use changepoints::{changepoints, classify, SeriesClass};
 pub use distribution::Distribution;
 pub use fit::{least_squares, LinearFit};
 pub use histogram::{distribution, latency_histogram};
