@@ -10,7 +10,7 @@ mod peers;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use overhead_analysis::{merge_processes, Process};
 use overhead_clock::convert::SplitMix64;
@@ -155,7 +155,8 @@ fn available_peers(
             continue;
         };
         match peer.command(&spec.cpus) {
-            Ok(command) => {
+            Ok(mut command) => {
+                command.timeout = peer.timeout();
                 let pair = first_two(&spec.cpus);
                 ready.push((peer, command, pair));
             }
@@ -257,9 +258,6 @@ fn shuffle<T>(items: &mut [T], rng: &mut SplitMix64) {
 fn seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64)
 }
-
-/// How long a peer may run: [`peer::PEER_TIMEOUT`].
-pub const PEER_TIMEOUT: Duration = peer::PEER_TIMEOUT;
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,8 @@ use std::time::Duration;
 use overhead_record::PeerCase;
 use wait_timeout::ChildExt;
 
-/// How long one run of a peer may take before it is killed and the round has no reading from it.
+/// How long one run of a peer may take, unless it says otherwise ([`Peer::timeout`]), before it is killed
+/// and the round has no reading from it.
 pub const PEER_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A peer tool of the crosscheck (docs/METHOD.md §20).
@@ -23,6 +24,10 @@ pub trait Peer {
     /// The command that runs it on `cpus` (our first case's point's CPUs, thread 0 first), or why it cannot
     /// run here (not installed).
     fn command(&self, cpus: &[usize]) -> Result<PeerCommand, String>;
+    /// How long one run may take before it is stopped and the round has no reading from it.
+    fn timeout(&self) -> Duration {
+        PEER_TIMEOUT
+    }
     /// Its numbers from what it printed, by case, converted to our metric (ns).
     ///
     /// Errors: the output is not what the tool prints; the message quotes what was expected.
@@ -37,6 +42,8 @@ pub struct PeerCommand {
     pub env: Vec<(String, String)>,
     pub before: Option<Vec<String>>,
     pub after: Option<Vec<String>>,
+    /// How long the command may run ([`Peer::timeout`]); [`PEER_TIMEOUT`] when left at zero.
+    pub timeout: Duration,
 }
 
 impl PeerCommand {
@@ -54,14 +61,15 @@ impl PeerCommand {
 
     /// Runs it (its `before` first and its `after` whatever happens), returning stdout and stderr.
     ///
-    /// Errors: it could not start, ran past [`PEER_TIMEOUT`], or exited with a failure; the message says which.
+    /// Errors: it could not start, ran past its timeout, or exited with a failure; the message says which.
     pub fn run(&self) -> Result<(String, String), String> {
+        let limit = if self.timeout.is_zero() { PEER_TIMEOUT } else { self.timeout };
         if let Some(before) = &self.before {
-            run_argv(before, &self.env, false)?;
+            run_argv(before, &self.env, false, PEER_TIMEOUT)?;
         }
-        let result = run_argv(&self.argv, &self.env, true);
+        let result = run_argv(&self.argv, &self.env, true, limit);
         if let Some(after) = &self.after {
-            let _ = run_argv(after, &self.env, false);
+            let _ = run_argv(after, &self.env, false, PEER_TIMEOUT);
         }
         result
     }
@@ -99,8 +107,13 @@ fn is_executable(path: &Path) -> bool {
     path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// Runs `argv` with `env` added, waiting at most [`PEER_TIMEOUT`]; `capture` keeps its output.
-fn run_argv(argv: &[String], env: &[(String, String)], capture: bool) -> Result<(String, String), String> {
+/// Runs `argv` with `env` added, waiting at most `limit`; `capture` keeps its output.
+fn run_argv(
+    argv: &[String],
+    env: &[(String, String)],
+    capture: bool,
+    limit: Duration,
+) -> Result<(String, String), String> {
     let (program, args) = argv.split_first().ok_or("an empty command")?;
     let output = if capture { Stdio::piped } else { Stdio::null };
     let mut child = Command::new(program)
@@ -123,12 +136,12 @@ fn run_argv(argv: &[String], env: &[(String, String)], capture: bool) -> Result<
     };
     let stdout = read(child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
     let stderr = read(child.stderr.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
-    let status = match child.wait_timeout(PEER_TIMEOUT).map_err(|e| e.to_string())? {
+    let status = match child.wait_timeout(limit).map_err(|e| e.to_string())? {
         Some(status) => status,
         None => {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(format!("{program} ran past {} s and was stopped", PEER_TIMEOUT.as_secs()));
+            return Err(format!("{program} ran past {} s and was stopped", limit.as_secs()));
         }
     };
     let (out, err) = (stdout.join().unwrap_or_default(), stderr.join().unwrap_or_default());

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use overhead_record::PeerCase;
 
@@ -61,6 +62,11 @@ impl Peer for CrossbeamBench {
                     .into(),
             })
             .collect()
+    }
+
+    /// The programs run every case, 5·10⁶ messages each, the rendezvous ones slow: 4.5 minutes on two vCPUs.
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(900)
     }
 
     fn command(&self, _cpus: &[usize]) -> Result<PeerCommand, String> {
