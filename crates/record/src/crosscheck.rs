@@ -53,6 +53,7 @@ pub struct PeerCase {
 /// One run of a peer: its numbers in our metric (ns), when it started, and its fingerprints.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PeerReading {
+    /// The round it ran in, from 1.
     pub round: usize,
     /// Seconds after the crosscheck started.
     pub started_s: f64,
@@ -69,6 +70,7 @@ pub struct PeerReading {
 /// A peer that could not run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MissingPeer {
+    /// The peer's name.
     pub peer: String,
     /// Why ("lat_syscall not found on PATH").
     pub reason: String,
@@ -79,9 +81,11 @@ pub struct MissingPeer {
 /// A peer's number against our point over the rounds, and the verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CrosscheckPair {
+    /// The peer's name, the case and our point, as in its [`PeerCase`].
     pub peer: String,
     pub case: String,
     pub point: String,
+    /// Whether the operation crosses CPUs: only rounds in one host state count.
     pub cross_core: bool,
     /// The agreement asked for: ±10% on one CPU, ±15% across CPUs (as a fraction).
     pub tolerance: f64,
@@ -99,6 +103,7 @@ pub struct CrosscheckPair {
 /// One round of a pair.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairRound {
+    /// The round, from 1.
     pub round: usize,
     /// Our process's median and the peer's number (ns, our metric).
     pub ours_ns: f64,

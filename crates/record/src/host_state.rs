@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 pub const HOST_RTT_BEFORE: &str = "host_rtt_ns_before";
 /// Key of a process's `extra` value: the fingerprint's round trip just after the measurement (ns).
 pub const HOST_RTT_AFTER: &str = "host_rtt_ns_after";
-/// Keys of a process's `extra` values: the fingerprinted pair's CPUs (lower first).
+/// Key of a process's `extra` value: the fingerprinted pair's lower CPU.
 pub const HOST_PAIR_A: &str = "host_pair_cpu_a";
+/// Key of a process's `extra` value: the fingerprinted pair's higher CPU.
 pub const HOST_PAIR_B: &str = "host_pair_cpu_b";
 /// Key of a process's `extra` value: what its two fingerprints cost in wall time together (ns).
 pub const HOST_RTT_COST: &str = "host_rtt_cost_ns";
@@ -246,6 +247,7 @@ pub fn estimate_state_rtt_ns(point: &super::PointRecord, states: &HostStates) ->
 /// batches: `--full`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct PointRegimes {
+    /// Processes in each class.
     pub flat: usize,
     pub changed: usize,
     pub no_steady_state: usize,

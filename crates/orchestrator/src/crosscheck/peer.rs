@@ -38,9 +38,13 @@ pub trait Peer {
 /// stop: lmbench's `lat_tcp -s` and `-S`).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PeerCommand {
+    /// The program and its arguments (with `taskset -c …` in front where it is pinned).
     pub argv: Vec<String>,
+    /// Environment settings added for it (`ENOUGH`, `OMP_NUM_THREADS`, `GOMP_CPU_AFFINITY`).
     pub env: Vec<(String, String)>,
+    /// A command run to completion first (a server to start), its output dropped.
     pub before: Option<Vec<String>>,
+    /// A command run last whatever happened (the server to stop).
     pub after: Option<Vec<String>>,
     /// How long the command may run ([`Peer::timeout`]); [`PEER_TIMEOUT`] when left at zero.
     pub timeout: Duration,
