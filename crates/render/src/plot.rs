@@ -94,14 +94,14 @@ fn range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
 }
 
 /// A tick on a count axis: whole numbers without decimals (`100000`, not `100000.0`); anything else with
-/// at most four significant digits (`0.6`, not `0.6000000000000001`).
+/// at most three significant digits (`0.6`, not `0.6000000000000001`; `-0.000618`, not `-0.0006180`).
 fn number_label(v: &f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{v:.0}")
     } else if *v == 0.0 || !v.is_finite() {
         format!("{v}")
     } else {
-        let decimals = (3 - v.abs().log10().floor() as i32).max(0) as usize;
+        let decimals = (2 - v.abs().log10().floor() as i32).max(0) as usize;
         let text = format!("{v:.decimals$}");
         if text.contains('.') {
             text.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -109,6 +109,16 @@ fn number_label(v: &f64) -> String {
             text
         }
     }
+}
+
+/// A value with its unit, in a smaller unit where the scale it belongs to (`scale`, the largest magnitude
+/// shown beside it) would otherwise read as a string of zeros: below 0.1 ppm in ppb (`-0.618 ppb`, not
+/// `-0.000618 ppm`).
+fn scaled_label(v: f64, scale: f64, unit: &str) -> String {
+    if unit == "ppm" && scale > 0.0 && scale < 0.1 {
+        return format!("{} ppb", number_label(&(v * 1e3)));
+    }
+    format!("{} {unit}", number_label(&v))
 }
 
 /// A tick on a byte axis: `512 B`, `4 KiB`, `1.5 MiB` (binary multiples, at most four significant digits).
@@ -419,13 +429,15 @@ fn colour_bar(area: &Area, lo: f64, hi: f64, unit: &str) -> anyhow::Result<()> {
     let (_, h) = area.dim_in_pixel();
     let (top, bottom, left) = (60i32, h as i32 - 60, 20i32);
     let font = ("sans-serif", 13).into_font();
+    // One unit for both ends, chosen by the larger: "0.0238 ppm" beside "0.247 ppm", not "23.8 ppb".
+    let larger = if lo.abs().max(hi.abs()).is_finite() { lo.abs().max(hi.abs()) } else { 0.0 };
     let end = |v: f64| {
         if !v.is_finite() {
             "n/a".into()
         } else if unit == "ns" {
             format_ns(v)
         } else {
-            format!("{} {unit}", number_label(&v))
+            scaled_label(v, larger, unit)
         }
     };
     if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
@@ -761,6 +773,19 @@ mod tests {
         c.x = "writers".into();
         let svg = curve_svg(&c, "sync.rwlock").unwrap();
         assert!(svg.contains("writers, % of operations") && svg.contains("\n100%\n"), "{svg}");
+    }
+
+    #[test]
+    fn a_tick_has_at_most_three_significant_digits_and_a_tiny_ppm_reads_in_ppb() {
+        assert_eq!(number_label(&-0.000618123), "-0.000618");
+        assert_eq!(number_label(&12.3456), "12.3");
+        assert_eq!(number_label(&0.6000000000000001), "0.6");
+        assert_eq!(scaled_label(-0.000618123, 0.000618123, "ppm"), "-0.618 ppb");
+        assert_eq!(scaled_label(2.5, 2.5, "ppm"), "2.5 ppm");
+        assert_eq!(scaled_label(0.0, 0.0, "ppm"), "0 ppm");
+        // Beside a larger end, a small one keeps the bar's unit.
+        assert_eq!(scaled_label(0.0238, 0.247, "ppm"), "0.0238 ppm");
+        assert!(number_label(&-0.000618123).len() <= 9 && number_label(&(-0.000618123 * 1e3)).len() <= 8);
     }
 
     #[test]

@@ -101,6 +101,10 @@ where
             _ => String::new(),
         })
         .x_labels(8)
+        // Grid lines only at the labelled ticks: plotters' light lines between them drew one every 0.01
+        // from ×0.8 to ×1.3, a barcode behind the whiskers (as the other plots, transparent; plotters
+        // overflows on zero light lines).
+        .light_line_style(plotters::style::colors::WHITE.mix(0.0))
         .x_label_formatter(&ratio_tick)
         .x_desc(axis)
         .label_style(("sans-serif", 14))
