@@ -148,8 +148,45 @@ pub struct Headline {
 }
 
 /// The headline of `record`: every key cost, each from its point or marked as not measured.
+/// The key costs the record measured, each from its point; no card for one it did not measure. A record
+/// that measured none of them (a run narrowed by `--only` or `--runtime`: a JDK's runtimes alone) shows the
+/// cheapest point of each family it has instead, so the page never opens on empty cards.
 pub fn headline(record: &RunRecord) -> Vec<Headline> {
-    KEY_COSTS.iter().map(|key| show(key, find(record, key))).collect()
+    let curated: Vec<Headline> = KEY_COSTS.iter().filter_map(|key| Some(show(key, find(record, key)?))).collect();
+    if !curated.is_empty() {
+        return curated;
+    }
+    cheapest_per_family(record)
+}
+
+/// The cheapest point of each family, in the order the families first appear, leaving out points that are
+/// no cost (`<res`).
+fn cheapest_per_family(record: &RunRecord) -> Vec<Headline> {
+    let mut families: Vec<&str> = Vec::new();
+    for p in &record.points {
+        if !families.contains(&p.spec.family()) {
+            families.push(p.spec.family());
+        }
+    }
+    families
+        .into_iter()
+        .filter_map(|family| {
+            let cheapest = record
+                .points
+                .iter()
+                .filter(|p| p.spec.family() == family && !p.below_resolution && p.summary.median > 0.0)
+                .min_by(|a, b| a.summary.median.total_cmp(&b.summary.median))?;
+            let key = KeyCost { label: "", experiment: "", runtime: "", params: &[], pick: Pick::Only, scale: 1.0 };
+            let mut card = show(&key, cheapest);
+            card.label = format!("{family}: its cheapest point");
+            card.detail = [card.detail.as_str(), cheapest.name.as_str()]
+                .into_iter()
+                .filter(|d| !d.is_empty())
+                .collect::<Vec<_>>()
+                .join(", ");
+            Some(card)
+        })
+        .collect()
 }
 
 fn matches(p: &PointRecord, key: &KeyCost) -> bool {
@@ -176,17 +213,7 @@ fn find<'a>(record: &'a RunRecord, key: &KeyCost) -> Option<&'a PointRecord> {
     }
 }
 
-fn show(key: &KeyCost, point: Option<&PointRecord>) -> Headline {
-    let Some(p) = point else {
-        return Headline {
-            label: key.label.into(),
-            value: String::new(),
-            ci: String::new(),
-            detail: "not measured in this record".into(),
-            point: String::new(),
-            flags: Vec::new(),
-        };
-    };
+fn show(key: &KeyCost, p: &PointRecord) -> Headline {
     let s = &p.summary;
     let mut detail = Vec::new();
     if let Some(t) = threads(p) {
@@ -229,7 +256,22 @@ mod tests {
     use overhead_record::fixture::{point, sample_record};
 
     #[test]
-    fn every_key_cost_is_shown_or_said_missing() {
+    fn a_record_of_other_runtimes_shows_each_familys_cheapest_point_and_no_empty_card() {
+        let mut record = sample_record();
+        record.points = vec![
+            point("sched.switch", "java-virtual", &[("mechanism", "park")], 900.0),
+            point("sched.switch", "java-platform", &[("mechanism", "park")], 5000.0),
+            point("msg.rendezvous", "java-virtual", &[], 700.0),
+        ];
+        let h = headline(&record);
+        assert_eq!(h.len(), 2, "one card per family");
+        assert_eq!((h[0].label.as_str(), h[0].value.as_str()), ("sched: its cheapest point", "900 ns"));
+        assert!(h[0].detail.contains("sched.switch/runtime:java-virtual"), "{}", h[0].detail);
+        assert!(h.iter().all(|k| !k.value.is_empty()));
+    }
+
+    #[test]
+    fn every_key_cost_measured_is_shown_and_none_is_empty() {
         let mut record = sample_record();
         record.points = vec![
             point("sync.faa", "os", &[("impl", "hw"), ("variable", "shared"), ("threads", "1")], 3.0),
@@ -239,14 +281,13 @@ mod tests {
             point("sched.switch", "os", &[("mechanism", "futex"), ("placement", "other_core")], 13000.0),
         ];
         let h = headline(&record);
-        assert_eq!(h.len(), KEY_COSTS.len());
+        assert_eq!(h.len(), 4, "the four key costs this record measured, no empty card");
         let faa = h.iter().find(|k| k.label == "contended atomic add").unwrap();
         assert_eq!((faa.value.as_str(), faa.detail.as_str()), ("30.0 ns", "2 threads"), "the most threads");
         let c2c = h.iter().find(|k| k.label.starts_with("cache line")).unwrap();
         assert_eq!(c2c.value, "40.0 ns", "one way is half the round trip");
         let other = h.iter().find(|k| k.label.ends_with("other CPU")).unwrap();
         assert_eq!((other.value.as_str(), other.detail.as_str()), ("13.0 µs", "other core"));
-        let syscall = h.iter().find(|k| k.label.starts_with("system call")).unwrap();
-        assert_eq!((syscall.value.as_str(), syscall.detail.as_str()), ("", "not measured in this record"));
+        assert!(!h.iter().any(|k| k.label.starts_with("system call")), "not measured, so no card");
     }
 }
