@@ -135,13 +135,13 @@ const KEY_COSTS: &[KeyCost] = &[
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Headline {
     pub label: String,
-    /// The median, formatted (`78.2 ns`), or empty when the record lacks the point.
+    /// The median, formatted (`78.2 ns`).
     pub value: String,
     /// The 95% CI, formatted (`72.1 – 84.0 ns`).
     pub ci: String,
     /// What else the reader needs: the thread count or placement chosen, the metric.
     pub detail: String,
-    /// The point's name (the anchor of its row in the table of every point), empty when absent.
+    /// The point's name (the anchor of its row in the table of every point).
     pub point: String,
     /// The point's flags (`noisy`, `unstable`, `<res`, `slow`).
     pub flags: Vec<&'static str>,
