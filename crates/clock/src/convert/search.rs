@@ -168,12 +168,11 @@ mod tests {
     fn search_of_one_range_is_quick_and_deterministic() {
         let ratio = tick_to_ns(2_995_234_567);
         let x_max = input_max(Direction::TickToNs, 2_995_234_567, RANGES[6].ns);
-        let start = std::time::Instant::now();
         let a = worst_error(|x| (x as f64 * ratio.as_f64()) as u64, ratio, x_max, &[]);
-        let elapsed = start.elapsed();
         let b = worst_error(|x| (x as f64 * ratio.as_f64()) as u64, ratio, x_max, &[]);
         assert_eq!(a, b);
-        assert!(a.evaluated > 14_000, "{a:?}");
-        assert!(elapsed.as_millis() < 200, "one range took {elapsed:?}");
+        // Quick by its work, not by a clock (a time bound is the host's, not the search's): 14,506 inputs
+        // here, ~0.1 ms; a search that stopped pruning would evaluate millions.
+        assert!(a.evaluated > 14_000 && a.evaluated < 20_000, "{a:?}");
     }
 }
