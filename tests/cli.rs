@@ -480,3 +480,57 @@ fn crosscheck_refuses_bad_input_by_name() {
         .code(2)
         .stderr(predicate::str::contains("--crossbeam /nonexistent/crossbeam-channel"));
 }
+
+/// Every time in a record's points multiplied by `factor`: each point's summary, two-level estimate, batches
+/// and process medians (the controls stay).
+fn scaled_record(record: &serde_json::Value, factor: f64) -> serde_json::Value {
+    let mut record = record.clone();
+    let scale = |v: &mut serde_json::Value| {
+        if let Some(x) = v.as_f64() {
+            *v = serde_json::json!(x * factor);
+        }
+    };
+    for p in record["overhead"]["points"].as_array_mut().unwrap() {
+        for key in ["median", "ci_low", "ci_high", "mean", "min", "max", "p10", "p90", "mad"] {
+            scale(&mut p["summary"][key]);
+        }
+        if p["two_level"].is_object() {
+            for key in ["estimate", "ci_low", "ci_high"] {
+                scale(&mut p["two_level"][key]);
+            }
+        }
+        for s in p["samples_ns"].as_array_mut().unwrap() {
+            scale(s);
+        }
+        for q in p["processes"].as_array_mut().into_iter().flatten() {
+            scale(&mut q["median_ns"]);
+        }
+    }
+    record
+}
+
+/// `compare --fail-on`: a record whose every time doubled fails the gate (exit 1, the families said on
+/// stderr); the same comparison without the gate, or against itself, exits 0; a bad gate is refused (2).
+#[test]
+fn compare_fails_on_a_flagged_slowdown_only_when_asked() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/quick-run.json");
+    let dir = tempfile::tempdir().unwrap();
+    let slower = dir.path().join("slower.json");
+    std::fs::write(&slower, scaled_record(&read_json(&fixture), 2.0).to_string()).unwrap();
+    overhead()
+        .args(["compare", "--no-history", "--fail-on", "slower:5%"])
+        .arg(&fixture)
+        .arg(&slower)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("fail: family").and(predicate::str::contains("slower than the baseline")));
+    overhead().args(["compare", "--no-history"]).arg(&fixture).arg(&slower).assert().success();
+    overhead().args(["compare", "--no-history", "--fail-on", "slower"]).arg(&fixture).arg(&fixture).assert().success();
+    overhead()
+        .args(["compare", "--fail-on", "faster"])
+        .arg(&fixture)
+        .arg(&slower)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--fail-on faster: expected slower"));
+}

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use super::{CompareArgs, UsageError};
 use overhead_analysis::compare::{compare as compare_sides, Comparison, Side};
+use overhead_analysis::gate::{comparison_failures, side_failures, Failure, Gate};
 use overhead_analysis::run_level::{RunLevel, RunLevelSource};
 use overhead_history::{default_path, run_level_of, History};
 use overhead_record::{load, load_summaries, PointRunSummary, RecordError, RunSummary};
@@ -16,8 +17,10 @@ use overhead_report::OutputFormat;
 /// Prints the comparison. An unreadable or foreign file, or an empty side, is the user's input error
 /// (exit 2).
 pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
+    let gate =
+        args.fail_on.as_deref().map(|spec| Gate::parse(spec, args.fail_on_points)).transpose().map_err(UsageError)?;
     if let [one] = &args.records[..] {
-        return compare_sides_of(Path::new(one), args.format);
+        return compare_sides_of(Path::new(one), args.format, gate);
     }
     let runs: Vec<(String, Vec<RunSummary>)> = args
         .records
@@ -36,14 +39,27 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
         runs.into_iter().zip(levels).map(|((label, runs), level)| Side { label, runs, level }).collect();
     let comparison = compare_sides(&sides);
     print!("{}", comparison_exporter(args.format)?.render(&comparison)?);
-    Ok(ExitCode::SUCCESS)
+    Ok(gate_status(gate.map(|g| comparison_failures(&comparison, g))))
+}
+
+/// Exit 1 when the gate found failures (each said on stderr), 0 otherwise or without a gate.
+fn gate_status(failures: Option<Vec<Failure>>) -> ExitCode {
+    let Some(failures) = failures else { return ExitCode::SUCCESS };
+    for f in &failures {
+        eprintln!("fail: {f}");
+    }
+    if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 /// One record of a run with sides: its sides against its baseline (docs/METHOD.md §17), as the report's
 /// `sides` section (`table`, `md`) or the record's page, which opens with them (`html`).
 ///
 /// Errors: the file is not a record, or a record without sides (a [`UsageError`] saying what compare takes).
-fn compare_sides_of(path: &Path, format: OutputFormat) -> anyhow::Result<ExitCode> {
+fn compare_sides_of(path: &Path, format: OutputFormat, gate: Option<Gate>) -> anyhow::Result<ExitCode> {
     let mut record = load(path).map_err(|e| UsageError(e.to_string()))?;
     if record.sides.is_none() {
         return Err(UsageError(format!(
@@ -58,7 +74,8 @@ fn compare_sides_of(path: &Path, format: OutputFormat) -> anyhow::Result<ExitCod
         None => overhead_report::export::for_record(OutputFormat::Html).render(&record)?,
     };
     print!("{text}");
-    Ok(ExitCode::SUCCESS)
+    let ratios = record.sides.as_ref().map(|s| s.ratios.as_slice()).unwrap_or_default();
+    Ok(gate_status(gate.map(|g| side_failures(ratios, g))))
 }
 
 /// The exporter of a comparison in `format`.

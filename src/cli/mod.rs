@@ -1,7 +1,8 @@
 //! The command line: `run`, `list`, `check`, `report`, `compare`, `history`, and the hidden `probe` and
 //! `about`.
 //!
-//! Exit codes: 0 success, 1 a failure while working, 2 bad input (as clap uses), 130 interrupted.
+//! Exit codes: 0 success, 1 a failure while working (or `compare --fail-on` found a flagged slowdown), 2 bad
+//! input (as clap uses), 130 interrupted.
 
 mod check;
 mod compare;
@@ -197,6 +198,13 @@ pub struct CompareArgs {
     /// `table` and `md` print the changes as text; `html` writes one self-contained page.
     #[arg(long, default_value = "table", value_parser = formats_where(|f| for_comparison(f).is_some()))]
     pub format: OutputFormat,
+    /// Exit 1 when a family is flagged slower than the baseline by at least PCT percent (default 5): a gate
+    /// for CI. `slower` or `slower:PCT`.
+    #[arg(long, value_name = "slower[:PCT]")]
+    pub fail_on: Option<String>,
+    /// With --fail-on: a flagged point that slow fails too, not only a family.
+    #[arg(long, requires = "fail_on")]
+    pub fail_on_points: bool,
 }
 
 #[derive(Debug, clap::Args)]

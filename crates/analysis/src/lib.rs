@@ -7,6 +7,7 @@
 pub mod choose;
 pub mod compare;
 pub mod crosscheck;
+pub mod gate;
 pub mod host_states;
 mod merge;
 pub mod op_counts;
