@@ -116,21 +116,7 @@ pub fn comparison_failures(c: &Comparison, gate: Gate) -> Vec<Failure> {
 mod tests {
     use super::*;
 
-    fn ratio(scope: SideScope, name: &str, ratio: f64, flagged: bool) -> SideRatio {
-        SideRatio {
-            scope,
-            name: name.into(),
-            side: "pr".into(),
-            ratio,
-            ci_low: ratio * 0.98,
-            ci_high: ratio * 1.02,
-            n: 5,
-            p_value: if flagged { 1e-4 } else { 0.5 },
-            flagged,
-            not_compared: None,
-            state_mismatched_pairs: 0,
-        }
-    }
+    use overhead_record::fixture::side_ratio as ratio;
 
     #[test]
     fn a_gate_is_read_from_its_spec_and_refuses_others_by_name() {
@@ -153,7 +139,7 @@ mod tests {
         ];
         let families = side_failures(&ratios, Gate::parse("slower", false).unwrap());
         assert_eq!(families.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["sched"]);
-        assert!(families[0].to_string().contains("family sched: pr is +12.0% slower"), "{}", families[0]);
+        assert!(families[0].to_string().contains("family sched: b is +12.0% slower"), "{}", families[0]);
         let with_points = side_failures(&ratios, Gate::parse("slower:5%", true).unwrap());
         assert_eq!(with_points.len(), 2);
         assert!(side_failures(&ratios, Gate::parse("slower:15%", false).unwrap()).is_empty());

@@ -186,21 +186,7 @@ mod tests {
     use overhead_record::fixture::sample_record;
     use overhead_record::{SideSpec, ToolInfo, SIDE_ORDER};
 
-    fn ratio(scope: SideScope, name: &str, ratio: f64, flagged: bool) -> SideRatio {
-        SideRatio {
-            scope,
-            name: name.into(),
-            side: "b".into(),
-            ratio,
-            ci_low: ratio * 0.98,
-            ci_high: ratio * 1.02,
-            n: 5,
-            p_value: if flagged { 0.001 } else { 0.5 },
-            flagged,
-            not_compared: None,
-            state_mismatched_pairs: 0,
-        }
-    }
+    use overhead_record::fixture::side_ratio as ratio;
 
     fn with_sides(binary: Option<&str>) -> RunRecord {
         let tool = ToolInfo {
