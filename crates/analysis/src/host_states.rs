@@ -21,8 +21,8 @@ use statrs::distribution::{ContinuousCDF, FisherSnedecor};
 
 use overhead_harness::speed::every_probe;
 use overhead_record::{
-    Fingerprint, HostState, HostStates, PairStates, PointByState, PointRecord, RunRecord, StateEstimate, StateSpan,
-    HOST_RTT_COST,
+    own_pair, Fingerprint, HostState, HostStates, PairStates, PointByState, PointRecord, RunRecord, StateEstimate,
+    StateSpan, HOST_RTT_COST,
 };
 use overhead_stats::{percentile, Summary, TwoLevel};
 
@@ -280,11 +280,11 @@ fn by_state(
         return None;
     }
     let with_state: usize = members.values().map(Vec::len).sum();
-    let batches = process_batches(point);
+    let batches = point.process_batches();
     let mut estimates: Vec<StateEstimate> = members
         .iter()
         .filter_map(|(&state, idx)| {
-            let (median, ci_low, ci_high) = estimate(&idx.iter().map(|&i| batches[i].clone()).collect::<Vec<_>>())?;
+            let (median, ci_low, ci_high) = estimate(&idx.iter().map(|&i| batches[i].to_vec()).collect::<Vec<_>>())?;
             Some(StateEstimate {
                 state,
                 rtt_ns: pair.state_rtt_ns(state)?,
@@ -300,7 +300,7 @@ fn by_state(
     estimates.sort_by(|a, b| b.processes.cmp(&a.processes).then(a.state.cmp(&b.state)));
     Some(PointByState {
         cpus: f.pair,
-        own_pair: own_pair(point) == Some(f.pair),
+        own_pair: own_pair(&point.spec) == Some(f.pair),
         states: estimates,
         without_state: point.processes.len() - with_state,
         p_value: testable(point, cycle_ns).then(|| log_groups(point).and_then(|g| f_test(&g, prior))).flatten(),
@@ -316,28 +316,6 @@ fn by_state(
 fn testable(point: &PointRecord, cycle_ns: Option<f64>) -> bool {
     let floor = cycle_ns.unwrap_or(0.0);
     point.processes.iter().all(|q| q.median_ns > floor)
-}
-
-/// The point's own first two distinct CPUs, lower first: the pair a cross-core point fingerprints.
-fn own_pair(point: &PointRecord) -> Option<[usize; 2]> {
-    let first = *point.spec.cpus.first()?;
-    let second = *point.spec.cpus.iter().find(|&&c| c != first)?;
-    Some([first.min(second), first.max(second)])
-}
-
-/// Each process's batches (ns per operation), in the order of `processes`.
-fn process_batches(point: &PointRecord) -> Vec<Vec<f64>> {
-    let mut at = 0;
-    point
-        .processes
-        .iter()
-        .map(|q| {
-            let end = (at + q.batches).min(point.samples_ns.len());
-            let batches = point.samples_ns[at.min(end)..end].to_vec();
-            at = end;
-            batches
-        })
-        .collect()
 }
 
 /// The estimate and 95% CI over some processes' batches: two-level over two or more, the one process's own

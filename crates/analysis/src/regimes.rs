@@ -17,12 +17,8 @@ pub fn apply(record: &mut RunRecord) {
 /// The classes of the point's processes' series; `None` where none is long enough to classify.
 pub fn regimes(point: &PointRecord) -> Option<PointRegimes> {
     let mut counts = PointRegimes::default();
-    let mut at = 0;
     let mut any = false;
-    for q in &point.processes {
-        let end = (at + q.batches).min(point.samples_ns.len());
-        let series = &point.samples_ns[at.min(end)..end];
-        at = end;
+    for series in point.process_batches() {
         match classify(series) {
             Some(SeriesClass::Flat) => counts.flat += 1,
             Some(SeriesClass::Changed) => counts.changed += 1,

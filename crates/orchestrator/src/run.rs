@@ -24,8 +24,8 @@ use overhead_harness::{speed, HarnessConfig, Mode};
 use overhead_machine::MachineInfo;
 use overhead_protocol::{ProbeJob, VERSION};
 use overhead_record::{
-    PointSpec, ProcessCosts, RoundPolicy, RunRecord, SideRecord, Sides, SkipKind, SkippedPoint, ToolInfo,
-    SCHEMA_VERSION, SIDE_ORDER,
+    first_two_cpus, PointSpec, ProcessCosts, RoundPolicy, RunRecord, SideRecord, Sides, SkipKind, SkippedPoint,
+    ToolInfo, SCHEMA_VERSION, SIDE_ORDER,
 };
 
 /// A validated run: what to measure, where to write, with which clock.
@@ -98,10 +98,7 @@ pub fn run(mut opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<Run
 
 /// The run's first two measured CPUs (sorted), the pair a point on one CPU fingerprints; `None` with one.
 fn run_pair(measured_cpus: &[usize]) -> Option<[usize; 2]> {
-    match measured_cpus {
-        [a, b, ..] => Some([*a, *b]),
-        _ => None,
-    }
+    first_two_cpus(measured_cpus)
 }
 
 /// The pair whose cache-line round trip fingerprints the host's state around `spec`'s processes
@@ -111,11 +108,7 @@ fn host_pair(spec: &PointSpec, run_pair: &Option<[usize; 2]>) -> Option<[usize; 
     if !spec.hosts.is_empty() {
         return None;
     }
-    let first = *spec.cpus.first()?;
-    match spec.cpus.iter().find(|&&c| c != first) {
-        Some(&second) => Some([first, second]),
-        None => *run_pair,
-    }
+    first_two_cpus(&spec.cpus).or(*run_pair)
 }
 
 /// The record before the first probe: the run's settings, the machine, its warnings, no points yet.

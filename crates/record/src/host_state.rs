@@ -22,6 +22,19 @@ pub const HOST_RTT_COST: &str = "host_rtt_cost_ns";
 /// extra-value tables leave them out.
 pub const HOST_KEYS: [&str; 5] = [HOST_RTT_BEFORE, HOST_RTT_AFTER, HOST_PAIR_A, HOST_PAIR_B, HOST_RTT_COST];
 
+/// The first two distinct CPUs of `cpus`, in their order: the pair a point's fingerprint times (its thread 0's
+/// CPU and the next other one); `None` with fewer than two distinct CPUs.
+pub fn first_two_cpus(cpus: &[usize]) -> Option<[usize; 2]> {
+    let first = *cpus.first()?;
+    let second = *cpus.iter().find(|&&c| c != first)?;
+    Some([first, second])
+}
+
+/// A point's own pair as the record keys it, lower CPU first (see [`first_two_cpus`]).
+pub fn own_pair(spec: &super::PointSpec) -> Option<[usize; 2]> {
+    first_two_cpus(&spec.cpus).map(|[a, b]| [a.min(b), a.max(b)])
+}
+
 /// A process's fingerprints, read from its `extra` values: the pair and the round trips it read.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fingerprint {
@@ -225,9 +238,7 @@ pub fn same_state(a_ns: f64, b_ns: f64) -> bool {
 /// point on one CPU (nothing in it crosses the pair), a point whose processes met several states without
 /// depending on them, and records without fingerprints: then no comparison needs to match states.
 pub fn estimate_state_rtt_ns(point: &super::PointRecord, states: &HostStates) -> Option<f64> {
-    let first = *point.spec.cpus.first()?;
-    let second = *point.spec.cpus.iter().find(|&&c| c != first)?;
-    let own = [first.min(second), first.max(second)];
+    let own = own_pair(&point.spec)?;
     let pair = states.pair(own)?;
     if let Some(by) = &point.by_state {
         return by.differs.then(|| by.states.first().map(|s| s.rtt_ns)).flatten();
@@ -262,5 +273,18 @@ impl PointRegimes {
     /// Whether any process changed regime or had none steady.
     pub fn any_change(&self) -> bool {
         self.changed + self.no_steady_state > 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pair_is_the_first_two_distinct_cpus() {
+        assert_eq!(first_two_cpus(&[3, 3, 5]), Some([3, 5]));
+        assert_eq!(first_two_cpus(&[5, 1]), Some([5, 1]));
+        assert_eq!(first_two_cpus(&[2, 2]), None);
+        assert_eq!(first_two_cpus(&[]), None);
     }
 }

@@ -42,9 +42,9 @@ pub use crosscheck::{
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::{too_few_points_note, FitRecord, TOO_FEW_POINTS};
 pub use host_state::{
-    estimate_state_rtt_ns, same_state, Fingerprint, HostState, HostStates, PairStates, PointByState, PointRegimes,
-    StateEstimate, StateSpan, HOST_KEYS, HOST_PAIR_A, HOST_PAIR_B, HOST_RTT_AFTER, HOST_RTT_BEFORE, HOST_RTT_COST,
-    SAME_STATE_RATIO,
+    estimate_state_rtt_ns, first_two_cpus, own_pair, same_state, Fingerprint, HostState, HostStates, PairStates,
+    PointByState, PointRegimes, StateEstimate, StateSpan, HOST_KEYS, HOST_PAIR_A, HOST_PAIR_B, HOST_RTT_AFTER,
+    HOST_RTT_BEFORE, HOST_RTT_COST, SAME_STATE_RATIO,
 };
 pub use io::{load, temp_file_in, write_atomic, RecordError};
 pub use machine_state::{

@@ -208,6 +208,21 @@ pub struct PointRecord {
 }
 
 impl PointRecord {
+    /// Each process's batches (ns per operation), in the order of `processes`: consecutive runs of
+    /// `samples_ns`, `batches` long each (cut short where a record holds fewer samples).
+    pub fn process_batches(&self) -> Vec<&[f64]> {
+        let mut at = 0;
+        self.processes
+            .iter()
+            .map(|q| {
+                let end = (at + q.batches).min(self.samples_ns.len());
+                let batches = &self.samples_ns[at.min(end)..end];
+                at = end;
+                batches
+            })
+            .collect()
+    }
+
     /// The point's side numbers as its experiment's typed result ([`super::result::from_extra`]): how a
     /// report reads what the experiment wrote with [`super::Outcome::with_result`].
     ///

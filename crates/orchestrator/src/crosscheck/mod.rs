@@ -19,8 +19,8 @@ use overhead_harness::host_pair::pair_rtt;
 use overhead_harness::{Harness, HarnessConfig, Mode};
 use overhead_protocol::{ProbeJob, VERSION};
 use overhead_record::{
-    Crosscheck, MissingPeer, PeerReading, PeerRecord, PointSpec, RunRecord, HOST_PAIR_A, HOST_PAIR_B, HOST_RTT_AFTER,
-    HOST_RTT_BEFORE, HOST_RTT_COST,
+    first_two_cpus, Crosscheck, MissingPeer, PeerReading, PeerRecord, PointSpec, RunRecord, HOST_PAIR_A, HOST_PAIR_B,
+    HOST_RTT_AFTER, HOST_RTT_BEFORE, HOST_RTT_COST,
 };
 
 use super::probe_process::{run_one, ProbeEnd};
@@ -55,16 +55,15 @@ pub fn crosscheck(opts: CrosscheckOptions, interrupted: &AtomicBool) -> anyhow::
     let specs: Vec<&PointSpec> =
         opts.run.plan.iter().filter_map(|p| if let Planned::Run(spec) = p { Some(spec) } else { None }).collect();
     let (peers, missing) = available_peers(&opts.crossbeam, &specs);
-    let points: Vec<PointSpec> = peers
-        .iter()
-        .flat_map(|(peer, _, _)| peer.cases())
-        .filter_map(|case| specs.iter().find(|s| s.name() == case.point).map(|s| (*s).clone()))
-        .fold(Vec::new(), |mut acc, spec| {
-            if !acc.iter().any(|s: &PointSpec| s.name() == spec.name()) {
-                acc.push(spec);
+    // Each point the peers name, once.
+    let mut points: Vec<PointSpec> = Vec::new();
+    for case in peers.iter().flat_map(|(peer, _, _)| peer.cases()) {
+        if let Some(spec) = specs.iter().find(|s| s.name() == case.point) {
+            if !points.iter().any(|p| p.name() == case.point) {
+                points.push((*spec).clone());
             }
-            acc
-        });
+        }
+    }
     let mut check = Crosscheck {
         rounds: 0,
         peers: peers
@@ -80,7 +79,7 @@ pub fn crosscheck(opts: CrosscheckOptions, interrupted: &AtomicBool) -> anyhow::
         pairs: Vec::new(),
     };
     let harness = Harness::new(&opts.run.time_source, HarnessConfig::for_mode(Mode::Default));
-    let run_pair = first_two(&opts.run.machine.allowed_cpus);
+    let run_pair = first_two_cpus(&opts.run.machine.allowed_cpus);
     let this = std::env::current_exe()?;
     let mut processes: Vec<Vec<Process>> = vec![Vec::new(); points.len()];
     let mut hints: Vec<Option<u64>> = vec![None; points.len()];
@@ -157,7 +156,7 @@ fn available_peers(
         match peer.command(&spec.cpus) {
             Ok(mut command) => {
                 command.timeout = peer.timeout();
-                let pair = first_two(&spec.cpus);
+                let pair = first_two_cpus(&spec.cpus);
                 ready.push((peer, command, pair));
             }
             Err(reason) => missing.push(MissingPeer { peer: peer.name(), reason, install: peer.install() }),
@@ -218,15 +217,8 @@ fn job(spec: &PointSpec, record: &RunRecord, hint: Option<u64>, run_pair: Option
         time_source: record.time_source.clone(),
         harness,
         batch_ops_hint: hint,
-        host_pair: first_two(&spec.cpus).or(run_pair),
+        host_pair: first_two_cpus(&spec.cpus).or(run_pair),
     }
-}
-
-/// The first two distinct CPUs of `cpus`, in order.
-fn first_two(cpus: &[usize]) -> Option<[usize; 2]> {
-    let first = *cpus.first()?;
-    let second = *cpus.iter().find(|&&c| c != first)?;
-    Some([first, second])
 }
 
 /// The record with every point merged from its processes so far and the crosscheck's readings, analysed
@@ -276,12 +268,6 @@ mod tests {
             orders.insert(v);
         }
         assert!(orders.len() > 10, "{} orders in 20 draws", orders.len());
-    }
-
-    #[test]
-    fn the_first_two_distinct_cpus_are_the_pair() {
-        assert_eq!(first_two(&[3, 3, 5]), Some([3, 5]));
-        assert_eq!(first_two(&[2]), None);
     }
 
     /// Every peer's first case names a point of the default plan on a machine of two CPUs: a renamed point
