@@ -31,7 +31,7 @@ impl Experiment for Call {
         &ExperimentInfo {
             id: Call::ID,
             summary: "non-inlined function call and return, against the empty loop",
-            source: "seed 004 timing table, \"local call\"",
+            source: "Souvatzis timing table, \"local call\"",
             metric: Metric::PerOp,
             requires: &[Capability::Context],
         }

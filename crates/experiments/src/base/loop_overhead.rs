@@ -23,7 +23,7 @@ impl Experiment for LoopOverhead {
         &ExperimentInfo {
             id: LoopOverhead::ID,
             summary: "one iteration of the control loop, against no loop",
-            source: "seed 004 timing table, \"loop control overhead\"",
+            source: "Souvatzis timing table, \"loop control overhead\"",
             metric: Metric::PerOp,
             requires: &[Capability::Context],
         }

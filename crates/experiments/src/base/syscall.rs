@@ -21,7 +21,7 @@ impl Experiment for Syscall {
         &ExperimentInfo {
             id: Syscall::ID,
             summary: "null system call (getppid), against the empty loop",
-            source: "seed 004 table (kernel entry cost behind SVR4 getcontext); lmbench lat_syscall null",
+            source: "Souvatzis table (kernel entry cost behind SVR4 getcontext); lmbench lat_syscall null",
             metric: Metric::PerOp,
             requires: KERNEL,
         }

@@ -63,7 +63,7 @@ impl Experiment for Rate {
             id: Rate::ID,
             summary: "relative processing rate of every CPU pair racing the same local loop (ppm), and each \
                       CPU's counter rate against CLOCK_MONOTONIC_RAW (ppm)",
-            source: "seed 001 §2, Table 1; docs/METHOD.md §10 (reference activity)",
+            source: "Ben-Asher & Feitelson 1991 §2, Table 1; docs/METHOD.md §10 (reference activity)",
             metric: Metric::PerOp,
             requires: KERNEL,
         }

@@ -51,7 +51,7 @@ impl Experiment for Read {
         &ExperimentInfo {
             id: Read::ID,
             summary: "one read of each time source (TSC variants, clock_gettime clocks, Instant::now)",
-            source: "seed 002 (time base reads on the timer hot path); docs/METHOD.md §8",
+            source: "Kiszka 2006 (time base reads on the timer hot path); docs/METHOD.md §8",
             metric: Metric::PerOp,
             requires: KERNEL,
         }

@@ -107,7 +107,7 @@ impl Experiment for C2c {
             id: C2c::ID,
             summary: "cache-line round trip between every pair of CPUs (CAS on one line; load/store on two), \
                       on a fresh page first touched by the pair, with a summary per placement class",
-            source: "seed 001 §3–4 (the cost of the path between processors); core-to-core-latency, Intel MLC c2c",
+            source: "Ben-Asher & Feitelson 1991 §3–4 (the cost of the path between processors); core-to-core-latency, Intel MLC c2c",
             metric: Metric::Rtt,
             requires: KERNEL,
         }

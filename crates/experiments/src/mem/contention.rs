@@ -100,7 +100,7 @@ impl Experiment for Contention {
             summary:
                 "k threads storing (plain store or atomic add) to one shared cache line, 100 accesses in-line per \
                       iteration; time per access vs. k, against the empty loop",
-            source: "seed 001 §3.1, Fig. 1",
+            source: "Ben-Asher & Feitelson 1991 §3.1, Fig. 1",
             metric: Metric::PerOp,
             requires: KERNEL,
         }

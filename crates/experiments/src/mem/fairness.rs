@@ -91,9 +91,9 @@ impl Experiment for Fairness {
         &ExperimentInfo {
             id: Fairness::ID,
             summary: "how the accesses to one line split among all CPUs hammering it for a fixed window (atomic add \
-                      on one word; the seed's plain increment of the neighbour's counter): counts per thread, \
+                      on one word; Ben-Asher & Feitelson's plain increment of the neighbour's counter): counts per thread, \
                       Jain's index, max/min, consecutive accesses before the line moves",
-            source: "seed 001 §3.2, Table 2",
+            source: "Ben-Asher & Feitelson 1991 §3.2, Table 2",
             metric: Metric::PerOp,
             requires: KERNEL,
         }

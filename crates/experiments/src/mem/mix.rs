@@ -150,7 +150,7 @@ impl Experiment for Mix {
             id: Mix::ID,
             summary: "blocks of 100 operations, x stores to one line shared by all threads and 100 − x local \
                       increments in memory; time per block vs. threads for x = 1, 10, 20, 50, 100",
-            source: "seed 001 §3.1, Fig. 2",
+            source: "Ben-Asher & Feitelson 1991 §3.1, Fig. 2",
             metric: Metric::PerOp,
             requires: KERNEL,
         }

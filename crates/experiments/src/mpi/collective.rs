@@ -45,7 +45,7 @@ impl Experiment for Barrier {
         &ExperimentInfo {
             id: Barrier::ID,
             summary: "MPI_Barrier against the number of ranks, one per CPU, and one rank per host across hosts",
-            source: "OSU micro-benchmarks osu_barrier; seed 001 §8.2 (barrier)",
+            source: "OSU micro-benchmarks osu_barrier; Ben-Asher & Feitelson 1991 §8.2 (barrier)",
             metric: Metric::PerOp,
             requires: RANKS,
         }

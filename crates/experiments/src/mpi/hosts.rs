@@ -69,7 +69,7 @@ impl Experiment for Hosts {
             id: Hosts::ID,
             summary: "host × host matrices, one rank per host: 8 B MPI ping-pong round trip and 1 MiB bandwidth \
                       (windows of 64) between every pair of hosts",
-            source: "mpiGraph (LLNL); seed 004 (the networked case)",
+            source: "mpiGraph (LLNL); Souvatzis (the networked case)",
             metric: Metric::Rtt,
             requires: RANKS,
         }

@@ -46,7 +46,7 @@ impl Experiment for PingPong {
             id: PingPong::ID,
             summary: "MPI ping-pong round trip between two ranks (MPI_Send/MPI_Recv) × payload 0 B–1 MiB, on two CPUs \
                       and across hosts",
-            source: "OSU micro-benchmarks osu_latency; seed 004 (networked case); seed 003 (payload)",
+            source: "OSU micro-benchmarks osu_latency; Souvatzis (networked case); Walfield 2008 (payload)",
             metric: Metric::Rtt,
             requires: RANKS,
         }

@@ -25,7 +25,7 @@ impl Experiment for AsyncSend {
         &ExperimentInfo {
             id: AsyncSend::ID,
             summary: "asynchronous send + receive of a u64 on one activity, no switch",
-            source: "seed 004 timing table, \"asynchronous send/receive\"",
+            source: "Souvatzis timing table, \"asynchronous send/receive\"",
             metric: Metric::PerOp,
             requires: &[Capability::Channel],
         }

@@ -55,7 +55,7 @@ impl Experiment for Bandwidth {
             summary:
                 "streaming bandwidth between two pinned processes (pipe, UNIX stream, TCP loopback), 64 KiB–1 MiB \
                       messages in flight; ns per message, MB/s in the report",
-            source: "seed 003 (payload); lmbench bw_pipe, bw_unix, bw_tcp; OSU osu_bw",
+            source: "Walfield 2008 (payload); lmbench bw_pipe, bw_unix, bw_tcp; OSU osu_bw",
             metric: Metric::PerOp,
             requires: KERNEL,
         }

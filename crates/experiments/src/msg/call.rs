@@ -33,7 +33,7 @@ impl Experiment for Call {
         &ExperimentInfo {
             id: Call::ID,
             summary: "inter-task call answered in the caller's activity, or by a new activity",
-            source: "seed 004 timing table, \"interresource call, no new process / new process\"",
+            source: "Souvatzis timing table, \"interresource call, no new process / new process\"",
             metric: Metric::Rtt,
             requires: &[Capability::Call],
         }

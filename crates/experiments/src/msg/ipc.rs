@@ -60,7 +60,7 @@ impl Experiment for Ipc {
             id: Ipc::ID,
             summary: "ping-pong round trip between two pinned processes: pipe, UNIX stream/datagram, eventfd, futex \
                       and polled shared memory, POSIX mqueue, TCP loopback × payload 8 B–1 MiB",
-            source: "seed 003 (IPC ping-pong vs. payload); lmbench lat_pipe, lat_unix, lat_tcp",
+            source: "Walfield 2008 (IPC ping-pong vs. payload); lmbench lat_pipe, lat_unix, lat_tcp",
             metric: Metric::Rtt,
             requires: KERNEL,
         }

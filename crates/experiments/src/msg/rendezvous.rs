@@ -26,7 +26,7 @@ impl Experiment for Rendezvous {
         &ExperimentInfo {
             id: Rendezvous::ID,
             summary: "synchronous call answered by a server activity (request, accept, reply)",
-            source: "seed 004 timing table, \"rendezvous\"",
+            source: "Souvatzis timing table, \"rendezvous\"",
             metric: Metric::Rtt,
             requires: &[Capability::Rendezvous],
         }

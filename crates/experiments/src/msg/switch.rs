@@ -27,7 +27,7 @@ impl Experiment for Switch {
         &ExperimentInfo {
             id: Switch::ID,
             summary: "message to a blocked receiver and its echo back, per message (half a round trip)",
-            source: "seed 004 timing table, \"message passing requiring context switch\"",
+            source: "Souvatzis timing table, \"message passing requiring context switch\"",
             metric: Metric::OneWay,
             requires: &[Capability::MessageSwitch],
         }

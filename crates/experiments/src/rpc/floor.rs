@@ -107,7 +107,7 @@ impl Experiment for Floor {
             id: Floor::ID,
             summary: "bare socket round trip of a gRPC call's bytes (108 B out, 18 B back) against the empty loop; \
                       with the call's delta hot and with both processes' caches evicted before each call",
-            source: "seed 003 (ping-pong floor of the RPC overhead; unaccounted cycles, cold caches)",
+            source: "Walfield 2008 (ping-pong floor of the RPC overhead; unaccounted cycles, cold caches)",
             metric: Metric::Rtt,
             requires: KERNEL,
         }

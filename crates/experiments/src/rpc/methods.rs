@@ -59,9 +59,9 @@ impl Experiment for Methods {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Methods::ID,
-            summary: "gRPC call (tonic + prost, a current-thread runtime per process) in seed 003's mix of four \
+            summary: "gRPC call (tonic + prost, a current-thread runtime per process) in Walfield's mix of four \
                       methods, against the empty loop; per-method client and server time and their delta",
-            source: "seed 003 (per-method RPC accounting, client stub vs. server); tonic/gRPC",
+            source: "Walfield 2008 (per-method RPC accounting, client stub vs. server); tonic/gRPC",
             metric: Metric::PerOp,
             requires: KERNEL,
         }

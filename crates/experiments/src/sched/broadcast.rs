@@ -61,7 +61,7 @@ impl Experiment for Broadcast {
             id: Broadcast::ID,
             summary: "wake-all: one activity wakes N blocked waiters, time until the last has run (futex, condvar, \
                       async notify, fiber semaphore)",
-            source: "seed 001 §5 (scheduling), §8.2 (the barrier's release); perf bench futex wake",
+            source: "Ben-Asher & Feitelson 1991 §5 (scheduling), §8.2 (the barrier's release); perf bench futex wake",
             metric: Metric::PerOp,
             requires: &[Capability::WakeAll],
         }

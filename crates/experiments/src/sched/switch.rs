@@ -34,7 +34,7 @@ impl Experiment for Switch {
         &ExperimentInfo {
             id: Switch::ID,
             summary: "switch round trip: futex handoff between threads (same/other CPU), raw fiber switch, tokio yield",
-            source: "seed 001 §5 (context-switch overhead); seed 004 csloop; perf bench sched",
+            source: "Ben-Asher & Feitelson 1991 §5 (context-switch overhead); Souvatzis csloop; perf bench sched",
             metric: Metric::Rtt,
             requires: &[Capability::RawSwitch],
         }

@@ -56,7 +56,7 @@ impl Experiment for Yield {
             id: Yield::ID,
             summary: "yield round: one activity per CPU yields among `load` extra yielding activities per CPU; \
                       fit a + b·load",
-            source: "seed 001 §5.1, Fig. 3",
+            source: "Ben-Asher & Feitelson 1991 §5.1, Fig. 3",
             metric: Metric::PerOp,
             requires: &[Capability::Yield],
         }

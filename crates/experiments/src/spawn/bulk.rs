@@ -54,7 +54,7 @@ impl Experiment for Bulk {
         &ExperimentInfo {
             id: Bulk::ID,
             summary: "one construct of 1000 empty tasks run by 1…CPUs CPUs; time per spawn",
-            source: "seed 001 §6.3, Fig. 6",
+            source: "Ben-Asher & Feitelson 1991 §6.3, Fig. 6",
             metric: Metric::PerOp,
             requires: &[Capability::ForkJoin],
         }

@@ -33,7 +33,7 @@ impl Experiment for Create {
         &ExperimentInfo {
             id: Create::ID,
             summary: "create + join an empty thread; fork + wait a process; spawn + join a fiber or tokio task",
-            source: "seed 004 timing table, \"process create/destroy\"; lmbench lat_proc fork",
+            source: "Souvatzis timing table, \"process create/destroy\"; lmbench lat_proc fork",
             metric: Metric::PerOp,
             requires: &[Capability::SpawnJoin],
         }

@@ -58,7 +58,7 @@ impl Experiment for ForkJoin {
             id: ForkJoin::ID,
             summary: "fork-join episode of one empty task per CPU, CPUs 1…N: threads (spawn, hot team), rayon, tokio, \
                       omp parallel",
-            source: "seed 001 §6.1, Fig. 4; EPCC syncbench PARALLEL",
+            source: "Ben-Asher & Feitelson 1991 §6.1, Fig. 4; EPCC syncbench PARALLEL",
             metric: Metric::PerOp,
             requires: &[Capability::ForkJoin],
         }

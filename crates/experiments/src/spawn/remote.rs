@@ -47,7 +47,7 @@ impl Experiment for Remote {
         &ExperimentInfo {
             id: Remote::ID,
             summary: "single-task spawns onto one executor CPU from 1…CPUs−1 generators; time per spawn",
-            source: "seed 001 §6.2, Fig. 5",
+            source: "Ben-Asher & Feitelson 1991 §6.2, Fig. 5",
             metric: Metric::PerOp,
             requires: &[Capability::ForkJoin],
         }

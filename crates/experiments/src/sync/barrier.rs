@@ -33,7 +33,7 @@ impl Experiment for Barrier {
             id: Barrier::ID,
             summary: "barrier episode, std Barrier vs. spin barrier vs. pthread_barrier_wait vs. omp barrier, \
                       threads 2…CPUs",
-            source: "seed 001 §8.2 experiment 1, Fig. 9; EPCC syncbench BARRIER",
+            source: "Ben-Asher & Feitelson 1991 §8.2 experiment 1, Fig. 9; EPCC syncbench BARRIER",
             metric: Metric::PerOp,
             requires: &[Capability::Barrier],
         }

@@ -40,9 +40,9 @@ impl Experiment for Faa {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Faa::ID,
-            summary: "fetch-and-add, hardware atomic vs. seed 001's hashed spin locks vs. omp atomic, one shared \
+            summary: "fetch-and-add, hardware atomic vs. Ben-Asher & Feitelson's hashed spin locks vs. omp atomic, one shared \
                       line vs. one line per thread, threads 1…CPUs",
-            source: "seed 001 §8.1, Fig. 8",
+            source: "Ben-Asher & Feitelson 1991 §8.1, Fig. 8",
             metric: Metric::PerOp,
             requires: &[Capability::Atomic],
         }

@@ -41,7 +41,7 @@ impl Experiment for Mutex {
             summary: "lock + increment + unlock, std Mutex vs. TTAS spin lock vs. Drepper futex lock vs. parking_lot \
                       vs. spin crate vs. omp_lock_t, threads 1…CPUs",
             source:
-                "seed 004 (semaphores as locks); Drepper, \"Futexes Are Tricky\" §6; Anderson 1990 (TTAS, backoff); \
+                "Souvatzis (semaphores as locks); Drepper, \"Futexes Are Tricky\" §6; Anderson 1990 (TTAS, backoff); \
                      parking_lot's lock benchmark (parking_lot, spin)",
             metric: Metric::PerOp,
             requires: &[Capability::Lock],

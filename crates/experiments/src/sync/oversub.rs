@@ -82,7 +82,7 @@ impl Experiment for Oversub {
             id: Oversub::ID,
             summary: "activities ≫ CPUs: just spawn, spawn & sync, just sync, with a spin-with-yield vs. a blocking \
                       barrier; quadratic fit of spawn & sync",
-            source: "seed 001 §8.2 experiment 2, Fig. 10",
+            source: "Ben-Asher & Feitelson 1991 §8.2 experiment 2, Fig. 10",
             metric: Metric::PerOp,
             requires: &[Capability::ActivityBarrier],
         }

@@ -67,7 +67,7 @@ impl Experiment for RwLock {
             summary:
                 "read or write under a reader-writer lock, std RwLock vs. parking_lot vs. spin, writers 1/10/50 %, \
                       threads 1…CPUs",
-            source: "parking_lot's lock benchmark; seed 001 §8's contention between CPUs",
+            source: "parking_lot's lock benchmark; Ben-Asher & Feitelson 1991 §8's contention between CPUs",
             metric: Metric::PerOp,
             requires: &[Capability::RwLock],
         }

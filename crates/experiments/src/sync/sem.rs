@@ -27,7 +27,7 @@ impl Experiment for Sem {
         &ExperimentInfo {
             id: Sem::ID,
             summary: "semaphore P only, V only, P+V pair, and a handoff requiring a context switch",
-            source: "seed 004 timing table, \"semaphore P only / V only / pair / requiring context switch\"",
+            source: "Souvatzis timing table, \"semaphore P only / V only / pair / requiring context switch\"",
             metric: Metric::PerOp,
             requires: &[Capability::Semaphore],
         }

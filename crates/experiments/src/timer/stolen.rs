@@ -78,7 +78,7 @@ impl Experiment for Stolen {
             id: Stolen::ID,
             summary: "time a POSIX signal timer at 0/1k/10k Hz steals from a number-crunching task on its CPU, \
                       per timer event",
-            source: "seed 002 (overall cost as execution time of a background number-crunching task)",
+            source: "Kiszka 2006 (overall cost as execution time of a background number-crunching task)",
             metric: Metric::PerOp,
             requires: KERNEL,
         }

@@ -54,7 +54,7 @@ impl Experiment for Wakeup {
             id: Wakeup::ID,
             summary: "wake-up latency distribution at 1 ms: clock_nanosleep relative/absolute, periodic timerfd, \
                       futex timeout",
-            source: "seed 002 (scenarios 1-4: periodic, relative/absolute timer, relative timeout); cyclictest",
+            source: "Kiszka 2006 (scenarios 1-4: periodic, relative/absolute timer, relative timeout); cyclictest",
             metric: Metric::PerOp,
             requires: KERNEL,
         }

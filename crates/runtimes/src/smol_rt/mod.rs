@@ -54,7 +54,7 @@ const OFFERS: crate::Offers = crate::async_runtime::offers(CHANNELS, CHANNELS);
 crate::async_runtime::async_runtime!(
     Smol,
     name: "smol",
-    about: "smol: async-executor (LocalExecutor for seed 004's table, pinned Executor threads for seed 001), \
+    about: "smol: async-executor (LocalExecutor for Souvatzis's SR table, pinned Executor threads for Ben-Asher & Feitelson), \
             async-io, async-lock, async-channel",
     offers: OFFERS,
     pool: SmolPool,

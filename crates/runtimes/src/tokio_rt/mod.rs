@@ -52,7 +52,7 @@ const OFFERS: crate::Offers =
 crate::async_runtime::async_runtime!(
     Tokio,
     name: "tokio",
-    about: "tokio: current-thread scheduler (seed 004 table), multi-thread work stealing (seed 001)",
+    about: "tokio: current-thread scheduler (Souvatzis's SR table), multi-thread work stealing (Ben-Asher & Feitelson)",
     offers: OFFERS,
     pool: TokioPool,
     local: TokioLocal

@@ -98,7 +98,7 @@ impl Experiment for Convert {
             id: Convert::ID,
             summary: "tick↔ns conversion routines: ns per conversion (identity loop subtracted), worst error per range",
             source:
-                "seed 002 (conversion routines benchmarked with loop overhead compensated; accuracy for long intervals)",
+                "Kiszka 2006 (conversion routines benchmarked with loop overhead compensated; accuracy for long intervals)",
             metric: Metric::PerOp,
             requires: KERNEL,
         }

@@ -106,7 +106,7 @@ impl Experiment for Sweep {
         &ExperimentInfo {
             id: Sweep::ID,
             summary: "fixed work split into 1, 10, … tasks: elapsed, speed-up, best task count, per-CPU share",
-            source: "seed 001 §7, Table 4, Fig. 7",
+            source: "Ben-Asher & Feitelson 1991 §7, Table 4, Fig. 7",
             metric: Metric::PerOp,
             requires: &[Capability::ForkJoin],
         }

@@ -192,7 +192,7 @@ impl Experiment for Remote {
             summary: "relative access rates of local and remote activities against an undisturbed reference \
                       activity (or the clock on few CPUs): free, beside one or many remote writers of its line, \
                       remote to unused / used / heavily shared lines, local vs. remote NUMA node",
-            source: "seed 001 §4, Table 3; docs/METHOD.md §10 (reference activity)",
+            source: "Ben-Asher & Feitelson 1991 §4, Table 3; docs/METHOD.md §10 (reference activity)",
             metric: Metric::PerOp,
             requires: KERNEL,
         }

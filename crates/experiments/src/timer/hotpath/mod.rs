@@ -84,9 +84,9 @@ impl Experiment for HotPath {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: HotPath::ID,
-            summary: "seed 002's five timer scenarios, dates in ticks or ns: conversions counted, time per \
+            summary: "Kiszka's five timer scenarios, dates in ticks or ns: conversions counted, time per \
                       hot-path operation against the empty loop",
-            source: "seed 002 §1–§5 (Kiszka, Xenomai timer hot paths, summary tables §N.3)",
+            source: "Kiszka 2006 §1–§5 (Kiszka, Xenomai timer hot paths, summary tables §N.3)",
             metric: Metric::PerOp,
             requires: KERNEL,
         }
@@ -174,7 +174,7 @@ impl Point {
         let seed = self.scenario.seed_002(self.base, self.start);
         if !seed.is_some_and(|seed| seed.times(COUNTED_OPS).same_conversions(&counts)) {
             outcome.notes.push(format!(
-                "conversions per operation differ from seed 002's table: counted {counts:?} over {COUNTED_OPS} \
+                "conversions per operation differ from Kiszka 2006's table: counted {counts:?} over {COUNTED_OPS} \
                  operations"
             ));
         }
@@ -203,11 +203,11 @@ impl Point {
         };
         let mut rows = vec![("this queue".to_string(), row(counts, COUNTED_OPS))];
         if let Some(seed) = self.scenario.seed_002(self.base, self.start) {
-            rows.push(("seed 002".to_string(), row(seed, 1)));
+            rows.push(("Kiszka 2006".to_string(), row(seed, 1)));
         }
         let table = LabelledTable {
             title: format!(
-                "seed 002 §{}.3: conversions per hot-path operation, {} ({})",
+                "Kiszka 2006 §{}.3: conversions per hot-path operation, {} ({})",
                 self.scenario.section(),
                 self.scenario.title(),
                 self.scenario.hot_path()
