@@ -9,7 +9,8 @@ use super::{CompareArgs, UsageError};
 use overhead_analysis::compare::{compare as compare_sides, Comparison, Side};
 use overhead_analysis::gate::{comparison_failures, side_failures, Failure, Gate};
 use overhead_analysis::run_level::{RunLevel, RunLevelSource};
-use overhead_history::{default_path, run_level_of, History};
+use overhead_analysis::run_level::of_history;
+use overhead_history::{default_path, History};
 use overhead_record::{load, load_summaries, PointRunSummary, RecordError, RunSummary};
 use overhead_report::export::{for_comparison, Exporter};
 use overhead_report::OutputFormat;
@@ -138,7 +139,7 @@ fn run_levels(sides: &[(String, Vec<RunSummary>)], no_history: bool) -> Vec<RunL
                         // The records compared are never part of the run level that judges them: their own
                         // difference would widen the interval it is judged by.
                         loaded.entries.retain(|e| !compared.iter().any(|r| same_run(r, &e.summary)));
-                        run_level_of(&loaded.entries)
+                        of_history(loaded.entries.iter().map(|e| &e.summary))
                     }
                     Err(e) => {
                         eprintln!("history: could not be read ({e:#}); the run level is assumed");

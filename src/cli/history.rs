@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use comfy_table::{Cell, CellAlignment};
 
 use super::{HistoryArgs, UsageError};
-use overhead_history::{by_config, default_path, run_level_of, History};
+use overhead_analysis::run_level::of_history;
+use overhead_history::{by_config, default_path, History};
 use overhead_machine::MachineInfo;
 use overhead_record::RunConfig;
 use overhead_report::{new_table, Format};
@@ -48,7 +49,7 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
             config.build
         );
     }
-    let level = run_level_of(&loaded.entries);
+    let level = of_history(loaded.entries.iter().map(|e| &e.summary));
     println!("\nRun level per family ({})", level.description());
     print!("{}", families_table(&loaded.entries, &level));
     println!(

@@ -159,7 +159,7 @@ fn add_to_history(record: &mut RunRecord, record_path: &Path) -> anyhow::Result<
             return Ok(());
         }
     };
-    let level = overhead_history::run_level_of(&entries);
+    let level = overhead_analysis::run_level::of_history(entries.iter().map(|e| &e.summary));
     if level.source.runs() >= 2 {
         record.between_runs = Some(BetweenRuns {
             source: level.description(),

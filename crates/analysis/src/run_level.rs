@@ -388,5 +388,36 @@ fn speed_covariate(groups: &[&Vec<&RunSummary>], family: &str) -> (Option<SpeedC
     }
 }
 
+/// The run level of one machine's past runs (the history's summaries, in any order): estimated from its
+/// groups of repeated configurations ([`RunSummary::config`]: machine, kernel, build, options), or the
+/// defaults when no configuration ran twice. Runs the machine-state check flagged as shared
+/// ([`RunSummary::was_shared`]) are left out and counted: a neighbour's load is not how this machine moves
+/// between runs. The history stores the runs; what they mean is this module's (so the store builds on the
+/// record alone).
+pub fn of_history<'a>(runs: impl IntoIterator<Item = &'a RunSummary>) -> RunLevel {
+    let mut shared_left_out = 0;
+    let mut groups: Vec<(&overhead_record::RunConfig, Vec<&RunSummary>)> = Vec::new();
+    for run in runs {
+        if run.was_shared() {
+            shared_left_out += 1;
+            continue;
+        }
+        let Some(config) = &run.config else { continue };
+        match groups.iter_mut().find(|(c, _)| *c == config) {
+            Some((_, same)) => same.push(run),
+            None => groups.push((config, vec![run])),
+        }
+    }
+    let repeated: Vec<Vec<&RunSummary>> = groups.into_iter().map(|(_, g)| g).filter(|g| g.len() >= 2).collect();
+    let mut level = if repeated.is_empty() {
+        RunLevel::assumed()
+    } else {
+        let runs = repeated.iter().map(Vec::len).sum();
+        RunLevel::estimate(&repeated, RunLevelSource::History { runs, groups: repeated.len() })
+    };
+    level.shared_left_out = shared_left_out;
+    level
+}
+
 #[cfg(test)]
 mod tests;

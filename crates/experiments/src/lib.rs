@@ -14,7 +14,6 @@ mod plan;
 pub mod point;
 pub mod rpc;
 pub mod sched;
-mod section;
 pub mod sections;
 pub mod spawn;
 pub mod sync;
@@ -22,7 +21,6 @@ pub mod timer;
 
 pub use plan::{PlanContext, Planned};
 pub use point::Point;
-pub use section::{runtimes_of, Figures, Section};
 
 pub use overhead_harness::empty_loop;
 use overhead_harness::{Harness, HarnessConfig};
@@ -109,18 +107,6 @@ pub trait Experiment: Sync {
     fn merge_details(&self, processes: &[&Details]) -> Option<Details> {
         let _ = processes;
         None
-    }
-    /// The sections of the full report that present this experiment, each built from the record alone with
-    /// the generic pieces of [`overhead_render`] (docs/ARCHITECTURE.md "Renderers"). None by default: every
-    /// point is in the results table anyway.
-    fn sections(&self) -> &'static [&'static Section] {
-        &[]
-    }
-    /// The groups of figures on the HTML page that show this experiment, drawn from the record with
-    /// [`overhead_render`]'s plots. None by default: its points still appear in the generic curves, heat maps
-    /// and distributions.
-    fn figures(&self) -> &'static [&'static Figures] {
-        &[]
     }
 }
 

@@ -1,7 +1,8 @@
 //! The history of this machine's runs (docs/METHOD.md §13): every `overhead run` adds its summary (each
 //! point's median, CI and process count; the speed; the machine's state; the configuration), and
-//! `compare` and `overhead history` learn the run level from it. A user runs the tool on one machine many
-//! times; those runs are the repetitions of the run level that no single run can make.
+//! `compare` and `overhead history` learn the run level from it (`overhead_analysis::run_level::of_history`).
+//! A user runs the tool on one machine many times; those runs are the repetitions of the run level that no
+//! single run can make.
 //!
 //! Kept in SQLite (`$XDG_DATA_HOME/overhead/history.sqlite`, else the platform's data folder): a run is
 //! added in one transaction, so two runs at once neither corrupt nor lose each other's entries; a damaged
@@ -14,7 +15,6 @@ use std::time::Duration;
 use anyhow::Context as _;
 use rusqlite::{params, Connection};
 
-use overhead_analysis::run_level::{RunLevel, RunLevelSource};
 use overhead_record::{RunConfig, RunSummary};
 
 /// Runs kept; adding one more removes the oldest (about 30 KB a default run: under 15 MB in all).
@@ -169,25 +169,6 @@ pub fn by_config(entries: &[Entry]) -> Vec<(RunConfig, Vec<&RunSummary>)> {
         }
     }
     groups
-}
-
-/// The run level of `machine`'s runs in the history: estimated from its groups of repeated
-/// configurations, or the defaults when no configuration ran twice. Runs the machine-state check flagged
-/// as shared ([`RunSummary::was_shared`]) are left out and counted: a neighbour's load is not how this
-/// machine moves between runs.
-pub fn run_level_of(entries: &[Entry]) -> RunLevel {
-    let quiet: Vec<Entry> = entries.iter().filter(|e| !e.summary.was_shared()).cloned().collect();
-    let shared_left_out = entries.len() - quiet.len();
-    let groups: Vec<Vec<&RunSummary>> =
-        by_config(&quiet).into_iter().map(|(_, runs)| runs).filter(|g| g.len() >= 2).collect();
-    let mut level = if groups.is_empty() {
-        RunLevel::assumed()
-    } else {
-        let runs = groups.iter().map(Vec::len).sum();
-        RunLevel::estimate(&groups, RunLevelSource::History { runs, groups: groups.len() })
-    };
-    level.shared_left_out = shared_left_out;
-    level
 }
 
 #[cfg(test)]

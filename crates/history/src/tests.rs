@@ -136,21 +136,3 @@ fn the_default_path_follows_xdg_data_home() {
     }
 }
 
-#[test]
-fn runs_flagged_as_shared_are_left_out_of_the_run_level_and_counted() {
-    let entry = |id: i64, other: f64| {
-        let mut s = summary("m", "default", 100.0 + id as f64);
-        s.max_other_share = Some(other);
-        Entry { id, record_path: format!("r{id}"), summary: s }
-    };
-    let quiet: Vec<Entry> = (0..3).map(|i| entry(i, 0.01)).collect();
-    let level = run_level_of(&quiet);
-    assert_eq!((level.source.runs(), level.shared_left_out), (3, 0));
-    let mut mixed = quiet.clone();
-    mixed.push(entry(3, 0.45));
-    mixed.push(entry(4, 0.30));
-    let level = run_level_of(&mixed);
-    assert_eq!((level.source.runs(), level.shared_left_out), (3, 2), "the two shared runs are not repetitions");
-    assert!(level.description().contains("2 run(s) the machine-state check flagged as shared left out"));
-    assert!(!quiet[0].summary.was_shared() && mixed[3].summary.was_shared());
-}

@@ -1,9 +1,9 @@
 //! The generic pieces the report is built from (docs/ARCHITECTURE.md "Renderers"): tables in the report's
-//! text formats, labelled matrices, curves as data, their SVG plots (plotters) and Markdown as HTML. They know nothing of any experiment, so the experiments' own report
-//! sections (beside each experiment, `overhead_experiments::Section`) and the report's assembly
-//! (`overhead_report`) both build on them; the idea is criterion's plot kinds behind one `Plotter` and
-//! hyperfine's exporters sharing one `MarkupExporter`. Below the experiments in the layers: it uses only
-//! the record and the units.
+//! text formats, labelled matrices, curves as data, their SVG plots (plotters) and Markdown as HTML. They know
+//! nothing of any experiment, so the experiments' sections and the report's assembly (both in
+//! `overhead_report`) build on them; the idea is criterion's plot kinds behind one `Plotter` and hyperfine's
+//! exporters sharing one `MarkupExporter`. It uses only the record and the units; no crate that holds a
+//! timed loop depends on it.
 
 pub mod curve;
 pub mod figure;

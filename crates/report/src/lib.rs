@@ -3,7 +3,6 @@
 
 use std::sync::LazyLock;
 
-use overhead_experiments::Experiment;
 
 pub mod choose;
 pub mod compare;
@@ -30,11 +29,12 @@ pub use overhead_units::{counted, format_ns};
 pub use table::{new_table, render, Format};
 pub use time::time_spent;
 
-pub use overhead_experiments::Section;
+pub mod sections;
+pub use sections::{Figures, Section};
 
 /// The sections that present every experiment alike (the choice between implementations, fits, matrices,
 /// latency distributions): the report's own; every other section comes from the experiments it presents
-/// ([`overhead_experiments::Experiment::sections`]).
+/// ([`sections::EXPERIMENT_SECTIONS`]).
 const GENERIC: &[Section] = &[
     Section {
         key: "sides",
@@ -95,16 +95,15 @@ const GENERIC: &[Section] = &[
 ];
 
 /// The sections after the results table, in order ([`Section::position`]): the report's generic ones and
-/// those of every experiment in [`overhead_experiments::registry`]. Each renderer returns an empty string
-/// when the record has nothing for it, so a run of a few experiments prints only what applies.
-pub static SECTIONS: LazyLock<Vec<Section>> = LazyLock::new(|| sections_of(overhead_experiments::registry()));
+/// the experiments' ([`sections::EXPERIMENT_SECTIONS`]). Each renderer returns an empty string when the
+/// record has nothing for it, so a run of a few experiments prints only what applies.
+pub static SECTIONS: LazyLock<Vec<Section>> = LazyLock::new(|| sections_of(sections::EXPERIMENT_SECTIONS));
 
-/// The sections of the full report with `experiments` registered: the generic ones and each experiment's,
-/// a section several experiments name listed once, ordered by [`Section::position`] (a tie keeps the
-/// generic ones first, then registry order).
-pub fn sections_of(experiments: &[&dyn Experiment]) -> Vec<Section> {
+/// The sections of the full report with `registered` beside the generic ones, a key listed twice kept
+/// once, ordered by [`Section::position`] (a tie keeps the generic ones first, then the list's order).
+pub fn sections_of(registered: &[&Section]) -> Vec<Section> {
     let mut out: Vec<Section> = GENERIC.to_vec();
-    for section in experiments.iter().flat_map(|e| e.sections()) {
+    for section in registered {
         if !out.iter().any(|s| s.key == section.key) {
             out.push(**section);
         }
@@ -124,14 +123,10 @@ mod tests;
 #[cfg(test)]
 mod unit_tests {
     use super::*;
-    use overhead_experiments::{ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
-    use overhead_harness::Harness;
     use overhead_record::fixture::{point, sample_record};
-    use overhead_record::{Metric, RunRecord};
+    use overhead_record::RunRecord;
 
-    /// A made-up experiment with a report section of its own, as a new experiment's folder would hold.
-    struct MadeUp;
-
+    /// A made-up experiment's ID, with a report section of its own as a new experiment's file here would hold.
     const MADE_UP: &str = "made.up";
 
     /// Its section, between the seed 003 tables and the `mem` family's.
@@ -149,27 +144,6 @@ mod unit_tests {
             return String::new();
         }
         format!("made.up points: {n}\n")
-    }
-
-    impl Experiment for MadeUp {
-        fn info(&self) -> &'static ExperimentInfo {
-            &ExperimentInfo {
-                id: MADE_UP,
-                summary: "nothing",
-                source: "this test",
-                metric: Metric::PerOp,
-                requires: KERNEL,
-            }
-        }
-        fn points(&self, _: &PlanContext, _: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
-            Vec::new()
-        }
-        fn run(&self, _: &overhead_experiments::Point<'_>, _: &Harness) -> anyhow::Result<Outcome> {
-            anyhow::bail!("made up")
-        }
-        fn sections(&self) -> &'static [&'static Section] {
-            &[&MADE_UP_SECTION]
-        }
     }
 
     #[test]
@@ -200,9 +174,9 @@ mod unit_tests {
 
     #[test]
     fn a_registered_experiments_section_appears_in_the_full_report_in_its_place() {
-        let mut experiments = overhead_experiments::registry().to_vec();
-        experiments.push(&MadeUp);
-        let sections = sections_of(&experiments);
+        let mut registered = sections::EXPERIMENT_SECTIONS.to_vec();
+        registered.push(&MADE_UP_SECTION);
+        let sections = sections_of(&registered);
         let keys: Vec<&str> = sections.iter().map(|s| s.key).collect();
         let at = |key: &str| keys.iter().position(|k| *k == key).unwrap();
         assert_eq!(at("made_up"), at("rpc") + 1, "{keys:?}");

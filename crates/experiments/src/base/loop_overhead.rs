@@ -16,9 +16,6 @@ impl LoopOverhead {
 }
 
 impl Experiment for LoopOverhead {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::sections::primitives::PRIMITIVES]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: LoopOverhead::ID,

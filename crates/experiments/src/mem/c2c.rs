@@ -99,9 +99,6 @@ impl C2c {
 }
 
 impl Experiment for C2c {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::SECTION]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: C2c::ID,

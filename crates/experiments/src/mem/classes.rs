@@ -56,8 +56,9 @@ impl PairClass {
     }
 }
 
-#[cfg(test)]
-pub mod tests {
+/// Machines for tests, here and in the crates that read this family's details (`testing` feature).
+#[cfg(any(test, feature = "testing"))]
+pub mod simulated {
     use super::*;
     use overhead_machine::CpuInfo;
 
@@ -84,6 +85,12 @@ pub mod tests {
         }
         Topology { cpus, caches: Vec::new(), packages, cores, numa_nodes: packages * nodes_per_package }
     }
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+    pub use super::simulated::simulated;
 
     #[test]
     fn every_class_is_found_on_a_simulated_two_socket_machine() {

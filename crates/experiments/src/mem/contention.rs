@@ -91,9 +91,6 @@ impl Contention {
 }
 
 impl Experiment for Contention {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::SECTION]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Contention::ID,

@@ -81,12 +81,6 @@ impl Fairness {
 }
 
 impl Experiment for Fairness {
-    fn figures(&self) -> &'static [&'static crate::Figures] {
-        &[&super::report::shares::SHARES]
-    }
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::SECTION]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Fairness::ID,
@@ -560,22 +554,21 @@ mod tests {
         }
     }
 
-    /// What the experiment writes is what the report reads: the counts table and the extras of a real
-    /// outcome come out as Table 2's rows and summary line.
+    /// What the experiment writes is what the report reads (`overhead-report`'s `sections::mem`, whose own
+    /// tests render such a point): the counts table's rows name each thread's CPU, and the extras parse as
+    /// the [`FairnessResult`] the report takes them as.
     #[test]
     fn the_report_reads_what_the_experiment_writes() {
         let cpus: Vec<usize> = allowed_cpus().into_iter().cycle().take(2).collect();
         let h = overhead_harness::testing::quick_harness();
         let run = hammer(Access::AtomicInc, &cpus, h.clock, 2e5, 2).unwrap();
         let o = outcome(Access::AtomicInc, &cpus, &run, 1, &h);
-        let mut record = overhead_record::fixture::sample_record();
         let mut p = overhead_record::fixture::point("mem.fairness", "os", &[("access", "atomic_inc")], 10.0);
         (p.extra, p.details) = (o.extra, o.details);
-        record.points = vec![p];
-        let text = crate::mem::report::mem_tables(&record, overhead_render::Format::Md);
-        let first = text.lines().find(|l| l.starts_with(&format!("| 1 (CPU {})", cpus[0]))).unwrap();
-        assert!(first.contains("1000"), "{text}");
-        assert!(text.contains("Jain's index") && text.contains("mean consecutive accesses"), "{text}");
+        assert!(p.details.tables["counts"].rows[0].0.ends_with(&format!("(CPU {})", cpus[0])));
+        let r = p.result_as::<FairnessResult>().unwrap();
+        assert!(r.jain_index.is_some_and(|j| j > 0.0 && j <= 1.0) && r.mean_consecutive_accesses.is_some(), "{r:?}");
+        assert_eq!(r.total_accesses, p.details.tables["counts"].rows.iter().map(|row| row.1[0].unwrap()).sum::<f64>());
     }
 
     #[test]

@@ -142,9 +142,6 @@ impl Mix {
 }
 
 impl Experiment for Mix {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::SECTION]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Mix::ID,

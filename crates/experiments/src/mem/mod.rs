@@ -15,9 +15,6 @@ mod fairness;
 mod mix;
 pub mod page;
 mod remote;
-pub mod report;
-
-#[cfg(test)]
 pub use c2c::by_class;
 pub use c2c::merge_cells;
 pub use c2c::C2c;

@@ -50,9 +50,6 @@ impl Bandwidth {
 }
 
 impl Experiment for Bandwidth {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::SECTION]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Bandwidth::ID,

@@ -38,9 +38,6 @@ impl Allreduce {
 }
 
 impl Experiment for Barrier {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::SECTION]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Barrier::ID,
@@ -63,9 +60,6 @@ impl Experiment for Barrier {
 }
 
 impl Experiment for Allreduce {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::SECTION]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Allreduce::ID,

@@ -74,12 +74,6 @@ impl Experiment for Hosts {
             requires: RANKS,
         }
     }
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::SECTION]
-    }
-    fn figures(&self) -> &'static [&'static crate::Figures] {
-        &[&super::report::FIGURES]
-    }
     fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
         let ranks = ctx.hosts.len();
         if ranks < 2 {

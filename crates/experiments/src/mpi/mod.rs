@@ -6,11 +6,9 @@
 
 mod bandwidth;
 mod collective;
-mod hosts;
+pub mod hosts;
 mod pingpong;
-pub mod report;
-
-pub use bandwidth::{Bandwidth, BandwidthResult};
+pub use bandwidth::{Bandwidth, BandwidthResult, BwParams};
 pub use collective::{Allreduce, Barrier, CollectiveParams};
 pub use hosts::Hosts;
 pub use pingpong::{PingPong, PingPongParams};

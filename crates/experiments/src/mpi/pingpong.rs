@@ -38,9 +38,6 @@ impl PingPong {
 }
 
 impl Experiment for PingPong {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::SECTION, &crate::sections::networked_case::NETWORKED_CASE]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: PingPong::ID,

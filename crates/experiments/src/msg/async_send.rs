@@ -18,9 +18,6 @@ impl AsyncSend {
 }
 
 impl Experiment for AsyncSend {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::sections::primitives::PRIMITIVES]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: AsyncSend::ID,

@@ -46,9 +46,6 @@ impl Bandwidth {
 }
 
 impl Experiment for Bandwidth {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::IPC]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Bandwidth::ID,

@@ -26,9 +26,6 @@ impl Call {
 }
 
 impl Experiment for Call {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::sections::primitives::PRIMITIVES]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Call::ID,

@@ -52,9 +52,6 @@ impl Ipc {
 }
 
 impl Experiment for Ipc {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::IPC]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Ipc::ID,

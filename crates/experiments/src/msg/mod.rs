@@ -5,7 +5,6 @@ mod bandwidth;
 mod call;
 mod ipc;
 mod rendezvous;
-mod report;
 mod switch;
 mod throughput;
 

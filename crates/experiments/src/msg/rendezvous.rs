@@ -19,9 +19,6 @@ impl Rendezvous {
 }
 
 impl Experiment for Rendezvous {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::sections::primitives::PRIMITIVES]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Rendezvous::ID,

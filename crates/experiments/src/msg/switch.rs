@@ -20,9 +20,6 @@ impl Switch {
 }
 
 impl Experiment for Switch {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::sections::primitives::PRIMITIVES]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Switch::ID,

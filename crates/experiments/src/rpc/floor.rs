@@ -99,9 +99,6 @@ impl Floor {
 }
 
 impl Experiment for Floor {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::SECTION]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Floor::ID,

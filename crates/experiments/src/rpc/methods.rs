@@ -53,9 +53,6 @@ impl Methods {
 }
 
 impl Experiment for Methods {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::SECTION]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Methods::ID,

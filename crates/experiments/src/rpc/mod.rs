@@ -22,7 +22,6 @@ mod bare;
 mod evict;
 mod floor;
 mod methods;
-mod report;
 mod server;
 pub mod service;
 mod transport;

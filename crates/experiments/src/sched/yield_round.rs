@@ -48,9 +48,6 @@ impl Yield {
 }
 
 impl Experiment for Yield {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::sections::yield_and_oversub::YIELD_AND_OVERSUB]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Yield::ID,

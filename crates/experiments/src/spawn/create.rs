@@ -26,9 +26,6 @@ impl Create {
 }
 
 impl Experiment for Create {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::sections::primitives::PRIMITIVES, &crate::sections::networked_case::NETWORKED_CASE]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Create::ID,

@@ -74,9 +74,6 @@ impl Oversub {
 }
 
 impl Experiment for Oversub {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::sections::yield_and_oversub::YIELD_AND_OVERSUB]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Oversub::ID,

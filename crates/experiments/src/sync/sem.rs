@@ -20,9 +20,6 @@ impl Sem {
 }
 
 impl Experiment for Sem {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&crate::sections::primitives::PRIMITIVES]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Sem::ID,

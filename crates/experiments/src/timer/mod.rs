@@ -6,7 +6,6 @@ mod signal_timer;
 mod stolen;
 mod wakeup;
 
-pub use hotpath::timers_table;
 pub use hotpath::HotPath;
 pub use hotpath::HotPathResult;
 pub use hotpath::Params as HotPathParams;

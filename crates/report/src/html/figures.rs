@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::curves::{curves, Curve, CurvePoint, Series};
-use overhead_experiments::{Experiment, Figures};
+use crate::sections::{Figures, EXPERIMENT_FIGURES};
 use overhead_record::RunRecord;
 pub use overhead_render::figure::{slug, Figure};
 use overhead_render::plot::{curve_svg, heat_map_svg, histogram_svg, legend};
@@ -25,7 +25,7 @@ pub struct FigureGroup {
 }
 
 /// The groups that show every experiment alike (curves, heat maps, distributions, the machine's speed): the
-/// report's own; an experiment's own figures come from it ([`overhead_experiments::Experiment::figures`]).
+/// report's own; an experiment's own figures are listed in [`crate::sections::EXPERIMENT_FIGURES`].
 const GENERIC: &[Figures] = &[
     Figures {
         id: "sides",
@@ -77,11 +77,11 @@ const GENERIC: &[Figures] = &[
     },
 ];
 
-/// The groups of the page with `experiments` registered: the generic ones and each experiment's, a group
-/// several experiments name listed once, ordered by [`Figures::position`].
-pub fn figure_kinds(experiments: &[&dyn Experiment]) -> Vec<Figures> {
+/// The groups of the page with `registered` beside the generic ones, an ID listed twice kept once, ordered by
+/// [`Figures::position`].
+pub fn figure_kinds(registered: &[&Figures]) -> Vec<Figures> {
     let mut out: Vec<Figures> = GENERIC.to_vec();
-    for group in experiments.iter().flat_map(|e| e.figures()) {
+    for group in registered {
         if !out.iter().any(|g| g.id == group.id) {
             out.push(**group);
         }
@@ -95,7 +95,7 @@ pub fn figure_kinds(experiments: &[&dyn Experiment]) -> Vec<Figures> {
 /// Errors: a plot could not be drawn.
 pub fn figure_groups(record: &RunRecord) -> anyhow::Result<Vec<FigureGroup>> {
     let mut groups = Vec::new();
-    for kind in figure_kinds(overhead_experiments::registry()) {
+    for kind in figure_kinds(EXPERIMENT_FIGURES) {
         let figures = (kind.draw)(record)?;
         if !figures.is_empty() {
             groups.push(FigureGroup {
@@ -233,7 +233,7 @@ mod tests {
 
     #[test]
     fn the_registry_gives_the_groups_in_the_pages_order() {
-        let ids: Vec<&str> = figure_kinds(overhead_experiments::registry()).iter().map(|g| g.id).collect();
+        let ids: Vec<&str> = figure_kinds(EXPERIMENT_FIGURES).iter().map(|g| g.id).collect();
         assert_eq!(
             ids,
             ["sides", "choose", "curves", "granularity", "heat-maps", "mpi-hosts", "distributions", "speed", "shares"]

@@ -1,7 +1,7 @@
-//! Seed 004's primitives section (`overhead_experiments::sections::primitives`) over an analysed record: its
+//! Seed 004's primitives section (`crate::sections::primitives`) over an analysed record: its
 //! comparison of the fibers needs the analysis, which only this crate sees beside the experiments.
 
-use overhead_experiments::sections::primitives::primitives_table;
+use crate::sections::primitives::primitives_table;
 use overhead_record::fixture::{point, sample_record};
 use overhead_record::{SkipKind, SkippedPoint};
 use overhead_render::Format;

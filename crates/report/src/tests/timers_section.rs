@@ -1,7 +1,8 @@
 //! Seed 002's timer section (`overhead_experiments::timer`) over an analysed record: its fits of time against
 //! the counts need the analysis, which only this crate sees beside the experiments.
 
-use overhead_experiments::timer::{timers_table, HotPath};
+use crate::sections::timers::timers_table;
+use overhead_experiments::timer::HotPath;
 use overhead_record::PointRecord;
 use overhead_render::Format;
 

@@ -1,7 +1,6 @@
 //! `clock.convert`: what a tick↔ns conversion costs with each routine, and how far each is from the
 //! exact result over intervals from 1 µs to 1 year (seed 002).
 
-mod report;
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -90,9 +89,6 @@ impl Convert {
 }
 
 impl Experiment for Convert {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&report::SECTION]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Convert::ID,

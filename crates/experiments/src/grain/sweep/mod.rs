@@ -1,7 +1,5 @@
 //! `grain.sweep`: a fixed amount of work split into 1, 10, 100, … tasks.
 
-mod figures;
-mod report;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -96,12 +94,6 @@ impl Sweep {
 }
 
 impl Experiment for Sweep {
-    fn figures(&self) -> &'static [&'static crate::Figures] {
-        &[&figures::GRANULARITY]
-    }
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&report::SECTION]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Sweep::ID,

@@ -183,9 +183,6 @@ impl Remote {
 }
 
 impl Experiment for Remote {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&super::report::SECTION]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: Remote::ID,

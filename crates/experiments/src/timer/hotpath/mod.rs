@@ -2,9 +2,7 @@
 //! ticks ("TSC-based") or in ns ("ns-based"), absolute starts where 002 proposes them: the tick↔ns
 //! conversions each hot-path operation needs, counted, and what the operation costs, timed.
 
-mod report;
 
-pub use report::timers_table;
 
 use std::hint::black_box;
 
@@ -78,9 +76,6 @@ impl HotPath {
 }
 
 impl Experiment for HotPath {
-    fn sections(&self) -> &'static [&'static crate::Section] {
-        &[&report::SECTION]
-    }
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: HotPath::ID,

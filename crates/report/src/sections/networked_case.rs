@@ -5,9 +5,9 @@
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::primitive_rows::{matches, Row, ROWS};
-use crate::msg::IpcParams;
-use crate::Section;
+use overhead_experiments::sections::primitive_rows::{matches, Row, ROWS};
+use overhead_experiments::msg::IpcParams;
+use crate::sections::Section;
 use overhead_machine::Placement;
 use overhead_record::{PointRecord, RunRecord};
 use overhead_render::{new_table, Format};
@@ -118,8 +118,8 @@ pub struct RoundTrip<'a> {
 pub fn round_trip(record: &RunRecord) -> Option<RoundTrip<'_>> {
     let across = |p: &&PointRecord| p.spec.placement_param() == Some(Placement::OtherHost);
     let mpi = record.points.iter().filter(across).find(|p| {
-        p.spec.experiment == crate::mpi::PingPong::ID
-            && p.spec.params_as::<crate::mpi::PingPongParams>().is_ok_and(|q| q.payload == 8)
+        p.spec.experiment == overhead_experiments::mpi::PingPong::ID
+            && p.spec.params_as::<overhead_experiments::mpi::PingPongParams>().is_ok_and(|q| q.payload == 8)
     });
     if let Some(point) = mpi {
         return Some(RoundTrip {
@@ -129,7 +129,7 @@ pub fn round_trip(record: &RunRecord) -> Option<RoundTrip<'_>> {
         });
     }
     let tcp = record.points.iter().filter(across).find(|p| {
-        p.spec.experiment == crate::msg::Ipc::ID
+        p.spec.experiment == overhead_experiments::msg::Ipc::ID
             && p.spec.params_as::<IpcParams>().is_ok_and(|q| q.transport == Transport::Tcp && q.payload == 8)
     });
     tcp.map(|point| RoundTrip { point, source: "8-byte TCP round trip between two hosts (msg.ipc transport tcp)" })
@@ -232,7 +232,7 @@ pub fn networked_case(record: &RunRecord, format: Format) -> String {
         rt.point.name,
         rt.source
     );
-    if let Some(note) = crate::mpi::report::ranks_note(rt.point) {
+    if let Some(note) = crate::sections::mpi::ranks_note(rt.point) {
         out += &format!("{bullet}where its ranks ran: {note}\n");
     }
     out += "\n";

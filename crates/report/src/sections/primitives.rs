@@ -2,11 +2,11 @@
 //! medians with the half-width of their 95% CI, and how each runtime compares with `fiber-asm` on the
 //! rows whose cost is dominated by switching.
 
-use crate::Section;
+use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 use overhead_render::new_table;
 
-use super::primitive_rows::{matches, ROWS};
+use overhead_experiments::sections::primitive_rows::{matches, ROWS};
 use overhead_record::{RatioCi, RunRecord, RuntimeComparison};
 use overhead_render::Format;
 use overhead_runtimes::column_rank;

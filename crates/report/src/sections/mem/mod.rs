@@ -9,7 +9,7 @@ mod fairness;
 mod remote;
 pub mod shares;
 
-use crate::Section;
+use crate::sections::Section;
 use overhead_record::RunRecord;
 use overhead_render::Format;
 

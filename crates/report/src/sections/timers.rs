@@ -2,17 +2,17 @@
 //! base and start mode with the tick↔ns conversions its hot path needs and, beside them, the time that
 //! hot path took here. Read from `timer.hotpath` points only.
 
-use crate::Section;
+use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 use overhead_render::new_table;
 
-use crate::timer::{HotPathParams, HotPathResult};
+use overhead_experiments::timer::{HotPathParams, HotPathResult};
 use overhead_record::{PointRecord, PointSpec, RunRecord};
 use overhead_render::Format;
 use overhead_runtimes::timerq::{Scenario, StartMode, TimeBaseKind, COUNT_COLUMNS};
 use overhead_units::format_ns;
 
-const EXPERIMENT: &str = crate::timer::HotPath::ID;
+const EXPERIMENT: &str = overhead_experiments::timer::HotPath::ID;
 
 /// 002's row label: `TSC-based`, `ns-based+ABS`, …
 fn row_label(base: TimeBaseKind, start: StartMode) -> String {

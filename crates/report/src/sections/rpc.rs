@@ -4,20 +4,20 @@
 //! and placement: the bare socket (transport), the rest (framing, protocol and runtime), and what cold caches
 //! add (the seed's unaccounted cycles). Everything is read from the record; nothing is computed here.
 
-use crate::Section;
+use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 
-use crate::msg::IpcParams;
-use crate::rpc::accounting::{COLUMNS, TABLE_KEY};
-use crate::rpc::{FloorResult, MethodsParams, Transport};
+use overhead_experiments::msg::IpcParams;
+use overhead_experiments::rpc::accounting::{COLUMNS, TABLE_KEY};
+use overhead_experiments::rpc::{FloorResult, MethodsParams, Transport};
 use overhead_record::{PointRecord, PointSpec, RunRecord};
 use overhead_render::new_table;
 use overhead_render::Format;
 use overhead_runtimes::os::ipc::Transport as IpcTransport;
 use overhead_units::format_ns;
 
-const METHODS: &str = crate::rpc::Methods::ID;
-const FLOOR: &str = crate::rpc::Floor::ID;
+const METHODS: &str = overhead_experiments::rpc::Methods::ID;
+const FLOOR: &str = overhead_experiments::rpc::Floor::ID;
 
 /// The seed's header: time (ms) client/server, % time client/server, calls, µs per call client/server, delta.
 const HEADER: [&str; 9] = [
@@ -148,7 +148,7 @@ fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
         .points
         .iter()
         .filter(|p| {
-            p.spec.experiment == crate::msg::Ipc::ID && p.spec.placement_param() == floor.spec.placement_param()
+            p.spec.experiment == overhead_experiments::msg::Ipc::ID && p.spec.placement_param() == floor.spec.placement_param()
         })
         .filter_map(|p| {
             p.spec.params_as::<IpcParams>().ok().filter(|q| q.transport == transport).map(|q| (q.payload as f64, p))

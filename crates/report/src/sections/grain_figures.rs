@@ -1,8 +1,8 @@
 //! `grain.sweep`'s figures on the HTML page (seed 001 Fig. 7 and Table 4): elapsed time against the task
 //! count with each runtime's optimum marked, and each point's share of tasks per CPU.
 
-use super::SweepResult;
-use crate::Figures;
+use overhead_experiments::grain::SweepResult;
+use crate::sections::Figures;
 use overhead_record::{PointRecord, RunRecord};
 use overhead_render::curve::{Curve, CurvePoint, Mark, Series};
 use overhead_render::figure::{slug, table_bars, Figure};
@@ -25,7 +25,7 @@ pub const GRANULARITY: Figures = Figures {
 /// record has no sweep.
 pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
     let points: Vec<&PointRecord> =
-        record.points.iter().filter(|p| p.spec.experiment == crate::grain::Sweep::ID).collect();
+        record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::grain::Sweep::ID).collect();
     let mut series = Vec::new();
     let mut marks = Vec::new();
     for p in &points {
@@ -58,7 +58,7 @@ pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
         series.push(Series { label, points: members, fit: None, fit_note: None });
     }
     (!series.is_empty()).then(|| Curve {
-        experiment: crate::grain::Sweep::ID.into(),
+        experiment: overhead_experiments::grain::Sweep::ID.into(),
         panel: Vec::new(),
         x: "tasks".into(),
         log_x: true,
@@ -76,13 +76,13 @@ fn grain_figures(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
         let caption = curve.marks.iter().map(|m| format!("{}: {}", m.label, format_ns(m.y))).collect();
         figures.push(Figure {
             id: "fig-grain-sweep".into(),
-            title: crate::grain::Sweep::ID.into(),
+            title: overhead_experiments::grain::Sweep::ID.into(),
             svg: curve_svg(&curve, "grain.sweep: elapsed vs. tasks")?,
             legend: legend(&curve),
             caption,
         });
     }
-    for p in record.points.iter().filter(|p| p.spec.experiment == crate::grain::Sweep::ID) {
+    for p in record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::grain::Sweep::ID) {
         if let Some(share) = p.details.tables.get("share") {
             let title = format!("{}: share of tasks per CPU", p.name);
             let (svg, legend) = table_bars(&p.spec.runtime, share)?;

@@ -5,13 +5,13 @@
 
 use comfy_table::{Cell, CellAlignment};
 
-use crate::mem::{Reference, RemoteParams, RemoteResult};
+use overhead_experiments::mem::{Reference, RemoteParams, RemoteResult};
 use overhead_record::{PointRecord, RunRecord};
 use overhead_render::new_table;
 use overhead_render::Format;
 
 /// The experiment this part reads.
-const EXPERIMENT: &str = crate::mem::Remote::ID;
+const EXPERIMENT: &str = overhead_experiments::mem::Remote::ID;
 
 /// Table 3's rows: case parameter, access, conditions, the seed's rate.
 pub const ROWS: [(&str, &str, &str, &str); 8] = [

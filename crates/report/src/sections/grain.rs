@@ -2,18 +2,18 @@
 //! into 1, 10, … tasks, one column pair per runtime, the best decade marked; the refined best count;
 //! and Fig. 7, each CPU's share of the tasks.
 
-use crate::Section;
+use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 use overhead_render::new_table;
 
-use crate::grain::{tables, SweepResult};
+use overhead_experiments::grain::{tables, SweepResult};
 use overhead_record::{LabelledTable, PointRecord, RunRecord};
 use overhead_render::Format;
 use overhead_runtimes::column_rank;
 use overhead_units::format_ns;
 
 /// The experiment this section reads.
-const EXPERIMENT: &str = crate::grain::Sweep::ID;
+const EXPERIMENT: &str = overhead_experiments::grain::Sweep::ID;
 
 /// The value of `column` in the row labelled `label` of `table`.
 fn cell(table: &LabelledTable, label: &str, column: &str) -> Option<f64> {

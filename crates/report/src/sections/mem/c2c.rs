@@ -5,7 +5,7 @@
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement};
 
-use crate::mem::C2cParams;
+use overhead_experiments::mem::C2cParams;
 use overhead_record::{LabelledTable, Matrix, PointRecord, RunRecord};
 use overhead_render::matrix::{format_number, render_matrix, MAX_TERMINAL_COLUMNS};
 use overhead_render::new_table;
@@ -18,7 +18,7 @@ pub const MAX_COMPACT_COLUMNS: usize = 128;
 
 /// Every `mem.c2c` point: heading, heat map, legend, class table. Empty when there is none.
 pub fn render(record: &RunRecord, format: Format) -> String {
-    let points: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == crate::mem::C2c::ID).collect();
+    let points: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::mem::C2c::ID).collect();
     let mut out = String::new();
     for p in points {
         let Some(rtt) = p.details.matrices.get("rtt") else { continue };
@@ -257,9 +257,8 @@ mod tests {
         let mut p = point("mem.c2c", "os", &[("op", "cas")], 110.0);
         let mut details = Details::default();
         let m = matrix(2);
-        details
-            .tables
-            .insert("by_class".into(), crate::mem::by_class(&m, &crate::mem::classes::tests::simulated(1, 1, 1, 2, 1)));
+        let machine = overhead_experiments::mem::classes::simulated::simulated(1, 1, 1, 2, 1);
+        details.tables.insert("by_class".into(), overhead_experiments::mem::by_class(&m, &machine));
         details.matrices.insert("rtt".into(), m);
         p.details = details;
         record.points.push(p);

@@ -5,14 +5,14 @@
 
 use comfy_table::{Cell, CellAlignment};
 
-use crate::mem::FairnessResult;
+use overhead_experiments::mem::FairnessResult;
 use overhead_record::{LabelledTable, PointRecord, RunRecord};
 use overhead_render::new_table;
 use overhead_render::Format;
 use overhead_units::format_ns;
 
 /// The experiment this part reads.
-const EXPERIMENT: &str = crate::mem::Fairness::ID;
+const EXPERIMENT: &str = overhead_experiments::mem::Fairness::ID;
 
 /// Seed 001 Table 2: accesses of PEs 1–10 per 1000 of PE 1's.
 pub const SEED_TABLE_2: [u32; 10] = [1000, 993, 893, 688, 671, 658, 501, 501, 501, 501];

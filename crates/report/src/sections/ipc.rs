@@ -2,10 +2,10 @@
 //! trip in ns and in counter ticks (the seed gave cycles), one table per placement; and the streaming
 //! bandwidth beside it (`msg.bw`, MB/s).
 
-use crate::Section;
+use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 
-use crate::msg::IpcParams;
+use overhead_experiments::msg::IpcParams;
 use overhead_machine::Placement;
 use overhead_record::{PointSpec, RunRecord};
 use overhead_render::new_table;
@@ -13,8 +13,8 @@ use overhead_render::Format;
 use overhead_runtimes::os::ipc::Transport;
 use overhead_units::format_ns;
 
-const PING_PONG: &str = crate::msg::Ipc::ID;
-const BANDWIDTH: &str = crate::msg::Bandwidth::ID;
+const PING_PONG: &str = overhead_experiments::msg::Ipc::ID;
+const BANDWIDTH: &str = overhead_experiments::msg::Bandwidth::ID;
 
 /// The placements with any point of `experiment`, in the record's order.
 fn placements(record: &RunRecord, experiment: &str) -> Vec<Placement> {

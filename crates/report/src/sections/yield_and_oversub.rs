@@ -3,16 +3,16 @@
 //! table per runtime, one column per variant), each with its fitted formulas below, as the seed gives
 //! "0.140 + 0.072·load".
 
-use crate::runtimes_of;
-use crate::Section;
+use crate::sections::runtimes_of;
+use crate::sections::Section;
 use overhead_render::new_table;
 use std::collections::BTreeSet;
 
 use comfy_table::{Cell, CellAlignment};
 
-use crate::fits::too_few_points;
-use crate::sched::YieldParams;
-use crate::sync::OversubParams;
+use overhead_experiments::fits::too_few_points;
+use overhead_experiments::sched::YieldParams;
+use overhead_experiments::sync::OversubParams;
 use overhead_record::{FitRecord, PointRecord, RunRecord};
 use overhead_render::Format;
 use overhead_runtimes::activity_barrier::{BarrierKind, Variant};
@@ -54,7 +54,7 @@ pub fn seed001_tables(record: &RunRecord, format: Format) -> String {
         out += &subheading("sched.yield: time per yield round vs. load (seed 001 Fig. 3)", format);
         out += &yield_table;
     }
-    for runtime in runtimes_of(record, crate::sync::Oversub::ID) {
+    for runtime in runtimes_of(record, overhead_experiments::sync::Oversub::ID) {
         let table = oversub(record, runtime, format);
         if !table.is_empty() {
             if !out.is_empty() {
@@ -89,13 +89,13 @@ fn formulas<'a>(fits: impl Iterator<Item = (String, &'a FitRecord)>, format: For
 /// Rows = load, columns = (runtime, CPUs), cells = median per round; then the `a + b·load` fits.
 fn yield_rounds(record: &RunRecord, format: Format) -> String {
     let points: Vec<&PointRecord> =
-        record.points.iter().filter(|p| p.spec.experiment == crate::sched::Yield::ID).collect();
+        record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::sched::Yield::ID).collect();
     if points.is_empty() {
         return String::new();
     }
     let loads: BTreeSet<u64> = points.iter().filter_map(|p| Some(yield_params(p)?.load? as u64)).collect();
     let mut columns: Vec<(&str, u64)> = Vec::new();
-    for runtime in runtimes_of(record, crate::sched::Yield::ID) {
+    for runtime in runtimes_of(record, overhead_experiments::sched::Yield::ID) {
         let cpus: BTreeSet<u64> = points
             .iter()
             .filter(|p| p.spec.runtime == runtime)
@@ -132,10 +132,10 @@ fn yield_rounds(record: &RunRecord, format: Format) -> String {
     let fits = record
         .fits
         .iter()
-        .filter(|f| f.experiment == crate::sched::Yield::ID)
+        .filter(|f| f.experiment == overhead_experiments::sched::Yield::ID)
         .map(|f| (label(&f.runtime, &f.series), f));
     out += &formulas(fits, format);
-    let few = too_few_points(&record.points).into_iter().filter(|s| s.experiment == crate::sched::Yield::ID);
+    let few = too_few_points(&record.points).into_iter().filter(|s| s.experiment == overhead_experiments::sched::Yield::ID);
     out += &notes(few.map(|s| (label(&s.runtime, &s.series), s.note())), format);
     out
 }
@@ -152,7 +152,7 @@ fn oversub(record: &RunRecord, runtime: &str, format: Format) -> String {
     let points: Vec<&PointRecord> = record
         .points
         .iter()
-        .filter(|p| p.spec.experiment == crate::sync::Oversub::ID && p.spec.runtime == runtime)
+        .filter(|p| p.spec.experiment == overhead_experiments::sync::Oversub::ID && p.spec.runtime == runtime)
         .collect();
     if points.is_empty() {
         return String::new();
@@ -180,7 +180,7 @@ fn oversub(record: &RunRecord, runtime: &str, format: Format) -> String {
     }
     let mut out = format!("{table}\n");
     let fits: Vec<&FitRecord> =
-        record.fits.iter().filter(|f| f.experiment == crate::sync::Oversub::ID && f.runtime == runtime).collect();
+        record.fits.iter().filter(|f| f.experiment == overhead_experiments::sync::Oversub::ID && f.runtime == runtime).collect();
     let label_of = |series: &[(String, String)], name: String| {
         let get = |k: &str| series.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
         let column = OVERSUB_COLUMNS
@@ -192,7 +192,7 @@ fn oversub(record: &RunRecord, runtime: &str, format: Format) -> String {
     out += &formulas(fits.iter().map(|f| (label(f), *f)), format);
     let few = too_few_points(&record.points)
         .into_iter()
-        .filter(|s| s.experiment == crate::sync::Oversub::ID && s.runtime == runtime);
+        .filter(|s| s.experiment == overhead_experiments::sync::Oversub::ID && s.runtime == runtime);
     out += &notes(few.map(|s| (label_of(&s.series, s.name()), s.note())), format);
     let bullet = if format == Format::Md { "- " } else { "  " };
     for f in fits.iter().filter(|f| f.c.is_some() && f.is_supported()) {
@@ -233,11 +233,11 @@ pub const YIELD_AND_OVERSUB: Section = Section {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::find;
+    use overhead_experiments::find;
     use overhead_record::fixture::{point, sample_record};
 
     fn with_fits(mut record: RunRecord) -> RunRecord {
-        record.fits = crate::fits::derive_fits(&record.points);
+        record.fits = overhead_experiments::fits::derive_fits(&record.points);
         record
     }
 

@@ -3,17 +3,17 @@
 //! exact routine over intervals up to 1 µs … 1 year at this machine's counter rate, then the goals of
 //! the recommended fast path.
 
-use crate::Section;
+use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 use overhead_render::new_table;
 
-use crate::clock::{ConvertParams, ConvertResult};
+use overhead_experiments::clock::{ConvertParams, ConvertResult};
 use overhead_clock::convert::{Direction, Routine, RANGES};
 use overhead_record::{PointRecord, PointSpec, RunRecord};
 use overhead_render::Format;
 use overhead_units::format_ns;
 
-const EXPERIMENT: &str = crate::clock::Convert::ID;
+const EXPERIMENT: &str = overhead_experiments::clock::Convert::ID;
 
 /// The recommended fast path's cost goal per conversion (ns).
 const FAST_PATH_GOAL_NS: f64 = 2.0;

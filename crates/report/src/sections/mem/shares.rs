@@ -1,8 +1,8 @@
 //! `mem.fairness`'s figure on the HTML page (seed 001 Table 2): how accesses to one line split among the
 //! threads, per 1000 of the first thread's.
 
-use crate::mem::FairnessResult;
-use crate::Figures;
+use overhead_experiments::mem::FairnessResult;
+use crate::sections::Figures;
 use overhead_record::RunRecord;
 use overhead_render::figure::{slug, Figure};
 use overhead_render::plot::{bars_legend, bars_svg};
@@ -21,7 +21,7 @@ pub const SHARES: Figures = Figures {
 /// Seed 001 Table 2's shares: each `mem.fairness` point's accesses per thread, per 1000 of the first's.
 fn shares(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
     let mut figures = Vec::new();
-    for p in record.points.iter().filter(|p| p.spec.experiment == crate::mem::Fairness::ID) {
+    for p in record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::mem::Fairness::ID) {
         let Some(counts) = p.details.tables.get("counts") else { continue };
         let Some(column) = counts.columns.iter().position(|c| c.starts_with("per 1000")) else { continue };
         let categories: Vec<String> = counts.rows.iter().map(|(label, _)| label.clone()).collect();

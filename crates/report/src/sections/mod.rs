@@ -1,14 +1,45 @@
-//! A section of the full report, registered by the experiments it presents (docs/ARCHITECTURE.md
-//! "Renderers"): each experiment names its sections ([`super::Experiment::sections`]), so adding an
-//! experiment with a table of its own is one folder and one line in [`super::registry`], report included.
+//! The experiments' own sections and figure groups (docs/ARCHITECTURE.md "Renderers"), one file per table
+//! or group, drawn from the record alone with the generic pieces of [`overhead_render`]. They live here, not
+//! beside the experiments, so that the crates holding timed loops depend on no table, plot or template crate,
+//! and editing a table's wording rebuilds the report alone. Adding an experiment with a table of its own is
+//! one file here and one line in [`EXPERIMENT_SECTIONS`] (or [`EXPERIMENT_FIGURES`]).
+
+pub mod convert;
+pub mod grain;
+pub mod grain_figures;
+pub mod ipc;
+pub mod mem;
+pub mod mpi;
+pub mod networked_case;
+pub mod primitives;
+pub mod rpc;
+pub mod timers;
+pub mod yield_and_oversub;
+
+/// The sections that present experiments, each listed once however many experiments it presents; the
+/// report puts them among its generic ones by [`Section::position`].
+pub const EXPERIMENT_SECTIONS: &[&Section] = &[
+    &primitives::PRIMITIVES,
+    &networked_case::NETWORKED_CASE,
+    &yield_and_oversub::YIELD_AND_OVERSUB,
+    &convert::SECTION,
+    &timers::SECTION,
+    &ipc::IPC,
+    &rpc::SECTION,
+    &mem::SECTION,
+    &mpi::SECTION,
+    &grain::SECTION,
+];
+
+/// The figure groups that show experiments, placed among the page's generic ones by [`Figures::position`].
+pub const EXPERIMENT_FIGURES: &[&Figures] = &[&mem::shares::SHARES, &grain_figures::GRANULARITY, &mpi::FIGURES];
 
 use overhead_record::RunRecord;
 use overhead_render::figure::Figure;
 use overhead_render::Format;
 
 /// A section of the full report: what the full report, `overhead report --table KEY` and its help read.
-/// A section that presents several experiments (the `mem` family's, seed 004's primitives table) is one
-/// `static` that each of them names; the report lists it once.
+/// A section that presents several experiments (the `mem` family's, the primitives table) is one `const`.
 #[derive(Debug, Clone, Copy)]
 pub struct Section {
     /// The `--table` value; unique in the report.
@@ -34,8 +65,7 @@ pub fn runtimes_of<'a>(record: &'a RunRecord, experiment: &str) -> Vec<&'a str> 
     names
 }
 
-/// A group of figures on the HTML page, registered like a [`Section`] by the experiments it shows
-/// ([`super::Experiment::figures`]); a group several experiments name is one `const` they share.
+/// A group of figures on the HTML page, registered like a [`Section`] ([`EXPERIMENT_FIGURES`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Figures {
     /// The group's anchor on the page; unique.
