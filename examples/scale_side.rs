@@ -37,7 +37,7 @@ fn scale_side(args: &[String]) -> Result<(), String> {
     }
     let mut record = load(std::path::Path::new(record_path)).map_err(|e| format!("RECORD {record_path}: {e}"))?;
     scale(&mut record, side, factor)?;
-    overhead::analysis::analyze(&mut record);
+    overhead::analysis::analyze(&mut record, &overhead::experiments::CATALOG);
     write_atomic(&out, &record).map_err(|e| format!("OUT {}: {e:#}", out.display()))
 }
 

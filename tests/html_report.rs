@@ -218,7 +218,7 @@ fn synthetic_record(dir: &Path) -> PathBuf {
         },
     );
     points.push(c2c);
-    record.fits = overhead::experiments::fits::derive_fits(&points);
+    record.fits = overhead::analysis::fits::derive_fits(&points);
     record.points = points;
     record.skipped.clear();
     let path = dir.join("synthetic.json");

@@ -120,3 +120,74 @@ fn the_manifest_scan_reads_both_dependency_tables_and_skips_build_ones() {
         [("dependencies".to_string(), "machine".to_string()), ("dev-dependencies".into(), "record".into())]
     );
 }
+
+/// The crates that read records and history (the analysis, the history store) build without any runtime
+/// under test: no async runtime, thread pool, gRPC stack or OpenMP C code below them, in their builds or
+/// their test binaries. The crates that hold timed loops depend on no table, plot or template crate.
+const KEPT_APART: &[(&str, &[&str])] = &[
+    (
+        "analysis",
+        &["tokio", "smol", "rayon", "tonic", "hyper", "corosensei", "cc", "overhead-runtimes", "overhead-experiments"],
+    ),
+    (
+        "history",
+        &["tokio", "smol", "rayon", "tonic", "hyper", "corosensei", "cc", "overhead-runtimes", "overhead-experiments"],
+    ),
+    ("clock", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
+    ("harness", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
+    ("runtimes", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
+    ("experiments", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
+];
+
+/// Every package name (`overhead-NAME` for the workspace's) in the `[dependencies]` and `[dev-dependencies]`
+/// tables of `layer` and, through the workspace crates it names, of everything below it; build scripts'
+/// dependencies too, since they are built. A crates.io package's own dependencies are not followed: the
+/// names listed here are the edges this workspace chooses.
+fn reachable_packages(layer: &str) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut todo = vec![layer.to_string()];
+    let mut out: Vec<String> = Vec::new();
+    while let Some(crate_name) = todo.pop() {
+        if seen.contains(&crate_name) {
+            continue;
+        }
+        seen.push(crate_name.clone());
+        let manifest = std::fs::read_to_string(root().join("crates").join(&crate_name).join("Cargo.toml")).unwrap();
+        let mut table = String::new();
+        for line in manifest.lines().map(str::trim) {
+            if line.starts_with('[') {
+                table = line.trim_matches(|c| c == '[' || c == ']').to_string();
+                continue;
+            }
+            if !table.ends_with("dependencies") {
+                continue;
+            }
+            let name: String =
+                line.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+            if name.is_empty() {
+                continue;
+            }
+            if let Some(inner) = name.strip_prefix("overhead-") {
+                todo.push(inner.to_string());
+            }
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn analysis_and_history_stand_on_the_record_and_timed_loops_draw_nothing() {
+    let mut found = Vec::new();
+    for (layer, forbidden) in KEPT_APART {
+        for package in reachable_packages(layer) {
+            if forbidden.contains(&package.as_str()) {
+                found.push(format!("{layer} reaches {package}"));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+    assert!(reachable_packages("report").contains(&"tokio".to_string()), "the scan follows workspace edges");
+}

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use super::{CompareArgs, UsageError};
 use overhead_analysis::compare::{compare as compare_sides, Comparison, Side};
 use overhead_analysis::gate::{comparison_failures, side_failures, Failure, Gate};
-use overhead_analysis::run_level::{RunLevel, RunLevelSource};
 use overhead_analysis::run_level::of_history;
+use overhead_analysis::run_level::{RunLevel, RunLevelSource};
 use overhead_history::{default_path, History};
 use overhead_record::{load, load_summaries, PointRunSummary, RecordError, RunSummary};
 use overhead_report::export::{for_comparison, Exporter};
@@ -69,7 +69,7 @@ fn compare_sides_of(path: &Path, format: OutputFormat, gate: Option<Gate>) -> an
         ))
         .into());
     }
-    overhead_analysis::analyze(&mut record);
+    overhead_analysis::analyze(&mut record, &overhead_experiments::CATALOG);
     let text = match format.text_style() {
         Some(style) => overhead_report::sides::sides_section(&record, style),
         None => overhead_report::export::for_record(OutputFormat::Html).render(&record)?,

@@ -12,7 +12,7 @@ use overhead_report::{section, Format, OutputFormat, Section};
 /// of sections (`html`, the exports), is the user's input error (exit 2).
 pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let mut record = load(&args.record).map_err(|e| UsageError(e.to_string()))?;
-    overhead_analysis::analyze(&mut record);
+    overhead_analysis::analyze(&mut record, &overhead_experiments::CATALOG);
     // clap admits only `all` (no section: the whole record) and the section keys.
     let text = match section(&args.table) {
         None => for_record(args.format).render(&record)?,

@@ -7,7 +7,7 @@
 
 use super::runtime_comparisons::{ratio_low_end, ratio_with_ci};
 use overhead_record::{
-    Candidate, ChoiceTable, NotMeasured, PointFlag, PointRecord, PointSpec, RatioCi, SkippedPoint, Verdict,
+    Candidate, Catalog, ChoiceTable, NotMeasured, PointFlag, PointRecord, PointSpec, RatioCi, SkippedPoint, Verdict,
 };
 
 /// Which parameter of an experiment's points names the implementation under comparison.
@@ -25,14 +25,14 @@ pub struct ImplementationKey {
 /// and `sync.rwlock` are named by their IDs; a point of an experiment a build does
 /// not have never occurs in its records.
 pub const IMPLEMENTATION_KEYS: &[ImplementationKey] = &[
-    ImplementationKey { experiment: overhead_experiments::msg::AsyncSend::ID, key: "impl" },
-    ImplementationKey { experiment: overhead_experiments::msg::Switch::ID, key: "impl" },
-    ImplementationKey { experiment: overhead_experiments::msg::Rendezvous::ID, key: "impl" },
+    ImplementationKey { experiment: "msg.async", key: "impl" },
+    ImplementationKey { experiment: "msg.switch", key: "impl" },
+    ImplementationKey { experiment: "msg.rendezvous", key: "impl" },
     ImplementationKey { experiment: "msg.throughput", key: "impl" },
-    ImplementationKey { experiment: overhead_experiments::sync::Faa::ID, key: "impl" },
-    ImplementationKey { experiment: overhead_experiments::sync::Barrier::ID, key: "impl" },
-    ImplementationKey { experiment: overhead_experiments::sync::Mutex::ID, key: "lock" },
-    ImplementationKey { experiment: overhead_experiments::sync::RwLock::ID, key: "lock" },
+    ImplementationKey { experiment: "sync.faa", key: "impl" },
+    ImplementationKey { experiment: "sync.barrier", key: "impl" },
+    ImplementationKey { experiment: "sync.mutex", key: "lock" },
+    ImplementationKey { experiment: "sync.rwlock", key: "lock" },
 ];
 
 /// The parameter that names the implementation in `experiment`'s points; `None` for an experiment whose
@@ -71,7 +71,7 @@ fn placed(spec: &PointSpec) -> Option<Placed<'_>> {
 /// a plan does not make) keep the first. Skipped cells of the setting are listed as not measured: a cell
 /// whose parameters (without the key) all agree with the setting, a runtime-wide cell (no parameters)
 /// included.
-pub fn choice_tables(points: &[PointRecord], skipped: &[SkippedPoint]) -> Vec<ChoiceTable> {
+pub fn choice_tables(points: &[PointRecord], skipped: &[SkippedPoint], catalog: &dyn Catalog) -> Vec<ChoiceTable> {
     struct Group<'a> {
         experiment: &'a str,
         key: &'static str,
@@ -98,11 +98,8 @@ pub fn choice_tables(points: &[PointRecord], skipped: &[SkippedPoint]) -> Vec<Ch
             members.push((p, at.implementation));
         }
     }
-    let registry_rank = |experiment: &str| {
-        overhead_experiments::registry().iter().position(|e| e.id() == experiment).unwrap_or(usize::MAX)
-    };
     // A stable sort keeps the settings of one experiment in the order they first appear.
-    groups.sort_by_key(|g| registry_rank(g.experiment));
+    groups.sort_by_key(|g| catalog.experiment_rank(g.experiment));
     groups
         .into_iter()
         .filter(|g| g.members.len() >= 2)
@@ -212,6 +209,7 @@ fn finite(r: &RatioCi) -> bool {
 mod tests {
     use super::*;
     use overhead_record::fixture::point;
+    use overhead_record::RecordOrder;
     use overhead_record::SkipKind;
 
     /// A point of `experiment` for `runtime` with `params`, whose median is `median` and 95% CI `low..high`.
@@ -243,7 +241,7 @@ mod tests {
             mutex("os", "b", "2", (10.0, 10.5, 11.5)),
             mutex("os", "a", "2", (9.0, 10.0, 11.0)),
         ];
-        let tables = choice_tables(&points, &[]);
+        let tables = choice_tables(&points, &[], &RecordOrder);
         assert_eq!(tables.len(), 1, "{tables:?}");
         let t = &tables[0];
         assert_eq!((t.experiment.as_str(), t.implementation_key.as_str()), ("sync.mutex", "lock"));
@@ -287,14 +285,14 @@ mod tests {
             p
         };
         let points = [with_rounds("a", 1.0, 0.004), with_rounds("b", 1.05, -0.004)];
-        let t = &choice_tables(&points, &[])[0];
+        let t = &choice_tables(&points, &[], &RecordOrder)[0];
         let b = &t.candidates[1];
         assert_eq!((b.verdict, b.paired_rounds), (Verdict::Slower, Some(5)), "{b:?}");
         let r = b.ratio.unwrap();
         assert!(r.low > 1.0 && r.low < 1.05 && r.high > 1.05, "{r:?}");
         // Without processes (an older record) the conservative interval stands, and ties them.
         let plain = [mutex("os", "a", "2", (8.8, 10.0, 11.2)), mutex("os", "b", "2", (9.2, 10.5, 11.8))];
-        let t = &choice_tables(&plain, &[])[0];
+        let t = &choice_tables(&plain, &[], &RecordOrder)[0];
         assert_eq!((t.candidates[1].verdict, t.candidates[1].paired_rounds), (Verdict::Tied, None));
     }
 
@@ -304,7 +302,7 @@ mod tests {
     fn a_low_end_of_exactly_one_is_a_tie() {
         let at = |b_low: f64| {
             let points = [mutex("os", "a", "1", (9.0, 10.0, 11.0)), mutex("os", "b", "1", (b_low, 12.0, 13.0))];
-            choice_tables(&points, &[]).remove(0).candidates[1].clone()
+            choice_tables(&points, &[], &RecordOrder).remove(0).candidates[1].clone()
         };
         let edge = at(11.0);
         assert_eq!(edge.ratio.unwrap().low, 1.0);
@@ -323,7 +321,7 @@ mod tests {
             measured("sync.sem", "os", &[("op", "p")], (3.0, 3.5, 4.0)),
             measured("sync.sem", "tokio", &[("op", "p")], (20.0, 27.0, 30.0)),
         ];
-        let tables = choice_tables(&points, &[]);
+        let tables = choice_tables(&points, &[], &RecordOrder);
         assert_eq!(tables.len(), 1, "{tables:?}");
         assert_eq!(tables[0].setting_text(), "threads:2");
         assert_eq!(verdicts(&tables[0]), [("os / futex".into(), Verdict::Best), ("os / std".into(), Verdict::Tied)]);
@@ -348,7 +346,7 @@ mod tests {
             msg("os", Some("crossbeam"), "other_core", (300.0, 310.0, 320.0)),
             msg("go", None, "other_core", (200.0, 210.0, 220.0)),
         ];
-        let tables = choice_tables(&points, &[]);
+        let tables = choice_tables(&points, &[], &RecordOrder);
         assert_eq!(tables.len(), 2);
         assert_eq!(tables[0].setting_text(), "placement:same_cpu");
         assert_eq!(
@@ -373,7 +371,7 @@ mod tests {
         let mut best = mutex("os", "a", "2", (-1.0, 1.0, 2.0));
         (best.below_resolution, best.noisy) = (true, true);
         let points = [best, mutex("os", "b", "2", (1.5, 3.0, 4.0)), mutex("os", "c", "2", (9.0, 10.0, 11.0))];
-        let t = choice_tables(&points, &[]).remove(0);
+        let t = choice_tables(&points, &[], &RecordOrder).remove(0);
         assert_eq!(
             verdicts(&t),
             [("os / a".into(), Verdict::Best), ("os / b".into(), Verdict::Tied), ("os / c".into(), Verdict::Slower)]
@@ -383,9 +381,9 @@ mod tests {
         assert_eq!((t.candidates[1].open_low, t.candidates[2].open_low), (Some(0.75), Some(4.5)));
 
         let points = [mutex("os", "a", "2", (-2.0, -1.0, 0.0)), mutex("os", "b", "2", (1.5, 3.0, 4.0))];
-        assert_eq!(choice_tables(&points, &[]).remove(0).candidates[1].verdict, Verdict::Undecided);
+        assert_eq!(choice_tables(&points, &[], &RecordOrder).remove(0).candidates[1].verdict, Verdict::Undecided);
         let points = [mutex("os", "a", "2", (9.0, 10.0, 11.0)), mutex("os", "b", "2", (f64::NAN, 12.0, f64::NAN))];
-        assert_eq!(choice_tables(&points, &[]).remove(0).candidates[1].verdict, Verdict::Undecided);
+        assert_eq!(choice_tables(&points, &[], &RecordOrder).remove(0).candidates[1].verdict, Verdict::Undecided);
     }
 
     /// Skipped cells of a table's setting are listed as not measured: one of the setting itself and a
@@ -402,12 +400,27 @@ mod tests {
             skip("openmp", &[("lock", "omp_lock"), ("threads", "4")], SkipKind::Skipped),
             skip("go", &[], SkipKind::Skipped),
         ];
-        let t = choice_tables(&points, &skipped).remove(0);
+        let t = choice_tables(&points, &skipped, &RecordOrder).remove(0);
         let listed: Vec<(String, SkipKind)> = t.not_measured.iter().map(|n| (n.label(), n.kind)).collect();
         assert_eq!(listed, [("openmp / omp_lock".into(), SkipKind::TimedOut), ("go".into(), SkipKind::Skipped)]);
     }
 
-    /// Tables follow the registry's order of experiments (sync.faa before sync.mutex), whatever order the
+    /// A registry of two experiments, `sync.faa` before `sync.mutex`.
+    struct TwoExperiments;
+
+    impl Catalog for TwoExperiments {
+        fn experiment_rank(&self, experiment: &str) -> usize {
+            ["sync.faa", "sync.mutex"].iter().position(|e| *e == experiment).unwrap_or(usize::MAX)
+        }
+        fn runtime_rank(&self, _: &str) -> usize {
+            0
+        }
+        fn own_impl(&self, _: &str, _: &str) -> Option<String> {
+            None
+        }
+    }
+
+    /// Tables follow the catalog's order of experiments (sync.faa before sync.mutex), whatever order the
     /// points ran in; the analysis writes them into the record.
     #[test]
     fn tables_follow_the_registry_and_the_analysis_writes_them() {
@@ -421,7 +434,7 @@ mod tests {
             faa("hw", (20.0, 25.0, 30.0)),
             faa("hashed_lock", (70.0, 79.0, 90.0)),
         ];
-        super::super::analyze(&mut record);
+        super::super::analyze(&mut record, &TwoExperiments);
         let order: Vec<&str> = record.choices.iter().map(|t| t.experiment.as_str()).collect();
         assert_eq!(order, ["sync.faa", "sync.mutex"]);
         assert_eq!(record.choices[0].setting_text(), "variable:shared threads:2");

@@ -183,7 +183,7 @@ mod tests {
     #[test]
     fn a_cross_core_pair_counts_only_rounds_in_one_state() {
         let mut record = record(true);
-        crate::analyze(&mut record);
+        crate::analyze(&mut record, &overhead_record::RecordOrder);
         let pair = &record.crosscheck.as_ref().unwrap().pairs[0];
         assert_eq!(pair.rounds.len(), 4);
         assert_eq!(pair.rounds.iter().filter(|r| r.counts).count(), 3, "{pair:?}");
@@ -197,7 +197,7 @@ mod tests {
     fn a_same_cpu_pair_counts_every_round_and_says_why_it_differs() {
         let mut record = record(false);
         // The round in another state counts too: the median of 0.99, 1.05, 5.0 and 1.01 is 1.03.
-        crate::analyze(&mut record);
+        crate::analyze(&mut record, &overhead_record::RecordOrder);
         let pair = &record.crosscheck.as_ref().unwrap().pairs[0];
         assert!(pair.rounds.iter().all(|r| r.counts));
         assert_eq!(pair.verdict, CrosscheckVerdict::Agrees);
@@ -208,7 +208,7 @@ mod tests {
                 *v *= 2.0;
             }
         }
-        crate::analyze(&mut record);
+        crate::analyze(&mut record, &overhead_record::RecordOrder);
         let pair = &record.crosscheck.as_ref().unwrap().pairs[0];
         assert_eq!(pair.verdict, CrosscheckVerdict::Differs);
         assert!(pair.says.contains("a different loop"), "{}", pair.says);
@@ -221,7 +221,7 @@ mod tests {
             r.extra = fingerprint(380.0);
         }
         record.points[0].processes.truncate(2);
-        crate::analyze(&mut record);
+        crate::analyze(&mut record, &overhead_record::RecordOrder);
         let pair = &record.crosscheck.as_ref().unwrap().pairs[0];
         assert_eq!(pair.verdict, CrosscheckVerdict::StatesNeverMatched, "{}", pair.says);
         assert!(pair.ratio.is_none());

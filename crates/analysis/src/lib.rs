@@ -1,16 +1,20 @@
 //! What is derived from the probes' answers into the record (docs/ARCHITECTURE.md "Layout"): a point from the
 //! processes that measured it, with its two-level estimate and flags; and, over the whole record, the host's
 //! states and each point's time per state, the fits,
-//! the `slow` flags, the speed warning, seed 004's runtime comparisons, seed 002's count fits and the
+//! the `slow` flags, the speed warning, Souvatzis's runtime comparisons, Kiszka's count fits and the
 //! choice between implementations ([`analyze`]). Renderers only format what this stage wrote.
 
 pub mod choose;
 pub mod compare;
 pub mod crosscheck;
+pub mod fits;
 pub mod gate;
 pub mod host_states;
 mod merge;
+pub mod merge_details;
 pub mod op_counts;
+pub mod placement_class;
+pub mod primitive_rows;
 pub mod regimes;
 pub mod run_level;
 pub mod runtime_comparisons;
@@ -21,28 +25,30 @@ pub mod timer_counts;
 pub use merge::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
 pub use speed::{run_speed, slow_points, speed_warning, SPEED_WINDOW_S};
 
-use overhead_record::RunRecord;
+use overhead_record::{Catalog, RunRecord};
 
 /// Derives everything the record holds about its points as a whole, replacing what was there: the fits
 /// through series of points (seed 001's `a + b·load`), each point's `slow` flag and the run's speed
 /// warning. Idempotent. `overhead run` calls it as points arrive and at the end; `overhead report` calls it
-/// on load, so a record written before a derived field existed reads the same as a new one.
-pub fn analyze(record: &mut RunRecord) {
+/// on load, so a record written before a derived field existed reads the same as a new one. `catalog` names
+/// the order of experiments and runtimes and the runtimes' own channels (`overhead_experiments::CATALOG`;
+/// [`overhead_record::RecordOrder`] where the registries are not at hand).
+pub fn analyze(record: &mut RunRecord, catalog: &dyn Catalog) {
     // First: a point whose time depends on the host's state headlines one state, and everything below
     // reads the headline.
     host_states::apply(record);
     crosscheck::apply(record);
     regimes::apply(record);
-    record.fits = overhead_experiments::fits::derive_fits(&record.points);
+    record.fits = fits::derive_fits(&record.points);
     let slow = slow_points(&record.points);
     for (point, slow) in record.points.iter_mut().zip(slow) {
         point.slow = slow;
     }
     record.speed_warning = speed_warning(&record.points);
     record.speed = run_speed(&record.points);
-    record.comparisons = runtime_comparisons::comparisons(record);
+    record.comparisons = runtime_comparisons::comparisons(record, catalog);
     record.count_fits = timer_counts::count_fits(&record.points);
-    record.choices = choose::choice_tables(&record.points, &record.skipped);
+    record.choices = choose::choice_tables(&record.points, &record.skipped, catalog);
     if let Some(mut sides) = record.sides.take() {
         sides.ratios = sides::side_ratios(&record.points, &sides);
         record.sides = Some(sides);
@@ -66,12 +72,12 @@ mod tests {
                 p
             })
             .collect();
-        analyze(&mut record);
+        analyze(&mut record, &overhead_record::RecordOrder);
         let once = serde_json::to_string(&record).unwrap();
         assert_eq!(record.points.iter().filter(|p| p.slow).count(), 1);
         assert!(record.points[3].slow);
         assert!(record.speed_warning.as_deref().is_some_and(|w| w.contains("1 point(s)")));
-        analyze(&mut record);
+        analyze(&mut record, &overhead_record::RecordOrder);
         assert_eq!(serde_json::to_string(&record).unwrap(), once, "a second analysis changed the record");
     }
 }

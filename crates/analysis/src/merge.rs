@@ -102,12 +102,11 @@ pub fn merge_processes(processes: &[Process], rules: &Flagging) -> PointRecord {
     point
 }
 
-/// The point's details as its experiment merges them from every process ([`overhead_experiments::Experiment::merge_details`]);
-/// `None` keeps the representative's.
+/// The point's details merged from every process ([`crate::merge_details`]); `None` keeps the
+/// representative's.
 fn merged_details(processes: &[Process]) -> Option<overhead_record::Details> {
-    let experiment = overhead_experiments::find(&processes[0].record.spec.experiment)?;
     let details: Vec<&overhead_record::Details> = processes.iter().map(|p| &p.record.details).collect();
-    experiment.merge_details(&details)
+    crate::merge_details::merge_details(&processes[0].record.spec.experiment, &details)
 }
 
 fn process_record(p: &Process) -> ProcessRecord {

@@ -1,16 +1,15 @@
-//! Seed 004's timing table as the analysis sees it (docs/ARCHITECTURE.md "The data flow"): each runtime's
+//! Souvatzis's timing table as the analysis sees it (docs/ARCHITECTURE.md "The data flow"): each runtime's
 //! comparison with the reference runtime on the switch-bound rows of the table
-//! ([`overhead_experiments::sections::primitive_rows`]), derived into the record ([`comparisons`]); the
-//! primitives section only formats them.
+//! ([`crate::primitive_rows`]), derived into the record ([`comparisons`]); the primitives section only
+//! formats them.
 
-use overhead_experiments::sections::primitive_rows::{matches, Row, REFERENCE, ROWS};
-use overhead_record::{RatioCi, RunRecord, RuntimeComparison};
-use overhead_runtimes::column_rank;
+use crate::primitive_rows::{matches, Row, REFERENCE, ROWS};
+use overhead_record::{Catalog, RatioCi, RunRecord, RuntimeComparison};
 use overhead_stats::Summary;
 
 /// The summary of the row's point for `runtime`, if measured.
-fn summary<'r>(record: &'r RunRecord, row: &Row, runtime: &str) -> Option<&'r Summary> {
-    record.points.iter().find(|p| matches(row, &p.spec, runtime)).map(|p| &p.summary)
+fn summary<'r>(record: &'r RunRecord, row: &Row, runtime: &str, catalog: &dyn Catalog) -> Option<&'r Summary> {
+    record.points.iter().find(|p| matches(row, &p.spec, runtime, catalog)).map(|p| &p.summary)
 }
 
 /// The ratio of two medians `a / b` with a conservative 95% interval built from their own 95% CIs
@@ -34,20 +33,20 @@ pub fn ratio_low_end(a: &Summary, b: &Summary) -> Option<f64> {
 /// the reference: the geometric mean of runtime / reference over the switch-bound rows both measured, and
 /// the raw switch round trip's ratio with its interval. A runtime sharing no switch-bound row with the
 /// reference gets none.
-pub fn comparisons(record: &RunRecord) -> Vec<RuntimeComparison> {
+pub fn comparisons(record: &RunRecord, catalog: &dyn Catalog) -> Vec<RuntimeComparison> {
     let mut runtimes: Vec<&str> = Vec::new();
     for p in &record.points {
         if ROWS.iter().any(|r| r.experiment == p.spec.experiment) && !runtimes.contains(&p.spec.runtime.as_str()) {
             runtimes.push(&p.spec.runtime);
         }
     }
-    runtimes.sort_by_key(|r| column_rank(r));
-    runtimes.into_iter().filter(|r| *r != REFERENCE).filter_map(|r| comparison(record, r)).collect()
+    runtimes.sort_by_key(|r| catalog.runtime_rank(r));
+    runtimes.into_iter().filter(|r| *r != REFERENCE).filter_map(|r| comparison(record, r, catalog)).collect()
 }
 
 /// `runtime` against [`REFERENCE`].
-fn comparison(record: &RunRecord, runtime: &str) -> Option<RuntimeComparison> {
-    let median = |row: &Row, runtime: &str| summary(record, row, runtime).map(|s| s.median);
+fn comparison(record: &RunRecord, runtime: &str, catalog: &dyn Catalog) -> Option<RuntimeComparison> {
+    let median = |row: &Row, runtime: &str| summary(record, row, runtime, catalog).map(|s| s.median);
     let ratios: Vec<f64> = ROWS
         .iter()
         .filter(|r| r.switch_bound)
@@ -58,9 +57,10 @@ fn comparison(record: &RunRecord, runtime: &str) -> Option<RuntimeComparison> {
         return None;
     }
     let geomean = (ratios.iter().map(|x| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
-    let csloop = ROWS.iter().find(|r| r.experiment == overhead_experiments::sched::Switch::ID).expect("csloop row");
-    let raw_switch =
-        summary(record, csloop, runtime).zip(summary(record, csloop, REFERENCE)).and_then(|(a, b)| ratio_with_ci(a, b));
+    let csloop = ROWS.iter().find(|r| r.experiment == "sched.switch").expect("csloop row");
+    let raw_switch = summary(record, csloop, runtime, catalog)
+        .zip(summary(record, csloop, REFERENCE, catalog))
+        .and_then(|(a, b)| ratio_with_ci(a, b));
     Some(RuntimeComparison {
         runtime: runtime.into(),
         reference: REFERENCE.into(),
@@ -75,20 +75,10 @@ fn comparison(record: &RunRecord, runtime: &str) -> Option<RuntimeComparison> {
 pub fn ucontext_vs_asm_points() -> Vec<overhead_record::PointRecord> {
     use overhead_record::fixture::point;
     vec![
-        point(
-            overhead_experiments::sched::Switch::ID,
-            "fiber-asm",
-            &[("mechanism", "raw_switch"), ("placement", "same_cpu")],
-            10.0,
-        ),
-        point(
-            overhead_experiments::sched::Switch::ID,
-            "fiber-ucontext",
-            &[("mechanism", "raw_switch"), ("placement", "same_cpu")],
-            400.0,
-        ),
-        point(overhead_experiments::spawn::Create::ID, "fiber-asm", &[("kind", "task")], 50.0),
-        point(overhead_experiments::spawn::Create::ID, "fiber-ucontext", &[("kind", "task")], 200.0),
+        point("sched.switch", "fiber-asm", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 10.0),
+        point("sched.switch", "fiber-ucontext", &[("mechanism", "raw_switch"), ("placement", "same_cpu")], 400.0),
+        point("spawn.create", "fiber-asm", &[("kind", "task")], 50.0),
+        point("spawn.create", "fiber-ucontext", &[("kind", "task")], 200.0),
     ]
 }
 
@@ -96,6 +86,7 @@ pub fn ucontext_vs_asm_points() -> Vec<overhead_record::PointRecord> {
 mod tests {
     use super::*;
     use overhead_record::fixture::{point, sample_record};
+    use overhead_record::RecordOrder;
 
     #[test]
     fn ratio_interval_is_built_from_both_cis() {
@@ -118,7 +109,7 @@ mod tests {
         let mut record = sample_record();
         record.points = ucontext_vs_asm_points();
         record.points.push(point("base.loop", "os", &[], 0.3));
-        let found = comparisons(&record);
+        let found = comparisons(&record, &RecordOrder);
         assert_eq!(found.len(), 1, "{found:?}");
         let c = &found[0];
         assert_eq!((c.runtime.as_str(), c.reference.as_str(), c.rows), ("fiber-ucontext", "fiber-asm", 2));

@@ -3,12 +3,12 @@
 //! less than a counter read. Least-squares lines of every measured `timer.hotpath` row's median against
 //! the conversion count and against the counter-read count say which the time follows.
 
-use overhead_experiments::timer::{HotPath, HotPathResult};
+use overhead_record::HotPathResult;
 use overhead_record::{CountFit, PointRecord};
 use overhead_stats::least_squares;
 
 /// The experiment whose rows are fitted.
-pub const EXPERIMENT: &str = HotPath::ID;
+pub const EXPERIMENT: &str = "timer.hotpath";
 
 /// A count of [`HotPathResult`] a line is fitted against.
 type Count = fn(&HotPathResult) -> f64;

@@ -3,8 +3,8 @@
 
 pub mod across_hosts;
 pub mod base;
+mod catalog;
 pub mod clock;
-pub mod fits;
 pub mod grain;
 pub mod mem;
 pub mod mpi;
@@ -14,18 +14,18 @@ mod plan;
 pub mod point;
 pub mod rpc;
 pub mod sched;
-pub mod sections;
 pub mod spawn;
 pub mod sync;
 pub mod timer;
 
+pub use catalog::{Registries, CATALOG};
 pub use plan::{PlanContext, Planned};
 pub use point::Point;
 
 pub use overhead_harness::empty_loop;
 use overhead_harness::{Harness, HarnessConfig};
+use overhead_record::Metric;
 pub use overhead_record::Outcome;
-use overhead_record::{Details, FitRecord, Metric, PointRecord};
 use overhead_runtimes::Capability;
 
 /// What `overhead list` and the record say about an experiment.
@@ -87,26 +87,6 @@ pub trait Experiment: Sync {
     /// Errors: by default, the experiment does not run as ranks.
     fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
         anyhow::bail!("{} does not run as MPI ranks (rank {} has nothing to do)", self.id(), point.rank)
-    }
-    /// Fits through this experiment's measured `points` (all of this experiment), e.g. seed 001's
-    /// `a + b·load`; see [`fits::fit_series`]. None by default.
-    fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
-        let _ = points;
-        Vec::new()
-    }
-    /// The fit [`Experiment::fits`] puts through the series of `point`, if any: what the report uses to say
-    /// that a series has too few points for its fit. None by default.
-    fn fit_spec(&self, point: &PointRecord) -> Option<fits::FitSpec> {
-        let _ = point;
-        None
-    }
-    /// The details (matrices, tables) of one point from its processes' details, in the order they ran,
-    /// or `None` to keep the representative process's (the default: most details describe one process,
-    /// a histogram or a table of one run). An experiment whose details are its result, such as
-    /// `mem.c2c`'s matrix, merges them so that they carry the between-process spread too.
-    fn merge_details(&self, processes: &[&Details]) -> Option<Details> {
-        let _ = processes;
-        None
     }
 }
 

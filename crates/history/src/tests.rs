@@ -135,4 +135,3 @@ fn the_default_path_follows_xdg_data_home() {
         assert!(default_path().is_none_or(|p| p.ends_with("overhead/history.sqlite")));
     }
 }
-

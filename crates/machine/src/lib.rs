@@ -13,6 +13,8 @@ mod cpu_list;
 mod cpu_time;
 mod describe;
 mod process_times;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 mod thread_counters;
 mod topology;
 

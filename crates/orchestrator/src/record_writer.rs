@@ -33,7 +33,7 @@ impl RecordWriter {
     ///
     /// Errors: the record could not be written (the directory is not writable, the disk is full).
     pub fn write_now(&mut self, record: &mut RunRecord) -> Result<(), RecordError> {
-        overhead_analysis::analyze(record);
+        overhead_analysis::analyze(record, &overhead_experiments::CATALOG);
         write_atomic(&self.path, record)?;
         self.last_write = Instant::now();
         Ok(())

@@ -5,6 +5,7 @@
 //! it when the file is written ([`gbench`]), so the two can never disagree.
 
 mod between_runs;
+pub mod catalog;
 mod choice;
 mod comparison;
 mod crosscheck;
@@ -13,6 +14,7 @@ mod fit;
 #[cfg(any(test, feature = "testing"))]
 pub mod fixture;
 mod host_state;
+mod hot_path;
 /// serde, for [`param_enum!`]'s expansion in the crates that use it.
 #[doc(hidden)]
 pub use serde;
@@ -34,6 +36,7 @@ mod speed;
 mod summaries;
 
 pub use between_runs::BetweenRuns;
+pub use catalog::{Catalog, RecordOrder};
 pub use choice::{Candidate, ChoiceTable, NotMeasured, PointFlag, Verdict};
 pub use comparison::{CountFit, RatioCi, RuntimeComparison};
 pub use crosscheck::{
@@ -46,6 +49,7 @@ pub use host_state::{
     PointByState, PointRegimes, StateEstimate, StateSpan, HOST_KEYS, HOST_PAIR_A, HOST_PAIR_B, HOST_RTT_AFTER,
     HOST_RTT_BEFORE, HOST_RTT_COST, SAME_STATE_RATIO,
 };
+pub use hot_path::HotPathResult;
 pub use io::{load, temp_file_in, write_atomic, RecordError};
 pub use machine_state::{
     probe_cpu_keys, probe_cpu_other_share, CpuShare, MachineState, ACCOUNTING_TICK_S, MAX_SHARE_ERROR, OTHER_THRESHOLD,

@@ -140,7 +140,7 @@ mod tests {
         record.points = vec![mutex("std", (40.0, 50.0, 60.0)), mutex("futex", (30.0, 38.0, 45.0))];
         record.points.push(mutex("spin", (90.0, 95.0, 100.0)));
         record.points[2].noisy = true;
-        overhead_analysis::analyze(&mut record);
+        overhead_analysis::analyze(&mut record, &overhead_experiments::CATALOG);
         record
     }
 
@@ -163,7 +163,7 @@ mod tests {
             assert!(text.contains("includes 1"), "the caption says what a tie is");
         }
         let mut empty = sample_record();
-        overhead_analysis::analyze(&mut empty);
+        overhead_analysis::analyze(&mut empty, &overhead_experiments::CATALOG);
         assert!(choose_section(&empty, Format::Table).is_empty(), "one candidate is no choice");
     }
 }

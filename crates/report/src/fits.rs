@@ -2,7 +2,7 @@
 //! "0.140 + 0.072·load ms").
 
 use super::{format_ns, Format};
-use overhead_experiments::fits::too_few_points;
+use overhead_analysis::fits::too_few_points;
 use overhead_record::RunRecord;
 
 /// One line per fit in `record.fits`: the series name and its formula, each coefficient with its standard

@@ -3,7 +3,6 @@
 
 use std::sync::LazyLock;
 
-
 pub mod choose;
 pub mod compare;
 pub mod counts;

@@ -163,7 +163,12 @@ fn history_run(median: f64) -> RunSummary {
     RunSummary {
         label: "r".into(),
         started_utc: "2026-11-25T12:00:00Z".into(),
-        config: Some(RunConfig { machine: "m".into(), kernel: "k".into(), build: "b".into(), options: "default".into() }),
+        config: Some(RunConfig {
+            machine: "m".into(),
+            kernel: "k".into(),
+            build: "b".into(),
+            options: "default".into(),
+        }),
         speed_ns: Some(0.25),
         max_other_share: Some(0.01),
         max_steal_share: Some(0.0),

@@ -21,14 +21,12 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::classes::PairClass;
 use super::page::{FirstTouchPage, LINE_STRIDE};
 use crate::pairwise::{cpu_labels, deadline, effort_ns, index_pairs, on_pair, per_pair};
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use overhead_clock::Ticks;
 use overhead_harness::{Harness, HarnessConfig, Measurement};
-use overhead_machine::Topology;
-use overhead_record::{Details, LabelledTable, Matrix, Metric};
+use overhead_record::{Details, Matrix, Metric};
 use overhead_stats::Summary;
 
 /// Round trips per pair never exceed this: 100 000 give seven batches of over 10 000 each.
@@ -73,8 +71,8 @@ pub struct Params {
 /// The core-to-core matrix (one point per [`Op`] for the whole machine). Results in `details`:
 /// `matrices["rtt"]` (ns, round trip between the row and column CPUs, ± the half-width of the median's
 /// CI: over the pair's batches in one process, over the processes once merged, see
-/// [`Experiment::merge_details`]) and `tables["by_class"]` (per placement class: pairs, median, min and
-/// max round trip, one way = rtt / 2; ns). The point's samples are every pair's batches (ns per round
+/// `overhead_analysis::merge_details`, which adds `tables["by_class"]`: per placement class, pairs, median,
+/// min and max round trip, one way = rtt / 2; ns). The point's samples are every pair's batches (ns per round
 /// trip), so its median is the machine's typical pair; metric `rtt`; no control (`ovr` 0: the two clock
 /// reads per batch are under 0.3 ns per round trip at the smallest batch).
 ///
@@ -133,7 +131,6 @@ impl Experiment for C2c {
         if m.samples_ns.is_empty() {
             anyhow::bail!("no CPU pair could be measured: {}", m.notes.join("; "));
         }
-        let topology = Topology::detect();
         let result = C2cResult { round_trips_per_pair: round_trips as f64, pairs_measured: m.pairs_measured as f64 };
         let batch_ops = (round_trips / (KEPT_BATCHES + 1)) as u64;
         let measurement = Measurement {
@@ -145,17 +142,8 @@ impl Experiment for C2c {
             resolution_ns: h.resolution_per_op_ns(batch_ops),
         };
         let mut details = Details::default();
-        details.tables.insert("by_class".into(), by_class(&m.rtt, &topology));
         details.matrices.insert("rtt".into(), m.rtt);
         Ok(Outcome { measurement, notes: m.notes, extra: BTreeMap::new(), details }.with_result(&result))
-    }
-    fn merge_details(&self, processes: &[&Details]) -> Option<Details> {
-        let matrices: Vec<&Matrix> = processes.iter().filter_map(|d| d.matrices.get("rtt")).collect();
-        let rtt = merge_cells(&matrices)?;
-        let mut details = Details::default();
-        details.tables.insert("by_class".into(), by_class(&rtt, &Topology::detect()));
-        details.matrices.insert("rtt".into(), rtt);
-        Some(details)
     }
 }
 
@@ -306,76 +294,16 @@ fn spin_until(mut done: impl FnMut() -> bool) {
     }
 }
 
-/// The processes' matrices as one: each cell the median of the processes' cells, ± the half-width of
-/// that median's distribution-free CI across processes (three processes give min…max, at 75%: what the
-/// next process will do is what a matrix of several processes promises). `None` when no process has a
-/// matrix or their shapes or labels differ.
-pub fn merge_cells(matrices: &[&Matrix]) -> Option<Matrix> {
-    let first = *matrices.first()?;
-    let same_shape =
-        |m: &&Matrix| m.is_well_formed() && m.row_labels == first.row_labels && m.col_labels == first.col_labels;
-    if !matrices.iter().all(same_shape) {
-        return None;
-    }
-    if matrices.len() == 1 {
-        return Some(first.clone());
-    }
-    let mut merged = first.clone();
-    let mut uncertainty = vec![vec![None; first.col_labels.len()]; first.row_labels.len()];
-    for (i, row) in merged.values.iter_mut().enumerate() {
-        for (j, cell) in row.iter_mut().enumerate() {
-            let cells: Vec<f64> = matrices.iter().filter_map(|m| m.values[i][j]).collect();
-            let summary = Summary::of(&cells);
-            *cell = summary.as_ref().map(|s| s.median);
-            uncertainty[i][j] = summary.map(|s| s.ci_half_width());
-        }
-    }
-    merged.uncertainty = Some(uncertainty);
-    Some(merged)
-}
-
-/// Column names of the `by_class` table, in order.
-pub const BY_CLASS_COLUMNS: [&str; 5] = ["pairs", "median rtt", "min rtt", "max rtt", "one way (rtt / 2)"];
-
-/// The matrix summarised per placement class (rows closest first, only classes that have a measured
-/// pair): pairs, median, min and max round trip, and one way = median / 2 (ns; the count in "pairs").
-/// Each pair counts once (the upper triangle). Labels that are not CPU numbers are left out.
-pub fn by_class(rtt: &Matrix, topology: &Topology) -> LabelledTable {
-    let cpus: Vec<Option<usize>> = rtt.row_labels.iter().map(|l| l.parse().ok()).collect();
-    let mut per_class: BTreeMap<PairClass, Vec<f64>> = BTreeMap::new();
-    for (i, row) in rtt.values.iter().enumerate() {
-        for (j, cell) in row.iter().enumerate().skip(i + 1) {
-            let (Some(a), Some(b), Some(v)) = (cpus[i], cpus.get(j).copied().flatten(), *cell) else { continue };
-            if let Some(class) = PairClass::of(topology, a, b) {
-                per_class.entry(class).or_default().push(v);
-            }
-        }
-    }
-    let rows = per_class
-        .into_iter()
-        .filter_map(|(class, values)| {
-            let s = Summary::of(&values)?;
-            let cells = [values.len() as f64, s.median, s.min, s.max, s.median / 2.0];
-            Some((class.label().to_string(), cells.into_iter().map(Some).collect()))
-        })
-        .collect();
-    LabelledTable {
-        title: "round trip per placement class (each pair once)".into(),
-        unit: "ns".into(),
-        columns: BY_CLASS_COLUMNS.iter().map(|c| c.to_string()).collect(),
-        rows,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::mem::classes::tests::simulated;
     use overhead_harness::testing::quick_harness;
     use overhead_harness::Mode;
     use overhead_machine::allowed_cpus;
+    use overhead_machine::testing::simulated;
+    use overhead_machine::Topology;
 
     fn context(cpus: Vec<usize>, topology: Topology) -> PlanContext {
         PlanContext { cpus, topology, mode: Mode::Default, hosts: Vec::new() }
@@ -464,73 +392,5 @@ mod tests {
         assert_eq!(m.pairs_measured, 0);
         assert!(m.rtt.values.iter().flatten().all(Option::is_none));
         assert!(m.notes[0].contains("0 of 3 pairs"), "{:?}", m.notes);
-    }
-
-    fn synthetic(cells: &[(usize, usize, f64)], n: usize) -> Matrix {
-        let mut m = Matrix::square("rtt", "ns", (0..n).map(|c| c.to_string()).collect());
-        for &(i, j, v) in cells {
-            m.values[i][j] = Some(v);
-            m.values[j][i] = Some(v);
-        }
-        m
-    }
-
-    #[test]
-    fn classes_summarise_each_pair_once() {
-        // 8 CPUs: 2 L3s of 2 cores × 2 threads, one node.
-        let t = simulated(1, 1, 2, 2, 2);
-        let m = synthetic(&[(0, 1, 20.0), (2, 3, 22.0), (0, 2, 60.0), (1, 3, 70.0), (0, 4, 200.0)], 8);
-        let table = by_class(&m, &t);
-        let row = |label: &str| table.rows.iter().find(|(l, _)| l == label).map(|(_, c)| c.clone()).unwrap();
-        assert_eq!(table.rows.len(), 3, "{table:?}");
-        assert_eq!(row(PairClass::SmtSibling.label()), [2.0, 21.0, 20.0, 22.0, 10.5].map(Some));
-        assert_eq!(row(PairClass::SameLlc.label()), [2.0, 65.0, 60.0, 70.0, 32.5].map(Some));
-        assert_eq!(row(PairClass::OtherLlc.label()), [1.0, 200.0, 200.0, 200.0, 100.0].map(Some));
-        assert_eq!(table.columns, BY_CLASS_COLUMNS);
-    }
-
-    #[test]
-    fn a_simulated_two_socket_machine_has_every_class_and_every_pair_once() {
-        // 2 packages × 2 nodes × 2 L3s × 2 cores × 2 threads = 32 CPUs, every pair filled.
-        let t = simulated(2, 2, 2, 2, 2);
-        let cells: Vec<(usize, usize, f64)> = index_pairs(32).into_iter().map(|(i, j)| (i, j, 1.0)).collect();
-        let table = by_class(&synthetic(&cells, 32), &t);
-        let pairs: Vec<(&str, f64)> = table.rows.iter().map(|(l, c)| (l.as_str(), c[0].unwrap())).collect();
-        let expected = [
-            (PairClass::SmtSibling, 16.0),
-            (PairClass::SameLlc, 32.0),
-            (PairClass::OtherLlc, 64.0),
-            (PairClass::OtherNumaNode, 128.0),
-            (PairClass::OtherPackage, 256.0),
-        ];
-        assert_eq!(pairs, expected.map(|(c, n)| (c.label(), n)));
-        assert_eq!(pairs.iter().map(|p| p.1).sum::<f64>(), (32 * 31 / 2) as f64);
-    }
-
-    #[test]
-    fn processes_merge_cell_by_cell_with_their_spread() {
-        let a = synthetic(&[(0, 1, 100.0)], 2);
-        let b = synthetic(&[(0, 1, 130.0)], 2);
-        let c = synthetic(&[(0, 1, 110.0)], 3);
-        assert!(merge_cells(&[&a, &c]).is_none(), "different shapes do not merge");
-        let d = synthetic(&[(0, 1, 104.0)], 2);
-        let merged = merge_cells(&[&a, &b, &d]).unwrap();
-        assert_eq!(merged.values[0][1], Some(104.0));
-        assert_eq!(merged.values[0][0], None);
-        let u = merged.uncertainty.unwrap();
-        assert_eq!(u[0][1], Some(15.0), "three processes: half of min…max");
-        assert_eq!(u[1][1], None);
-        let details: Vec<Details> = [a, b, d]
-            .into_iter()
-            .map(|m| {
-                let mut d = Details::default();
-                d.matrices.insert("rtt".into(), m);
-                d
-            })
-            .collect();
-        let refs: Vec<&Details> = details.iter().collect();
-        let merged = C2c.merge_details(&refs).unwrap();
-        assert_eq!(merged.matrices["rtt"].values[1][0], Some(104.0));
-        assert!(merged.tables.contains_key("by_class"));
     }
 }

@@ -8,14 +8,10 @@ use super::page::FirstTouchResult;
 use overhead_record::result::to_extra;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::fits::{fit_series, FitSpec, Model};
 use crate::mem::page::{FirstTouchPage, LINE_STRIDE};
 use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use overhead_harness::Harness;
-use overhead_record::{FitRecord, Metric, PointRecord};
-
-/// The fit through each series of this experiment's points.
-const FIT: FitSpec = FitSpec { x: "threads", x_unit: "threads", model: Model::Linear };
+use overhead_record::Metric;
 
 /// Accesses per loop iteration: the seed repeats `*pg=lg` 100 times in-line "to reduce the effect of the
 /// loop handling itself"; the reported time is per access, the iteration's time over this.
@@ -117,12 +113,6 @@ impl Experiment for Contention {
         let Params { op, .. } = point.params()?;
         Ok(measure(op, &spec.cpus, h, |_, _| {})?.0)
     }
-    fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
-        fit_series(points, FIT)
-    }
-    fn fit_spec(&self, _point: &PointRecord) -> Option<FitSpec> {
-        Some(FIT)
-    }
 }
 
 /// One team of `cpus.len()` threads doing `op` on a line first touched by `cpus[0]`; `after_batch(thread, n)`
@@ -190,7 +180,6 @@ mod tests {
     use super::*;
     use overhead_harness::Mode;
     use overhead_machine::{allowed_cpus, Topology};
-    use overhead_record::fixture::point;
 
     fn ctx(cpus: usize, mode: Mode) -> PlanContext {
         PlanContext { cpus: (0..cpus).collect(), topology: Topology::detect(), mode, hosts: Vec::new() }
@@ -240,29 +229,6 @@ mod tests {
         let params: Params = spec.params_as().unwrap();
         assert_eq!(params, Params { op: Op::AtomicAdd, threads: 2 });
         assert_eq!(Contention.requires(), KERNEL);
-    }
-
-    #[test]
-    fn the_fit_recovers_a_line_per_op() {
-        let mut points = Vec::new();
-        for k in [1u32, 2, 4, 8] {
-            let t = k.to_string();
-            points.push(point("mem.contention", "os", &[("op", "store"), ("threads", &t)], 2.0 + 30.0 * f64::from(k)));
-            points.push(point(
-                "mem.contention",
-                "os",
-                &[("op", "atomic_add"), ("threads", &t)],
-                8.0 + 45.0 * f64::from(k),
-            ));
-        }
-        let refs: Vec<&PointRecord> = points.iter().collect();
-        let fits = Contention.fits(&refs);
-        assert_eq!(fits.len(), 2);
-        let of = |op: &str| fits.iter().find(|f| f.series == vec![("op".to_string(), op.to_string())]).unwrap();
-        let (store, add) = (of("store"), of("atomic_add"));
-        assert!((store.a - 2.0).abs() < 1e-9 && (store.b - 30.0).abs() < 1e-9, "{store:?}");
-        assert!((add.a - 8.0).abs() < 1e-9 && (add.b - 45.0).abs() < 1e-9, "{add:?}");
-        assert_eq!((add.x.as_str(), add.points), ("threads", 4));
     }
 
     #[test]

@@ -447,7 +447,7 @@ pub const COLUMNS: [&str; 3] = ["accesses", "per 1000 of thread 0", "mean consec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mem::classes::tests::simulated;
+    use overhead_machine::testing::simulated;
     use overhead_machine::{allowed_cpus, Topology};
 
     fn ctx(cpus: Vec<usize>, topology: Topology) -> PlanContext {

@@ -8,14 +8,10 @@ use overhead_record::result::to_extra;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::fits::{fit_series, FitSpec, Model};
 use crate::mem::page::{FirstTouchPage, LINE_STRIDE};
 use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use overhead_harness::{Harness, Mode};
-use overhead_record::{FitRecord, Metric, PointRecord};
-
-/// The fit through each series of this experiment's points.
-const FIT: FitSpec = FitSpec { x: "threads", x_unit: "threads", model: Model::Linear };
+use overhead_record::Metric;
 
 /// Operations per block (shared writes plus local increments), as in the seed's `DOx` macros.
 #[cfg(test)]
@@ -168,12 +164,6 @@ impl Experiment for Mix {
         let Params { x, .. } = point.params()?;
         Ok(measure::<Store>(x, &spec.cpus, h, |_, _| {}).map_err(|e| anyhow::anyhow!("{}: {e}", spec.name()))?.0)
     }
-    fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
-        fit_series(points, FIT)
-    }
-    fn fit_spec(&self, _point: &PointRecord) -> Option<FitSpec> {
-        Some(FIT)
-    }
 }
 
 /// One team of `cpus.len()` threads running blocks with `x` shared writes (by `W`) on a line first touched
@@ -208,7 +198,6 @@ fn measure<W: SharedWrite>(
 mod tests {
     use super::*;
     use overhead_machine::{allowed_cpus, Topology};
-    use overhead_record::fixture::point;
 
     /// Counts the shared writes instead of storing (an atomic add of 1 each).
     struct Count;
@@ -282,26 +271,6 @@ mod tests {
             assert_eq!(stored.load(Ordering::Relaxed), 2, "the last block's index");
         }
         assert!(block_loop::<Store>(30).is_none());
-    }
-
-    #[test]
-    fn the_fit_recovers_a_line_per_x() {
-        let mut points = Vec::new();
-        for k in [1u32, 2, 4] {
-            for x in X_VALUES {
-                let (t, xs) = (k.to_string(), x.to_string());
-                let y = 100.0 + f64::from(x) * f64::from(k);
-                points.push(point("mem.mix", "os", &[("x", &xs), ("threads", &t)], y));
-            }
-        }
-        let refs: Vec<&PointRecord> = points.iter().collect();
-        let fits = Mix.fits(&refs);
-        assert_eq!(fits.len(), X_VALUES.len());
-        for x in X_VALUES {
-            let f = fits.iter().find(|f| f.series == vec![("x".to_string(), x.to_string())]).unwrap();
-            assert!((f.a - 100.0).abs() < 1e-9 && (f.b - f64::from(x)).abs() < 1e-9, "{f:?}");
-            assert_eq!(f.points, 3);
-        }
     }
 
     /// A real team of two threads (one CPU when the machine has one): every block any thread ran wrote the

@@ -9,14 +9,11 @@
 //! - `mem.remote` (Table 3): relative access rates against an undisturbed reference activity.
 
 mod c2c;
-pub mod classes;
 mod contention;
 mod fairness;
 mod mix;
 pub mod page;
 mod remote;
-pub use c2c::by_class;
-pub use c2c::merge_cells;
 pub use c2c::C2c;
 pub use c2c::Params as C2cParams;
 pub use contention::Params as ContentionParams;

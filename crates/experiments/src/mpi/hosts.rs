@@ -53,7 +53,7 @@ pub struct HostsResult {
 /// trip, symmetric), then windows of 64 MPI_Isend of 1 MiB and a 4-byte ack from the row host to the column
 /// host [`BW_REPETITIONS`] times (`matrices["bw"]`, MB/s, each direction measured). A cell is the median of
 /// its repetitions, ± the half-width of that median's CI (across processes once merged,
-/// [`Experiment::merge_details`]). The pair's first rank times its loop with CLOCK_MONOTONIC; no control
+/// `overhead_analysis::merge_details`). The pair's first rank times its loop with CLOCK_MONOTONIC; no control
 /// (the loop is MPI calls only). The point's samples are every repetition's round trip (ns), so its median
 /// is the typical pair's round trip; the diagonal (a host with itself) is not measured.
 pub struct Hosts;
@@ -121,14 +121,6 @@ impl Experiment for Hosts {
     }
     fn follow(&self, _point: &Point<'_>) -> anyhow::Result<()> {
         follow()
-    }
-    fn merge_details(&self, processes: &[&Details]) -> Option<Details> {
-        let mut details = Details::default();
-        for key in ["rtt", "bw"] {
-            let matrices: Vec<&Matrix> = processes.iter().filter_map(|d| d.matrices.get(key)).collect();
-            details.matrices.insert(key.into(), crate::mem::merge_cells(&matrices)?);
-        }
-        Some(details)
     }
 }
 
@@ -277,7 +269,7 @@ mod tests {
     }
 
     #[test]
-    fn cells_are_medians_with_their_spread_and_processes_merge() {
+    fn cells_are_medians_with_their_spread() {
         let labels = vec!["a".to_string(), "b".to_string()];
         let mut cells = vec![vec![Vec::new(); 2]; 2];
         cells[0][1] = vec![10.0, 12.0, 11.0, 30.0, 11.0];
@@ -285,14 +277,6 @@ mod tests {
         assert_eq!(m.values[0][1], Some(11.0));
         assert_eq!(m.values[0][0], None);
         assert!(m.uncertainty.as_ref().unwrap()[0][1].is_some());
-        let mut d = Details::default();
-        d.matrices.insert("rtt".into(), m.clone());
-        d.matrices.insert("bw".into(), cells_matrix(BW_TITLE, "MB/s", &labels, &cells));
-        let mut e = d.clone();
-        e.matrices.get_mut("rtt").unwrap().values[0][1] = Some(13.0);
-        let merged = Hosts.merge_details(&[&d, &e, &d]).unwrap();
-        assert_eq!(merged.matrices["rtt"].values[0][1], Some(11.0));
-        assert_eq!(merged.matrices["bw"].values[0][1], Some(11.0));
     }
 
     #[test]

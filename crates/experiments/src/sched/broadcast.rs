@@ -1,9 +1,8 @@
 //! `sched.broadcast`: one activity wakes N sleeping waiters; the time until the last of them has run.
 
-use crate::fits::{fit_series, FitSpec, Model};
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
-use overhead_record::{FitRecord, Metric, PointRecord};
+use overhead_record::Metric;
 use overhead_runtimes::wake_all::{WaiterCpus, WakeMechanism};
 use overhead_runtimes::{Capability, RuntimeUnderTest};
 
@@ -12,8 +11,6 @@ use overhead_runtimes::{Capability, RuntimeUnderTest};
 /// The control batch waits the same, so it cancels.
 const SETTLE_NS: f64 = 5_000.0;
 
-/// The linear fit against the number of waiters: `a` the broadcast with one waiter, `b` per extra one.
-const FIT: FitSpec = FitSpec { x: "waiters", x_unit: "", model: Model::Linear };
 /// `sched.broadcast`'s parameters: the runtime's wake-all mechanism (`futex`, `condvar`, `notify`,
 /// `semaphore`) and the number of waiters.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
@@ -102,13 +99,6 @@ impl Experiment for Broadcast {
         let offer = point.runtime.offers().wake_all.has();
         let settle_ns = offer.is_some_and(|o| o.waiter_cpus != WaiterCpus::WakersThread).then_some(SETTLE_NS);
         Ok(outcome.with_result(&BroadcastResult { settle_ns }))
-    }
-
-    fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
-        fit_series(points, FIT)
-    }
-    fn fit_spec(&self, _point: &PointRecord) -> Option<FitSpec> {
-        Some(FIT)
     }
 }
 

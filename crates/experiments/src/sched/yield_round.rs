@@ -1,13 +1,10 @@
 //! `sched.yield`: the cost of a scheduling round, measured by yielding under load (seed 001 §5.1).
 
-use crate::fits::{fit_series, FitSpec, Model};
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
-use overhead_record::{FitRecord, Metric, PointRecord};
+use overhead_record::Metric;
 use overhead_runtimes::{Capability, RuntimeUnderTest};
 
-/// The fit through each runtime's rounds: seed 001 Fig. 3's `a + b·load`.
-pub const FIT: FitSpec = FitSpec { x: "load", x_unit: "extra yielding activities per CPU", model: Model::Linear };
 /// `sched.yield`'s parameters: CPUs of the point and extra yielding activities per CPU (a cell skipped for
 /// a whole runtime has no load).
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
@@ -104,42 +101,11 @@ impl Experiment for Yield {
         let load = params.load.ok_or_else(|| anyhow::anyhow!("{}: sched.yield needs a load", spec.name()))?;
         point.in_process(|r| r.yield_round())?.yield_round(&spec.cpus, load, h)
     }
-
-    fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
-        fit_series(points, FIT)
-    }
-    fn fit_spec(&self, _point: &PointRecord) -> Option<FitSpec> {
-        Some(FIT)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use overhead_record::fixture::point;
-
-    /// The experiment's own fits: one `a + b·load` per runtime and CPU count, recovering the line.
-    #[test]
-    fn fits_one_line_per_runtime_and_cpu_count() {
-        let mut points = Vec::new();
-        for load in [0, 1, 2, 4, 8] {
-            let x = f64::from(load);
-            points.push(point("sched.yield", "os", &[("cpus", "2"), ("load", &load.to_string())], 300.0 + 700.0 * x));
-            points.push(point(
-                "sched.yield",
-                "fiber-asm",
-                &[("cpus", "1"), ("load", &load.to_string())],
-                5.0 + 9.0 * x,
-            ));
-        }
-        let refs: Vec<&PointRecord> = points.iter().collect();
-        let fits = Yield.fits(&refs);
-        assert_eq!(fits.len(), 2);
-        let os = fits.iter().find(|f| f.runtime == "os").unwrap();
-        assert!((os.a - 300.0).abs() < 1e-6 && (os.b - 700.0).abs() < 1e-6, "{os:?}");
-        assert_eq!(os.series, vec![("cpus".to_string(), "2".to_string())]);
-        assert_eq!((os.x.as_str(), os.c, os.points), ("load", None, 5));
-    }
 
     #[test]
     fn fibers_measure_one_cpu_and_rayon_only_the_unloaded_yield() {

@@ -1,16 +1,12 @@
 //! `spawn.forkjoin`: a fork-join episode of one empty task per CPU.
 
-use crate::fits::{fit_series, FitSpec, Model};
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
-use overhead_record::{FitRecord, Metric, PointRecord};
+use overhead_record::Metric;
 use overhead_runtimes::fan_out::ForkJoinMechanism;
 use overhead_runtimes::{Capability, RuntimeUnderTest};
 
 use super::one_cpu_only;
-
-/// The fit through each series of this experiment's points.
-const FIT: FitSpec = FitSpec { x: "threads", x_unit: "CPUs, one task each", model: Model::Linear };
 
 /// `spawn.forkjoin`'s parameters: the runtime's fan-out mechanism and the team size.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
@@ -81,13 +77,5 @@ impl Experiment for ForkJoin {
         let tasks = spec.cpus.len() as f64;
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
         Ok(outcome.with_result(&ForkJoinResult { tasks, per_spawn_ns: median / tasks }))
-    }
-    /// Seed 001 found the episode "slightly superlinear" in the PEs: `a + b·threads` per mechanism shows
-    /// the per-CPU increment.
-    fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
-        fit_series(points, FIT)
-    }
-    fn fit_spec(&self, _point: &PointRecord) -> Option<FitSpec> {
-        Some(FIT)
     }
 }

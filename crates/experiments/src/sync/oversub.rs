@@ -1,19 +1,11 @@
 //! `sync.oversub`: barriers with many more activities than CPUs, with and without spawning them first
 //! (seed 001 §8.2 experiment 2, Fig. 10).
 
-use crate::fits::{fit_series, FitSpec, Model};
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
-use overhead_record::{FitRecord, Metric, PointRecord};
+use overhead_record::Metric;
 use overhead_runtimes::activity_barrier::{BarrierKind, Variant};
 use overhead_runtimes::{Capability, RuntimeUnderTest};
-
-/// `spawn & sync` against the number of activities: quadratic, to show the spin-with-yield barrier's
-/// quadratic term (and its absence with a blocking barrier).
-pub const SPAWN_SYNC_FIT: FitSpec = FitSpec { x: "activities", x_unit: "", model: Model::Quadratic };
-
-/// `just spawn` and `just sync` against the number of activities: linear, as in the seed.
-pub const LINEAR_FIT: FitSpec = FitSpec { x: "activities", x_unit: "", model: Model::Linear };
 
 /// Activities per CPU for `variant`: the fitted `spawn_sync` gets three counts (enough for its
 /// quadratic; every doubling in `--full`), the others two (they are linear and only calibrate the
@@ -120,57 +112,11 @@ impl Experiment for Oversub {
         anyhow::ensure!(activities > 0, "{}: sync.oversub needs at least one activity", spec.name());
         point.in_process(|r| r.activity_barrier())?.activity_barrier(variant, barrier, activities, &spec.cpus, h)
     }
-
-    fn fits(&self, points: &[&PointRecord]) -> Vec<FitRecord> {
-        let (spawn_sync, rest): (Vec<&PointRecord>, Vec<&PointRecord>) =
-            points.iter().partition(|p| p.spec.param("variant") == Some(Variant::SpawnSync.name()));
-        let mut fits = fit_series(&spawn_sync, SPAWN_SYNC_FIT);
-        fits.extend(fit_series(&rest, LINEAR_FIT));
-        fits
-    }
-
-    fn fit_spec(&self, point: &PointRecord) -> Option<FitSpec> {
-        let spawn_sync = point.spec.param("variant") == Some(Variant::SpawnSync.name());
-        Some(if spawn_sync { SPAWN_SYNC_FIT } else { LINEAR_FIT })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use overhead_record::fixture::point;
-
-    /// The experiment's fits: quadratic through `spawn_sync`, recovering the coefficients; linear
-    /// through the others.
-    #[test]
-    fn fits_quadratic_spawn_sync_and_linear_rest() {
-        let mut points = Vec::new();
-        for a in [2u32, 4, 8, 16, 32] {
-            let x = f64::from(a);
-            let act = a.to_string();
-            let ss = |barrier| [("variant", "spawn_sync"), ("barrier", barrier), ("cpus", "2"), ("activities", &act)];
-            points.push(point("sync.oversub", "os", &ss("yield"), 1000.0 + 50.0 * x + 3.0 * x * x));
-            points.push(point("sync.oversub", "os", &ss("blocking"), 1000.0 + 60.0 * x));
-            let js = [("variant", "just_spawn"), ("cpus", "2"), ("activities", act.as_str())];
-            points.push(point("sync.oversub", "os", &js, 500.0 + 40.0 * x));
-        }
-        let refs: Vec<&PointRecord> = points.iter().collect();
-        let fits = Oversub.fits(&refs);
-        assert_eq!(fits.len(), 3);
-        let of = |variant: &str, barrier: Option<&str>| {
-            fits.iter()
-                .find(|f| {
-                    f.series.iter().any(|(k, v)| k == "variant" && v == variant)
-                        && barrier.is_none_or(|b| f.series.iter().any(|(k, v)| k == "barrier" && v == b))
-                })
-                .unwrap()
-        };
-        let spin = of("spawn_sync", Some("yield"));
-        assert!((spin.c.unwrap() - 3.0).abs() < 1e-6 && (spin.b - 50.0).abs() < 1e-5, "{spin:?}");
-        assert!(of("spawn_sync", Some("blocking")).c.unwrap().abs() < 1e-6);
-        let spawn = of("just_spawn", None);
-        assert!(spawn.c.is_none() && (spawn.b - 40.0).abs() < 1e-6, "{spawn:?}");
-    }
 
     #[test]
     fn rayon_skips_what_would_never_complete() {

@@ -233,7 +233,7 @@ fn write(
     let rules = flagging_of(record, all.iter().map(|p| &p.record.extra));
     record.points = processes.iter().filter(|p| !p.is_empty()).map(|p| merge_processes(p, &rules)).collect();
     record.crosscheck = Some(check.clone());
-    overhead_analysis::analyze(record);
+    overhead_analysis::analyze(record, &overhead_experiments::CATALOG);
     overhead_record::write_atomic(path, record)?;
     Ok(())
 }

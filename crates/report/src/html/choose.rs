@@ -82,7 +82,7 @@ mod tests {
             mutex("futex", (30.0, 38.0, 45.0)),
             mutex("spin", (90.0, 95.0, 100.0)),
         ];
-        overhead_analysis::analyze(&mut record);
+        overhead_analysis::analyze(&mut record, &overhead_experiments::CATALOG);
         let figures = choice_figures(&record).unwrap();
         assert_eq!(figures.len(), 1);
         let f = &figures[0];

@@ -67,7 +67,7 @@ fn axis_parameter(points: &[&PointRecord], fits: &[&FitRecord]) -> Option<String
         .filter(|k| distinct(points, k) >= 2)
         .collect();
     // The parameter the experiment fits against, even where no series has points enough for the fit.
-    let fitted = overhead_experiments::find(&first.spec.experiment).and_then(|e| e.fit_spec(first)).map(|s| s.x);
+    let fitted = overhead_analysis::fits::fit_spec(first).map(|s| s.x);
     if let Some(fit_x) = fits.iter().map(|f| f.x.as_str()).chain(fitted).find(|x| candidates.iter().any(|c| c == x)) {
         return Some(fit_x.to_string());
     }
@@ -189,7 +189,7 @@ fn curve(
 /// has too few points for the fit; `None` when the experiment fits no curve there or the points suffice
 /// (then the fit failed for another reason, such as equal `x`).
 fn too_few_for_fit(point: &PointRecord, x: &str, count: usize) -> Option<String> {
-    let spec = overhead_experiments::find(&point.spec.experiment)?.fit_spec(point)?;
+    let spec = overhead_analysis::fits::fit_spec(point)?;
     let parameters = spec.model.parameters();
     (spec.x == x && (2..=parameters).contains(&count)).then(|| too_few_points_note(count, parameters))
 }

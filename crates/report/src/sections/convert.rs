@@ -7,8 +7,8 @@ use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 use overhead_render::new_table;
 
-use overhead_experiments::clock::{ConvertParams, ConvertResult};
 use overhead_clock::convert::{Direction, Routine, RANGES};
+use overhead_experiments::clock::{ConvertParams, ConvertResult};
 use overhead_record::{PointRecord, PointSpec, RunRecord};
 use overhead_render::Format;
 use overhead_units::format_ns;

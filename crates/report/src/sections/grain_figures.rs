@@ -1,8 +1,8 @@
 //! `grain.sweep`'s figures on the HTML page (seed 001 Fig. 7 and Table 4): elapsed time against the task
 //! count with each runtime's optimum marked, and each point's share of tasks per CPU.
 
-use overhead_experiments::grain::SweepResult;
 use crate::sections::Figures;
+use overhead_experiments::grain::SweepResult;
 use overhead_record::{PointRecord, RunRecord};
 use overhead_render::curve::{Curve, CurvePoint, Mark, Series};
 use overhead_render::figure::{slug, table_bars, Figure};

@@ -6,8 +6,10 @@
 
 use comfy_table::{Cell, CellAlignment};
 
-use overhead_experiments::mpi::{Allreduce, Bandwidth, BandwidthResult, Barrier, CollectiveParams, Hosts, PingPong, PingPongParams};
 use crate::sections::{Figures, Section};
+use overhead_experiments::mpi::{
+    Allreduce, Bandwidth, BandwidthResult, Barrier, CollectiveParams, Hosts, PingPong, PingPongParams,
+};
 use overhead_machine::Placement;
 use overhead_record::{Matrix, PointRecord, PointSpec, RunRecord};
 use overhead_render::figure::{slug, Figure};
@@ -454,8 +456,14 @@ mod tests {
         bw.extra.insert("payload_bytes".into(), 1_048_576.0);
         record.points.push(bw);
         let mut hosts = mpi_point(Hosts::ID, &[("ranks", "2"), ("placement", "other_host")], 8_100.0, true);
-        hosts.details.matrices.insert("rtt".into(), host_matrix(overhead_experiments::mpi::hosts::RTT_TITLE, "ns", 8_100.0));
-        hosts.details.matrices.insert("bw".into(), host_matrix(overhead_experiments::mpi::hosts::BW_TITLE, "MB/s", 640.0));
+        hosts
+            .details
+            .matrices
+            .insert("rtt".into(), host_matrix(overhead_experiments::mpi::hosts::RTT_TITLE, "ns", 8_100.0));
+        hosts
+            .details
+            .matrices
+            .insert("bw".into(), host_matrix(overhead_experiments::mpi::hosts::BW_TITLE, "MB/s", 640.0));
         record.points.push(hosts);
         let skipped = point(PingPong::ID, "mpi", &[("payload", "8"), ("placement", "same_cpu")], 1.0).spec;
         record.skipped.push(SkippedPoint::new(skipped, SkipKind::Skipped, overhead_experiments::mpi::NOT_ON_ONE_CPU));
@@ -520,7 +528,8 @@ mod tests {
         assert!(mpi_tables(&sample_record(), Format::Table).is_empty());
         let mut record = sample_record();
         let spec = point(Hosts::ID, "mpi", &[("ranks", "2")], 1.0).spec;
-        record.skipped = vec![SkippedPoint::new(spec, SkipKind::Skipped, overhead_experiments::mpi::hosts::NEEDS_HOSTS)];
+        record.skipped =
+            vec![SkippedPoint::new(spec, SkipKind::Skipped, overhead_experiments::mpi::hosts::NEEDS_HOSTS)];
         let text = mpi_tables(&record, Format::Table);
         assert_eq!(text, "mpi.hosts: no host matrix (needs --hosts with two or more hosts)\n");
     }

@@ -5,9 +5,9 @@
 
 use comfy_table::{Cell, CellAlignment};
 
-use overhead_experiments::sections::primitive_rows::{matches, Row, ROWS};
-use overhead_experiments::msg::IpcParams;
 use crate::sections::Section;
+use overhead_analysis::primitive_rows::{matches, Row, ROWS};
+use overhead_experiments::msg::IpcParams;
 use overhead_machine::Placement;
 use overhead_record::{PointRecord, RunRecord};
 use overhead_render::{new_table, Format};
@@ -148,7 +148,7 @@ fn columns(record: &RunRecord) -> Vec<String> {
 }
 
 fn point_of<'a>(record: &'a RunRecord, row: &Row, runtime: &str) -> Option<&'a PointRecord> {
-    record.points.iter().find(|p| matches(row, &p.spec, runtime))
+    record.points.iter().find(|p| matches(row, &p.spec, runtime, &overhead_experiments::CATALOG))
 }
 
 /// A fraction with three significant digits: 0.279, 0.0220, 0.000180.

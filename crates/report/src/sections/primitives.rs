@@ -6,7 +6,7 @@ use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 use overhead_render::new_table;
 
-use overhead_experiments::sections::primitive_rows::{matches, ROWS};
+use overhead_analysis::primitive_rows::{matches, ROWS};
 use overhead_record::{RatioCi, RunRecord, RuntimeComparison};
 use overhead_render::Format;
 use overhead_runtimes::column_rank;
@@ -41,13 +41,14 @@ pub fn primitives_table(record: &RunRecord, format: Format) -> String {
     for row in ROWS {
         let mut cells = vec![Cell::new(row.label)];
         for runtime in &runtimes {
-            let point = record.points.iter().find(|p| matches(row, &p.spec, runtime));
+            let point = record.points.iter().find(|p| matches(row, &p.spec, runtime, &overhead_experiments::CATALOG));
             let text = match point {
                 Some(p) => {
                     format!("{} ±{}{}", format_ns(p.summary.median), format_ns(p.summary.ci_half_width()), breakdown(p))
                 }
                 None => {
-                    let skipped = record.skipped.iter().find(|s| matches(row, &s.spec, runtime));
+                    let skipped =
+                        record.skipped.iter().find(|s| matches(row, &s.spec, runtime, &overhead_experiments::CATALOG));
                     match skipped {
                         Some(s) => {
                             footnotes.push(format!("{} / {runtime}: {}", row.label, s.reason));

@@ -148,7 +148,8 @@ fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
         .points
         .iter()
         .filter(|p| {
-            p.spec.experiment == overhead_experiments::msg::Ipc::ID && p.spec.placement_param() == floor.spec.placement_param()
+            p.spec.experiment == overhead_experiments::msg::Ipc::ID
+                && p.spec.placement_param() == floor.spec.placement_param()
         })
         .filter_map(|p| {
             p.spec.params_as::<IpcParams>().ok().filter(|q| q.transport == transport).map(|q| (q.payload as f64, p))

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use comfy_table::{Cell, CellAlignment};
 
-use overhead_experiments::fits::too_few_points;
+use overhead_analysis::fits::too_few_points;
 use overhead_experiments::sched::YieldParams;
 use overhead_experiments::sync::OversubParams;
 use overhead_record::{FitRecord, PointRecord, RunRecord};
@@ -135,7 +135,8 @@ fn yield_rounds(record: &RunRecord, format: Format) -> String {
         .filter(|f| f.experiment == overhead_experiments::sched::Yield::ID)
         .map(|f| (label(&f.runtime, &f.series), f));
     out += &formulas(fits, format);
-    let few = too_few_points(&record.points).into_iter().filter(|s| s.experiment == overhead_experiments::sched::Yield::ID);
+    let few =
+        too_few_points(&record.points).into_iter().filter(|s| s.experiment == overhead_experiments::sched::Yield::ID);
     out += &notes(few.map(|s| (label(&s.runtime, &s.series), s.note())), format);
     out
 }
@@ -179,8 +180,11 @@ fn oversub(record: &RunRecord, runtime: &str, format: Format) -> String {
         table.add_row(row);
     }
     let mut out = format!("{table}\n");
-    let fits: Vec<&FitRecord> =
-        record.fits.iter().filter(|f| f.experiment == overhead_experiments::sync::Oversub::ID && f.runtime == runtime).collect();
+    let fits: Vec<&FitRecord> = record
+        .fits
+        .iter()
+        .filter(|f| f.experiment == overhead_experiments::sync::Oversub::ID && f.runtime == runtime)
+        .collect();
     let label_of = |series: &[(String, String)], name: String| {
         let get = |k: &str| series.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
         let column = OVERSUB_COLUMNS
@@ -237,7 +241,7 @@ mod tests {
     use overhead_record::fixture::{point, sample_record};
 
     fn with_fits(mut record: RunRecord) -> RunRecord {
-        record.fits = overhead_experiments::fits::derive_fits(&record.points);
+        record.fits = overhead_analysis::fits::derive_fits(&record.points);
         record
     }
 

@@ -17,7 +17,7 @@ fn rows_columns_footnotes_and_comparison() {
     ]);
     let spec = point("msg.rendezvous", "tokio", &[("placement", "same_cpu")], 1.0).spec;
     record.skipped = vec![SkippedPoint::new(spec, SkipKind::Failed, "it broke")];
-    overhead_analysis::analyze(&mut record);
+    overhead_analysis::analyze(&mut record, &overhead_experiments::CATALOG);
     let text = primitives_table(&record, Format::Md);
     let header = text.lines().next().unwrap();
     // seed 004's column order, whatever order the points came in

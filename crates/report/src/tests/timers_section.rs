@@ -54,7 +54,7 @@ fn fits_say_what_the_time_follows() {
         hotpath("relative_timer", "ns", "relative", 30.0, [3.0, 2.0, 1.0, 0.0, 1.0, 3.0]),
         hotpath("absolute_timeout", "ns", "absolute", 10.0, [1.0, 1.0, 0.0, 0.0, 0.0, 1.0]),
     ];
-    overhead_analysis::analyze(&mut record);
+    overhead_analysis::analyze(&mut record, &overhead_experiments::CATALOG);
     let text = timers_table(&record, Format::Table);
     assert!(
         text.contains("over 3 rows: +4.3 ns per conversion (r² 0.43); +10.0 ns per counter read (r² 1.00)"),

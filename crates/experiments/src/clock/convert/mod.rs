@@ -1,7 +1,6 @@
 //! `clock.convert`: what a tick↔ns conversion costs with each routine, and how far each is from the
 //! exact result over intervals from 1 µs to 1 year (seed 002).
 
-
 use std::collections::BTreeMap;
 use std::hint::black_box;
 

@@ -1,6 +1,5 @@
 //! `grain.sweep`: a fixed amount of work split into 1, 10, 100, … tasks.
 
-
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 use super::*;
-use crate::mem::classes::tests::simulated;
 use overhead_harness::Mode;
 use overhead_machine::allowed_cpus;
+use overhead_machine::testing::simulated;
 
 fn planned(cpus: Vec<usize>, topology: Topology) -> Vec<Planned> {
     plan(

@@ -2,8 +2,6 @@
 //! ticks ("TSC-based") or in ns ("ns-based"), absolute starts where 002 proposes them: the tick↔ns
 //! conversions each hot-path operation needs, counted, and what the operation costs, timed.
 
-
-
 use std::hint::black_box;
 
 use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
@@ -34,40 +32,7 @@ const COUNTS_TABLE: &str = "conversions";
 /// aarch64, and `CLOCK_MONOTONIC_RAW` as a 1 GHz counter otherwise (noted on the point).
 pub struct HotPath;
 
-/// What a `timer.hotpath` point reports beside its median (its `extra`): the counts of a counting run of
-/// the same workload, per hot-path operation, in the columns of seed 002's summary tables
-/// ([`overhead_runtimes::timerq::COUNT_COLUMNS`]), and the timed run's fired timers per operation.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct HotPathResult {
-    /// Tick↔ns conversions of every kind (002's "total").
-    pub conversions_per_op: f64,
-    /// Tick→ns conversions (002's "tsc->ns").
-    pub ticks_to_ns_per_op: f64,
-    /// Ns→tick conversions (002's "ns->tsc").
-    pub ns_to_ticks_per_op: f64,
-    /// Ns→tick conversions a 32-bit multiply could do (002's "possible 32-bit ns->tsc").
-    pub ns_to_ticks_32bit_candidates_per_op: f64,
-    /// Hardware-timer programmings (002's `program_timer`, from its pseudo-code).
-    pub hw_programs_per_op: f64,
-    /// Counter reads (`get_tsc()`).
-    pub counter_reads_per_op: f64,
-    /// Timers fired per operation in the timed run.
-    pub fired_per_op: f64,
-}
-
-impl HotPathResult {
-    /// The counts in the order of [`overhead_runtimes::timerq::COUNT_COLUMNS`].
-    pub fn counts(&self) -> [f64; 6] {
-        [
-            self.conversions_per_op,
-            self.ticks_to_ns_per_op,
-            self.ns_to_ticks_per_op,
-            self.ns_to_ticks_32bit_candidates_per_op,
-            self.hw_programs_per_op,
-            self.counter_reads_per_op,
-        ]
-    }
-}
+pub use overhead_record::HotPathResult;
 
 impl HotPath {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which

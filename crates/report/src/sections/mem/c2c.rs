@@ -18,7 +18,8 @@ pub const MAX_COMPACT_COLUMNS: usize = 128;
 
 /// Every `mem.c2c` point: heading, heat map, legend, class table. Empty when there is none.
 pub fn render(record: &RunRecord, format: Format) -> String {
-    let points: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::mem::C2c::ID).collect();
+    let points: Vec<&PointRecord> =
+        record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::mem::C2c::ID).collect();
     let mut out = String::new();
     for p in points {
         let Some(rtt) = p.details.matrices.get("rtt") else { continue };
@@ -257,8 +258,8 @@ mod tests {
         let mut p = point("mem.c2c", "os", &[("op", "cas")], 110.0);
         let mut details = Details::default();
         let m = matrix(2);
-        let machine = overhead_experiments::mem::classes::simulated::simulated(1, 1, 1, 2, 1);
-        details.tables.insert("by_class".into(), overhead_experiments::mem::by_class(&m, &machine));
+        let machine = overhead_machine::testing::simulated(1, 1, 1, 2, 1);
+        details.tables.insert("by_class".into(), overhead_analysis::merge_details::by_class(&m, &machine));
         details.matrices.insert("rtt".into(), m);
         p.details = details;
         record.points.push(p);

@@ -154,7 +154,7 @@ mod tests {
             }
         }
         record.points[0].unstable = true;
-        record.fits = overhead_experiments::fits::derive_fits(&record.points);
+        record.fits = overhead_analysis::fits::derive_fits(&record.points);
         record
     }
 

@@ -1,8 +1,8 @@
 //! `mem.fairness`'s figure on the HTML page (seed 001 Table 2): how accesses to one line split among the
 //! threads, per 1000 of the first thread's.
 
-use overhead_experiments::mem::FairnessResult;
 use crate::sections::Figures;
+use overhead_experiments::mem::FairnessResult;
 use overhead_record::RunRecord;
 use overhead_render::figure::{slug, Figure};
 use overhead_render::plot::{bars_legend, bars_svg};

@@ -1,5 +1,7 @@
 //! Fits through series of points: the points of one experiment and runtime that differ only in one
-//! parameter `x` form a series, and the medians are fitted against `x` (seed 001 §5.1, §8.2).
+//! parameter `x` form a series, and the medians are fitted against `x` (Ben-Asher & Feitelson 1991, §5.1 and
+//! §8.2: `a + b·load`). Which experiments are fitted, against what and with which model is the table
+//! [`FITTED`]; the experiments that make the points know nothing of it.
 
 use std::collections::BTreeMap;
 
@@ -9,7 +11,7 @@ use overhead_stats::{least_squares, quadratic_least_squares, standard_errors};
 /// Experiment, runtime and the parameters other than `x`: what makes points one series.
 type SeriesKey = (String, String, Vec<(String, String)>);
 
-/// A series that its experiment fits (see [`super::Experiment::fit_spec`]) but whose points do not outnumber
+/// A series that its experiment fits (see [`fit_spec`]) but whose points do not outnumber
 /// the model's coefficients, so it has no fit: what the report prints in the fit's place.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TooFewPoints {
@@ -53,7 +55,7 @@ impl TooFewPoints {
 pub fn too_few_points(points: &[PointRecord]) -> Vec<TooFewPoints> {
     let mut series: BTreeMap<(SeriesKey, &'static str), (Model, usize)> = BTreeMap::new();
     for p in points {
-        let Some(spec) = super::find(&p.spec.experiment).and_then(|e| e.fit_spec(p)) else { continue };
+        let Some(spec) = fit_spec(p) else { continue };
         if p.spec.param(spec.x).and_then(|v| v.parse::<f64>().ok()).is_none() {
             continue;
         }
@@ -95,7 +97,7 @@ impl Model {
 }
 
 /// What to fit for one experiment: the parameter on the x axis, its unit, and the model.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FitSpec {
     /// The parameter on the x axis.
     pub x: &'static str,
@@ -152,19 +154,53 @@ pub fn fit_series(points: &[&PointRecord], spec: FitSpec) -> Vec<FitRecord> {
         .collect()
 }
 
-/// Every fit the registry's experiments define over `points` (a run's measured points).
+/// `sched.yield`: each runtime's rounds against the load, Ben-Asher & Feitelson's Fig. 3 `a + b·load`.
+pub const YIELD_FIT: FitSpec = FitSpec { x: "load", x_unit: "extra yielding activities per CPU", model: Model::Linear };
+/// `sched.broadcast`: against the number of waiters, `a` the broadcast with one waiter, `b` per extra one.
+pub const BROADCAST_FIT: FitSpec = FitSpec { x: "waiters", x_unit: "", model: Model::Linear };
+/// `spawn.forkjoin`: against the team's CPUs, one task each.
+pub const FORKJOIN_FIT: FitSpec = FitSpec { x: "threads", x_unit: "CPUs, one task each", model: Model::Linear };
+/// `sync.oversub`'s `spawn & sync` against the number of activities: quadratic, to show the spin-with-yield
+/// barrier's quadratic term (and its absence with a blocking barrier).
+pub const SPAWN_SYNC_FIT: FitSpec = FitSpec { x: "activities", x_unit: "", model: Model::Quadratic };
+/// `sync.oversub`'s `just spawn` and `just sync` against the number of activities: linear, as in the study.
+pub const OVERSUB_LINEAR_FIT: FitSpec = FitSpec { x: "activities", x_unit: "", model: Model::Linear };
+/// `mem.contention` and `mem.mix`: against the number of threads sharing the line.
+pub const THREADS_FIT: FitSpec = FitSpec { x: "threads", x_unit: "threads", model: Model::Linear };
+
+/// The fitted experiments, in the order the record lists their fits (the run's), each with the specs its
+/// points take ([`fit_spec`] chooses among them per point).
+pub const FITTED: &[(&str, &[FitSpec])] = &[
+    ("sched.yield", &[YIELD_FIT]),
+    ("sched.broadcast", &[BROADCAST_FIT]),
+    ("spawn.forkjoin", &[FORKJOIN_FIT]),
+    ("sync.oversub", &[SPAWN_SYNC_FIT, OVERSUB_LINEAR_FIT]),
+    ("mem.contention", &[THREADS_FIT]),
+    ("mem.mix", &[THREADS_FIT]),
+];
+
+/// The fit the series of `point` gets, if its experiment is fitted: `sync.oversub`'s `spawn_sync` variant the
+/// quadratic, every other point its experiment's one spec.
+pub fn fit_spec(point: &PointRecord) -> Option<FitSpec> {
+    let (experiment, specs) = FITTED.iter().find(|(e, _)| *e == point.spec.experiment)?;
+    if *experiment == "sync.oversub" {
+        let spawn_sync = point.spec.param("variant") == Some("spawn_sync");
+        return Some(if spawn_sync { SPAWN_SYNC_FIT } else { OVERSUB_LINEAR_FIT });
+    }
+    specs.first().copied()
+}
+
+/// Every fit of [`FITTED`] over `points` (a run's measured points): per experiment, per spec, per series.
 pub fn derive_fits(points: &[PointRecord]) -> Vec<FitRecord> {
-    super::registry()
-        .iter()
-        .flat_map(|e| {
-            let mine: Vec<&PointRecord> = points.iter().filter(|p| p.spec.experiment == e.id()).collect();
-            if mine.is_empty() {
-                Vec::new()
-            } else {
-                e.fits(&mine)
-            }
-        })
-        .collect()
+    let mut out = Vec::new();
+    for (experiment, specs) in FITTED {
+        for spec in *specs {
+            let mine: Vec<&PointRecord> =
+                points.iter().filter(|p| p.spec.experiment == *experiment && fit_spec(p) == Some(*spec)).collect();
+            out.extend(fit_series(&mine, *spec));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -227,5 +263,112 @@ mod tests {
         let (a_se, b_se) = (fit.a_se.unwrap(), fit.b_se.unwrap());
         assert!(a_se > 0.0 && b_se > 0.0 && fit.c_se.is_none(), "{fit:?}");
         assert!((b_se - 0.04).abs() < 1e-9, "{fit:?}");
+    }
+
+    /// The fits [`derive_fits`] puts through `points`.
+    fn derive_fits_of(points: &[&PointRecord]) -> Vec<FitRecord> {
+        let owned: Vec<PointRecord> = points.iter().map(|p| (*p).clone()).collect();
+        derive_fits(&owned)
+    }
+
+    /// `mem.mix`'s shared writes per block (a few of them suffice for the fit).
+    const MIX_X: [u32; 3] = [1, 50, 100];
+
+    /// `sched.yield`'s fits: one `a + b·load` per runtime and CPU count, recovering the line.
+    #[test]
+    fn fits_one_line_per_runtime_and_cpu_count() {
+        let mut points = Vec::new();
+        for load in [0, 1, 2, 4, 8] {
+            let x = f64::from(load);
+            points.push(point("sched.yield", "os", &[("cpus", "2"), ("load", &load.to_string())], 300.0 + 700.0 * x));
+            points.push(point(
+                "sched.yield",
+                "fiber-asm",
+                &[("cpus", "1"), ("load", &load.to_string())],
+                5.0 + 9.0 * x,
+            ));
+        }
+        let refs: Vec<&PointRecord> = points.iter().collect();
+        let fits = derive_fits_of(&refs);
+        assert_eq!(fits.len(), 2);
+        let os = fits.iter().find(|f| f.runtime == "os").unwrap();
+        assert!((os.a - 300.0).abs() < 1e-6 && (os.b - 700.0).abs() < 1e-6, "{os:?}");
+        assert_eq!(os.series, vec![("cpus".to_string(), "2".to_string())]);
+        assert_eq!((os.x.as_str(), os.c, os.points), ("load", None, 5));
+    }
+
+    #[test]
+    fn the_fit_recovers_a_line_per_op() {
+        let mut points = Vec::new();
+        for k in [1u32, 2, 4, 8] {
+            let t = k.to_string();
+            points.push(point("mem.contention", "os", &[("op", "store"), ("threads", &t)], 2.0 + 30.0 * f64::from(k)));
+            points.push(point(
+                "mem.contention",
+                "os",
+                &[("op", "atomic_add"), ("threads", &t)],
+                8.0 + 45.0 * f64::from(k),
+            ));
+        }
+        let refs: Vec<&PointRecord> = points.iter().collect();
+        let fits = derive_fits_of(&refs);
+        assert_eq!(fits.len(), 2);
+        let of = |op: &str| fits.iter().find(|f| f.series == vec![("op".to_string(), op.to_string())]).unwrap();
+        let (store, add) = (of("store"), of("atomic_add"));
+        assert!((store.a - 2.0).abs() < 1e-9 && (store.b - 30.0).abs() < 1e-9, "{store:?}");
+        assert!((add.a - 8.0).abs() < 1e-9 && (add.b - 45.0).abs() < 1e-9, "{add:?}");
+        assert_eq!((add.x.as_str(), add.points), ("threads", 4));
+    }
+
+    #[test]
+    fn the_fit_recovers_a_line_per_x() {
+        let mut points = Vec::new();
+        for k in [1u32, 2, 4] {
+            for x in MIX_X {
+                let (t, xs) = (k.to_string(), x.to_string());
+                let y = 100.0 + f64::from(x) * f64::from(k);
+                points.push(point("mem.mix", "os", &[("x", &xs), ("threads", &t)], y));
+            }
+        }
+        let refs: Vec<&PointRecord> = points.iter().collect();
+        let fits = derive_fits_of(&refs);
+        assert_eq!(fits.len(), MIX_X.len());
+        for x in MIX_X {
+            let f = fits.iter().find(|f| f.series == vec![("x".to_string(), x.to_string())]).unwrap();
+            assert!((f.a - 100.0).abs() < 1e-9 && (f.b - f64::from(x)).abs() < 1e-9, "{f:?}");
+            assert_eq!(f.points, 3);
+        }
+    }
+
+    /// `sync.oversub`'s fits: quadratic through `spawn_sync`, recovering the coefficients; linear
+    /// through the others.
+    #[test]
+    fn fits_quadratic_spawn_sync_and_linear_rest() {
+        let mut points = Vec::new();
+        for a in [2u32, 4, 8, 16, 32] {
+            let x = f64::from(a);
+            let act = a.to_string();
+            let ss = |barrier| [("variant", "spawn_sync"), ("barrier", barrier), ("cpus", "2"), ("activities", &act)];
+            points.push(point("sync.oversub", "os", &ss("yield"), 1000.0 + 50.0 * x + 3.0 * x * x));
+            points.push(point("sync.oversub", "os", &ss("blocking"), 1000.0 + 60.0 * x));
+            let js = [("variant", "just_spawn"), ("cpus", "2"), ("activities", act.as_str())];
+            points.push(point("sync.oversub", "os", &js, 500.0 + 40.0 * x));
+        }
+        let refs: Vec<&PointRecord> = points.iter().collect();
+        let fits = derive_fits_of(&refs);
+        assert_eq!(fits.len(), 3);
+        let of = |variant: &str, barrier: Option<&str>| {
+            fits.iter()
+                .find(|f| {
+                    f.series.iter().any(|(k, v)| k == "variant" && v == variant)
+                        && barrier.is_none_or(|b| f.series.iter().any(|(k, v)| k == "barrier" && v == b))
+                })
+                .unwrap()
+        };
+        let spin = of("spawn_sync", Some("yield"));
+        assert!((spin.c.unwrap() - 3.0).abs() < 1e-6 && (spin.b - 50.0).abs() < 1e-5, "{spin:?}");
+        assert!(of("spawn_sync", Some("blocking")).c.unwrap().abs() < 1e-6);
+        let spawn = of("just_spawn", None);
+        assert!(spawn.c.is_none() && (spawn.b - 40.0).abs() < 1e-6, "{spawn:?}");
     }
 }

@@ -1,5 +1,5 @@
 //! How far apart two CPUs are for a cache line: the classes a core-to-core matrix is summarised by
-//! (seed 001 §3–4 asked what the bus costs; today the "bus" is the coherence path between two cores,
+//! (Ben-Asher & Feitelson 1991, §3–4, asked what the bus costs; today the "bus" is the coherence path between two cores,
 //! and its length depends on which caches, nodes and packages lie between them).
 
 use serde::{Deserialize, Serialize};
@@ -56,41 +56,10 @@ impl PairClass {
     }
 }
 
-/// Machines for tests, here and in the crates that read this family's details (`testing` feature).
-#[cfg(any(test, feature = "testing"))]
-pub mod simulated {
-    use super::*;
-    use overhead_machine::CpuInfo;
-
-    /// A simulated machine: `packages` × `nodes_per_package` × `llcs_per_node` × `cores_per_llc` cores of
-    /// `smt` threads each, CPUs numbered core by core (siblings adjacent).
-    pub fn simulated(
-        packages: usize,
-        nodes_per_package: usize,
-        llcs_per_node: usize,
-        cores_per_llc: usize,
-        smt: usize,
-    ) -> Topology {
-        let mut cpus = Vec::new();
-        let cores = packages * nodes_per_package * llcs_per_node * cores_per_llc;
-        for core in 0..cores {
-            let llc = core / cores_per_llc;
-            let node = llc / llcs_per_node;
-            let package = node / nodes_per_package;
-            for t in 0..smt {
-                let cpu = core * smt + t;
-                let smt_siblings = (0..smt).map(|s| core * smt + s).filter(|&c| c != cpu).collect();
-                cpus.push(CpuInfo { cpu, core, package, numa_node: node, smt_siblings, llc: Some(llc) });
-            }
-        }
-        Topology { cpus, caches: Vec::new(), packages, cores, numa_nodes: packages * nodes_per_package }
-    }
-}
-
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    pub use super::simulated::simulated;
+    use overhead_machine::testing::simulated;
 
     #[test]
     fn every_class_is_found_on_a_simulated_two_socket_machine() {
