@@ -22,4 +22,5 @@ pub use overhead_render as render;
 pub use overhead_report as report;
 pub use overhead_runtimes as runtimes;
 pub use overhead_stats as stats;
+pub use overhead_timerq as timerq;
 pub use overhead_units as units;

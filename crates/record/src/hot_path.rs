@@ -4,7 +4,7 @@
 
 /// What a `timer.hotpath` point reports beside its median (its `extra`): the counts of a counting run of
 /// the same workload, per hot-path operation, in the columns of Kiszka's summary tables
-/// (`overhead_runtimes::timerq::COUNT_COLUMNS`), and the timed run's fired timers per operation.
+/// (`overhead_timerq::COUNT_COLUMNS`), and the timed run's fired timers per operation.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HotPathResult {
     /// Tick↔ns conversions of every kind (Kiszka's "total").
@@ -24,7 +24,7 @@ pub struct HotPathResult {
 }
 
 impl HotPathResult {
-    /// The counts in the order of `overhead_runtimes::timerq::COUNT_COLUMNS`.
+    /// The counts in the order of `overhead_timerq::COUNT_COLUMNS`.
     pub fn counts(&self) -> [f64; 6] {
         [
             self.conversions_per_op,

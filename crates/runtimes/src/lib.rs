@@ -27,7 +27,6 @@ pub mod rayon_rt;
 mod registry;
 pub mod smol_rt;
 pub mod task_pool;
-pub mod timerq;
 pub mod tokio_rt;
 pub mod wake_all;
 pub mod yield_barrier;

@@ -9,7 +9,7 @@ use overhead_clock::convert::Converter;
 use overhead_clock::TimeSourceKind;
 use overhead_harness::Harness;
 use overhead_record::{Details, LabelledTable, Metric};
-use overhead_runtimes::timerq::{
+use overhead_timerq::{
     count_per_op, Counts, MonotonicRaw, NoCount, NsBase, Scenario, StartMode, TickBase, TickSource, TimeBase,
     TimeBaseKind, Workload, COUNT_COLUMNS,
 };
@@ -70,9 +70,9 @@ impl Experiment for HotPath {
         let point = Point { scenario, base, start };
         match h.clock.kind {
             #[cfg(target_arch = "x86_64")]
-            TimeSourceKind::Tsc => point.measure(h, overhead_runtimes::timerq::Rdtsc, h.clock.hz),
+            TimeSourceKind::Tsc => point.measure(h, overhead_timerq::Rdtsc, h.clock.hz),
             #[cfg(target_arch = "aarch64")]
-            TimeSourceKind::Cntvct => point.measure(h, overhead_runtimes::timerq::Cntvct, h.clock.hz),
+            TimeSourceKind::Cntvct => point.measure(h, overhead_timerq::Cntvct, h.clock.hz),
             _ => {
                 let mut outcome = point.measure(h, MonotonicRaw, 1e9)?;
                 outcome.notes.push(

@@ -1,10 +1,10 @@
-//! Our own timer queue, generic over the time base, for seed 002's question: should a real-time timer
-//! subsystem keep its dates in counter ticks or in ns? 002 (Kiszka, Xenomai-core, July 2006) counts the
-//! tick↔ns conversions each of five timer scenarios needs on its hot path in either base; `timer.hotpath`
-//! counts them on a working queue and times the same paths.
+//! Our own timer queue, generic over the time base, for Kiszka's question (Xenomai-core, "ns vs. tsc as
+//! internal timer base", July 2006): should a real-time timer subsystem keep its dates in counter ticks or in
+//! ns? Kiszka counts the tick↔ns conversions each of five timer scenarios needs on its hot path in either
+//! base; `timer.hotpath` counts them on a working queue and times the same paths.
 //!
-//! It lives under `runtimes/` because it is an implementation under test, like the fibers: the
-//! experiment drives it, the report reads what the experiment recorded.
+//! A crate of its own because it is a system under test, like the runtimes: it depends on the clock and the
+//! record's parameter macro only, the experiment drives it, and the report reads what the experiment recorded.
 //!
 //! - [`TimerQueue`]: relative and absolute start, stop, and the tick handler of a one-shot hardware
 //!   timer in ticks (fires due timers in date order, re-arms periodic ones, programs the next event).
@@ -12,7 +12,7 @@
 //! - [`HotPathCounter`]: the counting hook; [`NoCount`] (zero-sized, timed runs) or [`Counts`].
 //! - [`TickSource`]: the counter read on the hot path ([`MonotonicRaw`], the x86-64 TSC, the aarch64
 //!   virtual counter) or a [`ManualClock`] for tests.
-//! - [`Scenario`], [`Workload`], [`count_per_op`]: 002's five scenarios and its summary tables.
+//! - [`Scenario`], [`Workload`], [`count_per_op`]: Kiszka's five scenarios and his summary tables.
 
 mod base;
 mod count;

@@ -1,7 +1,7 @@
 //! Golden tests of the renderers: a fixture record (a real `--quick` run on a 2-vCPU VM, its Google
 //! Benchmark entries dropped and numbers rounded to 6 digits to keep it small) rendered to every text
 //! format must match the committed output byte for byte. A change to a renderer that is meant to change
-//! the output regenerates the files with `OVERHEAD_BLESS=1 cargo test --test golden` and commits them with
+//! the output regenerates the files with `OVERHEAD_BLESS=1 cargo test --test it golden` and commits them with
 //! the change, so the diff shows what a reader will see differently.
 
 use std::path::{Path, PathBuf};
@@ -33,7 +33,7 @@ fn check(format: &str, extension: &str) {
         let line = first.unwrap_or(rendered.lines().count().min(expected.lines().count()));
         panic!(
             "{format} output differs from {} at line {}:\n  got:      {:?}\n  expected: {:?}\n\
-             (OVERHEAD_BLESS=1 cargo test --test golden regenerates it if the change is meant)",
+             (OVERHEAD_BLESS=1 cargo test --test it golden regenerates it if the change is meant)",
             expected_path.display(),
             line + 1,
             rendered.lines().nth(line),

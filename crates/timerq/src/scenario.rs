@@ -227,7 +227,7 @@ impl<B: TimeBase, S: TickSource, C: HotPathCounter> Workload<B, S, C> {
     /// timeout).
     pub fn new(scenario: Scenario, start: StartMode, conv: Converter, source: S) -> anyhow::Result<Self> {
         if !scenario.starts().contains(&start) {
-            anyhow::bail!("scenario {} has no {} start in seed 002", scenario.name(), start.name());
+            anyhow::bail!("scenario {} has no {} start in Kiszka's tables", scenario.name(), start.name());
         }
         let mut queue = TimerQueue::new(2, conv, source, C::default());
         let timer = queue.timer(0).expect("capacity 2");
