@@ -11,6 +11,7 @@ pub mod cli;
 pub use overhead_analysis as analysis;
 pub use overhead_clock as clock;
 pub use overhead_experiments as experiments;
+pub use overhead_grpc as grpc;
 pub use overhead_harness as harness;
 pub use overhead_history as history;
 pub use overhead_hosts as hosts;

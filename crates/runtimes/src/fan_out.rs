@@ -168,7 +168,7 @@ mod tests {
     fn every_runtime_runs_its_constructs() {
         let h = overhead_harness::testing::quick_harness();
         let cpus = cpus();
-        // External runtimes are measured by their own probes (tests/it/external_probes.rs).
+        // External runtimes are measured by their own probes (tests/external_probes.rs).
         for runtime in crate::registry().iter().filter(|r| r.external().is_none()) {
             let (Some(fan_out), Some(mechanisms), Ok(())) =
                 (runtime.fan_out(), runtime.offers().fork_join.has(), runtime.available())

@@ -3,8 +3,8 @@
 //! server per call), which the seed read as the RPC's overhead. The report's `rpc` section prints the table
 //! as the record holds it (`rpc.methods`'s `details.tables["methods"]`).
 
-use super::service::{Method, Tally};
 use overhead_clock::Ticks;
+use overhead_grpc::service::{Method, Tally};
 use overhead_record::LabelledTable;
 
 /// Key of the per-method table in an `rpc.methods` point's `details.tables`.

@@ -18,12 +18,12 @@ use prost::Message as _;
 use serde::{Deserialize, Serialize};
 
 use super::accounting::{totals, MethodTotals};
-use super::bare::{round_trip, EVICT_TAG};
-use super::evict::Evictor;
 use super::server::{EchoServer, GrpcServer};
-use super::service::{connect, reply, request, Method, Stub};
 use super::{evict_mib, one_thread_note, placements, Transport};
 use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
+use overhead_grpc::bare::{round_trip, EVICT_TAG};
+use overhead_grpc::evict::Evictor;
+use overhead_grpc::service::{connect, reply, request, Method, Stub};
 use overhead_harness::{Harness, Measurement, Mode};
 use overhead_record::{LabelledTable, Metric};
 

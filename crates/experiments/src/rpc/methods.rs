@@ -8,11 +8,11 @@ use serde::{Deserialize, Serialize};
 
 use super::accounting::{methods_table, per_call, totals, TABLE_KEY};
 use super::server::{serve_across_hosts, GrpcServer};
-use super::service::{connect, Method, Stub};
-use super::transport::Address;
 use super::{one_thread_note, placements, Transport};
 use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use overhead_clock::Clock;
+use overhead_grpc::service::{connect, Method, Stub};
+use overhead_grpc::transport::Address;
 use overhead_harness::Harness;
 use overhead_machine::Placement;
 use overhead_record::Metric;

@@ -18,17 +18,14 @@
 //! seed's table.
 
 pub mod accounting;
-mod bare;
-mod evict;
 mod floor;
 mod methods;
 mod server;
-pub mod service;
-mod transport;
 
 pub use floor::{Floor, FloorResult};
 pub use methods::Methods;
 pub use methods::Params as MethodsParams;
+pub use overhead_grpc::{service, Transport};
 
 /// A note for the record when the client process ran more than one thread while it measured: each side of an
 /// `rpc` point is meant to be one pinned thread (a current-thread runtime that started no helper thread).
@@ -36,27 +33,11 @@ fn one_thread_note() -> Option<String> {
     server::threads().filter(|&n| n > 1).map(|n| format!("the client process ran {n} threads, not one"))
 }
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::{PlanContext, Planned};
 use overhead_harness::Mode;
 use overhead_machine::{Placement, Topology};
-
-/// How the client and the server talk (the `transport` parameter of both experiments). serde: `"unix"`,
-/// `"tcp"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Transport {
-    /// A UNIX domain stream socket in a fresh temporary directory.
-    Unix,
-    /// TCP over the loopback interface, 127.0.0.1 on a port the kernel picks, with `TCP_NODELAY`.
-    Tcp,
-}
-
-impl Transport {
-    /// Both transports, in the order the plan lists them.
-    pub const ALL: [Transport; 2] = [Transport::Unix, Transport::Tcp];
-}
 
 /// [`PlanContext::pair_points`] with fewer placements outside `--full`: the same CPU (seed 003's machine had
 /// one) and one other CPU (another core when there is one, else the nearest other placement), so that a

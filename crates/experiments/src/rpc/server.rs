@@ -19,12 +19,12 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 
-use super::bare::serve_echo;
-use super::evict::Evictor;
-use super::service::{serve_one, Handler};
-use super::transport::{Address, Listener, SocketDir};
 use super::Transport;
 use overhead_clock::Clock;
+use overhead_grpc::bare::serve_echo;
+use overhead_grpc::evict::Evictor;
+use overhead_grpc::service::{serve_one, Handler};
+use overhead_grpc::transport::{Address, Listener, SocketDir};
 
 /// The longest a server process lives, whatever its client does: a point's calls take well under a second.
 pub const SERVER_LIFETIME: Duration = Duration::from_secs(60);

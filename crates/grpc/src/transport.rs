@@ -7,10 +7,10 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::Transport;
+use crate::Transport;
 
 /// How long a blocking read of the bare client waits before it gives up on a server that died (a call takes
-/// microseconds; the server's whole life is bounded by [`super::server::SERVER_LIFETIME`]).
+/// microseconds; the server's whole life is bounded by `overhead_experiments::rpc`'s server lifetime).
 const READ_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// A listening socket, bound before the server is forked so that the child inherits it and the client knows

@@ -4,7 +4,7 @@
 
 use std::io::{self, Read, Write};
 
-use super::evict::Evictor;
+use crate::evict::Evictor;
 
 /// First byte of a request that asks the echo server to evict its caches before it answers (a control
 /// message of the cold variant, never timed). A protobuf message starts with a field's tag, and a tag byte of
@@ -81,9 +81,9 @@ mod tests {
     use prost::Message as _;
 
     use super::*;
-    use crate::rpc::service::{reply, request, Method};
-    use crate::rpc::transport::Listener;
-    use crate::rpc::Transport;
+    use crate::service::{reply, request, Method};
+    use crate::transport::Listener;
+    use crate::Transport;
 
     /// Over both transports, with the floor's real sizes (an encoded request and reply): every reply is exactly
     /// the request's first bytes, an evict request is answered like any other, and the server counts them all
