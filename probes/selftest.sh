@@ -78,7 +78,7 @@ point() {
 distinct() { echo "$1" | tr -d '[] ' | tr ',' '\n' | sort -u | wc -l | tr -d ' '; }
 
 # Priority-1 points: experiment|params|cpus|placement, with @K (spawn kind) and @M (switch mechanism)
-# filled per runtime. Seed 004's same-CPU points: cpus [home] or [home, home].
+# filled per runtime. Souvatzis's same-CPU points: cpus [home] or [home, home].
 C=$CPU
 points=(
     "base.loop|[]|[$C]|"

@@ -1,6 +1,6 @@
 package main
 
-// base: the costs every other number sits on (seed 004's first rows; crates/experiments/src/base/).
+// base: the costs every other number sits on (Souvatzis's first rows; crates/experiments/src/base/).
 
 // sink receives every value a timed loop produces, so the compiler cannot delete the loop: Go's
 // compiler keeps every store to a package-level variable inside a loop.

@@ -48,7 +48,7 @@ func teamPoint(p *Point, min int, rules ...ParamRule) (Params, error) {
 	return params, nil
 }
 
-// syncFaa times seed 001 §8.1's fetch-and-add, impl:hw (atomic.AddInt64, lock xadd on x86-64): every
+// syncFaa times Ben-Asher & Feitelson 1991 §8.1's fetch-and-add, impl:hw (atomic.AddInt64, lock xadd on x86-64): every
 // member adds 1 to one shared counter (variable:shared, its line bounces between CPUs) or to its own
 // counter 128 bytes from the others' (variable:distinct). Per add of one member while the others add.
 func syncFaa(p *Point) (*Outcome, error) {
@@ -178,7 +178,7 @@ func (b *cyclicBarrier) wait() {
 	b.mu.Unlock()
 }
 
-// syncBarrier times seed 001 §8.2's barrier episode, impl:cyclic (cyclicBarrier: sync.Mutex and
+// syncBarrier times Ben-Asher & Feitelson 1991 §8.2's barrier episode, impl:cyclic (cyclicBarrier: sync.Mutex and
 // sync.Cond) with T ≥ 2 members; waiters park, so an episode includes waking them (members not
 // locked to threads: unlockedNote). Per episode.
 func syncBarrier(p *Point) (*Outcome, error) {

@@ -40,7 +40,7 @@ func fanOutPoint(p *Point, rules ...ParamRule) (Params, int, error) {
 	return params, len(p.Spec.Cpus), nil
 }
 
-// spawnForkJoin times seed 001 §6.1's fork-join episode of one empty task per CPU (T tasks on T Ps),
+// spawnForkJoin times Ben-Asher & Feitelson 1991 §6.1's fork-join episode of one empty task per CPU (T tasks on T Ps),
 // against the control loop; per episode, with per_spawn_ns (episode / T) and tasks in extra.
 // mechanism:spawn: `go` of T goroutines and a WaitGroup wait for all. mechanism:pool: T worker
 // goroutines started once, each receiving tasks from one channel; an episode sends T tasks and waits
@@ -90,7 +90,7 @@ func spawnForkJoin(p *Point) (*Outcome, error) {
 	return &Outcome{M: m, Per: 1, Extra: map[string]float64{"tasks": float64(t), "per_spawn_ns": medianPerOp(m, float64(t))}}, nil
 }
 
-// spawnBulk times seed 001 §6.3's construct of tasks:K empty goroutines at once (`go` K times, then one
+// spawnBulk times Ben-Asher & Feitelson 1991 §6.3's construct of tasks:K empty goroutines at once (`go` K times, then one
 // WaitGroup wait), run by the T Ps; per spawn (per = K), with tasks and construct_ns in extra.
 func spawnBulk(p *Point) (*Outcome, error) {
 	params, _, err := fanOutPoint(p, ParamRule{"tasks", nil})
@@ -116,7 +116,7 @@ func spawnBulk(p *Point) (*Outcome, error) {
 	return &Outcome{M: m, Per: k, Extra: map[string]float64{"tasks": float64(k), "construct_ns": medianPerOp(m, 1)}}, nil
 }
 
-// schedYield times seed 001 §5.1's yield round: one measuring goroutine per CPU of the point
+// schedYield times Ben-Asher & Feitelson 1991 §5.1's yield round: one measuring goroutine per CPU of the point
 // (cpus:C, GOMAXPROCS=C) calls runtime.Gosched in a loop while load:L extra goroutines per CPU do
 // nothing but Gosched too; each Gosched puts the caller on the global run queue and runs the next, so
 // an iteration is one round through the runnable goroutines of a P. The loaders are started and seen

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 )
 
-// grain: seed 001 §7's granularity sweep (crates/experiments/src/grain/) as a conversation (probes/README.md
+// grain: Ben-Asher & Feitelson 1991 §7's granularity sweep (crates/experiments/src/grain/) as a conversation (probes/README.md
 // "grain.sweep"): the search stays in Rust, which asks this probe over stdin for timed runs of the
 // point's work split into K goroutines, and the probe answers each request with the runs' times and
 // where the tasks ran.
@@ -21,7 +21,7 @@ import (
 // reader).
 var conversationInput io.Reader = os.Stdin
 
-// grainShared is the variable every task reads (seed 001's `n = g`). It stays 0.
+// grainShared is the variable every task reads (Ben-Asher & Feitelson's `n = g`). It stays 0.
 var grainShared uint64
 
 // grainSink receives a task's sum only if it is impossible (the sum is 0), which the compiler cannot
@@ -45,7 +45,7 @@ func newGrainWork(reads uint64, maxCpu int) *grainWork {
 }
 
 // task is one task: its reads of the shared variable, then one count for the CPU it ran on (read once,
-// after the reads, as the seed's `res[exp][get_pid()]++`), then its end on wg.
+// after the reads, as the study's `res[exp][get_pid()]++`), then its end on wg.
 func (g *grainWork) task(reads uint64, wg *sync.WaitGroup) {
 	var s uint64
 	for i := uint64(0); i < reads; i++ {

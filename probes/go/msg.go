@@ -1,6 +1,6 @@
 package main
 
-// msg: seed 004's message rows on goroutines (crates/experiments/src/msg/, crates/runtimes/src/os/primitives.rs).
+// msg: Souvatzis's message rows on goroutines (crates/experiments/src/msg/, crates/runtimes/src/os/primitives.rs).
 // All two-party points run both goroutines on one P (GOMAXPROCS=1, placement:same_cpu): a switch
 // between them is the Go scheduler's, not the kernel's.
 
@@ -44,7 +44,7 @@ func sameCpuPair(p *Point, rules ...ParamRule) (Params, error) {
 	return params, nil
 }
 
-// msgCall times seed 004's inter-task call: new_task:no calls operation through a function value in
+// msgCall times Souvatzis's inter-task call: new_task:no calls operation through a function value in
 // the caller's goroutine; new_task:yes starts a goroutine that computes it and sends the result on an
 // unbuffered channel the caller receives from (spawn, switch, result, exit). Per call, against the
 // control loop.
@@ -121,7 +121,7 @@ type request struct {
 	reply chan<- uint64
 }
 
-// msgRendezvous times seed 004's rendezvous: the client sends a request, carrying its reply channel,
+// msgRendezvous times Souvatzis's rendezvous: the client sends a request, carrying its reply channel,
 // on an unbuffered channel to a server goroutine, which accepts it and sends x+1 back on the
 // (unbuffered) reply channel; the client blocks until then. Per call.
 func msgRendezvous(p *Point) (*Outcome, error) {

@@ -31,7 +31,7 @@ func allowedCpus() ([]int, error) {
 
 // pinGoroutine locks the calling goroutine to its OS thread (runtime.LockOSThread, never undone: the
 // thread dies with the goroutine) and pins that thread to cpu with sched_setaffinity. For team
-// experiments, where each goroutine owns one CPU; seed 004's same-CPU points leave goroutines free on
+// experiments, where each goroutine owns one CPU; Souvatzis's same-CPU points leave goroutines free on
 // their one P, since a locked goroutine that blocks hands its P to another thread (an OS switch).
 func pinGoroutine(cpu int) error {
 	runtime.LockOSThread()

@@ -12,7 +12,7 @@ func init() {
 	register("sched.switch", schedSwitch)
 }
 
-// schedSwitch times seed 004's csloop for goroutines (mechanism:gosched, placement:same_cpu): two
+// schedSwitch times Souvatzis's csloop for goroutines (mechanism:gosched, placement:same_cpu): two
 // goroutines on one P (GOMAXPROCS=1), each runtime.Gosched() puts the caller on the run queue and runs
 // the other, which yields straight back. One iteration is one switch round trip (two Gosched calls,
 // two goroutine switches), as tokio's yield round trip in crates/runtimes/src/tokio_rt/primitives.rs. Per

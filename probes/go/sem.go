@@ -2,7 +2,7 @@ package main
 
 import "sync/atomic"
 
-// sync.sem: seed 004's semaphore rows on Effective Go's channel semaphore: a buffered chan struct{}
+// sync.sem: Souvatzis's semaphore rows on Effective Go's channel semaphore: a buffered chan struct{}
 // whose capacity is the number of permits; P (acquire) sends a token, blocking when every permit is
 // taken; V (release) receives one. Tokens are zero-size, so even a huge capacity allocates nothing.
 // Mirrors crates/runtimes/src/os/primitives.rs's semaphore (POSIX sem_t there).

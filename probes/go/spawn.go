@@ -14,7 +14,7 @@ func init() {
 	register("spawn.create", spawnCreate)
 }
 
-// spawnCreate times seed 004's "process create/destroy" for goroutines (kind:task): `go` of an empty
+// spawnCreate times Souvatzis's "process create/destroy" for goroutines (kind:task): `go` of an empty
 // function plus sync.WaitGroup.Wait until it has ended (Go's idiomatic join). The goroutine starts on
 // the creator's P (GOMAXPROCS=1), so the wait switches to it and back. Per spawn + join.
 func spawnCreate(p *Point) (*Outcome, error) {

@@ -30,7 +30,7 @@ enum {
     OVH_OP_BARRIER = 4,
     /* every rank: MPI_Allreduce of `bytes` / 4 floats, MPI_SUM (osu_allreduce). */
     OVH_OP_ALLREDUCE = 5,
-    /* rank 0 alone: a non-blocking send to itself and the matching receive (seed 004: asynchronous
+    /* rank 0 alone: a non-blocking send to itself and the matching receive (Souvatzis: asynchronous
      * send/receive on one activity). */
     OVH_OP_SELF = 6,
     /* 7 is not used (it was a one-way MPI_Ssend, replaced by OVH_OP_RENDEZVOUS). */
@@ -39,7 +39,7 @@ enum {
     /* as OVH_OP_PAIR with a window of 64 messages from a to b and an ack (mpiGraph's bandwidth). */
     OVH_OP_PAIR_WINDOW = 9,
     /* rank 0 MPI_Ssend of `bytes` to rank 1, which receives it and replies with MPI_Send; rank 0 receives the
-     * reply: seed 004's rendezvous, a request accepted and answered, one call. */
+     * reply: Souvatzis's rendezvous, a request accepted and answered, one call. */
     OVH_OP_RENDEZVOUS = 10,
 };
 

@@ -81,6 +81,9 @@ pub struct RunArgs {
     /// cell with its reason (like JMH's `-l`); nothing is measured or written.
     #[arg(long)]
     pub plan: bool,
+    /// Print the full report at the end (every point and every section), not the one-screen summary.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     /// Experiment IDs or families to run (repeat or separate by commas), e.g. `--only base,sync.faa`.
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
@@ -112,7 +115,7 @@ pub struct RunArgs {
     pub no_history: bool,
     /// Measure across these hosts too (mpirun's host list, `H1,H2,…`; H1 is this machine): the
     /// `placement:other_host` points of msg.ipc, msg.bw, rpc.methods and the mpi runtime, the host matrix
-    /// (mpi.hosts) and seed 004's networked case. Ranks are started by an MPI launcher (OpenMPI's mpirun or
+    /// (mpi.hosts) and Souvatzis's networked case. Ranks are started by an MPI launcher (OpenMPI's mpirun or
     /// MPICH's mpiexec on PATH, or OVERHEAD_MPIRUN); `overhead` must be at the same path on every host.
     #[arg(long, value_name = "H1,H2,…", conflicts_with = "hostfile")]
     pub hosts: Option<String>,
@@ -231,7 +234,10 @@ fn formats_where(
 /// The `--table` values: `all`, then every report section's key with its one line of help.
 fn report_tables() -> clap::builder::PossibleValuesParser {
     let all = clap::builder::PossibleValue::new("all").help("the full report");
-    let sections = overhead_report::SECTIONS.iter().map(|s| clap::builder::PossibleValue::new(s.key).help(s.about));
+    let sections = overhead_report::SECTIONS.iter().map(|s| {
+        let old = overhead_report::SECTION_ALIASES.iter().filter(|(_, current)| *current == s.key).map(|(old, _)| *old);
+        clap::builder::PossibleValue::new(s.key).help(s.about).aliases(old)
+    });
     clap::builder::PossibleValuesParser::new(std::iter::once(all).chain(sections))
 }
 

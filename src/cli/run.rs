@@ -88,7 +88,11 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
     }
     write_exports(&outcome.record, &outcome.path, &args.export)?;
     write_html_report(&outcome.record, &outcome.path);
-    print!("{}", for_record(OutputFormat::Table).render(&outcome.record)?);
+    if args.verbose {
+        print!("{}", for_record(OutputFormat::Table).render(&outcome.record)?);
+    } else {
+        print!("{}", overhead_report::summary::run_summary(&outcome.record, &outcome.path));
+    }
     eprint!("{}", time_spent(&outcome.record));
     println!("{}", outcome.path.display());
     if outcome.record.interrupted {

@@ -27,7 +27,8 @@ fn quick_run_of_every_experiment_fills_the_record() {
         .assert()
         .success()
         .stdout(predicate::str::contains("results.json"))
-        .stdout(predicate::str::contains("base.loop/runtime:os"));
+        .stdout(predicate::str::contains("Key costs").and(predicate::str::contains("--table all")))
+        .stdout(predicate::function(|out: &str| out.lines().count() <= 60 && out.trim_end().ends_with("results.json")));
     let record = read_json(&dir.path().join("results.json"));
     let rec = &record["overhead"];
     // The exports asked for lie next to the record, each with every point.
@@ -96,6 +97,37 @@ fn quick_run_of_every_experiment_fills_the_record() {
         .assert()
         .success()
         .stdout(predicate::str::contains("§5.3 Absolute timeouts").and(predicate::str::contains("N × R").not()));
+}
+
+/// `--table seed001`, the older name of the yield and oversubscription tables, prints what `yield_oversub`
+/// prints; the report names the studies by author, never "seed".
+#[test]
+fn an_older_table_name_still_works_and_the_report_names_no_seed() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/quick-run.json");
+    let by = |key: &str| {
+        overhead().args(["report", "--table", key]).arg(&fixture).assert().success().get_output().stdout.clone()
+    };
+    let (old, new) = (by("seed001"), by("yield_oversub"));
+    assert!(!new.is_empty() && old == new);
+    for format in ["table", "md", "html"] {
+        let out = overhead()
+            .args(["report", "--format", format])
+            .arg(&fixture)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let text = String::from_utf8_lossy(&out).to_lowercase();
+        let at = text.find("seed");
+        assert!(
+            at.is_none(),
+            "--format {format}: {:?}",
+            at.map(|i| &text[i.saturating_sub(80)..(i + 40).min(text.len())])
+        );
+    }
+    let list = overhead().arg("list").assert().success().get_output().stdout.clone();
+    assert!(!String::from_utf8_lossy(&list).to_lowercase().contains("seed"));
 }
 
 /// Every export of the fixture record parses with an ordinary reader and holds every point with its
@@ -226,10 +258,14 @@ fn unknown_runtime_is_refused() {
 fn runtime_without_the_experiment_is_a_skipped_cell() {
     let dir = tempfile::tempdir().unwrap();
     overhead()
-        .args(["run", "--quick", "--only", "base.syscall", "--runtime", "os,tokio", "--out"])
+        .args(["run", "--quick", "--verbose", "--only", "base.syscall", "--runtime", "os,tokio", "--out"])
         .arg(dir.path())
         .assert()
-        .success();
+        .success()
+        .stdout(
+            predicate::str::contains("base.syscall/runtime:os")
+                .and(predicate::str::contains("Points without a result")),
+        );
     let record = read_json(&dir.path().join("results.json"));
     let skipped = record["overhead"]["skipped"].as_array().unwrap();
     assert!(
@@ -291,6 +327,13 @@ fn an_out_directory_holding_a_record_is_refused_and_kept() {
         overhead().args(["run", "--quick", "--only", "base.loop", "--runtime", "os", "--out"]).arg(dir.path()).assert()
     };
     run().success();
+    // The full report has every point.
+    overhead()
+        .args(["report", "--table", "all"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("base.loop/runtime:os"));
     let first = std::fs::read(&path).unwrap();
     let record = read_json(&path);
     let processes = record["overhead"]["points"][0]["processes"].as_array().unwrap().len();

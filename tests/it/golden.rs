@@ -68,7 +68,7 @@ fn every_section_alone_is_the_full_reports_section() {
     let full = String::from_utf8(run("all").stdout).unwrap();
     let help = assert_cmd::Command::cargo_bin("overhead").unwrap().args(["report", "--help"]).output().unwrap();
     let help = String::from_utf8(help.stdout).unwrap();
-    let keys = ["primitives", "seed001", "convert", "timers", "choose", "fits", "matrices", "latency", "grain"];
+    let keys = ["primitives", "yield_oversub", "convert", "timers", "choose", "fits", "matrices", "latency", "grain"];
     for key in keys {
         assert!(help.contains(&format!("- {key}:")), "--help does not list {key}");
         let section = String::from_utf8(run(key).stdout).unwrap();

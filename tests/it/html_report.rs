@@ -101,7 +101,7 @@ fn the_html_report_holds_the_headline_every_section_and_every_plot() {
         assert!(html.contains(&format!("id=\"{curve}")), "{curve} missing");
     }
     assert!(html.contains("stroke-dasharray") || html.contains("fit, "), "fitted lines are drawn");
-    // Every point has its row, and the seeds' tables are there as HTML tables.
+    // Every point has its row, and the studies' tables are there as HTML tables.
     for p in points {
         // The template escapes `/` as an entity; the browser reads it back.
         let name = p["name"].as_str().unwrap().replace('/', "&#x2f;");
@@ -290,7 +290,7 @@ fn figures_read_right_and_fits_need_more_points_than_coefficients() {
     let synthetic = synthetic_record(dir.path());
     for (record, is_synthetic) in [(fixture(), false), (synthetic, true)] {
         let html = html_of(&record);
-        // sched.yield is drawn against load, as seed 001 Fig. 3 and its fit, even with too few loads to fit.
+        // sched.yield is drawn against load, as Ben-Asher & Feitelson 1991 Fig. 3 and its fit, even with too few loads to fit.
         assert!(
             html.contains("id=\"fig-sched-yield") && !html.contains("id=\"fig-sched-yield-load-"),
             "sched.yield's axis"

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod crosscheck;
 pub mod fits;
 pub mod gate;
+pub mod host_spread;
 pub mod host_states;
 mod merge;
 pub mod merge_details;
@@ -28,7 +29,7 @@ pub use speed::{run_speed, slow_points, speed_warning, SPEED_WINDOW_S};
 use overhead_record::{Catalog, RunRecord};
 
 /// Derives everything the record holds about its points as a whole, replacing what was there: the fits
-/// through series of points (seed 001's `a + b·load`), each point's `slow` flag and the run's speed
+/// through series of points (Ben-Asher & Feitelson's `a + b·load`), each point's `slow` flag and the run's speed
 /// warning. Idempotent. `overhead run` calls it as points arrive and at the end; `overhead report` calls it
 /// on load, so a record written before a derived field existed reads the same as a new one. `catalog` names
 /// the order of experiments and runtimes and the runtimes' own channels (`overhead_experiments::CATALOG`;
@@ -39,6 +40,8 @@ pub fn analyze(record: &mut RunRecord, catalog: &dyn Catalog) {
     host_states::apply(record);
     crosscheck::apply(record);
     regimes::apply(record);
+    // Then the flags against the run's typical spread: the headline estimates are final.
+    host_spread::apply(record);
     record.fits = fits::derive_fits(&record.points);
     let slow = slow_points(&record.points);
     for (point, slow) in record.points.iter_mut().zip(slow) {

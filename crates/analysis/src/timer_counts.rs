@@ -1,4 +1,4 @@
-//! Seed 002's question for today's CPUs, derived into the record (docs/ARCHITECTURE.md "The data flow"):
+//! Kiszka's question for today's CPUs, derived into the record (docs/ARCHITECTURE.md "The data flow"):
 //! 002 ranks time bases by the tick↔ns conversions their hot path needs, but a conversion may now cost
 //! less than a counter read. Least-squares lines of every measured `timer.hotpath` row's median against
 //! the conversion count and against the counter-read count say which the time follows.

@@ -2,7 +2,7 @@
 //!
 //! docs/METHOD.md §8: the TSC when it is invariant, calibrated against `CLOCK_MONOTONIC_RAW` with the
 //! calibration error recorded; the virtual counter on aarch64; `clock_gettime` otherwise. [`convert`]:
-//! tick↔ns conversion routines (seed 002).
+//! tick↔ns conversion routines (Kiszka 2006).
 
 mod calibrate;
 pub mod convert;

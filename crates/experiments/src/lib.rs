@@ -35,7 +35,7 @@ pub struct ExperimentInfo {
     pub id: &'static str,
     /// One line: what is measured, and against which control.
     pub summary: &'static str,
-    /// The seed document and section, or tool, the experiment follows.
+    /// The study document and section, or tool, the experiment follows.
     pub source: &'static str,
     /// What the reported time means.
     pub metric: Metric,

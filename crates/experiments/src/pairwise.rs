@@ -1,5 +1,5 @@
 //! What the pairwise experiments (`clock.skew`, `clock.rate`, `mem.c2c`) share: one point for the whole
-//! machine, every pair of its CPUs taken in turn with the others idle (seed 001 §2: "check all pairs of processors against each
+//! machine, every pair of its CPUs taken in turn with the others idle (Ben-Asher & Feitelson 1991 §2: "check all pairs of processors against each
 //! other … with no interference from any other processor"), and a time budget that shrinks the work
 //! per pair as the pairs grow, so that a machine with hundreds of CPUs still finishes inside the
 //! point's time limit.

@@ -151,7 +151,7 @@ impl PlanContext {
         counts
     }
 
-    /// Thread counts for a curve against the number of threads (seed 001 Fig. 1–2): `min`, then doubling
+    /// Thread counts for a curve against the number of threads (Ben-Asher & Feitelson 1991 Fig. 1–2): `min`, then doubling
     /// (2, 4, 8, …) and the usable CPU count last, so 256 CPUs give 10 counts; every count in `--full`.
     pub fn thread_ladder(&self, min: usize) -> Vec<usize> {
         let max = self.cpus.len();

@@ -1,5 +1,5 @@
 //! `rpc.floor`'s bare socket: the request's bytes out and the reply's bytes back over the same kind of socket,
-//! with no RPC stack in between (seed 003's ping-pong with the call's payload: "12 words of payload and each
+//! with no RPC stack in between (Walfield's ping-pong with the call's payload: "12 words of payload and each
 //! reply contains 2 words"). The server echoes the first `reply_len` bytes of each request.
 
 use std::io::{self, Read, Write};
@@ -93,7 +93,7 @@ mod tests {
         let words = request(3);
         let req = words.encode_to_vec();
         let reply_len = reply(Method::ObjectDiscard, &words).encoded_len();
-        assert_eq!((req.len(), reply_len), (108, 18), "seed 003's 12 words out, 2 back, as protobuf");
+        assert_eq!((req.len(), reply_len), (108, 18), "Walfield's 12 words out, 2 back, as protobuf");
         for transport in Transport::ALL {
             let (listener, _dir) = Listener::bind(transport).unwrap();
             let address = listener.address().unwrap();

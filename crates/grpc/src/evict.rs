@@ -1,5 +1,5 @@
 //! Cold caches for `rpc.floor`'s cold variant: stream a buffer larger than the last-level cache through
-//! every level, outside the timed region, so that the next call finds nothing it used before (seed 003's guess
+//! every level, outside the timed region, so that the next call finds nothing it used before (Walfield's guess
 //! that the application ran "with very cold caches" while ping-pong measured "the very hot case").
 
 use std::hint::black_box;

@@ -1,4 +1,4 @@
-//! Measuring whole runs: for work that lasts milliseconds or more per run (seed 001 §7's granularity
+//! Measuring whole runs: for work that lasts milliseconds or more per run (Ben-Asher & Feitelson 1991 §7's granularity
 //! sweep), where a batch is one run and the number of runs is chosen by the experiment.
 
 use super::{CountsPerOp, Harness, Measurement};
@@ -24,7 +24,7 @@ impl<C: Ticks> Harness<C> {
 
     /// [`Harness::measure_runs`] with `reset(1)` run untimed after every test run, warm-up runs included: for
     /// runs that must each start from a state the previous one used up. The next timed batch is the control
-    /// run just before the next test run. rpc.floor's cold calls (seed 003) evict the caches of both processes
+    /// run just before the next test run. rpc.floor's cold calls (Walfield 2008) evict the caches of both processes
     /// there, so that every timed call finds them cold.
     pub fn measure_runs_with_reset<T, K, R>(
         &self,

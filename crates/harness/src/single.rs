@@ -7,10 +7,10 @@ impl<C: Ticks> Harness<C> {
     /// Measures `test` against `control` on the calling thread (pin it first).
     ///
     /// Both bodies run their operation `n` times per call. N is found by doubling the test batch until
-    /// it lasts `target_batch_ns` (seed 001 §1: long enough that start-up transients vanish); then
+    /// it lasts `target_batch_ns` (Ben-Asher & Feitelson 1991 §1: long enough that start-up transients vanish); then
     /// `warmup` pairs are run and dropped, and `repetitions` pairs are kept. Control and test batches
     /// alternate (ABAB) so slow drift affects both alike, and each test batch has its own neighbouring
-    /// control subtracted, as seed 001 §5.1 and 002's "loop overhead compensated" do.
+    /// control subtracted, as Ben-Asher & Feitelson 1991 §5.1 and 002's "loop overhead compensated" do.
     pub fn measure<T: FnMut(u64), K: FnMut(u64)>(&self, test: T, control: K) -> Measurement {
         self.measure_with_reset(test, control, |_| {})
     }

@@ -1,5 +1,5 @@
 //! A sense-reversing centralised spin barrier (Mellor-Crummey & Scott, 1991, Algorithm 7; the shape of
-//! seed 001 §8.2's `sync`: a counter decremented by fetch-and-add and a flag the last arrival flips).
+//! Ben-Asher & Feitelson 1991 §8.2's `sync`: a counter decremented by fetch-and-add and a flag the last arrival flips).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 

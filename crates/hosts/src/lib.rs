@@ -6,7 +6,7 @@
 //! socket or RPC point with `placement:other_host` — is started by an existing MPI implementation's launcher
 //! (`mpirun`/`mpiexec`, [`launcher`]) instead: every rank runs `overhead probe` with the same job, learns its
 //! rank from the launcher's environment ([`rank`]), pins itself to `spec.cpus[rank]` on `spec.hosts[rank]`,
-//! and rank 0 answers for the point. Seed 004 ran its SR/MPD processes "on a (local) network" the same way.
+//! and rank 0 answers for the point. Souvatzis ran its SR/MPD processes "on a (local) network" the same way.
 
 pub mod launcher;
 pub mod rank;

@@ -206,7 +206,7 @@ mod tests {
                 assert!(spec.runtime == "smol" && reason.contains("smol"), "{reason}");
             }
         }
-        // Seed 004's rows, yield, wake-all, fork-join, bulk, remote, the sweep and the activity barrier at least.
+        // Souvatzis's rows, yield, wake-all, fork-join, bulk, remote, the sweep and the activity barrier at least.
         assert!(ran >= 14, "{ran}");
     }
 }

@@ -159,6 +159,7 @@ pub fn point_record(
         per_thread,
         notes,
         unstable: false,
+        for_host: None,
         below_resolution_why: None,
         slow: false,
         host_state: false,

@@ -128,7 +128,7 @@ fn probe_command(exe: &Path, job: &ProbeJob, job_json: &str, launch: &LaunchSett
         let args = ["probe".to_string(), "--job".into(), job_json.to_string()];
         let mut command = launcher.command(&rank_slots(&job.spec), &launch.launcher_args, exe, &args);
         if job.spec.placement == Some(Placement::SameCpu) {
-            // Ranks that share a CPU must give it up while they wait (seed 004's message that requires a
+            // Ranks that share a CPU must give it up while they wait (Souvatzis's message that requires a
             // context switch), not poll for their time slice: OpenMPI then sched_yield()s while idle. MPICH
             // ignores the variable (`orchestrator::ranks` notes which MPI ran).
             command.env(YIELD_WHEN_IDLE, "1");

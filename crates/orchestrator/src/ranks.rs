@@ -40,7 +40,7 @@ const REPORT_BYTES: usize = 192;
 /// ID and the CPU it is on. Rank 0 refuses the point when two ranks share a CPU of one machine (two
 /// "hosts" that are namespaces of one machine, or a launcher that ignored the placement): their time
 /// slices would be the measurement. The exception is a point that asks for it (`placement:same_cpu`,
-/// seed 004's message rows under `mpi`), whose launcher tells OpenMPI to yield while idle
+/// Souvatzis's message rows under `mpi`), whose launcher tells OpenMPI to yield while idle
 /// (`probe_process::YIELD_WHEN_IDLE`); its note says so, or that this MPI is not OpenMPI and may poll.
 /// Returns, at rank 0, the note that says where each rank ran.
 ///

@@ -130,6 +130,7 @@ pub(crate) fn new_record(opts: &RunOptions) -> RunRecord {
         speed: None,
         machine_state: None,
         host_states: None,
+        host_spread: None,
         between_runs: None,
         points: Vec::new(),
         skipped: Vec::new(),

@@ -146,8 +146,8 @@ impl PointFlag {
     /// The flags of `point`, in the tables' order.
     pub fn of(point: &super::PointRecord) -> Vec<PointFlag> {
         [
-            (point.noisy, PointFlag::Noisy),
-            (point.unstable, PointFlag::Unstable),
+            (point.shown_noisy(), PointFlag::Noisy),
+            (point.shown_unstable(), PointFlag::Unstable),
             (point.below_resolution, PointFlag::BelowResolution),
             (point.slow, PointFlag::Slow),
         ]

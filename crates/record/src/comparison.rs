@@ -1,5 +1,5 @@
 //! Derived numbers the analysis stage writes into the record beside the fits (docs/ARCHITECTURE.md "The
-//! data flow"): seed 004's comparison of each runtime with the reference, and seed 002's least squares
+//! data flow"): Souvatzis's comparison of each runtime with the reference, and Kiszka's least squares
 //! of hot-path time against the conversion and read counts. Renderers only format them.
 
 use serde::{Deserialize, Serialize};
@@ -16,10 +16,10 @@ pub struct RatioCi {
     pub high: f64,
 }
 
-/// Seed 004: how a runtime's column compares with the reference runtime's on the switch-bound rows.
+/// Souvatzis: how a runtime's column compares with the reference runtime's on the switch-bound rows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RuntimeComparison {
-    /// The runtime compared (a column of seed 004's table).
+    /// The runtime compared (a column of Souvatzis's table).
     pub runtime: String,
     /// The runtime it is compared with (`fiber-asm`).
     pub reference: String,
@@ -32,7 +32,7 @@ pub struct RuntimeComparison {
     pub raw_switch: Option<RatioCi>,
 }
 
-/// Seed 002 (§1.3–§5.3): a least-squares line of the `experiment`'s medians (ns per op) against one of
+/// Kiszka 2006 (§1.3–§5.3): a least-squares line of the `experiment`'s medians (ns per op) against one of
 /// the counts its points carry in `extra` (conversions, counter reads), over every measured row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CountFit {

@@ -1,4 +1,4 @@
-//! Results richer than one number per point: labelled matrices (seed 001 Table 1, cross-core clock
+//! Results richer than one number per point: labelled matrices (Ben-Asher & Feitelson 1991 Table 1, cross-core clock
 //! offsets), latency distributions (timer wake-ups) and small labelled tables (conversion errors per
 //! range, counts per timer scenario). They live beside a point's summary in the `"overhead"` section,
 //! which Google Benchmark readers ignore (docs/ARCHITECTURE.md "The run record").

@@ -1,5 +1,5 @@
 //! Fits across points: a curve through the medians of a series of points that differ in one parameter
-//! (seed 001 fits scheduling overhead against load, Fig. 3, as `0.140 + 0.072·load` ms).
+//! (Ben-Asher & Feitelson 1991 fits scheduling overhead against load, Fig. 3, as `0.140 + 0.072·load` ms).
 
 use serde::{Deserialize, Serialize};
 
@@ -79,7 +79,7 @@ impl FitRecord {
         self.points > self.parameters()
     }
 
-    /// The fit as a formula in the seed's style, each coefficient with its standard error where the record
+    /// The fit as a formula in the study's style, each coefficient with its standard error where the record
     /// has one, e.g. `(140 ± 5.00) ns + (72.0 ± 1.20) ns·load (r² 0.998, 8 points)`; `format_ns` formats a
     /// value in ns with its unit. A fit that is not [`FitRecord::is_supported`] reads
     /// `too few points for a fit (2 points; a line needs 3)` instead.

@@ -1,5 +1,5 @@
 //! Older records read as today's (DESIGN "Rules that hold": names are public; a rename keeps older records
-//! readable). Naming the implementations gave seed 004's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`) an `impl:`
+//! readable). Naming the implementations gave Souvatzis's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`) an `impl:`
 //! key; a point written before it measured the runtime's own channel and reads as that implementation, so
 //! `compare` and the history's between-run variance pair it with today's point.
 

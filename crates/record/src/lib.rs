@@ -13,6 +13,7 @@ mod detail;
 mod fit;
 #[cfg(any(test, feature = "testing"))]
 pub mod fixture;
+mod host_spread;
 mod host_state;
 mod hot_path;
 /// serde, for [`param_enum!`]'s expansion in the crates that use it.
@@ -44,6 +45,7 @@ pub use crosscheck::{
 };
 pub use detail::{Details, Distribution, LabelledTable, Matrix};
 pub use fit::{too_few_points_note, FitRecord, TOO_FEW_POINTS};
+pub use host_spread::{FamilySpread, HostRelativeFlags, HostSpread};
 pub use host_state::{
     estimate_state_rtt_ns, first_two_cpus, own_pair, same_state, Fingerprint, HostState, HostStates, PairStates,
     PointByState, PointRegimes, StateEstimate, StateSpan, HOST_KEYS, HOST_PAIR_A, HOST_PAIR_B, HOST_RTT_AFTER,
@@ -183,6 +185,10 @@ pub struct RunRecord {
     /// docs/METHOD.md §19); absent in older records and where no process took a fingerprint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_states: Option<HostStates>,
+    /// The run's typical spread per family, which the shown `noisy` and `unstable` flags are judged against
+    /// (analysis, docs/METHOD.md §21); absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_spread: Option<HostSpread>,
     /// How far each point moves between runs on this machine, from the history when the run ended; absent
     /// when the history knew no repetition of this configuration (or was not used).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -191,13 +197,13 @@ pub struct RunRecord {
     pub points: Vec<PointRecord>,
     /// Points that could not run here, or failed, with the reason.
     pub skipped: Vec<SkippedPoint>,
-    /// Fits through series of points (seed 001's `a + b·load`), derived from `points` after each point.
+    /// Fits through series of points (Ben-Asher & Feitelson's `a + b·load`), derived from `points` after each point.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fits: Vec<FitRecord>,
-    /// Seed 004: each runtime against the reference on the switch-bound rows (derived by the analysis).
+    /// Souvatzis: each runtime against the reference on the switch-bound rows (derived by the analysis).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub comparisons: Vec<RuntimeComparison>,
-    /// Seed 002: hot-path time against its counts, least squares (derived by the analysis).
+    /// Kiszka 2006: hot-path time against its counts, least squares (derived by the analysis).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub count_fits: Vec<CountFit>,
     /// For each primitive and setting, its implementations ranked, the best group marked

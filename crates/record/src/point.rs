@@ -164,6 +164,11 @@ pub struct PointRecord {
     /// ([`TwoLevel::is_unstable`]).
     #[serde(default)]
     pub unstable: bool,
+    /// `noisy` and `unstable` as the report shows them: judged against the run's typical spread in the
+    /// point's family (`RunRecord::host_spread`, docs/METHOD.md §21). Absent where they are judged
+    /// absolutely: older records, and families with too few points for a typical spread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub for_host: Option<super::HostRelativeFlags>,
     /// The reference loop timed around the point ran at least 25% slower than the run's usual speed
     /// (`overhead_analysis::analyze`; docs/METHOD.md §1).
     #[serde(default)]
@@ -208,6 +213,17 @@ pub struct PointRecord {
 }
 
 impl PointRecord {
+    /// Whether the report marks the point `noisy`: judged against this host's typical spread where the
+    /// analysis judged it so ([`PointRecord::for_host`]), else the absolute flag.
+    pub fn shown_noisy(&self) -> bool {
+        self.for_host.map_or(self.noisy, |f| f.noisy)
+    }
+
+    /// Whether the report marks the point `unstable`, as [`PointRecord::shown_noisy`].
+    pub fn shown_unstable(&self) -> bool {
+        self.for_host.map_or(self.unstable, |f| f.unstable)
+    }
+
     /// Each process's batches (ns per operation), in the order of `processes`: consecutive runs of
     /// `samples_ns`, `batches` long each (cut short where a record holds fewer samples).
     pub fn process_batches(&self) -> Vec<&[f64]> {

@@ -1,5 +1,5 @@
 //! The text report's sections, written as Markdown, turned into HTML for the page with pulldown-cmark
-//! (GitHub tables), so the seeds' tables keep one layout in the terminal, in Markdown and on the page.
+//! (GitHub tables), so the studies' tables keep one layout in the terminal, in Markdown and on the page.
 
 use pulldown_cmark::{html, Event, Options, Parser};
 

@@ -1,4 +1,4 @@
-//! A matrix (`details.matrices`: seed 001 Table 1's relative rates, cross-CPU clock offsets, …) as a
+//! A matrix (`details.matrices`: Ben-Asher & Feitelson 1991 Table 1's relative rates, cross-CPU clock offsets, …) as a
 //! labelled grid, with `±` where the method gives an uncertainty and `—` for empty cells, as Table 1 prints
 //! its diagonal. Generic: it knows nothing of the experiments.
 
@@ -66,7 +66,7 @@ fn grid(m: &Matrix, format: Format) -> String {
 }
 
 /// `+54`, `-3.20 ±0.500`, `—` for an empty cell. Signs are explicit when the matrix has any negative
-/// cell (offsets and relative rates, as seed 001 Table 1 prints them), plain otherwise (counts).
+/// cell (offsets and relative rates, as Ben-Asher & Feitelson 1991 Table 1 prints them), plain otherwise (counts).
 pub fn cell_text(value: Option<f64>, uncertainty: Option<f64>, signed: bool) -> String {
     match (value, uncertainty) {
         (None, _) => "—".into(),

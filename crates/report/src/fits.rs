@@ -1,4 +1,4 @@
-//! Fits through series of points, printed as formulas in the seed's style (seed 001 Fig. 3:
+//! Fits through series of points, printed as formulas in the study's style (Ben-Asher & Feitelson 1991 Fig. 3:
 //! "0.140 + 0.072·load ms").
 
 use super::{format_ns, Format};

@@ -16,7 +16,7 @@ pub enum OutputFormat {
     Table,
     /// GitHub-flavoured Markdown.
     Md,
-    /// One self-contained HTML page: for a record, key costs, plots, the seeds' tables and every point (what
+    /// One self-contained HTML page: for a record, key costs, plots, the studies' tables and every point (what
     /// `run` writes as report.html); for a comparison, changes coloured by significance.
     Html,
     /// One CSV row per point.

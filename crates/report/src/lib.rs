@@ -16,6 +16,7 @@ pub mod html;
 mod latency;
 mod matrices;
 pub mod sides;
+pub mod summary;
 pub mod table;
 mod time;
 
@@ -72,7 +73,7 @@ const GENERIC: &[Section] = &[
     },
     Section {
         key: "fits",
-        title: "Fits (seed 001 style)",
+        title: "Fits (Ben-Asher & Feitelson 1991 style)",
         about: "every least-squares fit in the record, with r²",
         position: 80,
         render: fits::fits_section,
@@ -111,8 +112,12 @@ pub fn sections_of(registered: &[&Section]) -> Vec<Section> {
     out
 }
 
-/// The section whose `--table` value is `key`.
+/// Older `--table` values that still name a section: `(old, current)`. Scripts written for them keep working.
+pub const SECTION_ALIASES: &[(&str, &str)] = &[("seed001", "yield_oversub")];
+
+/// The section whose `--table` value is `key`, or whose older name it is ([`SECTION_ALIASES`]).
 pub fn section(key: &str) -> Option<&'static Section> {
+    let key = SECTION_ALIASES.iter().find(|(old, _)| *old == key).map_or(key, |(_, current)| *current);
     SECTIONS.iter().find(|s| s.key == key)
 }
 
@@ -128,7 +133,7 @@ mod unit_tests {
     /// A made-up experiment's ID, with a report section of its own as a new experiment's file here would hold.
     const MADE_UP: &str = "made.up";
 
-    /// Its section, between the seed 003 tables and the `mem` family's.
+    /// Its section, between the Walfield 2008 tables and the `mem` family's.
     const MADE_UP_SECTION: Section = Section {
         key: "made_up",
         title: "A made-up experiment's table",
@@ -152,7 +157,7 @@ mod unit_tests {
             "sides",
             "primitives",
             "networked",
-            "seed001",
+            "yield_oversub",
             "convert",
             "timers",
             "ipc",

@@ -17,6 +17,69 @@ pub fn render(record: &RunRecord, format: Format) -> String {
 
 /// [`render`] with these `sections` after the results table (a test's registry: [`super::sections_of`]).
 pub fn render_with_sections(record: &RunRecord, format: Format, sections: &[super::Section]) -> String {
+    let h = |text: &str| match format {
+        Format::Table => format!("{text}\n"),
+        Format::Md => format!("## {text}\n\n"),
+    };
+    let bullet = if format == Format::Md { "- " } else { "  " };
+    let mut out = header(record, format);
+    out += "\n";
+    out += &results_table(record, format);
+    out += "\n";
+    let floors: Vec<String> = record
+        .points
+        .iter()
+        .filter_map(|p| p.below_resolution_why.as_ref().map(|why| format!("{bullet}{} — <res: {why}\n", p.name)))
+        .collect();
+    if !floors.is_empty() {
+        out += "\n";
+        out += &h("Points that are no cost the hardware can have (<res)");
+        out += &floors.concat();
+    }
+    for section in sections {
+        let body = (section.render)(record, format);
+        if !body.is_empty() {
+            out += "\n";
+            out += &h(section.title);
+            out += &body;
+        }
+    }
+    if !record.skipped.is_empty() {
+        out += "\n";
+        out += &h("Points without a result");
+        for s in &record.skipped {
+            let kind = match s.kind {
+                SkipKind::Skipped => "skipped",
+                SkipKind::Failed => "failed",
+                SkipKind::TimedOut => "timed out",
+            };
+            out += &format!("{bullet}{} — {kind}: {}\n", s.name, s.reason);
+        }
+    }
+    out += &format!(
+        "\nmedian: per operation, control subtracted, the mean of each process's median batch (20% trimmed from five processes); CI: 95% CI over \
+         this run's processes (Student t), for comparisons inside the run; between runs (when the history knows \
+         it): the 95% range of a run's median on this machine; p10 – p90: every batch of every process; ovr: the control's own cost; \
+         N × R×P: operations per batch × batches per process × processes; cs/op: context switches per \
+         operation of every thread of the probe process, kernel: the kernel's share of its CPU time (both in the \
+         section on the kernel's counts; — where not counted); flags: noisy = CI half-width > \
+         {:.0}% of the median, unstable = the processes disagree more than their batches do (both, where the \
+         header states the host's spread, only beyond twice the family's typical spread), <res = no cost \
+         the hardware can have (CI reaches the timing resolution, below one cycle, or inside the control's \
+         scatter; see the notes), slow = a reference loop timed around the point ran ≥ {:.0}% slower than \
+         usual in this run, or other processes took ≥ {:.0}% of the point's CPUs while it ran; host-state = the \
+         time depends on where the host put the CPUs, and the median and CI are the most common state's (section \
+         on host states).\n",
+        record.harness.noisy_fraction * 100.0,
+        (SLOW_FACTOR - 1.0) * 100.0,
+        overhead_record::SHARED_POINT_THRESHOLD * 100.0
+    );
+    out
+}
+
+/// The report's header: the run's title, the machine, the time source, the mode, the machine's speed and
+/// state, the host's states, what an interval covers, and every warning once.
+pub fn header(record: &RunRecord, format: Format) -> String {
     let mut out = String::new();
     let h = |text: &str| match format {
         Format::Table => format!("{text}\n"),
@@ -63,60 +126,13 @@ pub fn render_with_sections(record: &RunRecord, format: Format, sections: &[supe
     if let Some(line) = super::host_states::header_line(record) {
         out += &format!("{bullet}host states: {line}\n");
     }
+    if let Some(line) = overhead_analysis::host_spread::header_line(record) {
+        out += &format!("{bullet}spread: {line}\n");
+    }
     out += &format!("{bullet}intervals: {}\n", intervals_line(record));
     for w in record.warnings.iter().chain(&record.speed_warning) {
         out += &format!("{bullet}warning: {w}\n");
     }
-    out += "\n";
-    out += &results_table(record, format);
-    out += "\n";
-    let floors: Vec<String> = record
-        .points
-        .iter()
-        .filter_map(|p| p.below_resolution_why.as_ref().map(|why| format!("{bullet}{} — <res: {why}\n", p.name)))
-        .collect();
-    if !floors.is_empty() {
-        out += "\n";
-        out += &h("Points that are no cost the hardware can have (<res)");
-        out += &floors.concat();
-    }
-    for section in sections {
-        let body = (section.render)(record, format);
-        if !body.is_empty() {
-            out += "\n";
-            out += &h(section.title);
-            out += &body;
-        }
-    }
-    if !record.skipped.is_empty() {
-        out += "\n";
-        out += &h("Points without a result");
-        for s in &record.skipped {
-            let kind = match s.kind {
-                SkipKind::Skipped => "skipped",
-                SkipKind::Failed => "failed",
-                SkipKind::TimedOut => "timed out",
-            };
-            out += &format!("{bullet}{} — {kind}: {}\n", s.name, s.reason);
-        }
-    }
-    out += &format!(
-        "\nmedian: per operation, control subtracted, the mean of each process's median batch (20% trimmed from five processes); CI: 95% CI over \
-         this run's processes (Student t), for comparisons inside the run; between runs (when the history knows \
-         it): the 95% range of a run's median on this machine; p10 – p90: every batch of every process; ovr: the control's own cost; \
-         N × R×P: operations per batch × batches per process × processes; cs/op: context switches per \
-         operation of every thread of the probe process, kernel: the kernel's share of its CPU time (both in the \
-         section on the kernel's counts; — where not counted); flags: noisy = CI half-width > \
-         {:.0}% of the median, unstable = the processes disagree more than their batches do, <res = no cost \
-         the hardware can have (CI reaches the timing resolution, below one cycle, or inside the control's \
-         scatter; see the notes), slow = a reference loop timed around the point ran ≥ {:.0}% slower than \
-         usual in this run, or other processes took ≥ {:.0}% of the point's CPUs while it ran; host-state = the \
-         time depends on where the host put the CPUs, and the median and CI are the most common state's (section \
-         on host states).\n",
-        record.harness.noisy_fraction * 100.0,
-        (SLOW_FACTOR - 1.0) * 100.0,
-        overhead_record::SHARED_POINT_THRESHOLD * 100.0
-    );
     out
 }
 
@@ -225,8 +241,8 @@ fn results_table(record: &RunRecord, format: Format) -> String {
 /// when it carries notes.
 pub fn flags_of(p: &PointRecord) -> Vec<&'static str> {
     [
-        (p.noisy, "noisy"),
-        (p.unstable, "unstable"),
+        (p.shown_noisy(), "noisy"),
+        (p.shown_unstable(), "unstable"),
         (p.below_resolution, "<res"),
         (p.slow, "slow"),
         (p.host_state, "host-state"),

@@ -1,4 +1,4 @@
-//! Many more activities than CPUs meeting on a barrier, as a runtime implements it: seed 001 §8.2
+//! Many more activities than CPUs meeting on a barrier, as a runtime implements it: Ben-Asher & Feitelson 1991 §8.2
 //! experiment 2 (Fig. 10), written once as `sync.oversub` against [`ActivityBarrier`]
 //! (docs/ARCHITECTURE.md "Runtimes under test").
 
@@ -36,7 +36,7 @@ overhead_record::param_enum!(Variant);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BarrierKind {
-    /// The seed's `sync`: spin on the flag, yielding every time it is down
+    /// The study's `sync`: spin on the flag, yielding every time it is down
     /// ([`super::yield_barrier::YieldBarrier`]).
     Yield,
     /// Waiters sleep: std's `Barrier` for threads, the async runtime's barrier for tasks (`tokio::sync::Barrier`,

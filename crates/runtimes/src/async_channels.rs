@@ -1,5 +1,5 @@
 //! The async channel crates: tokio's mpsc, async-channel, flume's and kanal's async sides,
-//! behind one tiny trait ([`AsyncChan`]), with seed 004's message rows and `msg.throughput`'s parties written
+//! behind one tiny trait ([`AsyncChan`]), with Souvatzis's message rows and `msg.throughput`'s parties written
 //! once as plain futures. The executor is a second tiny trait ([`Executor`]: `block_on` and `spawn`), so the
 //! same bodies run on tokio's current-thread runtime (`runtimes/tokio_rt`) and on any other single-thread
 //! executor (smol's `LocalExecutor` with `smol::block_on(executor.run(f))`). The crate is chosen once per point,
@@ -29,7 +29,7 @@ pub trait Executor {
     fn block_on<F: Future>(&self, future: F) -> F::Output;
     /// Starts `future` as a task of this executor (it runs while [`Executor::block_on`] does).
     fn spawn<F: Future<Output = ()> + Send + 'static>(&self, future: F) -> Self::Join;
-    /// The runtime's timed loop for seed 004's rows: by default [`measure_on`] (the loop is `block_on`'s own
+    /// The runtime's timed loop for Souvatzis's rows: by default [`measure_on`] (the loop is `block_on`'s own
     /// future, tokio's shape); smol's runs it as a task beside its partners (`smol_rt::measure`).
     fn measure<F, Fut>(&self, h: &Harness, test: F) -> Measurement
     where
@@ -40,7 +40,7 @@ pub trait Executor {
     }
 }
 
-/// tokio's runtime (the current-thread one in seed 004's rows); a spawned task's end is awaited through its
+/// tokio's runtime (the current-thread one in Souvatzis's rows); a spawned task's end is awaited through its
 /// `JoinHandle` (a panic in it is ignored here: the bodies' partners do not panic).
 impl Executor for ::tokio::runtime::Runtime {
     type Join = Pin<Box<dyn Future<Output = ()>>>;
@@ -250,7 +250,7 @@ pub fn with_async_channel<V: AsyncVisit>(
     })
 }
 
-/// Which of seed 004's message rows [`message_row`] measures.
+/// Which of Souvatzis's message rows [`message_row`] measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MessageRow {
     /// `msg.async`: an unbounded channel, send and receive in the timed task.
@@ -261,7 +261,7 @@ pub enum MessageRow {
     Server,
 }
 
-/// Seed 004's message row `row` through channel `C` on `executor`: the timed task sends and receives; the
+/// Souvatzis's message row `row` through channel `C` on `executor`: the timed task sends and receives; the
 /// partner (echo or server) is a task spawned on the same executor, ended with [`STOP`] after the measurement.
 /// The receiving end lives in a `Cell`, taken out for each batch and put back after it (the timed future
 /// needs `&mut`; one thread, so no lock).
@@ -585,7 +585,7 @@ pub mod tests {
         }
     }
 
-    /// Seed 004's three rows through every async channel that has them on `executor` (the partner a spawned
+    /// Souvatzis's three rows through every async channel that has them on `executor` (the partner a spawned
     /// task); they end (the partner stops).
     fn message_rows_run_through_every_async_channel_on<E: Executor>(executor: &E) {
         let h = overhead_harness::testing::quick_harness();

@@ -10,8 +10,8 @@ use crate::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
 use crate::yield_round::YieldLimits;
 use crate::{Offer, Offers, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS, RANKS_UNDER_MPI};
 
-/// An async runtime's offers: seed 004's primitives on its single-thread executor, seed 001's constructs on its
-/// pinned pool, its async `channels` (its own first: seed 004's cell) for the message rows and throughput, and
+/// An async runtime's offers: Souvatzis's primitives on its single-thread executor, Ben-Asher & Feitelson's constructs on its
+/// pinned pool, its async `channels` (its own first: Souvatzis's cell) for the message rows and throughput, and
 /// `rendezvous` (those with a zero-capacity channel, or the runtime's own idiom); contention between CPUs is
 /// measured elsewhere.
 pub const fn offers(channels: &'static [ChannelImpl], rendezvous: &'static [ChannelImpl]) -> Offers {
@@ -38,7 +38,7 @@ pub const fn offers(channels: &'static [ChannelImpl], rendezvous: &'static [Chan
     }
 }
 
-/// Makes `$runtime` a runtime under test named `$name`: seed 001's constructs on `$pool` (a `TaskPool`), seed
+/// Makes `$runtime` a runtime under test named `$name`: Ben-Asher & Feitelson's constructs on `$pool` (a `TaskPool`), seed
 /// 004's primitives on `$local` (a `LocalRuntime`), and every capability of [`offers`]; the type itself
 /// implements `Messages` and `ChannelThroughput` (its channels).
 macro_rules! async_runtime {

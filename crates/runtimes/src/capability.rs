@@ -6,9 +6,9 @@
 
 use std::fmt;
 
-/// One thing a runtime can be measured doing. The names follow the seeds' rows: seed 004's primitives
+/// One thing a runtime can be measured doing. The names follow the studies' rows: Souvatzis's primitives
 /// (call, spawn + join, semaphore, asynchronous message, message with switch, rendezvous, raw switch),
-/// seed 001's constructs (yield, wake-all, fork-join fan-out, many activities on a barrier) and
+/// Ben-Asher & Feitelson's constructs (yield, wake-all, fork-join fan-out, many activities on a barrier) and
 /// contention between CPUs (atomic, barrier, lock).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Capability {
@@ -16,34 +16,34 @@ pub enum Capability {
     Context,
     /// The kernel's own facilities: system calls, time sources, timers, IPC between processes.
     Kernel,
-    /// Seed 004 "inter-task call": a call, inline or in a new task.
+    /// Souvatzis "inter-task call": a call, inline or in a new task.
     Call,
-    /// Seed 004 "create/destroy": spawn an activity and join it.
+    /// Souvatzis "create/destroy": spawn an activity and join it.
     SpawnJoin,
-    /// Seed 004 semaphore P, V, pair and handoff with a switch.
+    /// Souvatzis semaphore P, V, pair and handoff with a switch.
     Semaphore,
-    /// Seed 004 asynchronous send/receive without a switch.
+    /// Souvatzis asynchronous send/receive without a switch.
     Channel,
-    /// Seed 004 message passing that needs a context switch.
+    /// Souvatzis message passing that needs a context switch.
     MessageSwitch,
-    /// Seed 004 rendezvous (request and reply).
+    /// Souvatzis rendezvous (request and reply).
     Rendezvous,
     /// Messages streamed through one channel by 1…N producers to 1…N consumers, bounded or not: the shape of
     /// crossbeam-channel's benchmark suite (`msg.throughput`).
     ChannelThroughput,
-    /// Seed 004 raw switch between two activities.
+    /// Souvatzis raw switch between two activities.
     RawSwitch,
-    /// Seed 001 §5 yield round among loaded activities.
+    /// Ben-Asher & Feitelson 1991 §5 yield round among loaded activities.
     Yield,
-    /// Seed 001 §5 waking all waiters at once.
+    /// Ben-Asher & Feitelson 1991 §5 waking all waiters at once.
     WakeAll,
-    /// Seed 001 §6–7 fork-join fan-out: one construct of tasks over the CPUs, joined.
+    /// Ben-Asher & Feitelson 1991 §6–7 fork-join fan-out: one construct of tasks over the CPUs, joined.
     ForkJoin,
-    /// Seed 001 §8.2 many more activities than CPUs meeting on a barrier.
+    /// Ben-Asher & Feitelson 1991 §8.2 many more activities than CPUs meeting on a barrier.
     ActivityBarrier,
-    /// Seed 001 §8.1 a fetch-and-add shared by threads on different CPUs.
+    /// Ben-Asher & Feitelson 1991 §8.1 a fetch-and-add shared by threads on different CPUs.
     Atomic,
-    /// Seed 001 §8.2 a barrier of one thread per CPU.
+    /// Ben-Asher & Feitelson 1991 §8.2 a barrier of one thread per CPU.
     Barrier,
     /// A lock contended by threads on different CPUs.
     Lock,
@@ -80,7 +80,7 @@ impl Capability {
         }
     }
 
-    /// Seed 004's primitives (its timing table's rows: call, spawn + join, semaphore, asynchronous
+    /// Souvatzis's primitives (its timing table's rows: call, spawn + join, semaphore, asynchronous
     /// message, message with switch, rendezvous, raw switch), which every runtime of the table fills.
     pub const PRIMITIVES: [Capability; 7] = [
         Capability::Call,
@@ -92,7 +92,7 @@ impl Capability {
         Capability::RawSwitch,
     ];
 
-    /// Seed 004's message rows (asynchronous message, message with switch, rendezvous): the capabilities
+    /// Souvatzis's message rows (asynchronous message, message with switch, rendezvous): the capabilities
     /// of [`super::primitives::Messages`], a part of [`Capability::PRIMITIVES`].
     pub const MESSAGES: [Capability; 3] = [Capability::Channel, Capability::MessageSwitch, Capability::Rendezvous];
 

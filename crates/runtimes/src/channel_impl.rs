@@ -2,7 +2,7 @@
 //! "Choosing an implementation"): the crates a Rust programmer chooses between, each runtime's own channel, and the
 //! constructs of the external probes and of MPI. Which of them a runtime offers for which experiment is its
 //! data ([`super::Offers`]: `channel`, `message_switch`, `rendezvous`, `channel_throughput`); the first one
-//! a runtime lists for a row is its own idiom, the one seed 004's table shows.
+//! a runtime lists for a row is its own idiom, the one Souvatzis's table shows.
 
 use super::channel_throughput::Capacity;
 

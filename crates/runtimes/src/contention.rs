@@ -1,4 +1,4 @@
-//! Contention between CPUs as a runtime implements it: seed 001 §8's fetch-and-add and barrier, and a
+//! Contention between CPUs as a runtime implements it: Ben-Asher & Feitelson 1991 §8's fetch-and-add and barrier, and a
 //! contended lock (docs/ARCHITECTURE.md "Runtimes under test"). `sync.faa`, `sync.barrier` and
 //! `sync.mutex` are written once against [`Contention`]; `os` and `openmp` implement it in their modules.
 
@@ -12,13 +12,13 @@ use overhead_record::Outcome;
 pub enum AtomicImpl {
     /// The CPU's atomic add (`lock xadd` on x86-64; Go's `sync/atomic`, Java's `AtomicLong`).
     Hw,
-    /// Seed 001 §8.1's `faa`: the address hashed to one of 256 test-and-set spin locks, a plain add under it.
+    /// Ben-Asher & Feitelson 1991 §8.1's `faa`: the address hashed to one of 256 test-and-set spin locks, a plain add under it.
     HashedLock,
     /// `#pragma omp atomic`.
     OmpAtomic,
 }
 
-/// `sync.faa`'s `variable:` parameter: seed 001 §8.1's two cases.
+/// `sync.faa`'s `variable:` parameter: Ben-Asher & Feitelson 1991 §8.1's two cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Variable {
@@ -34,7 +34,7 @@ pub enum Variable {
 pub enum BarrierImpl {
     /// `std::sync::Barrier` (mutex and condition variable).
     Std,
-    /// A sense-reversing spin barrier (seed 001's counter-and-flag `sync`).
+    /// A sense-reversing spin barrier (Ben-Asher & Feitelson's counter-and-flag `sync`).
     Spin,
     /// POSIX `pthread_barrier_wait`.
     Pthread,

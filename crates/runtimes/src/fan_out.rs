@@ -1,4 +1,4 @@
-//! Fork-join fan-out as a runtime implements it: seed 001 §6 (spawning), written once as `spawn.forkjoin`,
+//! Fork-join fan-out as a runtime implements it: Ben-Asher & Feitelson 1991 §6 (spawning), written once as `spawn.forkjoin`,
 //! `spawn.bulk` and `spawn.remote` against [`FanOut`]
 //! (docs/ARCHITECTURE.md "Runtimes under test"), with the measuring helpers the implementations share.
 
@@ -27,7 +27,7 @@ pub enum ForkJoinMechanism {
     Pool,
 }
 
-/// [`super::Capability::ForkJoin`]: one construct of tasks over the CPUs, joined — the spawns of seed 001
+/// [`super::Capability::ForkJoin`]: one construct of tasks over the CPUs, joined — the spawns of Ben-Asher & Feitelson 1991
 /// §6. A runtime whose activities share one kernel thread ([`super::RuntimeUnderTest::one_thread`]) is
 /// only asked for one CPU. The granularity sweep of §7 is [`super::grain_sweep::GrainSweep`].
 pub trait FanOut: Sync {

@@ -1,4 +1,4 @@
-//! The granularity sweep as a runtime implements it: seed 001 §7, written once as `grain.sweep` against
+//! The granularity sweep as a runtime implements it: Ben-Asher & Feitelson 1991 §7, written once as `grain.sweep` against
 //! [`GrainSweep`] (docs/ARCHITECTURE.md "Runtimes under test"). Rust runtimes run the sweep's work in this
 //! process; an external runtime's probe times the runs it is asked for (`super::external::grain`).
 
@@ -63,7 +63,7 @@ impl<F: FnMut(u64)> GrainRuns for F {
     }
 }
 
-/// [`super::Capability::ForkJoin`]'s granularity sweep (seed 001 §7): the work split into ever more tasks
+/// [`super::Capability::ForkJoin`]'s granularity sweep (Ben-Asher & Feitelson 1991 §7): the work split into ever more tasks
 /// over the CPUs. A runtime whose activities share one kernel thread has none (the plan skips its cells).
 pub trait GrainSweep: Sync {
     /// `grain.sweep`: lends `sweep` the runtime's tally and one run of the work; returns the runtime's

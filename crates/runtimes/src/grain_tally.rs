@@ -1,4 +1,4 @@
-//! Where the sweep's per-CPU task counts come from (seed 001 Fig. 7, `res[exp][get_pid()]++`): Rust
+//! Where the sweep's per-CPU task counts come from (Ben-Asher & Feitelson 1991 Fig. 7, `res[exp][get_pid()]++`): Rust
 //! tasks count themselves on the CPU they ran on ([`Work`]); a runtime whose tasks cannot (OpenMP's C
 //! tasks) brings its own tally (`crate::openmp::OmpTally`).
 

@@ -1,4 +1,4 @@
-//! The fixed work of the granularity sweep and the per-CPU task counts (seed 001 §7: `n = g` in a loop,
+//! The fixed work of the granularity sweep and the per-CPU task counts (Ben-Asher & Feitelson 1991 §7: `n = g` in a loop,
 //! and `res[exp][get_pid()]++` once per activity).
 
 use crossbeam_utils::CachePadded;
@@ -29,7 +29,7 @@ impl Work {
     }
 
     /// One task: `reads` reads of the shared variable (the optimiser may neither hoist nor drop them),
-    /// then one count for the CPU the task ran on (`sched_getcpu`, a vDSO read, as the seed's
+    /// then one count for the CPU the task ran on (`sched_getcpu`, a vDSO read, as the study's
     /// `get_pid()`).
     #[inline]
     pub fn task(&self, reads: u64) {
@@ -50,7 +50,7 @@ impl Work {
     }
 }
 
-/// Reads per task when `work` reads are split into `tasks` tasks: `work / tasks`, as the seed's
+/// Reads per task when `work` reads are split into `tasks` tasks: `work / tasks`, as the study's
 /// `l = 100000000/i` (the remainder is dropped, at most `tasks − 1` reads).
 pub fn reads_per_task(work: u64, tasks: u64) -> u64 {
     work / tasks.max(1)

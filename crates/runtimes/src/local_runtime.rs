@@ -1,6 +1,6 @@
-//! Seed 004's primitives on a single-thread async executor, written once for every async runtime.
+//! Souvatzis's primitives on a single-thread async executor, written once for every async runtime.
 //!
-//! tokio's current-thread runtime and smol's `LocalExecutor` are the same thing to seed 004's table: one
+//! tokio's current-thread runtime and smol's `LocalExecutor` are the same thing to Souvatzis's table: one
 //! thread, cooperative switches at `.await`, partners as tasks of the same executor. [`LocalRuntime`] is that
 //! much of a runtime, each item the runtime's own call, and the runtime's own shape of the timed loop
 //! ([`LocalRuntime::measure`]: tokio's is `block_on`'s future, smol's a task beside its partners). The bodies
@@ -19,7 +19,7 @@ use crate::primitives::{call_operation, Body, NewTask, SemOp, SpawnKind};
 use overhead_harness::{Harness, Measurement};
 use overhead_record::Outcome;
 
-/// A single-thread async executor and the primitives of its runtime that seed 004's rows use.
+/// A single-thread async executor and the primitives of its runtime that Souvatzis's rows use.
 pub trait LocalRuntime: Sized {
     /// The runtime's name in errors (`tokio`, `smol`).
     const RUNTIME: &'static str;

@@ -41,8 +41,8 @@ impl<V: Copy> Offer<V> {
     }
 }
 
-/// Every capability of one runtime, stated once: one field per [`Capability`], in its order. Seed 004's
-/// primitives (call … raw switch), seed 001's constructs (yield … activity barrier) and contention between
+/// Every capability of one runtime, stated once: one field per [`Capability`], in its order. Souvatzis's
+/// primitives (call … raw switch), Ben-Asher & Feitelson's constructs (yield … activity barrier) and contention between
 /// CPUs (atomic, barrier, lock), each with the variants the runtime's points are named after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Offers {
@@ -57,7 +57,7 @@ pub struct Offers {
     /// [`Capability::Semaphore`].
     pub semaphore: Offer<()>,
     /// [`Capability::Channel`]: its `msg.async` channels (`impl:` values, plan order; the first is the
-    /// runtime's own idiom, seed 004's table's cell).
+    /// runtime's own idiom, Souvatzis's table's cell).
     pub channel: Offer<&'static [ChannelImpl]>,
     /// [`Capability::MessageSwitch`]: its `msg.switch` channels (`impl:` values; the first as above).
     pub message_switch: Offer<&'static [ChannelImpl]>,

@@ -54,12 +54,12 @@ pub trait RuntimeUnderTest: Sync {
     fn context(&self) -> Option<&dyn Context> {
         None
     }
-    /// Its seed 004 primitives but the message rows ([`Capability::PRIMITIVES`] less
+    /// Its Souvatzis primitives but the message rows ([`Capability::PRIMITIVES`] less
     /// [`Capability::MESSAGES`]), if it has them and is measured in this process.
     fn primitives(&self) -> Option<&dyn Primitives> {
         None
     }
-    /// Its seed 004 message rows ([`Capability::MESSAGES`]), if it has them and is measured in this process
+    /// Its Souvatzis message rows ([`Capability::MESSAGES`]), if it has them and is measured in this process
     /// (or, for `mpi`, led from rank 0 of this process).
     fn messages(&self) -> Option<&dyn Messages> {
         None

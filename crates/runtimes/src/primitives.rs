@@ -1,6 +1,6 @@
-//! Seed 004's primitives as a runtime implements them (docs/ARCHITECTURE.md "Runtimes under test").
+//! Souvatzis's primitives as a runtime implements them (docs/ARCHITECTURE.md "Runtimes under test").
 //!
-//! The experiments of seed 004's timing table (`base.loop`, `base.call`, `msg.*`, `sync.sem`,
+//! The experiments of Souvatzis's timing table (`base.loop`, `base.call`, `msg.*`, `sync.sem`,
 //! `spawn.create`, `sched.switch`) are written once against these traits; each runtime that has the
 //! capabilities implements them in its own module (`runtimes/os/primitives.rs`,
 //! `runtimes/fiber/primitives.rs`, `runtimes/tokio_rt/primitives.rs`). Every method times its operation
@@ -25,7 +25,7 @@ pub trait Context: Sync {
     fn in_context(&self, h: &Harness, body: Body) -> anyhow::Result<Measurement>;
 }
 
-/// Seed 004's semaphore rows (`sync.sem`'s `op:` parameter: `p`, `v`, `pair`, `switch`).
+/// Souvatzis's semaphore rows (`sync.sem`'s `op:` parameter: `p`, `v`, `pair`, `switch`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SemOp {
@@ -111,9 +111,9 @@ pub fn call_operation(x: u64) -> u64 {
     x.wrapping_add(1)
 }
 
-/// The seed 004 primitives but its message rows ([`Messages`]): call, spawn + join, semaphore and raw switch of
+/// The Souvatzis primitives but its message rows ([`Messages`]): call, spawn + join, semaphore and raw switch of
 /// [`super::Capability::PRIMITIVES`]. `partner_cpu` is the CPU a second kernel thread is pinned to where the
-/// runtime uses one (the home CPU for seed 004's same-CPU rows). The kinds and the switch mechanism a runtime
+/// runtime uses one (the home CPU for Souvatzis's same-CPU rows). The kinds and the switch mechanism a runtime
 /// has are its data ([`super::Offers`]).
 pub trait Primitives: Sync {
     /// `msg.call`: a call through an opaque operation reference in the caller's activity
@@ -130,10 +130,10 @@ pub trait Primitives: Sync {
     fn switch_round_trip(&self, cpus: [usize; 2], h: &Harness) -> anyhow::Result<Outcome>;
 }
 
-/// Seed 004's message rows ([`super::Capability::MESSAGES`]: asynchronous channel, message with switch,
+/// Souvatzis's message rows ([`super::Capability::MESSAGES`]: asynchronous channel, message with switch,
 /// rendezvous), apart from [`Primitives`] so that a runtime that passes messages and has nothing else of
 /// the table (`mpi`) fills just these rows. `partner_cpu` is the CPU of the partner activity (the home CPU:
-/// seed 004's rows are on one CPU).
+/// Souvatzis's rows are on one CPU).
 pub trait Messages: Sync {
     /// `msg.async`: a send and the receive of the same message by the same activity, through
     /// `implementation`; per message.

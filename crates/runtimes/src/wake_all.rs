@@ -1,4 +1,4 @@
-//! Waking every waiter at once, as a runtime implements it: seed 001 §5 (and §8.2's barrier release),
+//! Waking every waiter at once, as a runtime implements it: Ben-Asher & Feitelson 1991 §5 (and §8.2's barrier release),
 //! written once as `sched.broadcast` against [`WakeAll`] (docs/ARCHITECTURE.md "Runtimes under test"),
 //! with the broadcast episode that the kernel-thread and tokio mechanisms share.
 

@@ -1,4 +1,4 @@
-//! The barrier of ParC's `sync` (seed 001 §8.2): a counter in the spawn descriptor, decremented with
+//! The barrier of ParC's `sync` (Ben-Asher & Feitelson 1991 §8.2): a counter in the spawn descriptor, decremented with
 //! fetch-and-add by each arriving activity, and a flag the last arrival raises; the others spin on the
 //! flag and yield the processor every time they find it down, "to avoid excessive waste if there are
 //! more activities than processors". Sense-reversing (Mellor-Crummey & Scott 1991, Algorithm 7) so it
@@ -47,7 +47,7 @@ impl YieldBarrier {
         self.sense.load(Ordering::Acquire) == local_sense
     }
 
-    /// Arrives and waits as the seed's kernel-thread activities did: `sched_yield` after every look at
+    /// Arrives and waits as the study's kernel-thread activities did: `sched_yield` after every look at
     /// the flag that finds it down. Returns true on the last arrival.
     #[inline]
     pub fn wait(&self, local_sense: &mut bool) -> bool {

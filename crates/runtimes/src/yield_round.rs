@@ -1,4 +1,4 @@
-//! The yield round as a runtime implements it: seed 001 §5.1 (Fig. 3), written once as `sched.yield`
+//! The yield round as a runtime implements it: Ben-Asher & Feitelson 1991 §5.1 (Fig. 3), written once as `sched.yield`
 //! against [`YieldRound`] (docs/ARCHITECTURE.md "Runtimes under test").
 
 use overhead_harness::Harness;

@@ -1,4 +1,4 @@
-//! Ordinary least squares for `y = a + b·x`, as seed 001 §5.1 fits scheduling overhead against load.
+//! Ordinary least squares for `y = a + b·x`, as Ben-Asher & Feitelson 1991 §5.1 fits scheduling overhead against load.
 
 use serde::{Deserialize, Serialize};
 
@@ -40,7 +40,7 @@ mod tests {
 
     #[test]
     fn recovers_known_coefficients_from_exact_data() {
-        // Seed 001 Fig. 3: 0.140 + 0.072·load ms.
+        // Ben-Asher & Feitelson 1991 Fig. 3: 0.140 + 0.072·load ms.
         let xs: Vec<f64> = (1..=8).map(f64::from).collect();
         let ys: Vec<f64> = xs.iter().map(|x| 0.140 + 0.072 * x).collect();
         let fit = least_squares(&xs, &ys).unwrap();

@@ -1,4 +1,4 @@
-//! Least squares for the quadratic `y = a + b·x + c·x²`: seed 001 §8.2 (Fig. 10) shows the spin-with-yield
+//! Least squares for the quadratic `y = a + b·x + c·x²`: Ben-Asher & Feitelson 1991 §8.2 (Fig. 10) shows the spin-with-yield
 //! barrier's "spawn & sync" time growing with the square of the activities per CPU; the `c` term is that
 //! growth, and a blocking barrier should bring it to about zero.
 

@@ -1,4 +1,4 @@
-//! The two time bases seed 002 compares: dates kept in counter ticks ("TSC-based") or in ns
+//! The two time bases Kiszka 2006 compares: dates kept in counter ticks ("TSC-based") or in ns
 //! ("ns-based"). The user-facing API takes ns in both; the hardware timer takes ticks in both. What
 //! differs is where the conversions fall, which is what 002 counts.
 

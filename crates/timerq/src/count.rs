@@ -1,11 +1,11 @@
 //! The counting hook: what the hot path would convert, counted only where counting is asked for.
 //!
-//! Seed 002 compares time bases by the tick↔ns conversions each hot path needs. The queue reports every
+//! Kiszka 2006 compares time bases by the tick↔ns conversions each hot path needs. The queue reports every
 //! conversion, every `program_timer` and every counter read to a [`HotPathCounter`]; the timed
 //! configuration uses [`NoCount`], a zero-sized type whose methods are empty and inlined, so the timed
 //! hot path carries no counter field and no counting instruction.
 
-/// One tick↔ns conversion, by the kind seed 002's summary tables count.
+/// One tick↔ns conversion, by the kind Kiszka's summary tables count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Conversion {
     /// Counter ticks to ns (002's `tsc -> ns`, `get_time()` in both time bases).
@@ -43,7 +43,7 @@ impl HotPathCounter for NoCount {
     fn counter_read(&mut self) {}
 }
 
-/// Column labels of seed 002's summary tables (the first [`SEED_TABLE_COLUMNS`]), then the
+/// Column labels of Kiszka's summary tables (the first [`SEED_TABLE_COLUMNS`]), then the
 /// `program_timer()` calls and counter reads of its pseudo-code: the order of [`Counts::columns`].
 pub const COUNT_COLUMNS: [&str; 6] =
     ["total", "tsc->ns", "ns->tsc", "possible 32-bit ns->tsc", "program_timer", "counter reads"];
@@ -62,7 +62,7 @@ pub const COUNT_EXTRA_KEYS: [&str; 6] = [
     "counter_reads_per_op",
 ];
 
-/// Conversions, programmings and counter reads counted, in the columns of seed 002's summary tables
+/// Conversions, programmings and counter reads counted, in the columns of Kiszka's summary tables
 /// (plus `hw_programs` and `counter_reads`, which 002 shows in its pseudo-code but not in its tables).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {

@@ -1,5 +1,5 @@
 //! The timer queue: relative and absolute starts, stop, and the tick handler a one-shot hardware timer
-//! interrupt would run (seed 002's `timer_start`, `timer_start_abs`, `timer_stop`, `timer_irq` and
+//! interrupt would run (Kiszka's `timer_start`, `timer_start_abs`, `timer_stop`, `timer_irq` and
 //! `program_timer`), generic over the time base its dates are kept in.
 
 use std::hint::black_box;

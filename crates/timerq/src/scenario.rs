@@ -1,4 +1,4 @@
-//! Seed 002's five timer scenarios as workloads on the queue, and 002's summary tables of the
+//! Kiszka's five timer scenarios as workloads on the queue, and 002's summary tables of the
 //! conversions each hot path needs.
 //!
 //! One [`Workload::run`] operation is the scenario's hot path as 002 lists it (the steps it marks
@@ -38,7 +38,7 @@ pub const PERIOD_NS: u64 = 1;
 /// Delay of a timeout meant to be stopped before it fires (scenarios 3 and 5), ns.
 pub const TIMEOUT_NS: u64 = 1_000_000_000;
 
-/// One of seed 002's five scenarios of heavy timer use.
+/// One of Kiszka's five scenarios of heavy timer use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scenario {
     /// §1: started once, fires continuously; hot path: the timer interrupt.
@@ -97,7 +97,7 @@ impl Scenario {
         Scenario::ALL.into_iter().find(|s| s.name() == name)
     }
 
-    /// Its section number in seed 002 (1–5).
+    /// Its section number in Kiszka 2006 (1–5).
     pub fn section(self) -> usize {
         Scenario::ALL.iter().position(|&s| s == self).unwrap_or(0) + 1
     }

@@ -1,5 +1,5 @@
 //! The queue against a model (order, stops, periodic re-arm, the hardware timer) in both time bases,
-//! and the scenario workloads against seed 002's summary tables.
+//! and the scenario workloads against Kiszka's summary tables.
 
 use super::*;
 use overhead_clock::convert::Converter;

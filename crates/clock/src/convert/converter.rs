@@ -1,4 +1,4 @@
-//! The conversion other code uses: seed 002's recommendation, "if (ns <= ULONG_MAX) nodiv_imuldiv else
+//! The conversion other code uses: Kiszka's recommendation, "if (ns <= ULONG_MAX) nodiv_imuldiv else
 //! [the full 64-bit routine]", division-free in both directions.
 
 use super::{Direction, Ratio};
@@ -61,7 +61,7 @@ impl Fraction {
         self.short_max
     }
 
-    /// Seed 002's dispatch ("if (ns <= ULONG_MAX) nodiv_imuldiv else the full routine"): the short path
+    /// Kiszka's dispatch ("if (ns <= ULONG_MAX) nodiv_imuldiv else the full routine"): the short path
     /// for inputs up to [`Fraction::short_max`], the 64-bit one above.
     ///
     /// Monotonic across the switch at `T = short_max`: the short path is at most `⌊v(T)⌋ + 1` at `T`
@@ -79,7 +79,7 @@ impl Fraction {
 
     /// `nodiv_imuldiv` as one 64-bit multiply: `(x × integ.frac32) >> 32`, which equals Xenomai's two
     /// terms `integ·x + (x × frac32) >> 32` exactly (`integ·x·2^32` has no fractional bits). Valid for
-    /// `x ≤ short_max` (the product fits in 64 bits); the result is then 64 bits wide, where seed 002's
+    /// `x ≤ short_max` (the product fits in 64 bits); the result is then 64 bits wide, where Kiszka's
     /// keeps 32 and would wrap for ns→tick above `u32::MAX / (hz / 1e9)` ns.
     #[inline]
     pub fn apply_short(&self, x: u64) -> u64 {
@@ -95,7 +95,7 @@ impl Fraction {
     }
 }
 
-/// Tick↔ns conversion for a counter of a given rate: the division-free fast path seed 002 recommends
+/// Tick↔ns conversion for a counter of a given rate: the division-free fast path Kiszka 2006 recommends
 /// (one 64-bit multiply for inputs up to `u32::MAX`, or up to 2^64 / factor when that is smaller, a
 /// 64×64→128 and a 64-bit one above). Each result is the floor or the ceiling of the
 /// true value (at most 1 ns or 1 tick above the exact floor, never below it; exact on whole quotients),

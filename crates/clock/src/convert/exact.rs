@@ -7,9 +7,9 @@ pub const NS_PER_S: u64 = 1_000_000_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
-    /// Counter ticks to ns (seed 002's `tsc_to_ns`, the kernel's clocksource direction).
+    /// Counter ticks to ns (Kiszka's `tsc_to_ns`, the kernel's clocksource direction).
     TickToNs,
-    /// ns to counter ticks (seed 002's `ns_to_tsc`, the kernel's clockevent direction).
+    /// ns to counter ticks (Kiszka's `ns_to_tsc`, the kernel's clockevent direction).
     NsToTick,
 }
 

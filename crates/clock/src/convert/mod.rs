@@ -1,4 +1,4 @@
-//! Tick↔ns conversion routines, their cost and their accuracy (seed 002, Kiszka, "Timer optimisations,
+//! Tick↔ns conversion routines, their cost and their accuracy (Kiszka 2006, Kiszka, "Timer optimisations,
 //! continued": conversion routines benchmarked with the loop overhead compensated, weighed against the
 //! accuracy they lose on long intervals).
 //!
@@ -11,8 +11,8 @@
 //! | `exact` | 128-bit multiply, 128-bit divide | `exact.rs` |
 //! | `naive` | 64-bit multiply then divide; wraps past its overflow point | `naive.rs` |
 //! | `kernel` | Linux `clocks_calc_mult_shift` + `mul_u64_u32_shr` | `kernel.rs` |
-//! | `llmulshft`, `nodiv_llimd`, `imuldiv`, `nodiv_imuldiv` | Xenomai's arith (seed 002's actors) | `xenomai.rs` |
-//! | `fast_path` | seed 002's recommended dispatch, the public [`Converter`] | `converter.rs` |
+//! | `llmulshft`, `nodiv_llimd`, `imuldiv`, `nodiv_imuldiv` | Xenomai's arith (Kiszka's actors) | `xenomai.rs` |
+//! | `fast_path` | Kiszka's recommended dispatch, the public [`Converter`] | `converter.rs` |
 //! | `f64` | one double-precision multiply | `float.rs` |
 //! | `quanta` | the `quanta` crate's own calibrated scale, as a peer | `peer.rs` |
 //!

@@ -77,7 +77,7 @@ impl Routine {
             Routine::NodivLlimd => "Xenomai nodiv_llimd: high half of x × 32.64 fraction, no division",
             Routine::Imuldiv => "Xenomai imuldiv: 32-bit input and result, 64/32 divide",
             Routine::NodivImuldiv => "Xenomai nodiv_imuldiv: 32-bit input and result, no division",
-            Routine::FastPath => "seed 002's dispatch (Converter): one multiply for short inputs, two above",
+            Routine::FastPath => "Kiszka's dispatch (Converter): one multiply for short inputs, two above",
             Routine::F64 => "one f64 multiply, truncated",
             Routine::Quanta => "quanta::Clock::delta_as_nanos at quanta's own calibrated rate",
         }

@@ -1,4 +1,4 @@
-//! Xenomai's conversion arithmetic, the routines seed 002 benchmarks: `llmulshft` (scaled math, Jan
+//! Xenomai's conversion arithmetic, the routines Kiszka 2006 benchmarks: `llmulshft` (scaled math, Jan
 //! Kiszka's `fast_tsc_to_ns`), `nodiv_llimd` and `nodiv_imuldiv` (Gilles Chanteperdrix's division-free
 //! multiply by a precomputed 32.64 fraction), and the 32-bit `imuldiv`. Semantics follow Xenomai's
 //! `include/cobalt/uapi/asm-generic/arith.h` and, where x86-64 overrides it, `asm/xenomai/uapi/arith.h`

@@ -13,7 +13,7 @@ fn callee(x: u64) -> u64 {
     x.wrapping_add(1)
 }
 
-/// Seed 004's "local call" row: a non-inlined call and return inside the control loop, against the
+/// Souvatzis's "local call" row: a non-inlined call and return inside the control loop, against the
 /// control loop alone.
 pub struct Call;
 

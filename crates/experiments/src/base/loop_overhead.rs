@@ -5,7 +5,7 @@ use overhead_harness::Harness;
 use overhead_record::Metric;
 use overhead_runtimes::Capability;
 
-/// Seed 004's "loop control overhead" row: a counted loop whose body only keeps its index alive,
+/// Souvatzis's "loop control overhead" row: a counted loop whose body only keeps its index alive,
 /// against a control that runs no loop at all (so only the two clock reads cancel).
 pub struct LoopOverhead;
 

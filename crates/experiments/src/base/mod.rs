@@ -1,4 +1,4 @@
-//! The `base` family: the costs every other number sits on (seed 004's first rows, lmbench's "null").
+//! The `base` family: the costs every other number sits on (Souvatzis's first rows, lmbench's "null").
 
 mod call;
 mod loop_overhead;

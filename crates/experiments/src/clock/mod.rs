@@ -1,5 +1,5 @@
-//! The `clock` family: reading time and converting it (seed 002's first concerns; docs/METHOD.md §8),
-//! and how the CPUs' counters and processing rates agree (seed 001 §2).
+//! The `clock` family: reading time and converting it (Kiszka's first concerns; docs/METHOD.md §8),
+//! and how the CPUs' counters and processing rates agree (Ben-Asher & Feitelson 1991 §2).
 
 mod convert;
 mod counter_rate;

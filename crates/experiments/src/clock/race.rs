@@ -1,9 +1,9 @@
-//! Seed 001 §2's race, the reference-activity method (docs/METHOD.md §10): two parties run the same
+//! Ben-Asher & Feitelson 1991 §2's race, the reference-activity method (docs/METHOD.md §10): two parties run the same
 //! local loop at once, each counting in its own cache line; each, on reaching fixed counts, snapshots how
 //! far the other got. The partner's progress over a known number of one's own iterations is the
 //! partner's processing rate relative to one's own.
 //!
-//! The seed read the partner once, at 10 000 000 of 12 000 000 iterations, and relied on a run of
+//! The study read the partner once, at 10 000 000 of 12 000 000 iterations, and relied on a run of
 //! seconds to make the start-up skew negligible. Our runs last milliseconds, so each party snapshots
 //! twice, at an `early` and a `late` count, and uses the difference: whatever the parties' start skew,
 //! it cancels. Each snapshot is still one read of the partner's line, so the partner is disturbed twice
@@ -13,7 +13,7 @@ use crossbeam_utils::CachePadded;
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 
 /// Iterations a party runs between looks at its partner's done flag, once its own snapshots are taken
-/// (seed 001 §3.2's double loop: the inner loop keeps the check off the counting path).
+/// (Ben-Asher & Feitelson 1991 §3.2's double loop: the inner loop keeps the check off the counting path).
 const TAIL_CHUNK: u64 = 1024;
 
 /// A value alone in a 128-byte block on x86-64 and aarch64 (crossbeam's `CachePadded`; two cache lines, so the adjacent-line prefetcher cannot make
@@ -100,7 +100,7 @@ fn snapshot(partner: &Lane) -> u64 {
 }
 
 /// The partner's rate relative to this party's in ppm: its progress between this party's two marks
-/// over this party's own iterations in that time, minus one. Positive: the partner is faster (seed 001
+/// over this party's own iterations in that time, minus one. Positive: the partner is faster (Ben-Asher & Feitelson 1991
 /// Table 1: a row of positive numbers is a slow processor). `None` when the partner had not started by
 /// the early mark or did not move, so the window does not hold its steady loop.
 pub fn relative_rate_ppm(marks: Marks, seen: Snapshot) -> Option<f64> {
@@ -132,7 +132,7 @@ mod tests {
     #[test]
     fn rate_from_synthetic_snapshots() {
         let marks = Marks { early: 125_000, late: 1_125_000 };
-        // Seed 001 Table 1, row 3 column 7: the partner got 80 iterations further per million.
+        // Ben-Asher & Feitelson 1991 Table 1, row 3 column 7: the partner got 80 iterations further per million.
         let seen = Snapshot { early: 130_000, late: 1_130_080 };
         assert!((relative_rate_ppm(marks, seen).unwrap() - 80.0).abs() < 1e-6);
         let slower = Snapshot { early: 120_000, late: 1_119_946 };

@@ -1,4 +1,4 @@
-//! `clock.rate`: seed 001 §2, Table 1, "relative rates of the processors, in parts per million", for
+//! `clock.rate`: Ben-Asher & Feitelson 1991 §2, Table 1, "relative rates of the processors, in parts per million", for
 //! today's CPUs: every pair races the same local loop ([`super::race`]) five times, and each cell is how
 //! much faster the column CPU counted than the row CPU. Beside it, each CPU's hardware counter rate
 //! against `CLOCK_MONOTONIC_RAW` ([`super::counter_rate`]).
@@ -16,7 +16,7 @@ use overhead_clock::TimeSourceKind;
 use overhead_harness::{Harness, HarnessConfig, SpinBarrier};
 use overhead_record::{Details, Matrix, Metric};
 
-/// Races per pair; a cell is their mean, as seed 001's "averages of five measurements for each pair".
+/// Races per pair; a cell is their mean, as Ben-Asher & Feitelson's "averages of five measurements for each pair".
 pub const REPETITIONS: usize = 5;
 /// The shortest window a race counts over, however many pairs (ns): 0.2 ms, where a disturbance of
 /// 20 ns is 100 ppm.

@@ -1,5 +1,5 @@
 //! The `grain` family: how the granularity of tasks decides the cost of a fixed amount of work, and
-//! how the work spreads over the CPUs (seed 001 §7).
+//! how the work spreads over the CPUs (Ben-Asher & Feitelson 1991 §7).
 
 pub mod search;
 mod sweep;

@@ -1,5 +1,5 @@
 //! Where is the best granularity? The decade sweep with its stop rule, and the refinement around the
-//! best decade (seed 001 §7: 10^0…10^7 activities, then "a more accurate measurement showed the optimal
+//! best decade (Ben-Asher & Feitelson 1991 §7: 10^0…10^7 activities, then "a more accurate measurement showed the optimal
 //! number to be 1900"). Pure functions of a cost callback, so the search is tested apart from the
 //! hardware.
 
@@ -43,7 +43,7 @@ pub fn bracket(best_tasks: u64, max_tasks: u64) -> (u64, u64) {
 }
 
 /// Golden-section search for the task count of least cost in `[lo, hi]`, on a logarithmic scale (the
-/// cost curve is smooth in log(tasks), as the seed's Table 4 is). Counts already in `known` are not
+/// cost curve is smooth in log(tasks), as the study's Table 4 is). Counts already in `known` are not
 /// evaluated again, nor is any count twice. Stops when the bracket's `hi/lo` falls below `1 + rel_tol`,
 /// when its two inner counts round to the same integer, after `max_evals` new evaluations, or when
 /// `cost` returns `None`. Assumes one minimum in the range; with noise it finds a count in the flat
@@ -93,7 +93,7 @@ pub fn refine(
 mod tests {
     use super::*;
 
-    /// Seed 001 Table 4 (elapsed s per number of activities) with the 1900-activity measurement, read as
+    /// Ben-Asher & Feitelson 1991 Table 4 (elapsed s per number of activities) with the 1900-activity measurement, read as
     /// a curve piecewise linear in log10(tasks).
     fn seed_table4(tasks: u64) -> f64 {
         const POINTS: [(f64, f64); 9] = [
@@ -136,7 +136,7 @@ mod tests {
         let evals = sweep_decades(10_000_000, 4.0, curve);
         assert_eq!(evals.iter().map(|e| e.0).collect::<Vec<_>>(), [1, 10, 100, 1000]);
         assert_eq!(best(&evals), Some((100, 5.0)));
-        // The seed's own table never triggers the rule before the last decade (1154 s > 4 × 85.6 s).
+        // The study's own table never triggers the rule before the last decade (1154 s > 4 × 85.6 s).
         let seed = sweep_decades(10_000_000, 4.0, |t| Some(seed_table4(t)));
         assert_eq!(seed.len(), 8);
         assert_eq!(best(&seed).unwrap().0, 10_000);
@@ -165,8 +165,8 @@ mod tests {
         assert_eq!(counts.len(), evals.len(), "a count was evaluated twice");
     }
 
-    /// The seed's own curve: between its decades 1000 and 10000 the refinement lands on the 1900 that
-    /// the seed's more accurate measurement found.
+    /// The study's own curve: between its decades 1000 and 10000 the refinement lands on the 1900 that
+    /// the study's more accurate measurement found.
     #[test]
     fn refine_on_the_seed_curve_finds_1900() {
         let decades = sweep_decades(10_000_000, 4.0, |t| Some(seed_table4(t)));

@@ -1,5 +1,5 @@
 //! `mem.c2c`: the core-to-core matrix — what one cache line costs to pass between every pair of CPUs
-//! and back (seed 001 §3–4 asked what the bus costs between processors; core-to-core-latency and
+//! and back (Ben-Asher & Feitelson 1991 §3–4 asked what the bus costs between processors; core-to-core-latency and
 //! Intel MLC's `c2c_latency` ask the same of a coherence fabric). Two ways to pass it:
 //!
 //! - `op:cas`: one line, both sides compare-and-swap it from the value the other wrote (2k → 2k + 1 by the

@@ -1,8 +1,8 @@
-//! `mem.contention`: seed 001 §3.1, Experiment 1 (Fig. 1): k threads storing to one shared cache line,
+//! `mem.contention`: Ben-Asher & Feitelson 1991 §3.1, Experiment 1 (Fig. 1): k threads storing to one shared cache line,
 //! time per access against k. On the Makbilan the shared variable sat in one processor's memory and the
 //! others reached it over the Multibus; today every store needs the line exclusive in the storing core's
 //! cache, so k writers pass the line between their caches (coherence contention) and the time per access
-//! grows with k as the seed's bus time did.
+//! grows with k as the study's bus time did.
 
 use super::page::FirstTouchResult;
 use overhead_record::result::to_extra;
@@ -13,7 +13,7 @@ use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planne
 use overhead_harness::Harness;
 use overhead_record::Metric;
 
-/// Accesses per loop iteration: the seed repeats `*pg=lg` 100 times in-line "to reduce the effect of the
+/// Accesses per loop iteration: the study repeats `*pg=lg` 100 times in-line "to reduce the effect of the
 /// loop handling itself"; the reported time is per access, the iteration's time over this.
 pub const ACCESSES_PER_ITERATION: u64 = 100;
 
@@ -32,7 +32,7 @@ macro_rules! rep10 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
-    /// A plain store of the loop index (`AtomicU64::store(i, Relaxed)`: one `mov` on x86-64), the seed's
+    /// A plain store of the loop index (`AtomicU64::store(i, Relaxed)`: one `mov` on x86-64), the study's
     /// `*pg=lg`. A store retires into the store buffer; the core then needs the line exclusive to drain it.
     Store,
     /// `fetch_add(1, Relaxed)` with the result unused: one locked add on x86-64 (`lock inc`; `lock xadd`
@@ -68,15 +68,15 @@ pub struct Params {
     pub threads: usize,
 }
 
-/// Seed 001 §3.1, Experiment 1 (Fig. 1): `threads` pinned threads (one per core first, [`PlanContext::team_cpus`])
-/// all access ONE shared cache line, 100 accesses written out in-line per loop iteration (the seed's
+/// Ben-Asher & Feitelson 1991 §3.1, Experiment 1 (Fig. 1): `threads` pinned threads (one per core first, [`PlanContext::team_cpus`])
+/// all access ONE shared cache line, 100 accesses written out in-line per loop iteration (the study's
 /// `*pg=lg` ×100), started together; `op` is a plain store or an atomic add. The line is on a fresh page
-/// first touched by the first team CPU (the seed's `g`, "in the local memory of the first processor"), so
-/// with one thread every access hits that CPU's L1 (the seed's "really a local access").
+/// first touched by the first team CPU (the study's `g`, "in the local memory of the first processor"), so
+/// with one thread every access hits that CPU's L1 (the study's "really a local access").
 ///
 /// Time: ns per access of one thread while the others run theirs (the slowest thread's per-iteration time
 /// over 100), against the empty loop (`empty_loop`) of the same iteration count, so only the accesses
-/// remain. The seed found the time linear in the processors; [`Experiment::fits`] fits `a + b·threads` per
+/// remain. The study found the time linear in the processors; [`Experiment::fits`] fits `a + b·threads` per
 /// op, `b` being what each added writer costs every access.
 pub struct Contention;
 

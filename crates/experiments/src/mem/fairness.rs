@@ -1,6 +1,6 @@
-//! `mem.fairness`: seed 001 §3.2, Table 2, "number of accesses performed by different PEs, when all
+//! `mem.fairness`: Ben-Asher & Feitelson 1991 §3.2, Table 2, "number of accesses performed by different PEs, when all
 //! compete for the bus", for today's coherence protocol. Every usable CPU runs one pinned thread; all
-//! start together on a spin barrier and hammer memory for a fixed window, in the seed's double loop
+//! start together on a spin barrier and hammer memory for a fixed window, in the study's double loop
 //! (an inner chunk of accesses, then a look at the stop flag), each thread counting its own accesses in
 //! a register. Where the Multibus-II arbiter favoured low serial numbers, a cache line favours whichever
 //! core last had it: for `atomic_inc` we also count how many consecutive accesses a core gets before the
@@ -20,7 +20,7 @@ use overhead_harness::{Harness, HarnessConfig, Measurement, Mode, SpinBarrier};
 use overhead_machine::pin_current_thread;
 use overhead_record::{Details, LabelledTable, Metric};
 
-/// Accesses per inner loop for `atomic_inc` (the seed's `ITER`): a contended `fetch_add` costs tens of
+/// Accesses per inner loop for `atomic_inc` (the study's `ITER`): a contended `fetch_add` costs tens of
 /// ns, so the stop flag is read every microsecond or two.
 const ATOMIC_CHUNK: u64 = 32;
 /// Increments per inner loop for `neighbour_inc`, whose increments mostly hit the thread's own cache.
@@ -32,7 +32,7 @@ const NEIGHBOUR_CHUNK: u64 = 256;
 pub enum Access {
     /// Every thread `fetch_add(1)`s ONE shared 8-byte word (one line, first touched by thread 0's CPU).
     AtomicInc,
-    /// The seed's code: thread j does plain `*p = *p + 1` (volatile read, then volatile write; not an
+    /// The study's code: thread j does plain `*p = *p + 1` (volatile read, then volatile write; not an
     /// atomic read-modify-write) on the counter of thread j + 1 (the last thread on the first's), each
     /// counter alone on its line and first touched by its owner's CPU.
     NeighbourInc,
@@ -57,14 +57,14 @@ struct Params {
     access: Access,
 }
 
-/// Seed 001 §3.2 (Table 2): all usable CPUs (one pinned thread each, one per core first) hammer memory
+/// Ben-Asher & Feitelson 1991 §3.2 (Table 2): all usable CPUs (one pinned thread each, one per core first) hammer memory
 /// for a fixed window — quick ~2 ms, default ~5 ms, full ~10 ms ([`window_ns`]) — several windows per
 /// process ([`windows`]), started together on a spin barrier and stopped by a flag that thread 0 raises
 /// once its own clock says the window is over (the others look at it after every inner chunk). One point
 /// per [`Access`]; skipped on one CPU.
 ///
 /// Results: `details.tables["counts"]` (one row per thread, "thread i (CPU c)"; columns `accesses` over
-/// the kept windows, `per 1000 of thread 0` — the seed's normalisation to its PE 1 — and `mean
+/// the kept windows, `per 1000 of thread 0` — the study's normalisation to its PE 1 — and `mean
 /// consecutive accesses`, `atomic_inc` only: accesses / runs, a run ending when the `fetch_add` did not
 /// return the thread's previous value + 1); `extra`: `jain_index` (Jain's fairness index, 1 = even),
 /// `max_over_min`, `total_accesses`, `windows`, `window_ms`, and for `atomic_inc`
@@ -322,7 +322,7 @@ fn atomic_inc(word: &AtomicU64, stop: &AtomicBool, clock: &Clock, deadline: Opti
     }
 }
 
-/// The seed's `*p = *p + 1` on the neighbour's counter, in chunks of [`NEIGHBOUR_CHUNK`] until [`done`].
+/// The study's `*p = *p + 1` on the neighbour's counter, in chunks of [`NEIGHBOUR_CHUNK`] until [`done`].
 #[inline(never)]
 fn neighbour_inc(p: Word, stop: &AtomicBool, clock: &Clock, deadline: Option<u64>) -> Count {
     let mut accesses = 0u64;
@@ -493,7 +493,7 @@ mod tests {
 
     #[test]
     fn jain_and_max_over_min_on_synthetic_counts() {
-        // Seed 001 Table 2's ten PEs.
+        // Ben-Asher & Feitelson 1991 Table 2's ten PEs.
         let seed = [1000.0, 993.0, 893.0, 688.0, 671.0, 658.0, 501.0, 501.0, 501.0, 501.0];
         let sum: f64 = seed.iter().sum();
         let squares: f64 = seed.iter().map(|v| v * v).sum();

@@ -1,4 +1,4 @@
-//! `mem.mix`: seed 001 §3.1, Experiment 2 (Fig. 2): blocks of 100 operations, `x` of them writes to a
+//! `mem.mix`: Ben-Asher & Feitelson 1991 §3.1, Experiment 2 (Fig. 2): blocks of 100 operations, `x` of them writes to a
 //! line shared by every thread and the other 100 − x increments of a thread-local variable in memory;
 //! time per block against the threads, for x ∈ {1, 10, 20, 50, 100}. The more of a block is local, the
 //! less the shared line's traffic shows.
@@ -13,11 +13,11 @@ use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planne
 use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
 
-/// Operations per block (shared writes plus local increments), as in the seed's `DOx` macros.
+/// Operations per block (shared writes plus local increments), as in the study's `DOx` macros.
 #[cfg(test)]
 const BLOCK_OPS: u32 = 100;
 
-/// The seed's values of x (shared writes per block of 100), planned in default and `--full` runs.
+/// The study's values of x (shared writes per block of 100), planned in default and `--full` runs.
 pub const X_VALUES: [u32; 5] = [1, 10, 20, 50, 100];
 
 /// The values of x a `--quick` run plans: all local but one, half, all shared.
@@ -41,7 +41,7 @@ macro_rules! rep {
 }
 
 /// Writes one loop function per x: `n` blocks, each `x` times (one shared write, then `gap` local
-/// increments), `x · (1 + gap) = 100`; the x writes are spread evenly through the block as the seed's
+/// increments), `x · (1 + gap) = 100`; the x writes are spread evenly through the block as the study's
 /// `DOx` interleaves `x=y` with `l++`. Returns the local variable's final value (`n · gap · x`). Checked in
 /// the release binary (`objdump -d`): per iteration, x `mov %rcx,(%rdi)` to the line and 100 − x
 /// increments of the local on the stack (`incq -0x8(%rsp)`, the last one as load, `inc`, store), in the
@@ -75,7 +75,7 @@ pub trait SharedWrite {
 }
 
 /// The experiment's write: a plain store of the block index (`AtomicU64::store(v, Relaxed)`, one `mov` on
-/// x86-64), the seed's `*p=l`. LLVM neither merges nor drops atomic stores.
+/// x86-64), the study's `*p=l`. LLVM neither merges nor drops atomic stores.
 pub struct Store;
 
 impl SharedWrite for Store {
@@ -85,7 +85,7 @@ impl SharedWrite for Store {
     }
 }
 
-/// The seed's `l++` on a local kept in memory: a volatile load, add and volatile store, so it is a real
+/// The study's `l++` on a local kept in memory: a volatile load, add and volatile store, so it is a real
 /// memory increment (L1-resident, never kept in a register). The increments of a block form one dependency
 /// chain through memory: store-to-load forwarding, a few cycles each, or about one where the core renames
 /// stack memory (AMD Zen 2 and later, recent Intel cores); x = 1 measures that local work alone.
@@ -96,7 +96,7 @@ fn bump(local: &mut u64) {
     unsafe { std::ptr::write_volatile(p, std::ptr::read_volatile(p).wrapping_add(1)) };
 }
 
-/// The loop for `x` shared writes per block, or `None` for an x the seed did not use.
+/// The loop for `x` shared writes per block, or `None` for an x the study did not use.
 fn block_loop<W: SharedWrite>(x: u32) -> Option<fn(&AtomicU64, u64) -> u64> {
     Some(match x {
         1 => mix_1::<W>,
@@ -115,17 +115,17 @@ pub struct Params {
     pub threads: usize,
 }
 
-/// Seed 001 §3.1, Experiment 2 (Fig. 2): `threads` pinned threads (one per core first) each run blocks of
+/// Ben-Asher & Feitelson 1991 §3.1, Experiment 2 (Fig. 2): `threads` pinned threads (one per core first) each run blocks of
 /// 100 operations generated at compile time per x (`rep!`): x plain stores to ONE line shared by all the
 /// threads, spread evenly through the block, and 100 − x increments of a thread-local variable kept in
-/// memory (the seed's `l++`, volatile, L1-resident); x ∈ {1, 10, 20, 50, 100} ({1, 50, 100} in `--quick`),
+/// memory (the study's `l++`, volatile, L1-resident); x ∈ {1, 10, 20, 50, 100} ({1, 50, 100} in `--quick`),
 /// threads on the thread ladder (1, 2, 4, …, CPUs). The line is on a fresh page first touched by the first
 /// team CPU.
 ///
 /// Time: ns per block of 100 operations of one thread while the others run theirs (the slowest thread's),
 /// against the empty loop. [`Experiment::fits`] fits `a + b·threads` per x.
 ///
-/// Unlike the seed: there each processor wrote its own global variable, placed in ANOTHER processor's
+/// Unlike the study: there each processor wrote its own global variable, placed in ANOTHER processor's
 /// memory, so the contention was for the bus alone (not for one memory module). Here all the threads
 /// write one shared line, so the contention is for that line (coherence); with today's caches a line
 /// written by one thread only would stay in its cache in modified state and show no contention at all.

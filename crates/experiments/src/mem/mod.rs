@@ -1,4 +1,4 @@
-//! The `mem` family: what sharing memory costs (seed 001 §3–4, for cache coherence instead of a bus).
+//! The `mem` family: what sharing memory costs (Ben-Asher & Feitelson 1991 §3–4, for cache coherence instead of a bus).
 //! Every thread is pinned and its CPU recorded; memory is first touched by the CPU it is meant to be
 //! local to ([`page`]). Runtime `os` only: these are the machine's costs, not a runtime's.
 //!

@@ -1,7 +1,7 @@
 //! Fresh memory for one measurement, first touched by a thread pinned to a chosen CPU: Linux places an
 //! anonymous page on the NUMA node of the CPU that first writes it, and the first write also leaves its
 //! lines in that CPU's caches. So a cache-line ping-pong between CPUs `a` and `b` on a page `a` touched
-//! involves no third core's cache and no third node's memory (seed 001 §3: every variable "in the
+//! involves no third core's cache and no third node's memory (Ben-Asher & Feitelson 1991 §3: every variable "in the
 //! memory of" a chosen processor; core-to-core-latency allocates per pair the same way).
 
 use std::io;

@@ -5,7 +5,7 @@ use overhead_harness::Harness;
 use overhead_record::Metric;
 use overhead_runtimes::Capability;
 
-/// Seed 004's "asynchronous send/receive": one activity sends a message to a channel and receives it
+/// Souvatzis's "asynchronous send/receive": one activity sends a message to a channel and receives it
 /// back itself, so the receive never blocks and nothing switches. `os`: `std::sync::mpsc::channel`;
 /// `fiber-*`: the runtime's channel; `tokio`: `tokio::sync::mpsc::unbounded_channel`;
 /// `mpi`: one rank, MPI_Isend to itself, MPI_Recv, MPI_Wait. Per send + receive.

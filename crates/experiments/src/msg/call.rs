@@ -12,7 +12,7 @@ struct Params {
     new_task: NewTask,
 }
 
-/// Seed 004's "interresource call, no new process" and "…, new process". `new_task:no`: the call goes
+/// Souvatzis's "interresource call, no new process" and "…, new process". `new_task:no`: the call goes
 /// through an opaque operation reference and runs in the caller's activity (`os`, `fiber-*`: a
 /// `&dyn Fn`; `tokio`: awaiting a boxed `dyn Future`, the async-trait shape). `new_task:yes`: the
 /// callee runs in a new activity and the caller waits for its result (`os`: a thread, spawn + join;

@@ -17,7 +17,7 @@ pub struct Params {
     pub payload: usize,
 }
 
-/// Payloads (bytes): seed 003's 0–60 message registers end near 256 bytes; today's IPC carries pages
+/// Payloads (bytes): Walfield's 0–60 message registers end near 256 bytes; today's IPC carries pages
 /// and buffers, so the matrix runs from one word to 1 MiB — powers of 4 in `--full`, four sizes by
 /// default, two in `--quick`.
 pub fn payloads(mode: Mode) -> Vec<usize> {
@@ -32,7 +32,7 @@ pub fn payloads(mode: Mode) -> Vec<usize> {
     }
 }
 
-/// Seed 003's ping-pong (its table: IPC cost against message registers), lmbench's `lat_pipe`,
+/// Walfield's ping-pong (its table: IPC cost against message registers), lmbench's `lat_pipe`,
 /// `lat_unix`, `lat_tcp`: the parent sends `payload` bytes through `transport` to a forked child pinned
 /// to the other CPU of the point, which sends them straight back; one round trip per operation against
 /// the empty loop. Both processes are pinned (`placement`: the same CPU, and one CPU per kind of

@@ -1,4 +1,4 @@
-//! The `msg` family: messages between activities (seed 003's IPC ping-pong, seed 004's messages).
+//! The `msg` family: messages between activities (Walfield's IPC ping-pong, Souvatzis's messages).
 
 mod async_send;
 mod bandwidth;
@@ -21,7 +21,7 @@ use crate::{PlanContext, Planned};
 use overhead_runtimes::channel_impl::ChannelImpl;
 use overhead_runtimes::{Offer, RuntimeUnderTest};
 
-/// The parameters of seed 004's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`): the channel
+/// The parameters of Souvatzis's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`): the channel
 /// implementation (`impl:`), one the runtime offers for the row. Records written before implementations were named have no
 /// `impl:` key; they read as the runtime's own idiom ([`overhead_record::legacy`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -31,8 +31,8 @@ pub struct ImplParams {
     pub implementation: ChannelImpl,
 }
 
-/// `runtime`'s own implementation of one of seed 004's message rows (`experiment` is `msg.async`, `msg.switch`
-/// or `msg.rendezvous`): the first its offers list, the one seed 004's table shows. `None` for another
+/// `runtime`'s own implementation of one of Souvatzis's message rows (`experiment` is `msg.async`, `msg.switch`
+/// or `msg.rendezvous`): the first its offers list, the one Souvatzis's table shows. `None` for another
 /// experiment or a runtime this build does not know (a record from another build: any `impl:` then matches).
 pub fn own_impl(experiment: &str, runtime: &str) -> Option<ChannelImpl> {
     let offers = overhead_runtimes::find(runtime)?.offers();

@@ -5,7 +5,7 @@ use overhead_harness::Harness;
 use overhead_record::Metric;
 use overhead_runtimes::Capability;
 
-/// Seed 004's "rendezvous" (SR's `call` answered by an `in` statement): the client blocks until a
+/// Souvatzis's "rendezvous" (SR's `call` answered by an `in` statement): the client blocks until a
 /// server activity has received the request and replied. `os`: a server thread on the same CPU and two
 /// zero-capacity `sync_channel`s (true rendezvous); `fiber-*`: the runtime's rendezvous; `tokio`: a
 /// server task, an mpsc request queue and a `oneshot` reply per call (tokio's idiom); `mpi`: two ranks on the

@@ -5,7 +5,7 @@ use overhead_harness::Harness;
 use overhead_record::Metric;
 use overhead_runtimes::Capability;
 
-/// Seed 004's "message passing requiring context switch": the timed activity sends to a partner that
+/// Souvatzis's "message passing requiring context switch": the timed activity sends to a partner that
 /// is blocked receiving, then blocks receiving the partner's echo; each message wakes a blocked
 /// receiver and switches to it. Reported per message (half a round trip). `os`: two threads pinned to
 /// the same CPU with `std::sync::mpsc`; `fiber-*`: two fibers and the runtime's channels; `tokio`: two

@@ -1,6 +1,6 @@
-//! Seed 003's per-method accounting: from the calls and summed times of each side, the table Walfield
+//! Walfield's per-method accounting: from the calls and summed times of each side, the table Walfield
 //! printed — time on each side (ms), % of the time, calls, µs per call on each side, and the delta (client −
-//! server per call), which the seed read as the RPC's overhead. The report's `rpc` section prints the table
+//! server per call), which the study read as the RPC's overhead. The report's `rpc` section prints the table
 //! as the record holds it (`rpc.methods`'s `details.tables["methods"]`).
 
 use overhead_clock::Ticks;
@@ -11,7 +11,7 @@ use overhead_record::LabelledTable;
 pub const TABLE_KEY: &str = "methods";
 
 /// Columns of the per-method table, unit in each name: calls; total time of the calls on each side (ms);
-/// each side's share of the client's total over all methods (%: the seed's "% Time" of the run, whose
+/// each side's share of the client's total over all methods (%: the study's "% Time" of the run, whose
 /// "Kernel" share was of the same total); µs per call on each side; the delta (µs per call).
 pub const COLUMNS: [&str; 8] = [
     "calls",
@@ -46,7 +46,7 @@ impl MethodTotals {
         (self.calls > 0).then(|| self.server_ns / self.calls as f64)
     }
 
-    /// The delta per call, client − server (ns): the seed's "RPC overhead"; `None` without calls.
+    /// The delta per call, client − server (ns): the study's "RPC overhead"; `None` without calls.
     pub fn delta_per_call_ns(&self) -> Option<f64> {
         Some(self.client_per_call_ns()? - self.server_per_call_ns()?)
     }
@@ -93,7 +93,7 @@ pub fn overall(totals: &[MethodTotals; 4]) -> MethodTotals {
     totals.iter().fold(MethodTotals::default(), |a, &b| a.plus(b))
 }
 
-/// Seed 003's table: one row per method in [`Method::ALL`] order, one cell per [`COLUMNS`] entry (`None`
+/// Walfield's table: one row per method in [`Method::ALL`] order, one cell per [`COLUMNS`] entry (`None`
 /// where a method had no calls, or no client time to share).
 pub fn methods_table(totals: &[MethodTotals; 4]) -> LabelledTable {
     let all_client_ns = overall(totals).client_ns;
@@ -117,14 +117,14 @@ pub fn methods_table(totals: &[MethodTotals; 4]) -> LabelledTable {
         })
         .collect();
     LabelledTable {
-        title: "seed 003 per-method accounting: client stub vs. server, receipt to reply".into(),
+        title: "Walfield 2008 per-method accounting: client stub vs. server, receipt to reply".into(),
         unit: "per column: calls, ms, %, µs".into(),
         columns: COLUMNS.iter().map(|c| c.to_string()).collect(),
         rows,
     }
 }
 
-/// What an `rpc.methods` point reports beside its median (its `extra`): per method and over the seed's mix,
+/// What an `rpc.methods` point reports beside its median (its `extra`): per method and over the study's mix,
 /// ns per call on each side and the delta; a method without calls has none.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MethodsResult {
@@ -132,31 +132,31 @@ pub struct MethodsResult {
     pub object_discard_client_ns: Option<f64>,
     /// Object discard: the server's time per call (from the decoded request to the reply).
     pub object_discard_server_ns: Option<f64>,
-    /// Object discard: client − server per call: seed 003's delta.
+    /// Object discard: client − server per call: Walfield's delta.
     pub object_discard_delta_ns: Option<f64>,
     /// Object alloc: the client's time per call (the stub's, around the call).
     pub object_alloc_client_ns: Option<f64>,
     /// Object alloc: the server's time per call (from the decoded request to the reply).
     pub object_alloc_server_ns: Option<f64>,
-    /// Object alloc: client − server per call: seed 003's delta.
+    /// Object alloc: client − server per call: Walfield's delta.
     pub object_alloc_delta_ns: Option<f64>,
     /// Cap copy: the client's time per call (the stub's, around the call).
     pub cap_copy_client_ns: Option<f64>,
     /// Cap copy: the server's time per call (from the decoded request to the reply).
     pub cap_copy_server_ns: Option<f64>,
-    /// Cap copy: client − server per call: seed 003's delta.
+    /// Cap copy: client − server per call: Walfield's delta.
     pub cap_copy_delta_ns: Option<f64>,
     /// Folio alloc: the client's time per call (the stub's, around the call).
     pub folio_alloc_client_ns: Option<f64>,
     /// Folio alloc: the server's time per call (from the decoded request to the reply).
     pub folio_alloc_server_ns: Option<f64>,
-    /// Folio alloc: client − server per call: seed 003's delta.
+    /// Folio alloc: client − server per call: Walfield's delta.
     pub folio_alloc_delta_ns: Option<f64>,
     /// Over the whole mix: the client's time per call (the stub's, around the call).
     pub mix_client_ns: Option<f64>,
     /// Over the whole mix: the server's time per call (from the decoded request to the reply).
     pub mix_server_ns: Option<f64>,
-    /// Over the whole mix: client − server per call: seed 003's delta.
+    /// Over the whole mix: client − server per call: Walfield's delta.
     pub mix_delta_ns: Option<f64>,
 }
 
@@ -189,7 +189,7 @@ mod tests {
     use super::*;
     use overhead_harness::testing::ScriptedClock;
 
-    /// Seed 003's own numbers (ms and calls of its table) as the fixture: the table gives back its µs per
+    /// Walfield's own numbers (ms and calls of its table) as the fixture: the table gives back its µs per
     /// call and deltas (26.3/22.1/4.2 for object discard), and the % columns share the client's total.
     #[test]
     fn the_seeds_table_comes_back_from_its_totals() {
@@ -215,7 +215,7 @@ mod tests {
         assert!(near(cell(0, "server_us_per_call"), 22.08));
         assert!(near(cell(0, "delta_us"), 4.2));
         assert!(near(cell(1, "delta_us"), 1.8) && near(cell(2, "delta_us"), 3.9));
-        // The seed printed 5.3 for folio alloc, from totals finer than its rounded 30 and 27 ms.
+        // The study printed 5.3 for folio alloc, from totals finer than its rounded 30 and 27 ms.
         assert!(near(cell(3, "delta_us"), 4.21));
         let all_client = 18_054.0 + 730.0 + 868.0 + 30.0;
         assert!((cell(0, "client_pct") - 100.0 * 18_054.0 / all_client).abs() < 1e-9);

@@ -1,4 +1,4 @@
-//! `rpc.floor`: what a gRPC call's delta is made of. Seed 003 compared its delta (client − server time per
+//! `rpc.floor`: what a gRPC call's delta is made of. Walfield 2008 compared its delta (client − server time per
 //! call, 4.2 µs for object discard) with a ping-pong of the same payload (1.2 µs) and could not account for the
 //! rest; it guessed that ping-pong "really measures the very hot case" while the application ran "with very
 //! cold caches". Here, in one probe, against two forked servers on the point's second CPU:
@@ -8,7 +8,7 @@
 //! - gRPC's delta for object discard, hot (calls back to back): the delta less the bare round trip is the
 //!   framing, protocol and runtime's share;
 //! - both again cold: before every call both processes stream a buffer of twice the last-level cache through
-//!   their caches, outside the timed call, and each call is timed alone. Cold − hot is the seed's question.
+//!   their caches, outside the timed call, and each call is timed alone. Cold − hot is the study's question.
 
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
@@ -42,7 +42,7 @@ pub const COLUMNS: [&str; 7] = [
     "cold_minus_hot_us",
 ];
 
-/// The method whose delta the floor splits: seed 003's reconciliation was of object discard's 4.2 µs.
+/// The method whose delta the floor splits: Walfield's reconciliation was of object discard's 4.2 µs.
 const METHOD: Method = Method::ObjectDiscard;
 
 /// Untimed calls or round trips before each hot measurement starts counting.
@@ -88,7 +88,7 @@ pub struct Params {
     pub evict_mib: u64,
 }
 
-/// The bare socket under a gRPC call, and the call's delta hot and cold (seed 003's floor and its
+/// The bare socket under a gRPC call, and the call's delta hot and cold (Walfield's floor and its
 /// unaccounted cycles).
 pub struct Floor;
 
@@ -287,7 +287,7 @@ pub struct FloorResult {
     pub grpc_hot_client_ns: Option<f64>,
     /// The server's time per hot call, from the decoded request to its reply.
     pub grpc_hot_server_ns: Option<f64>,
-    /// Client − server per hot call: seed 003's delta.
+    /// Client − server per hot call: Walfield's delta.
     pub grpc_hot_delta_ns: Option<f64>,
     /// Hot calls counted.
     pub grpc_hot_calls: f64,
@@ -305,7 +305,7 @@ pub struct FloorResult {
     pub framing_runtime_ns: f64,
     /// The bare socket's cold round trip.
     pub bare_cold_ns: f64,
-    /// gRPC's cold delta less its hot one: seed 003's unaccounted cycles.
+    /// gRPC's cold delta less its hot one: Walfield's unaccounted cycles.
     pub cold_minus_hot_ns: f64,
     /// The bare socket's cold round trip less its hot one (a woken server CPU's share).
     pub bare_cold_minus_hot_ns: f64,
@@ -382,7 +382,7 @@ impl FloorNumbers {
             us(Some(cold - hot)),
         ];
         LabelledTable {
-            title: "seed 003's floor: bare socket and gRPC, hot and cold caches".into(),
+            title: "Walfield's floor: bare socket and gRPC, hot and cold caches".into(),
             unit: "µs per call".into(),
             columns: COLUMNS.iter().map(|c| c.to_string()).collect(),
             rows: vec![("bare socket".into(), bare), (format!("gRPC {}", METHOD.label()), grpc)],

@@ -1,6 +1,6 @@
-//! `rpc.methods`: seed 003's per-method table on gRPC. The client calls the four methods in the seed's mix;
+//! `rpc.methods`: Walfield's per-method table on gRPC. The client calls the four methods in the study's mix;
 //! the harness times the calls against the empty loop (the point's median: µs per call over the mix, with its
-//! CI over processes), and both sides tally each method as the seed's instrumentation did (the per-method
+//! CI over processes), and both sides tally each method as the study's instrumentation did (the per-method
 //! table in the point's `details`, the per-call values in its `extra`).
 
 use anyhow::Context as _;
@@ -19,8 +19,8 @@ use overhead_record::Metric;
 
 use Method::{CapCopy as C, FolioAlloc as F, ObjectAlloc as A, ObjectDiscard as D};
 
-/// One round of seed 003's mix, the operation the harness times: 32 calls, 25 object discards, 3 object
-/// allocs, 3 cap copies and 1 folio alloc (the seed's 79%, 10%, 10% and 0.1% of 869,259 calls, with folio
+/// One round of Walfield's mix, the operation the harness times: 32 calls, 25 object discards, 3 object
+/// allocs, 3 cap copies and 1 folio alloc (the study's 79%, 10%, 10% and 0.1% of 869,259 calls, with folio
 /// alloc raised to one call a round so that every round has every method). A batch is a whole number of
 /// rounds, so every batch of every process makes the same calls and their mean is the same quantity; one
 /// round takes longer than a batch's target, so a batch is usually one round.
@@ -39,8 +39,8 @@ pub struct Params {
     pub transport: Transport,
 }
 
-/// Seed 003's per-method accounting on a gRPC service between two pinned processes: per call over the
-/// seed's mix (the point's median), and per method on each side (the table). With `--hosts`, TCP also runs
+/// Walfield's per-method accounting on a gRPC service between two pinned processes: per call over the
+/// study's mix (the point's median), and per method on each side (the table). With `--hosts`, TCP also runs
 /// across hosts (`placement:other_host`): the server is rank 1 on the other host
 /// ([`serve_across_hosts`], timing with `CLOCK_MONOTONIC_RAW`), the client rank 0 here, measuring as on one
 /// machine.
@@ -135,7 +135,7 @@ impl Experiment for Methods {
         let mut outcome = Outcome::from(measurement).with_result(&per_call(&totals));
         outcome.details.tables.insert(TABLE_KEY.into(), methods_table(&totals));
         outcome.notes.push(format!(
-            "a round of seed 003's mix is {} calls: {} object discard, {} object alloc, {} cap copy, {} folio alloc",
+            "a round of Walfield's mix is {} calls: {} object discard, {} object alloc, {} cap copy, {} folio alloc",
             MIX.len(),
             MIX.iter().filter(|&&m| m == D).count(),
             MIX.iter().filter(|&&m| m == A).count(),
@@ -215,7 +215,7 @@ mod tests {
         assert_ne!(spec.cpus[0], spec.cpus[1]);
     }
 
-    /// The mix has every method, in the seed's order of frequency, and a whole round per batch keeps it.
+    /// The mix has every method, in the study's order of frequency, and a whole round per batch keeps it.
     #[test]
     fn the_mix_follows_the_seed() {
         let count = |m| MIX.iter().filter(|&&x| x == m).count();

@@ -1,21 +1,21 @@
-//! The `rpc` family: seed 003's per-method RPC accounting on a real RPC stack, and the bare socket under it.
+//! The `rpc` family: Walfield's per-method RPC accounting on a real RPC stack, and the bare socket under it.
 //!
-//! Seed 003 (Walfield, "RPC overhead", Viengoos, 2008) timed each of four system calls twice: in the client's
+//! Walfield 2008 (Walfield, "RPC overhead", Viengoos, 2008) timed each of four system calls twice: in the client's
 //! stub around the call and in the server from the receipt of the request to its reply, and read the
 //! difference (the delta) as the RPC's overhead; the delta was about 3650 cycles more than a ping-pong of the
-//! same message sizes, which the seed could not account for and guessed to be cold caches. Here the stack is
+//! same message sizes, which the study could not account for and guessed to be cold caches. Here the stack is
 //! gRPC (tonic + prost on hyper's HTTP/2, one current-thread tokio runtime per side, `service.rs`), between a
 //! client (the probe) and a server process forked from it (`server.rs`), each one thread pinned to its CPU of
 //! the point, over a UNIX domain socket or TCP loopback (`transport.rs`):
 //!
-//! - `rpc.methods` (`methods.rs`): the seed's table, per method: calls, total time on each side, µs per call on
+//! - `rpc.methods` (`methods.rs`): the study's table, per method: calls, total time on each side, µs per call on
 //!   each side and the delta (`accounting.rs`);
 //! - `rpc.floor` (`floor.rs`): the same request and reply bytes over the bare socket (`bare.rs`), so the delta
 //!   splits into transport and framing + protocol + runtime, and the delta again with the caches of both
-//!   processes evicted before every call (`evict.rs`): cold − hot is the seed's unaccounted cycles.
+//!   processes evicted before every call (`evict.rs`): cold − hot is the study's unaccounted cycles.
 //!
-//! docs/ARCHITECTURE.md "The rpc family (seed 003)" describes both; the report's `rpc` section prints the
-//! seed's table.
+//! docs/ARCHITECTURE.md "The rpc family (Walfield 2008)" describes both; the report's `rpc` section prints the
+//! study's table.
 
 pub mod accounting;
 mod floor;
@@ -39,7 +39,7 @@ use super::{PlanContext, Planned};
 use overhead_harness::Mode;
 use overhead_machine::{Placement, Topology};
 
-/// [`PlanContext::pair_points`] with fewer placements outside `--full`: the same CPU (seed 003's machine had
+/// [`PlanContext::pair_points`] with fewer placements outside `--full`: the same CPU (Walfield's machine had
 /// one) and one other CPU (another core when there is one, else the nearest other placement), so that a
 /// default run has at most two points per transport and experiment; `--full` keeps every placement the
 /// machine has. Skipped points (one usable CPU) are kept with their reason.

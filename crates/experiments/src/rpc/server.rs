@@ -1,5 +1,5 @@
 //! The server process of an `rpc` point: forked from the probe, pinned to the point's second CPU, serving one
-//! connection and gone before the probe is (docs/ARCHITECTURE.md "The rpc family (seed 003)").
+//! connection and gone before the probe is (docs/ARCHITECTURE.md "The rpc family (Walfield 2008)").
 //!
 //! Forked rather than started as a new program (`overhead` with a hidden subcommand): the child inherits the
 //! listening socket already bound (no address to hand over, no race for a port), the calibrated clock and the

@@ -1,4 +1,4 @@
-//! The `sched` family: handing the CPU from one activity to another (seed 001 §5, seed 004 `csloop`).
+//! The `sched` family: handing the CPU from one activity to another (Ben-Asher & Feitelson 1991 §5, Souvatzis `csloop`).
 
 mod broadcast;
 mod switch;

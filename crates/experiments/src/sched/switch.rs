@@ -13,7 +13,7 @@ struct Params {
     mechanism: SwitchKind,
 }
 
-/// Seed 004's `csloop`: a switch round trip, per runtime. `os`: two threads pass control back and forth
+/// Souvatzis's `csloop`: a switch round trip, per runtime. `os`: two threads pass control back and forth
 /// through one futex word, each round trip two wake-ups and, on the same CPU, two context switches
 /// (`perf bench sched pipe` with futexes instead of pipes), same CPU and other CPUs. `fiber-*`: the
 /// back-end's raw switch to a partner context and back, no scheduler. `tokio`: a yield that runs one

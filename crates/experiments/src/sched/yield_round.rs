@@ -1,4 +1,4 @@
-//! `sched.yield`: the cost of a scheduling round, measured by yielding under load (seed 001 §5.1).
+//! `sched.yield`: the cost of a scheduling round, measured by yielding under load (Ben-Asher & Feitelson 1991 §5.1).
 
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
@@ -13,18 +13,18 @@ pub struct Params {
     pub load: Option<usize>,
 }
 
-/// Seed 001 §5.1 (Fig. 3): one measuring activity per CPU yields in a loop while `load` extra
+/// Ben-Asher & Feitelson 1991 §5.1 (Fig. 3): one measuring activity per CPU yields in a loop while `load` extra
 /// activities per CPU do nothing but yield too; the empty loop is the control. The time per iteration
 /// is one **yield round**: the measuring activity gives up its CPU, every other runnable activity on
 /// that CPU (the `load` extra ones) runs once, up to its own yield, and the measuring one runs again.
 /// Fitting `a + b·load` separates the constant cost of a yield that finds nothing else to run (`a`, the
-/// seed's 140 µs for the library's `get_work` task) from the cost of one more switch per activity
-/// time-shared (`b`, the seed's 72 µs per RMK context switch).
+/// study's 140 µs for the library's `get_work` task) from the cost of one more switch per activity
+/// time-shared (`b`, the study's 72 µs per RMK context switch).
 ///
 /// Parameters: `cpus` (measuring activities, one per CPU) and `load` (0, 1, 4; every load 0…8 in
 /// `--full`, 0, 4 in `--quick`). Runtimes:
 /// * `os`: kernel threads pinned to their CPU, each yield a `sched_yield`; the loading threads are
-///   pinned there too and started (and seen running) before the measurement, as the seed's `ready`
+///   pinned there too and started (and seen running) before the measurement, as the study's `ready`
 ///   semaphore did.
 /// * `tokio`: the multi-thread scheduler with one pinned worker per CPU; every yield is
 ///   `tokio::task::yield_now`. tokio places tasks itself (work stealing), so the load is

@@ -7,7 +7,7 @@ use overhead_runtimes::{Capability, RuntimeUnderTest};
 
 use super::one_cpu_only;
 
-/// Empty tasks per construct (seed 001 §6.3 spawned `ITER × proc_no` at once).
+/// Empty tasks per construct (Ben-Asher & Feitelson 1991 §6.3 spawned `ITER × proc_no` at once).
 pub const TASKS: u64 = 1000;
 /// `spawn.bulk`'s parameters: empty tasks per construct, and the team size.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
@@ -16,7 +16,7 @@ struct Params {
     threads: usize,
 }
 
-/// Seed 001 §6.3 (Fig. 6): `pparfor i; 1; lim` of `tasks` empty activities at once, run by the CPUs of
+/// Ben-Asher & Feitelson 1991 §6.3 (Fig. 6): `pparfor i; 1; lim` of `tasks` empty activities at once, run by the CPUs of
 /// the point (1…CPUs); the time per spawn is the construct's time over `tasks` (`construct_ns` is the
 /// whole construct). There is no contention from new descriptors, only from executing them. Per
 /// runtime: `os` creates `tasks` kernel threads in one scope, thread `i` pinned to CPU `i mod CPUs`;

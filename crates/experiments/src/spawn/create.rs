@@ -12,7 +12,7 @@ struct Params {
     kind: SpawnKind,
 }
 
-/// Seed 004's "process create/destroy" for kernel activities: `std::thread::spawn` of an empty closure
+/// Souvatzis's "process create/destroy" for kernel activities: `std::thread::spawn` of an empty closure
 /// plus `join`, and `fork` of a child that `_exit`s plus `waitpid` (lmbench's `lat_proc fork`).
 /// The new activity inherits the creator's CPU, so the point measures creation on one CPU. For the
 /// fiber runtimes: `spawn` of an empty fiber plus `join` (a pooled stack, two switches); for tokio:

@@ -15,7 +15,7 @@ struct Params {
     threads: usize,
 }
 
-/// Seed 001 §6.1 (Fig. 4): `lparfor i; 1; proc_no` of empty activities, repeated, the empty loop
+/// Ben-Asher & Feitelson 1991 §6.1 (Fig. 4): `lparfor i; 1; proc_no` of empty activities, repeated, the empty loop
 /// subtracted; the time per episode (fork, one empty task per CPU, join) for 1…CPUs CPUs, and per
 /// spawn (`per_spawn_ns`, the episode over the task count). Mechanisms (`mechanism`):
 ///

@@ -1,4 +1,4 @@
-//! The `spawn` family: creating, running and ending an activity (seed 001 §6, seed 004). The fan-out
+//! The `spawn` family: creating, running and ending an activity (Ben-Asher & Feitelson 1991 §6, Souvatzis). The fan-out
 //! experiments are written against [`overhead_runtimes::fan_out::FanOut`].
 
 mod bulk;

@@ -1,4 +1,4 @@
-//! The `openmp` points of seed 001's spawning and granularity experiments run on a quick harness and
+//! The `openmp` points of Ben-Asher & Feitelson's spawning and granularity experiments run on a quick harness and
 //! give finite samples (built only when build.rs compiled the OpenMP kernels).
 
 use crate::grain::Sweep;

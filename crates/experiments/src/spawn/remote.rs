@@ -11,7 +11,7 @@ struct Params {
     generators: usize,
 }
 
-/// Seed 001 §6.2 (Fig. 5): the executor CPU (`cpus[0]`) runs nothing but the activities that
+/// Ben-Asher & Feitelson 1991 §6.2 (Fig. 5): the executor CPU (`cpus[0]`) runs nothing but the activities that
 /// `generators` threads, pinned one per other CPU, keep spawning onto it, each generator spawning one
 /// empty task and waiting for its end, over and over. The time is per spawn as the executor sees it:
 /// a batch's time over the spawns of all generators (one generator: a full round trip each time; more:

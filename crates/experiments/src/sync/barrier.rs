@@ -14,9 +14,9 @@ struct Params {
     threads: usize,
 }
 
-/// Seed 001 §8.2 experiment 1 (Fig. 9): T threads, one per CPU, pass a barrier over and over; the time
+/// Ben-Asher & Feitelson 1991 §8.2 experiment 1 (Fig. 9): T threads, one per CPU, pass a barrier over and over; the time
 /// per episode (slowest thread), against the empty loop. Implementations: std's `Barrier` (mutex and
-/// condition variable), a sense-reversing spin barrier (the seed's counter-and-flag `sync`) and POSIX
+/// condition variable), a sense-reversing spin barrier (the study's counter-and-flag `sync`) and POSIX
 /// `pthread_barrier_wait` (glibc's futex barrier; `impl:pthread`) for `os`; `#pragma omp barrier` in one
 /// region of a pinned libgomp team for `openmp` (EPCC's BARRIER), against the same region with an empty loop.
 pub struct Barrier;

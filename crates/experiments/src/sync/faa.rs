@@ -1,5 +1,5 @@
 //! `sync.faa`: fetch-and-add on one shared variable vs. one variable per thread, with the hardware's
-//! atomic add and with seed 001's own lock-based `faa`.
+//! atomic add and with Ben-Asher & Feitelson's own lock-based `faa`.
 
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
@@ -16,12 +16,12 @@ struct Params {
     threads: usize,
 }
 
-/// Seed 001 §8.1 (Fig. 8): every thread adds 1 to a counter in a loop, all on the same variable
+/// Ben-Asher & Feitelson 1991 §8.1 (Fig. 8): every thread adds 1 to a counter in a loop, all on the same variable
 /// (`variable:shared`, the line bounces between CPUs) or each on its own line (`variable:distinct`);
 /// threads 1…CPUs, started together. The time is per operation of one thread while the others run
 /// theirs (the slowest thread's time), against the empty loop.
 ///
-/// `impl:hw` is the CPU's atomic add (`lock xadd` on x86-64); `impl:hashed_lock` is the seed's own
+/// `impl:hw` is the CPU's atomic add (`lock xadd` on x86-64); `impl:hashed_lock` is the study's own
 /// implementation ([`HashedFaa`]): the address hashed to one of 256 test-and-set spin locks, the add
 /// done under the lock, so adds to one variable serialise on its lock and adds to distinct variables
 /// take distinct locks (each thread's padded counter has its own). Both run on a harness thread team (`os`).

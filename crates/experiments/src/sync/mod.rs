@@ -1,5 +1,5 @@
-//! The `sync` family: fetch-and-add, barriers, oversubscribed barriers, locks (seed 001 §8), reader-writer
-//! locks and semaphores (seed 004).
+//! The `sync` family: fetch-and-add, barriers, oversubscribed barriers, locks (Ben-Asher & Feitelson 1991 §8), reader-writer
+//! locks and semaphores (Souvatzis).
 
 mod barrier;
 mod faa;

@@ -1,5 +1,5 @@
 //! `sync.oversub`: barriers with many more activities than CPUs, with and without spawning them first
-//! (seed 001 §8.2 experiment 2, Fig. 10).
+//! (Ben-Asher & Feitelson 1991 §8.2 experiment 2, Fig. 10).
 
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
@@ -30,16 +30,16 @@ pub struct Params {
     pub activities: usize,
 }
 
-/// Seed 001 §8.2 experiment 2 (Fig. 10): A activities (k per CPU, round-robin over the usable CPUs, far
+/// Ben-Asher & Feitelson 1991 §8.2 experiment 2 (Fig. 10): A activities (k per CPU, round-robin over the usable CPUs, far
 /// more than CPUs; parameter `activities` = A, `cpus` the CPU count) and a barrier, three ways, against
 /// the empty loop. k = 1, 4, 16 for `spawn_sync` and 1, 16 for the others; 1…64 by doubling in `--full`;
 /// fewer in `--quick`.
 /// * `variant:just_spawn`: per operation, spawn A activities that do nothing and wait until all have
-///   ended (the seed's "just spawn", its calibration line).
+///   ended (the study's "just spawn", its calibration line).
 /// * `variant:spawn_sync`: per operation, spawn A activities that pass one barrier together, and wait
-///   until all have ended ("spawn & sync"). With the seed's spin-with-yield barrier the activities that
+///   until all have ended ("spawn & sync"). With the study's spin-with-yield barrier the activities that
 ///   arrived early keep yielding while the spawner is still creating the rest; under a round-robin
-///   scheduler (the seed's RMK) the i-th spawn waits for i/CPUs spinners to yield: a quadratic term in
+///   scheduler (the study's RMK) the i-th spawn waits for i/CPUs spinners to yield: a quadratic term in
 ///   A, fitted as `a + b·A + c·A²`. With a blocking barrier the early ones sleep and the term should go
 ///   away. How big it is depends on the kernel's yield: Linux's EEVDF moves a yielding thread's
 ///   deadline a whole slice back, so spinners delay the spawner much less than round robin did.

@@ -6,7 +6,7 @@ use overhead_record::Metric;
 use overhead_runtimes::primitives::SemOp;
 use overhead_runtimes::Capability;
 
-/// The four semaphore rows of seed 004's table. `op:p`: P on a semaphore with plenty of permits (never
+/// The four semaphore rows of Souvatzis's table. `op:p`: P on a semaphore with plenty of permits (never
 /// blocks); `op:v`: V with no waiter; `op:pair`: V then P; `op:switch`: two activities on one CPU pass a
 /// permit back and forth through two semaphores, each handoff a V that wakes a blocked P plus a context
 /// switch (reported per handoff, half a round trip). `os` uses POSIX `sem_t` on two threads pinned to

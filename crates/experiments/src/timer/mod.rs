@@ -1,4 +1,4 @@
-//! The `timer` family (seed 002, Kiszka, *Timer optimisations, continued*): what a timer subsystem's hot
+//! The `timer` family (Kiszka 2006, Kiszka, *Timer optimisations, continued*): what a timer subsystem's hot
 //! paths cost, and what timers cost as wake-up latency and as time stolen from a background task.
 
 mod hotpath;

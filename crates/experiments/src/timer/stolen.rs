@@ -14,13 +14,13 @@ use overhead_record::Metric;
 /// Timer rates of the points, Hz: none (the method's null result), 1 kHz and 10 kHz.
 pub const RATES_HZ: [u64; 3] = [0, 1_000, 10_000];
 
-/// Seed 002 closes by asking how to evaluate the timer subsystem's overall cost, and answers: "execution
+/// Kiszka 2006 closes by asking how to evaluate the timer subsystem's overall cost, and answers: "execution
 /// time of some long-running number-crunching Linux task in the background". Here that task is a fixed
 /// work loop on the home CPU; a POSIX timer (`timer_create`, `SIGEV_THREAD_ID`) interrupts the same
 /// thread with a signal at `rate_hz`.
 ///
 /// Why a signal timer: each event is then exactly one timer interrupt, the kernel's expiry handling
-/// and one signal delivery to the interrupted task — the periodic-timer hot path of seed 002 §1, paid
+/// and one signal delivery to the interrupted task — the periodic-timer hot path of Kiszka 2006 §1, paid
 /// by the task it interrupts, with no scheduler decision or second thread whose own work would be
 /// counted too (a timerfd-woken thread would add two context switches and is at the mercy of wake-up
 /// preemption). The events are counted in the handler, so merged expiries are not charged.
@@ -258,7 +258,7 @@ impl Account {
     }
 }
 
-/// Seed 002's figure of merit: `(work time with timers − work time without) / events`, ns per event, for
+/// Kiszka's figure of merit: `(work time with timers − work time without) / events`, ns per event, for
 /// the same amount of work on both sides (times in ns). `None` without events.
 pub fn stolen_per_event_ns(with_timers_ns: f64, without_ns: f64, events: u64) -> Option<f64> {
     (events > 0).then(|| (with_timers_ns - without_ns) / events as f64)

@@ -1,5 +1,5 @@
 //! `timer.wakeup`: how late a sleeping thread wakes, per timer mechanism, as a latency distribution
-//! (cyclictest's measurement, for the timer uses of seed 002's five scenarios).
+//! (cyclictest's measurement, for the timer uses of Kiszka's five scenarios).
 
 use anyhow::bail;
 
@@ -12,7 +12,7 @@ use overhead_stats::{distribution, latency_histogram, percentile};
 /// The wake-up interval of every point, µs: 1 ms, cyclictest's default `-i1000`.
 pub const INTERVAL_US: u64 = 1_000;
 
-/// Seed 002 asks what timers cost on their hot paths; the user-visible end of that path is how late a
+/// Kiszka 2006 asks what timers cost on their hot paths; the user-visible end of that path is how late a
 /// timed wait returns. Each point sleeps `wakeups_for(mode)` times for 1 ms on one mechanism, pinned,
 /// and records latency = actual wake time − intended wake time, both on `CLOCK_MONOTONIC`, as cyclictest
 /// does (no RT priority: the thread is an ordinary `SCHED_OTHER` one, so the task's timer slack applies

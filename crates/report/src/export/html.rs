@@ -7,7 +7,7 @@ use crate::html::{compare_html, html_report};
 use overhead_analysis::compare::Comparison;
 use overhead_record::RunRecord;
 
-/// A record's report as one self-contained page: key costs, plots, the seeds' tables, every point.
+/// A record's report as one self-contained page: key costs, plots, the studies' tables, every point.
 pub struct HtmlReport;
 
 impl Exporter<RunRecord> for HtmlReport {

@@ -55,8 +55,8 @@ pub fn for_comparison(format: OutputFormat) -> Option<&'static dyn Exporter<Comp
 /// The flags of a point, as the results table prints them: `noisy`, `unstable`, `<res`, `slow`, `host-state`.
 pub fn flags(p: &PointRecord) -> Vec<&'static str> {
     [
-        (p.noisy, "noisy"),
-        (p.unstable, "unstable"),
+        (p.shown_noisy(), "noisy"),
+        (p.shown_unstable(), "unstable"),
         (p.below_resolution, "<res"),
         (p.slow, "slow"),
         (p.host_state, "host-state"),

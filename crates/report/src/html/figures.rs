@@ -1,7 +1,7 @@
-//! The HTML report's figures, grouped as the page shows them: curves (seed 001's figures: cost against
-//! threads, load, activities; seed 003's round trip against payload), the granularity sweep with its
-//! optimum (seed 001 Fig. 7) and its per-CPU shares, heat maps of every matrix, latency distributions,
-//! and how accesses to one line split among CPUs (seed 001 Table 2).
+//! The HTML report's figures, grouped as the page shows them: curves (Ben-Asher & Feitelson's figures: cost against
+//! threads, load, activities; Walfield's round trip against payload), the granularity sweep with its
+//! optimum (Ben-Asher & Feitelson 1991 Fig. 7) and its per-CPU shares, heat maps of every matrix, latency distributions,
+//! and how accesses to one line split among CPUs (Ben-Asher & Feitelson 1991 Table 2).
 
 use serde::Serialize;
 

@@ -1,7 +1,7 @@
 //! The HTML report (`overhead report RECORD --format html`, and `report.html` beside every run's
 //! `results.json`): one self-contained page — inline SVG and CSS, a few lines of script, nothing fetched —
 //! that opens with the machine's key costs, then its warnings, the plots (curves with their fits, heat maps,
-//! latency distributions, per-CPU shares), the seeds' tables in their own layout, and every point.
+//! latency distributions, per-CPU shares), the studies' tables in their own layout, and every point.
 //! Like every renderer it reads only the record (docs/ARCHITECTURE.md "Renderers"). The page is a
 //! minijinja template (`report.html`, autoescaped); the plots come from `plot`, their data from `curves`.
 
@@ -9,7 +9,7 @@ mod choose;
 mod compare;
 mod curves;
 mod figures;
-mod headline;
+pub(crate) mod headline;
 mod sides;
 
 pub use compare::compare_html;

@@ -1,4 +1,4 @@
-//! Seed 002's conversion table for today: one row per routine and direction, the cost of one conversion
+//! Kiszka's conversion table for today: one row per routine and direction, the cost of one conversion
 //! (median ± half-width of its 95% CI, the identity loop subtracted) and the worst error against the
 //! exact routine over intervals up to 1 µs … 1 year at this machine's counter rate, then the goals of
 //! the recommended fast path.
@@ -138,8 +138,8 @@ fn goals(record: &RunRecord) -> String {
 /// The report's `convert` section (docs/ARCHITECTURE.md "Renderers").
 pub const SECTION: Section = Section {
     key: "convert",
-    title: "Seed 002 conversion table: cost and worst error by routine",
-    about: "seed 002's conversion table: cost and worst error per range of each tick↔ns routine",
+    title: "Kiszka 2006 conversion table: cost and worst error by routine",
+    about: "Kiszka's conversion table: cost and worst error per range of each tick↔ns routine",
     position: 30,
     render: convert_table,
 };

@@ -1,4 +1,4 @@
-//! Seed 001 Table 4 for today's runtimes: elapsed time and speed-up of a fixed amount of work split
+//! Ben-Asher & Feitelson 1991 Table 4 for today's runtimes: elapsed time and speed-up of a fixed amount of work split
 //! into 1, 10, … tasks, one column pair per runtime, the best decade marked; the refined best count;
 //! and Fig. 7, each CPU's share of the tasks.
 
@@ -52,7 +52,10 @@ pub fn grain_table(record: &RunRecord, format: Format) -> String {
         }
         for p in &points {
             if let Some(share) = p.details.tables.get(tables::SHARE) {
-                out += &format!("\n{}: share of the tasks run on each CPU, % (seed 001 Fig. 7)\n", p.spec.runtime);
+                out += &format!(
+                    "\n{}: share of the tasks run on each CPU, % (Ben-Asher & Feitelson 1991 Fig. 7)\n",
+                    p.spec.runtime
+                );
                 out += &share_table(share, format);
             }
         }
@@ -144,8 +147,8 @@ fn share_table(share: &LabelledTable, format: Format) -> String {
 /// The report's `grain` section (docs/ARCHITECTURE.md "Renderers").
 pub const SECTION: Section = Section {
     key: "grain",
-    title: "Seed 001 Table 4: granularity (grain.sweep)",
-    about: "seed 001's granularity table: elapsed time and speed-up per task count and runtime",
+    title: "Ben-Asher & Feitelson 1991 Table 4: granularity (grain.sweep)",
+    about: "Ben-Asher & Feitelson's granularity table: elapsed time and speed-up per task count and runtime",
     position: 110,
     render: grain_table,
 };

@@ -1,4 +1,4 @@
-//! `grain.sweep`'s figures on the HTML page (seed 001 Fig. 7 and Table 4): elapsed time against the task
+//! `grain.sweep`'s figures on the HTML page (Ben-Asher & Feitelson 1991 Fig. 7 and Table 4): elapsed time against the task
 //! count with each runtime's optimum marked, and each point's share of tasks per CPU.
 
 use crate::sections::Figures;
@@ -13,13 +13,13 @@ use overhead_units::format_ns;
 pub const GRANULARITY: Figures = Figures {
     id: "granularity",
     short: "Granularity",
-    title: "Granularity: elapsed time against task count, and where the tasks ran (seed 001 Fig. 7, Table 4)",
+    title: "Granularity: elapsed time against task count, and where the tasks ran (Ben-Asher & Feitelson 1991 Fig. 7, Table 4)",
     intro: "Fixed work split into more and more tasks: too few leave CPUs idle, too many pay spawn and scheduling per task. The circle marks each runtime's best task count.",
     position: 20,
     draw: grain_figures,
 };
 
-/// Seed 001's Fig. 7 from the `grain.sweep` points: elapsed time of the fixed work against the number of
+/// Ben-Asher & Feitelson's Fig. 7 from the `grain.sweep` points: elapsed time of the fixed work against the number of
 /// tasks it is split into, one series per runtime (and thread count), from the `sweep` table (median, with
 /// min and p90 as the bar), both axes logarithmic, each runtime's best task count marked. `None` when the
 /// record has no sweep.

@@ -1,5 +1,5 @@
-//! Seed 003's ping-pong table for today's IPC (`msg.ipc`): payload rows × transport columns, the round
-//! trip in ns and in counter ticks (the seed gave cycles), one table per placement; and the streaming
+//! Walfield's ping-pong table for today's IPC (`msg.ipc`): payload rows × transport columns, the round
+//! trip in ns and in counter ticks (the study gave cycles), one table per placement; and the streaming
 //! bandwidth beside it (`msg.bw`, MB/s).
 
 use crate::sections::Section;
@@ -141,8 +141,8 @@ pub fn ipc_tables(record: &RunRecord, format: Format) -> String {
 /// The report's `ipc` section (docs/ARCHITECTURE.md "Renderers").
 pub const IPC: Section = Section {
     key: "ipc",
-    title: "Seed 003 ping-pong table: IPC round trip by payload and transport",
-    about: "seed 003's ping-pong table: msg.ipc round trips (ns / ticks) per payload and transport, msg.bw MB/s",
+    title: "Walfield 2008 ping-pong table: IPC round trip by payload and transport",
+    about: "Walfield's ping-pong table: msg.ipc round trips (ns / ticks) per payload and transport, msg.bw MB/s",
     position: 50,
     render: ipc_tables,
 };

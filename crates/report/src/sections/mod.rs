@@ -48,7 +48,7 @@ pub struct Section {
     pub title: &'static str,
     /// One line for `--help`.
     pub about: &'static str,
-    /// Its place in the full report, lowest first (the seeds' tables from 10 in steps of 10; a new
+    /// Its place in the full report, lowest first (the studies' tables from 10 in steps of 10; a new
     /// section picks a free number where it belongs).
     pub position: u16,
     /// Renders it from the record; an empty string when the record has nothing for it.

@@ -1,6 +1,6 @@
-//! Seed 004's networked case (Souvatzis, MPD/SR on NetBSD; docs/notes-seed004-network.md): each local
-//! primitive of the seed 004 table as a fraction of the network round trip measured in the same run, and
-//! the seed's verdicts per runtime — the networked case against the round trip, the local case against the
+//! Souvatzis's networked case (Souvatzis, MPD/SR on NetBSD; docs/notes-seed004-network.md): each local
+//! primitive of the Souvatzis table as a fraction of the network round trip measured in the same run, and
+//! the study's verdicts per runtime — the networked case against the round trip, the local case against the
 //! fastest back-end — as its conclusions (slides L221–225) draw them.
 
 use comfy_table::{Cell, CellAlignment};
@@ -15,32 +15,32 @@ use overhead_runtimes::column_rank;
 use overhead_runtimes::os::ipc::Transport;
 use overhead_units::format_ns;
 
-/// The report's `networked` section (docs/ARCHITECTURE.md "Renderers"), right after seed 004's table.
+/// The report's `networked` section (docs/ARCHITECTURE.md "Renderers"), right after Souvatzis's table.
 pub const NETWORKED_CASE: Section = Section {
     key: "networked",
-    title: "Seed 004's networked case: local primitives against the network round trip",
-    about: "seed 004's networked case: each primitive as a fraction of the other_host round trip of the same \
+    title: "Souvatzis's networked case: local primitives against the network round trip",
+    about: "Souvatzis's networked case: each primitive as a fraction of the other_host round trip of the same \
             run, and the verdict per runtime (networked and local case)",
     position: 15,
     render: networked_case,
 };
 
-/// The seed, as the README cites it (the slides state no year).
+/// The study, as the README cites it (the slides state no year).
 pub const SEED: &str = "I. Souvatzis, \"Eine maschinenunabhängige Portierung des MPD- und SR-Laufzeitsystems auf \
                         NetBSD\" (a machine-independent port of the MPD and SR run-time system to NetBSD), slides, \
                         University of Bonn (undated)";
 
-/// The rows whose cost decides the networked case: the seed's "process creation/destruction/
+/// The rows whose cost decides the networked case: the study's "process creation/destruction/
 /// synchronisation" (L216), the three rows at about 1/3 of the round trip on its slow machine.
 pub const HEAVY_ROWS: [&str; 3] = ["task create/destroy", "inter-task call, new task", "rendezvous"];
 
 /// Good enough for the networked case up to this fraction of the round trip: every networked verdict of
-/// the seed is reproduced by it (docs/notes-seed004-network.md, "Proposed verdict rule").
+/// the study is reproduced by it (docs/notes-seed004-network.md, "Proposed verdict rule").
 pub const THRESHOLD: f64 = 0.25;
 
 /// In the local case, a runtime within this factor of the fastest (geometric mean over the switch-bound
-/// rows) reads as the seed's "acceptable": its context_u was about 3.6× assembler on those rows and
-/// acceptable (our reading; the seed gives no number).
+/// rows) reads as the study's "acceptable": its context_u was about 3.6× assembler on those rows and
+/// acceptable (our reading; the study gives no number).
 pub const LOCAL_ACCEPTABLE: f64 = 4.0;
 
 /// A cost or a round trip: median and 95% CI (ns).
@@ -86,7 +86,7 @@ pub struct Ratio {
     pub high: f64,
 }
 
-/// The seed's rule (docs/notes-seed004-network.md): r of the heavy rows against the round trip, and the
+/// The study's rule (docs/notes-seed004-network.md): r of the heavy rows against the round trip, and the
 /// verdict. `None` without a row.
 pub fn networked_verdict(rows: &[Estimate], round_trip: Estimate) -> Option<(Ratio, Verdict)> {
     let max = |f: fn(&Estimate) -> f64| rows.iter().map(f).fold(f64::NEG_INFINITY, f64::max);
@@ -125,7 +125,7 @@ pub fn round_trip(record: &RunRecord) -> Option<RoundTrip<'_>> {
         return Some(RoundTrip {
             point,
             source: "8-byte MPI ping-pong between two hosts (mpi.pingpong): MPI's own cost rides on the \
-                     transport's, so it is dearer than the seed's bare Ethernet round trip",
+                     transport's, so it is dearer than the study's bare Ethernet round trip",
         });
     }
     let tcp = record.points.iter().filter(across).find(|p| {
@@ -135,7 +135,7 @@ pub fn round_trip(record: &RunRecord) -> Option<RoundTrip<'_>> {
     tcp.map(|point| RoundTrip { point, source: "8-byte TCP round trip between two hosts (msg.ipc transport tcp)" })
 }
 
-/// The runtimes with a point of seed 004's table, in column order.
+/// The runtimes with a point of Souvatzis's table, in column order.
 fn columns(record: &RunRecord) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
     for p in &record.points {
@@ -202,7 +202,7 @@ fn subheading(title: &str, format: Format) -> String {
 }
 
 /// The section: the round trip, the fractions table, the verdicts; empty when the record has none of
-/// seed 004's rows; without an other-host round trip, the reason there is no verdict.
+/// Souvatzis's rows; without an other-host round trip, the reason there is no verdict.
 pub fn networked_case(record: &RunRecord, format: Format) -> String {
     let runtimes = columns(record);
     if runtimes.is_empty() {
@@ -218,7 +218,7 @@ pub fn networked_case(record: &RunRecord, format: Format) -> String {
     let Some(rt) = round_trip(record) else {
         out += &format!(
             "{bullet}No other-host round trip in this record (mpi.pingpong payload 8 or msg.ipc tcp payload 8 with \
-             placement:other_host; run with --hosts): no networked verdict. The seed's 200 µs is not assumed: \
+             placement:other_host; run with --hosts): no networked verdict. The study's 200 µs is not assumed: \
              a LAN round trip today is often tens of µs or less.\n"
         );
         return out;
@@ -236,10 +236,10 @@ pub fn networked_case(record: &RunRecord, format: Format) -> String {
         out += &format!("{bullet}where its ranks ran: {note}\n");
     }
     out += "\n";
-    // The fractions: seed 004's rows × runtimes.
+    // The fractions: Souvatzis's rows × runtimes.
     out += &subheading("each primitive's median as a fraction of R", format);
     let mut table = new_table(format);
-    let mut header = vec!["primitive (seed 004)".to_string()];
+    let mut header = vec!["primitive (Souvatzis)".to_string()];
     header.extend(runtimes.iter().cloned());
     table.set_header(header);
     for row in ROWS.iter().filter(|row| runtimes.iter().any(|r| point_of(record, row, r).is_some())) {
@@ -255,7 +255,7 @@ pub fn networked_case(record: &RunRecord, format: Format) -> String {
     }
     out += &format!("{table}{blank}");
     out += &format!(
-        "{bullet}† the rows that decide the networked case (the seed's \"process creation/destruction/\
+        "{bullet}† the rows that decide the networked case (the study's \"process creation/destruction/\
          synchronisation\", L216)\n\n"
     );
     // The verdicts.
@@ -314,14 +314,14 @@ pub fn networked_case(record: &RunRecord, format: Format) -> String {
     out += &format!("{table}{blank}");
     out += &format!(
         "{bullet}Networked case: good enough when the upper bound of r is ≤ 1/4, not good enough when its lower \
-         bound is > 1/4, else borderline. 1/4 reproduces every networked verdict of the seed (machine A ≤ 0.022 \
+         bound is > 1/4, else borderline. 1/4 reproduces every networked verdict of the study (machine A ≤ 0.022 \
          acceptable; B context_u ≤ 0.136 acceptable; B SVR4 0.27–0.29 \"unakzeptabel\") and sits on its 300 MHz \
          line (docs/notes-seed004-network.md).\n"
     );
     out += &format!(
         "{bullet}Local case: × = the geometric mean, over the switch-bound rows the runtime has, of its median over \
-         the fastest runtime's on that row{}; \"acceptable\" within {LOCAL_ACCEPTABLE}× (the seed's context_u, \
-         acceptable locally, was about 3.6× assembler on those rows; the seed states no number, this bound is \
+         the fastest runtime's on that row{}; \"acceptable\" within {LOCAL_ACCEPTABLE}× (the study's context_u, \
+         acceptable locally, was about 3.6× assembler on those rows; the study states no number, this bound is \
          the report's reading).\n",
         fastest.map_or(String::new(), |f| format!(" (fastest overall: {f})"))
     );
@@ -337,7 +337,7 @@ mod tests {
         Estimate { median, low: median - half, high: median + half }
     }
 
-    /// The seed's own numbers against its 200 µs round trip: machine A's SVR4 heavy rows (4.35, 4.28,
+    /// The study's own numbers against its 200 µs round trip: machine A's SVR4 heavy rows (4.35, 4.28,
     /// 4.2 µs: ≤ 0.022) pass; machine B's (55.9, 58.78, 54.0 µs: 0.27–0.29) fail.
     #[test]
     fn the_seeds_verdicts_come_out_of_the_rule() {
@@ -408,7 +408,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("where its ranks ran: rank 0 on h0, host m0 CPU 0; rank 1 on h1, host m1 CPU 1\n"));
-        // os: the thread row (20 µs), as seed 004's table shows it: 20/80 = 0.250; fiber-asm 45 ns/80 µs.
+        // os: the thread row (20 µs), as Souvatzis's table shows it: 20/80 = 0.250; fiber-asm 45 ns/80 µs.
         let create = text.lines().find(|l| l.starts_with("| task create/destroy †")).unwrap();
         let cells: Vec<&str> = create.split('|').map(str::trim).collect();
         assert_eq!(cells[2..5], ["0.250", "0.000500", "0.00500"], "{create}");

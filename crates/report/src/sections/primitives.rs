@@ -1,4 +1,4 @@
-//! Seed 004's timing table for today's runtimes: one row per primitive, one column per runtime,
+//! Souvatzis's timing table for today's runtimes: one row per primitive, one column per runtime,
 //! medians with the half-width of their 95% CI, and how each runtime compares with `fiber-asm` on the
 //! rows whose cost is dominated by switching.
 
@@ -12,7 +12,7 @@ use overhead_render::Format;
 use overhead_runtimes::column_rank;
 use overhead_units::format_ns;
 
-/// The runtimes the record has anything for, seed 004's columns first.
+/// The runtimes the record has anything for, Souvatzis's columns first.
 fn columns(record: &RunRecord) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
     let specs = record.points.iter().map(|p| &p.spec).chain(record.skipped.iter().map(|s| &s.spec));
@@ -34,7 +34,7 @@ pub fn primitives_table(record: &RunRecord, format: Format) -> String {
         return String::new();
     }
     let mut table = new_table(format);
-    let mut header = vec!["primitive (seed 004)".to_string()];
+    let mut header = vec!["primitive (Souvatzis)".to_string()];
     header.extend(runtimes.iter().cloned());
     table.set_header(header);
     let mut footnotes: Vec<String> = Vec::new();
@@ -75,7 +75,7 @@ pub fn primitives_table(record: &RunRecord, format: Format) -> String {
 }
 
 /// What the kernel did per operation, as a cell's tail: ` · 2.0 cs`, ` · 2.2 pf` where the point counted
-/// at least one switch or fault in a hundred operations; empty otherwise. Seed 004 splits its primitives by
+/// at least one switch or fault in a hundred operations; empty otherwise. Souvatzis splits its primitives by
 /// whether they switch; this shows which do.
 fn breakdown(p: &overhead_record::PointRecord) -> String {
     let mut tail = String::new();
@@ -125,8 +125,8 @@ fn ratio_digits(x: f64) -> String {
 /// The report's `primitives` section (docs/ARCHITECTURE.md "Renderers").
 pub const PRIMITIVES: Section = Section {
     key: "primitives",
-    title: "Seed 004 timing table: primitives by runtime",
-    about: "seed 004's timing table: rows of primitives, one column per runtime",
+    title: "Souvatzis timing table: primitives by runtime",
+    about: "Souvatzis's timing table: rows of primitives, one column per runtime",
     position: 10,
     render: primitives_table,
 };

@@ -1,8 +1,8 @@
-//! Seed 003's per-method table for this machine: for each transport and placement, the four methods of
+//! Walfield's per-method table for this machine: for each transport and placement, the four methods of
 //! `rpc.methods` with time on each side, % of the time, calls, µs per call on each side and the delta, as
 //! Walfield printed it; under it, what the delta is made of, from the `rpc.floor` point of the same transport
 //! and placement: the bare socket (transport), the rest (framing, protocol and runtime), and what cold caches
-//! add (the seed's unaccounted cycles). Everything is read from the record; nothing is computed here.
+//! add (the study's unaccounted cycles). Everything is read from the record; nothing is computed here.
 
 use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
@@ -19,7 +19,7 @@ use overhead_units::format_ns;
 const METHODS: &str = overhead_experiments::rpc::Methods::ID;
 const FLOOR: &str = overhead_experiments::rpc::Floor::ID;
 
-/// The seed's header: time (ms) client/server, % time client/server, calls, µs per call client/server, delta.
+/// The study's header: time (ms) client/server, % time client/server, calls, µs per call client/server, delta.
 const HEADER: [&str; 9] = [
     "method",
     "client ms",
@@ -100,7 +100,7 @@ pub fn rpc_tables(record: &RunRecord, format: Format) -> String {
     out
 }
 
-/// The heading, the seed's table and the harness's per-call line of one `rpc.methods` point.
+/// The heading, the study's table and the harness's per-call line of one `rpc.methods` point.
 fn method_table(p: &PointRecord, format: Format) -> String {
     let mut table = new_table(format);
     table.set_header(HEADER.to_vec());
@@ -139,7 +139,7 @@ fn ipc_transport(rpc_transport: Transport) -> IpcTransport {
     }
 }
 
-/// Seed 003's ping-pong beside the floor: `msg.ipc`'s round trip on the same transport and placement at
+/// Walfield's ping-pong beside the floor: `msg.ipc`'s round trip on the same transport and placement at
 /// the largest payload not above the request's size (else the smallest), or nothing without one.
 fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
     let Some(transport) = transport(&floor.spec).map(ipc_transport) else { return String::new() };
@@ -187,7 +187,7 @@ fn reconciliation(f: &PointRecord) -> String {
     );
     let cold = format!(
         "cold (both processes streamed {:.0} MiB through their caches before each call): delta {}; cold − hot {} \
-         (seed 003's unaccounted cycles); bare socket cold − hot {}\n",
+         (Walfield's unaccounted cycles); bare socket cold − hot {}\n",
         x(|r| Some(r.evict_bytes)) / (1 << 20) as f64,
         format_ns(x(|r| r.grpc_cold_delta_ns)),
         format_ns(x(|r| Some(r.cold_minus_hot_ns))),
@@ -199,8 +199,8 @@ fn reconciliation(f: &PointRecord) -> String {
 /// The report's `rpc` section (docs/ARCHITECTURE.md "Renderers").
 pub const SECTION: Section = Section {
         key: "rpc",
-        title: "Seed 003 table: RPC time per method, client vs. server, and what the delta is made of",
-        about: "seed 003's per-method RPC table (rpc.methods) with its delta split into transport, framing and cold caches (rpc.floor)",
+        title: "Walfield 2008 table: RPC time per method, client vs. server, and what the delta is made of",
+        about: "Walfield's per-method RPC table (rpc.methods) with its delta split into transport, framing and cold caches (rpc.floor)",
         position: 60,
         render: rpc_tables,
     };

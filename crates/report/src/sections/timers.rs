@@ -1,4 +1,4 @@
-//! Seed 002's summary tables (§1.3–§5.3) for this machine: for each timer scenario, one row per time
+//! Kiszka's summary tables (§1.3–§5.3) for this machine: for each timer scenario, one row per time
 //! base and start mode with the tick↔ns conversions its hot path needs and, beside them, the time that
 //! hot path took here. Read from `timer.hotpath` points only.
 
@@ -82,7 +82,7 @@ pub fn timers_table(record: &RunRecord, format: Format) -> String {
 /// has no row of it. Rows without a result get a footnote in `footnotes`.
 fn scenario_table(record: &RunRecord, scenario: Scenario, format: Format, footnotes: &mut Vec<String>) -> String {
     let mut table = new_table(format);
-    let mut header = vec!["time base (seed 002)".to_string()];
+    let mut header = vec!["time base (Kiszka 2006)".to_string()];
     header.extend(COUNT_COLUMNS.iter().map(|c| c.to_string()));
     header.push("time per op".into());
     table.set_header(header);
@@ -150,8 +150,8 @@ fn right(text: String) -> Cell {
 /// The report's `timers` section (docs/ARCHITECTURE.md "Renderers").
 pub const SECTION: Section = Section {
     key: "timers",
-    title: "Seed 002 timer tables: conversions and time per hot-path operation",
-    about: "seed 002's timer tables: conversions per hot-path operation and the time measured",
+    title: "Kiszka 2006 timer tables: conversions and time per hot-path operation",
+    about: "Kiszka's timer tables: conversions per hot-path operation and the time measured",
     position: 40,
     render: timers_table,
 };

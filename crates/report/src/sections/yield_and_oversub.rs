@@ -1,6 +1,6 @@
-//! Seed 001's scheduling and synchronisation figures as tables: the yield round against the load
+//! Ben-Asher & Feitelson's scheduling and synchronisation figures as tables: the yield round against the load
 //! (Fig. 3, one column per runtime) and barriers with many more activities than CPUs (Fig. 10, one
-//! table per runtime, one column per variant), each with its fitted formulas below, as the seed gives
+//! table per runtime, one column per variant), each with its fitted formulas below, as the study gives
 //! "0.140 + 0.072·load".
 
 use crate::sections::runtimes_of;
@@ -47,11 +47,11 @@ fn oversub_params(p: &PointRecord) -> Option<OversubParams> {
 
 /// Both tables with their formulas; empty when the record has neither `sched.yield` nor
 /// `sync.oversub` points.
-pub fn seed001_tables(record: &RunRecord, format: Format) -> String {
+pub fn yield_and_oversub_tables(record: &RunRecord, format: Format) -> String {
     let mut out = String::new();
     let yield_table = yield_rounds(record, format);
     if !yield_table.is_empty() {
-        out += &subheading("sched.yield: time per yield round vs. load (seed 001 Fig. 3)", format);
+        out += &subheading("sched.yield: time per yield round vs. load (Ben-Asher & Feitelson 1991 Fig. 3)", format);
         out += &yield_table;
     }
     for runtime in runtimes_of(record, overhead_experiments::sync::Oversub::ID) {
@@ -60,7 +60,9 @@ pub fn seed001_tables(record: &RunRecord, format: Format) -> String {
             if !out.is_empty() {
                 out += "\n";
             }
-            let title = format!("sync.oversub, {runtime}: time per operation vs. activities (seed 001 Fig. 10)");
+            let title = format!(
+                "sync.oversub, {runtime}: time per operation vs. activities (Ben-Asher & Feitelson 1991 Fig. 10)"
+            );
             out += &subheading(&title, format);
             out += &table;
         }
@@ -225,13 +227,13 @@ fn quadratic_share(f: &FitRecord, label: &str, top: Option<u64>, bullet: &str) -
     )
 }
 
-/// The report's `seed001` section (docs/ARCHITECTURE.md "Renderers").
+/// The report's `yield_oversub` section (`--table seed001`, its older name, still works) (docs/ARCHITECTURE.md "Renderers").
 pub const YIELD_AND_OVERSUB: Section = Section {
-    key: "seed001",
-    title: "Seed 001 tables: yield round vs. load; barriers with activities ≫ CPUs",
-    about: "seed 001's tables: yield round vs. load, sync.oversub vs. activities, with their fits",
+    key: "yield_oversub",
+    title: "Ben-Asher & Feitelson 1991 tables: yield round vs. load; barriers with activities ≫ CPUs",
+    about: "Ben-Asher & Feitelson's tables: yield round vs. load, sync.oversub vs. activities, with their fits",
     position: 20,
-    render: seed001_tables,
+    render: yield_and_oversub_tables,
 };
 
 #[cfg(test)]
@@ -266,7 +268,7 @@ mod tests {
         }
         let record = with_fits(record);
         assert!(find("sched.yield").is_some());
-        let text = seed001_tables(&record, Format::Md);
+        let text = yield_and_oversub_tables(&record, Format::Md);
         let header = text.lines().find(|l| l.starts_with("| load")).unwrap();
         assert!(header.find("os (2 CPUs)").unwrap() < header.find("tokio (2 CPUs)").unwrap(), "{text}");
         let row4 = text.lines().find(|l| l.starts_with("| 4 ")).unwrap();
@@ -289,7 +291,7 @@ mod tests {
             record.points.push(point("sync.oversub", "os", &ss("blocking"), 10.0 * x));
         }
         let record = with_fits(record);
-        let text = seed001_tables(&record, Format::Table);
+        let text = yield_and_oversub_tables(&record, Format::Table);
         assert!(text.contains("sync.oversub, os"), "{text}");
         assert!(text.contains("spawn & sync, yield") && !text.contains("just spawn"), "{text}");
         // At 16 activities: 256 of 416 ns is the quadratic term (62%); the blocking barrier has none.
@@ -303,6 +305,6 @@ mod tests {
 
     #[test]
     fn empty_without_these_experiments() {
-        assert!(seed001_tables(&sample_record(), Format::Table).is_empty());
+        assert!(yield_and_oversub_tables(&sample_record(), Format::Table).is_empty());
     }
 }

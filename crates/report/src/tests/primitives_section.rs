@@ -1,4 +1,4 @@
-//! Seed 004's primitives section (`crate::sections::primitives`) over an analysed record: its
+//! Souvatzis's primitives section (`crate::sections::primitives`) over an analysed record: its
 //! comparison of the fibers needs the analysis, which only this crate sees beside the experiments.
 
 use crate::sections::primitives::primitives_table;
@@ -20,7 +20,7 @@ fn rows_columns_footnotes_and_comparison() {
     overhead_analysis::analyze(&mut record, &overhead_experiments::CATALOG);
     let text = primitives_table(&record, Format::Md);
     let header = text.lines().next().unwrap();
-    // seed 004's column order, whatever order the points came in
+    // Souvatzis's column order, whatever order the points came in
     let (os, asm, ucontext, tokio) = (
         header.find("os").unwrap(),
         header.find("fiber-asm").unwrap(),

@@ -1,4 +1,4 @@
-//! Seed 002's timer section (`overhead_experiments::timer`) over an analysed record: its fits of time against
+//! Kiszka's timer section (`overhead_experiments::timer`) over an analysed record: its fits of time against
 //! the counts need the analysis, which only this crate sees beside the experiments.
 
 use crate::sections::timers::timers_table;

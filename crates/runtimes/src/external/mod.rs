@@ -44,7 +44,7 @@ pub struct External {
     offers: Offers,
 }
 
-/// The constructs a probe's message rows use (`impl:` values of seed 004's msg.async, msg.switch,
+/// The constructs a probe's message rows use (`impl:` values of Souvatzis's msg.async, msg.switch,
 /// msg.rendezvous, and of msg.throughput).
 struct ProbeMessages {
     channel: &'static [ChannelImpl],
@@ -76,7 +76,7 @@ const JAVA_MESSAGES: ProbeMessages = ProbeMessages {
     ],
 };
 
-/// What every external probe offers, given the variants that differ between them: seed 004's primitives,
+/// What every external probe offers, given the variants that differ between them: Souvatzis's primitives,
 /// the yield round, fork-join fan-out, channel throughput and contention between CPUs (`impl:hw`, `impl:cyclic`,
 /// mutexes and reader-writer locks).
 const fn probe_offers(

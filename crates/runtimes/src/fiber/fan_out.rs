@@ -1,4 +1,4 @@
-//! Fork-join fan-out on the project's fibers (seed 001 §6), all on one kernel thread: spawn + join of
+//! Fork-join fan-out on the project's fibers (Ben-Asher & Feitelson 1991 §6), all on one kernel thread: spawn + join of
 //! fibers. Every measurement runs as the first fiber of a fiber run with the runtime's back-end.
 
 use std::hint::black_box;

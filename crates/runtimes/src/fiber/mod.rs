@@ -1,6 +1,6 @@
-//! Green threads on one OS thread: a uniprocessor run time in the style of SR/MPD (seed 004, Souvatzis, "A
+//! Green threads on one OS thread: a uniprocessor run time in the style of SR/MPD (Souvatzis, Souvatzis, "A
 //! machine-independent port of the SR language run time system to NetBSD"), with the context switch implemented
-//! three ways so `overhead` can reproduce the seed's table of run-time operation costs per switch primitive.
+//! three ways so `overhead` can reproduce the study's table of run-time operation costs per switch primitive.
 //!
 //! # Model
 //! [`run`] turns the calling thread into the only processor: `main` becomes the first fiber, more are created with
@@ -15,7 +15,7 @@
 //! * `asm`: our own switch (x86-64 System V, AAPCS64). On x86-64 it is an inline `asm!` block that pushes only
 //!   rbp/rbx and lets the compiler spill whatever else is live at the switch site; on aarch64 an out-of-line
 //!   routine saving the callee-saved registers. Fibers switch directly to each other (symmetric transfer).
-//! * `ucontext`: glibc `swapcontext`, one `rt_sigprocmask` system call per switch (the seed's "SVR4" column).
+//! * `ucontext`: glibc `swapcontext`, one `rt_sigprocmask` system call per switch (the study's "SVR4" column).
 //!   Also symmetric.
 //! * `corosensei`: the `corosensei` crate's asymmetric coroutines, the peer to beat. A coroutine can only suspend
 //!   to whoever resumed it, so every blocking operation goes fiber → scheduler loop → next fiber (two stack
@@ -96,7 +96,7 @@ pub fn stack_mmap_count() -> u64 {
     stack::mmap_count()
 }
 
-/// A context-switch primitive, the seed's three implementations of the SR run time's switch.
+/// A context-switch primitive, the study's three implementations of the SR run time's switch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     /// Hand-written switch (inline `asm!` on x86-64, a `global_asm!` routine on aarch64) that hands the suspended
@@ -109,7 +109,7 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// Every back-end, in the order of the seed's table columns (assembler, then library/system-call based).
+    /// Every back-end, in the order of the study's table columns (assembler, then library/system-call based).
     pub const ALL: [Backend; 3] = [Backend::Asm, Backend::Ucontext, Backend::Corosensei];
 
     /// Short stable name for reports and command lines: `"asm"`, `"ucontext"` or `"corosensei"`.

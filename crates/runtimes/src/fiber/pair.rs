@@ -1,4 +1,4 @@
-//! Seed 004's `csloop`: the bare switch primitive measured without any scheduler.
+//! Souvatzis's `csloop`: the bare switch primitive measured without any scheduler.
 
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
@@ -6,7 +6,7 @@ use super::stack::FiberStack;
 use super::{arch, uctx, Backend};
 
 /// Two bare contexts (the caller's and a partner on its own guard-paged stack) that switch back and forth with a
-/// back-end's raw primitive and no scheduler: seed 004's `csloop`, the "pure context switch time" row.
+/// back-end's raw primitive and no scheduler: Souvatzis's `csloop`, the "pure context switch time" row.
 ///
 /// The partner is an endless loop that immediately switches back; one round trip is two switches. Not `Send`:
 /// the partner context belongs to the creating thread.

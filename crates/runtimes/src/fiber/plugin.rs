@@ -11,7 +11,7 @@ use crate::{Offer, Offers, RuntimeUnderTest, KERNEL_UNDER_OS, RANKS_UNDER_MPI};
 /// Why the fibers lack contention between CPUs.
 const NOTHING_CONTENDS: &str = "its fibers share one kernel thread, so nothing contends between CPUs";
 
-/// What every fiber runtime offers: seed 004's primitives and seed 001's constructs on one kernel thread.
+/// What every fiber runtime offers: Souvatzis's primitives and Ben-Asher & Feitelson's constructs on one kernel thread.
 const OFFERS: Offers = Offers {
     context: Offer::Has(()),
     kernel: Offer::Lacks(KERNEL_UNDER_OS),

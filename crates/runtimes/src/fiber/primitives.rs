@@ -1,4 +1,4 @@
-//! Seed 004's primitives on the project's fibers: every measurement runs as the first fiber of a fiber run
+//! Souvatzis's primitives on the project's fibers: every measurement runs as the first fiber of a fiber run
 //! with the runtime's back-end; partners are fibers on the same kernel thread.
 
 use crate::channel_impl::ChannelImpl;

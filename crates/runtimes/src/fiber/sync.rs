@@ -1,5 +1,5 @@
 //! SR's synchronisation primitives for fibers of one run: semaphores, asynchronous message passing and
-//! rendezvous (`call`/`in`), the operations in seed 004's timing table. None of them allocates once warm: wait
+//! rendezvous (`call`/`in`), the operations in Souvatzis's timing table. None of them allocates once warm: wait
 //! queues are pre-sized `VecDeque`s and a rendezvous keeps its reply slot on the caller's stack.
 
 use std::cell::{Cell, RefCell};

@@ -1,4 +1,4 @@
-//! Seed 004's `cctest` for every back-end, plus the run time's primitives.
+//! Souvatzis's `cctest` for every back-end, plus the run time's primitives.
 
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -1,7 +1,7 @@
-//! The `ucontext` back-end: glibc `getcontext`/`makecontext`/`swapcontext`, seed 004's "SVR4 system calls" column.
+//! The `ucontext` back-end: glibc `getcontext`/`makecontext`/`swapcontext`, Souvatzis's "SVR4 system calls" column.
 //!
 //! glibc's `swapcontext` saves and restores the signal mask with an `rt_sigprocmask` system call on every switch;
-//! that kernel round trip is exactly the cost the seed measured, so it is deliberately not avoided. It also saves
+//! that kernel round trip is exactly the cost the study measured, so it is deliberately not avoided. It also saves
 //! the x87 environment (`fnstenv`) and MXCSR in the context's `fpregs`, so floating-point control state is per
 //! context, like the `asm` back-end.
 

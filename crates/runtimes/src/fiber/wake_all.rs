@@ -1,4 +1,4 @@
-//! Wake-all on the project's fibers (seed 001 §5), all on one kernel thread: N V's on a semaphore N fibers
+//! Wake-all on the project's fibers (Ben-Asher & Feitelson 1991 §5), all on one kernel thread: N V's on a semaphore N fibers
 //! are blocked in P on, as the first fiber of a fiber run.
 
 use std::cell::Cell;

@@ -1,4 +1,4 @@
-//! The yield round on the project's fibers (seed 001 §5.1, Fig. 3), all on one kernel thread: the measuring
+//! The yield round on the project's fibers (Ben-Asher & Feitelson 1991 §5.1, Fig. 3), all on one kernel thread: the measuring
 //! fiber and the loading ones through the FIFO ready queue, as the first fiber of a fiber run.
 
 use std::cell::Cell;

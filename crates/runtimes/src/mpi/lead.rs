@@ -1,5 +1,5 @@
 //! Rank 0 leading batches of an MPI operation and the other ranks following (docs/ARCHITECTURE.md "Hosts and
-//! MPI"): what the `mpi.*` experiments and the `mpi` runtime's seed 004 message rows ([`super::Mpi`]'s
+//! MPI"): what the `mpi.*` experiments and the `mpi` runtime's Souvatzis message rows ([`super::Mpi`]'s
 //! `Messages`) measure with.
 
 use super::shim::{shim, Op};

@@ -1,4 +1,4 @@
-//! Seed 004's message rows for `mpi` (docs/ARCHITECTURE.md "Hosts and MPI"): led from rank 0 with
+//! Souvatzis's message rows for `mpi` (docs/ARCHITECTURE.md "Hosts and MPI"): led from rank 0 with
 //! [`super::lead_measure`], 8 bytes per message (the u64 the other runtimes pass).
 
 use super::shim::Op;

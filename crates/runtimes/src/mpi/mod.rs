@@ -8,7 +8,7 @@
 //! the MPI shim ([`shim`], built with `mpicc` on first use) and rank 0 runs the harness. Without a launcher
 //! or `mpicc` every cell is skipped with the reason; the default build needs neither.
 //!
-//! It also fills seed 004's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`: [`messages`]), with
+//! It also fills Souvatzis's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`: [`messages`]), with
 //! the two ranks of a switch or a rendezvous on one CPU.
 
 mod lead;
@@ -28,7 +28,7 @@ pub const NAME: &str = "mpi";
 
 /// Why `mpi` lacks the other capabilities.
 const RANKS_ONLY: &str =
-    "MPI ranks are processes that pass messages; seed 004's message rows and the mpi.* experiments measure them";
+    "MPI ranks are processes that pass messages; Souvatzis's message rows and the mpi.* experiments measure them";
 
 const OFFERS: Offers = Offers {
     channel: Offer::Has(&[ChannelImpl::Mpi]),

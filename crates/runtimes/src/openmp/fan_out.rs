@@ -1,4 +1,4 @@
-//! Fork-join fan-out as OpenMP constructs (seed 001 §6–7): C kernels of a pinned libgomp team, timed
+//! Fork-join fan-out as OpenMP constructs (Ben-Asher & Feitelson 1991 §6–7): C kernels of a pinned libgomp team, timed
 //! against controls of the same shape (docs/ARCHITECTURE.md "Runtimes under test", and this module's
 //! table of kernels).
 

@@ -1,5 +1,5 @@
 //! The `openmp` runtime: C kernels compiled with `-fopenmp` (GCC, so libgomp runs them), called through FFI
-//! (docs/ARCHITECTURE.md "Runtimes under test"). The constructs are seed 001's (§6 spawning, §7 granularity, §8
+//! (docs/ARCHITECTURE.md "Runtimes under test"). The constructs are Ben-Asher & Feitelson's (§6 spawning, §7 granularity, §8
 //! fetch-and-add and barriers) in OpenMP's forms, timed the way EPCC's syncbench/taskbench do: the loop of N
 //! repetitions lives in C, so the harness times one FFI call per batch and subtracts a control of the same
 //! shape with an empty body.

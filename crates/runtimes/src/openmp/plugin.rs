@@ -16,14 +16,14 @@ const OFFERS: Offers = Offers {
     fork_join: Offer::Has(&[ForkJoinMechanism::Parallel]),
     activity_barrier: Offer::Lacks(
         "an OpenMP team is sized and pinned to the CPUs (one thread each); oversubscribing it (OMP_NUM_THREADS \
-         ≫ CPUs) makes libgomp's spinning barrier the seed's spin-with-yield case, which the os runtime \
+         ≫ CPUs) makes libgomp's spinning barrier the study's spin-with-yield case, which the os runtime \
          measures directly",
     ),
     atomic: Offer::Has(&[AtomicImpl::OmpAtomic]),
     barrier: Offer::Has(&[BarrierImpl::OmpBarrier]),
     lock: Offer::Has(&[LockImpl::OmpLock]),
     rwlock: Offer::Lacks("OpenMP has no reader-writer lock (omp_lock_t is exclusive)"),
-    ..Offers::lacking("seed 004's primitives are not written as OpenMP kernels in this build")
+    ..Offers::lacking("Souvatzis's primitives are not written as OpenMP kernels in this build")
 };
 
 /// C kernels run by the OpenMP runtime library (libgomp) through FFI.

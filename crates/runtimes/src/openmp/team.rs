@@ -191,7 +191,7 @@ impl Team {
         unsafe { ffi::ovh_omp_empty_loop(reps) }
     }
 
-    /// Seed 001 §6.1, EPCC PARALLEL: `reps` empty `#pragma omp parallel` regions of the whole team, each a
+    /// Ben-Asher & Feitelson 1991 §6.1, EPCC PARALLEL: `reps` empty `#pragma omp parallel` regions of the whole team, each a
     /// fork (waking the pool) and a join (the region's end barrier). Per op: one fork-join.
     pub fn forkjoin(&self, reps: u64) {
         // SAFETY: takes only counts; the kernels are linked (a Team exists).
@@ -205,14 +205,14 @@ impl Team {
         unsafe { ffi::ovh_omp_team_loop(self.threads, reps) }
     }
 
-    /// Seed 001 §8.2 experiment 1, EPCC BARRIER: one region in which the team passes `#pragma omp barrier`
+    /// Ben-Asher & Feitelson 1991 §8.2 experiment 1, EPCC BARRIER: one region in which the team passes `#pragma omp barrier`
     /// `reps` times. Per op: one barrier episode.
     pub fn barrier(&self, reps: u64) {
         // SAFETY: takes only counts; the kernels are linked (a Team exists).
         unsafe { ffi::ovh_omp_barrier(self.threads, reps) }
     }
 
-    /// Seed 001 §6.3: one region in which one thread (`single`) spawns `ntasks` empty `omp task`s, all joined
+    /// Ben-Asher & Feitelson 1991 §6.3: one region in which one thread (`single`) spawns `ntasks` empty `omp task`s, all joined
     /// at the end of `single`; any thread may run them. Per op: one task spawned, run and joined. libgomp runs
     /// a task at once in its creator in a team of one, or when more than 64 × threads tasks are queued.
     pub fn bulk(&self, ntasks: u64) {
@@ -226,7 +226,7 @@ impl Team {
         unsafe { ffi::ovh_omp_single_loop(self.threads, n) }
     }
 
-    /// The closest OpenMP form of seed 001 §6.2 (generators feeding one executor): threads 1…T−1 spawn
+    /// The closest OpenMP form of Ben-Asher & Feitelson 1991 §6.2 (generators feeding one executor): threads 1…T−1 spawn
     /// `ntasks` single empty tasks between them while thread 0 spawns none and waits at a barrier, where it
     /// runs queued tasks. Not exact: OpenMP has no way to direct a task at one thread, so generators also run
     /// tasks (at that barrier, or at once when more than 64 × threads are queued). [`Team::tasks_per_thread`]
@@ -244,9 +244,9 @@ impl Team {
         unsafe { ffi::ovh_omp_remote_control(self.threads, ntasks) }
     }
 
-    /// Seed 001 §7 (Table 4, Fig. 7): `total_reads` reads of a shared volatile `int` split into `ntasks` tasks
+    /// Ben-Asher & Feitelson 1991 §7 (Table 4, Fig. 7): `total_reads` reads of a shared volatile `int` split into `ntasks` tasks
     /// (the first `total_reads % ntasks` do one more), spawned by one thread and run by the team. One call is
-    /// one phase of the seed's table; [`Team::tasks_per_thread`] then gives Fig. 7's per-CPU share.
+    /// one phase of the study's table; [`Team::tasks_per_thread`] then gives Fig. 7's per-CPU share.
     pub fn grain(&self, total_reads: u64, ntasks: u64) {
         // SAFETY: as in `remote`: one slot per thread, written through `Cell`s during the call only.
         unsafe { ffi::ovh_omp_grain(self.threads, total_reads, ntasks, self.slots.as_ptr() as *mut Slot) }
@@ -265,7 +265,7 @@ impl Team {
         self.slots.iter().map(|s| s.value.get()).collect()
     }
 
-    /// Seed 001 §8.1: every thread does `reps` `#pragma omp atomic` increments of one shared counter or of its
+    /// Ben-Asher & Feitelson 1991 §8.1: every thread does `reps` `#pragma omp atomic` increments of one shared counter or of its
     /// own. Returns the final total, exactly threads × `reps`. Per op: one increment of one thread while the
     /// others do theirs. Control: [`Team::team_loop`].
     pub fn faa(&self, reps: u64, variable: Variable) -> u64 {

@@ -1,4 +1,4 @@
-//! Many more kernel threads than CPUs on a barrier (seed 001 §8.2 experiment 2): threads pinned
+//! Many more kernel threads than CPUs on a barrier (Ben-Asher & Feitelson 1991 §8.2 experiment 2): threads pinned
 //! round-robin over the point's CPUs, each activity's pinning part of its spawn.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -66,7 +66,7 @@ impl ActivityBarrier for Os {
 }
 
 /// `just_sync` with the harness's thread team: the A threads exist for the whole point, as
-/// `sync.barrier`'s (seed 001 calls this experiment "a direct extension of the previous one").
+/// `sync.barrier`'s (Ben-Asher & Feitelson 1991 calls this experiment "a direct extension of the previous one").
 fn just_sync(barrier: BarrierKind, team: &[usize], h: &Harness) -> TeamReport {
     let control = |_: usize, n: u64| empty_loop(n);
     match barrier {

@@ -1,5 +1,5 @@
 //! The blocking channel crates on kernel threads: `std::sync::mpsc`, crossbeam-channel, flume
-//! and kanal behind one tiny trait, so that each of seed 004's message rows and `msg.throughput` has one body,
+//! and kanal behind one tiny trait, so that each of Souvatzis's message rows and `msg.throughput` has one body,
 //! monomorphised per crate (the crate is chosen once, outside the timed loop, by [`with_sync_channel`]).
 
 use super::Os;

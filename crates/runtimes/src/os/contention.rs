@@ -24,7 +24,7 @@ type PaddedCounter = CachePadded<AtomicU64>;
 type PaddedSense = CachePadded<AtomicBool>;
 
 impl Contention for Os {
-    /// `hw`: the hardware's atomic add; `hashed_lock`: seed 001 §8.1's `faa`, a lock from a table hashed by
+    /// `hw`: the hardware's atomic add; `hashed_lock`: Ben-Asher & Feitelson 1991 §8.1's `faa`, a lock from a table hashed by
     /// the variable's address around a plain add.
     fn fetch_and_add(
         &self,

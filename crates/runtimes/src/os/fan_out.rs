@@ -1,4 +1,4 @@
-//! Fork-join fan-out on kernel threads (seed 001 §6–7): a thread per task in one scope, a hot team, and
+//! Fork-join fan-out on kernel threads (Ben-Asher & Feitelson 1991 §6–7): a thread per task in one scope, a hot team, and
 //! ParC's spawn descriptor for the granularity sweep.
 
 use std::hint::black_box;
@@ -57,7 +57,7 @@ fn team_notes(refused: &[(usize, String)]) -> impl Iterator<Item = String> + '_ 
     refused.iter().map(|(cpu, e)| format!("team thread for CPU {cpu} not pinned: {e}"))
 }
 
-/// Seed 001 §7's spawn descriptor for kernel threads: a pinned hot team whose members claim the next
+/// Ben-Asher & Feitelson 1991 §7's spawn descriptor for kernel threads: a pinned hot team whose members claim the next
 /// activity with one fetch-and-add on a shared counter until all are taken, as ParC's processors each
 /// take "a new activity once every scheduling round" from the descriptor in global memory.
 #[derive(Default)]

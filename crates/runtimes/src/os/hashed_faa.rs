@@ -1,4 +1,4 @@
-//! Fetch-and-add the way ParC on the Makbilan did it (seed 001 §8.1): the variable's address is hashed
+//! Fetch-and-add the way ParC on the Makbilan did it (Ben-Asher & Feitelson 1991 §8.1): the variable's address is hashed
 //! to one of a fixed set of spin locks, the lock is taken with test-and-set (busy waiting while it is
 //! held), and the add is done with plain loads and stores under the lock. Concurrent adds to one
 //! variable serialise on its lock; adds to distinct variables take distinct locks.
@@ -14,7 +14,7 @@ pub const LOCKS: usize = 256;
 /// unit the adjacent-line prefetcher moves), so variables padded to their own block get their own lock.
 const BLOCK_SHIFT: u32 = 7;
 
-/// Spin iterations after which a waiter also yields: the seed raised the holder's priority so it could
+/// Spin iterations after which a waiter also yields: the study raised the holder's priority so it could
 /// not be preempted; a user-space thread cannot, so a waiter gives its CPU back instead of spinning
 /// through a preempted holder's time slice.
 const SPINS_BEFORE_YIELD: u32 = 1 << 14;
@@ -23,7 +23,7 @@ const SPINS_BEFORE_YIELD: u32 = 1 << 14;
 /// so that neighbouring locks do not share a line.
 type PaddedLock = CachePadded<AtomicBool>;
 
-/// The lock table of seed 001 §8.1's `faa`.
+/// The lock table of Ben-Asher & Feitelson 1991 §8.1's `faa`.
 #[derive(Debug)]
 pub struct HashedFaa {
     locks: Box<[PaddedLock]>,
@@ -50,7 +50,7 @@ impl HashedFaa {
     /// Adds `v` to `var` under its lock and returns the old value (wrapping on overflow).
     ///
     /// `var` is an `AtomicU64` only so that its plain loads and stores are data-race free in Rust's
-    /// model; they are relaxed, and the lock's acquire/release orders them, as the seed's simulated add.
+    /// model; they are relaxed, and the lock's acquire/release orders them, as the study's simulated add.
     #[inline]
     pub fn fetch_add(&self, var: &AtomicU64, v: u64) -> u64 {
         let lock = &self.locks[Self::lock_index(var)];

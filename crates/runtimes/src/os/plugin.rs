@@ -9,7 +9,7 @@ use crate::wake_all::{WaiterCpus, WakeAllOffer, WakeMechanism};
 use crate::yield_round::YieldLimits;
 use crate::{Offer, Offers, RuntimeUnderTest, RANKS_UNDER_MPI};
 
-/// The blocking channels on kernel threads (`os/channels.rs`): std's mpsc first (seed 004's
+/// The blocking channels on kernel threads (`os/channels.rs`): std's mpsc first (Souvatzis's
 /// cell), then crossbeam-channel, flume and kanal. Each has unbounded and zero-capacity channels, so each
 /// fills every message row.
 const SYNC_CHANNELS: &[ChannelImpl] =

@@ -1,4 +1,4 @@
-//! Seed 004's primitives on kernel threads and processes: threads pinned to the point's CPUs, futexes,
+//! Souvatzis's primitives on kernel threads and processes: threads pinned to the point's CPUs, futexes,
 //! POSIX semaphores, the blocking channel crates (`channels.rs`), `fork`.
 
 use crate::channel_impl::ChannelImpl;
@@ -193,7 +193,7 @@ impl Messages for Os {
     }
 }
 
-/// Which of seed 004's message rows a [`Row`] measures.
+/// Which of Souvatzis's message rows a [`Row`] measures.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum RowKind {
     /// `msg.async`: send and receive in the timed thread.

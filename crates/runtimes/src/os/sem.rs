@@ -1,4 +1,4 @@
-//! POSIX unnamed semaphores (`sem_t`), the kernel-thread semaphore of seed 004's table.
+//! POSIX unnamed semaphores (`sem_t`), the kernel-thread semaphore of Souvatzis's table.
 
 use std::cell::UnsafeCell;
 

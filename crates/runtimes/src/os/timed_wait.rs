@@ -1,4 +1,4 @@
-//! Four ways for a kernel thread to sleep until a time (seed 002's timer scenarios as Linux offers them),
+//! Four ways for a kernel thread to sleep until a time (Kiszka's timer scenarios as Linux offers them),
 //! each timing how late it woke: the mechanisms `timer.wakeup` measures.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -12,7 +12,7 @@ use overhead_clock::clock_gettime_ns;
 /// How a thread asks to be woken. Parameter values: [`Mechanism::name`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mechanism {
-    /// `clock_nanosleep(CLOCK_MONOTONIC, 0, interval)`: seed 002 scenario 2 (relative timer);
+    /// `clock_nanosleep(CLOCK_MONOTONIC, 0, interval)`: Kiszka 2006 scenario 2 (relative timer);
     /// `cyclictest -r`. Intended wake time: the clock read just before the call + interval.
     NanosleepRelative,
     /// `clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next)` with `next` advancing by the interval:

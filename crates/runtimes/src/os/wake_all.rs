@@ -1,4 +1,4 @@
-//! Wake-all on kernel threads (`sched.broadcast`, seed 001 §5): what a waiter blocks on, how one thread
+//! Wake-all on kernel threads (`sched.broadcast`, Ben-Asher & Feitelson 1991 §5): what a waiter blocks on, how one thread
 //! releases every waiter at once, and the `os` runtime's [`crate::wake_all::WakeAll`].
 
 use std::sync::atomic::{AtomicU32, Ordering};

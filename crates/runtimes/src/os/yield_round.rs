@@ -1,4 +1,4 @@
-//! The yield round on kernel threads (seed 001 §5.1): `sched_yield` among pinned loading threads.
+//! The yield round on kernel threads (Ben-Asher & Feitelson 1991 §5.1): `sched_yield` among pinned loading threads.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -11,7 +11,7 @@ use overhead_record::Outcome;
 
 impl YieldRound for Os {
     /// `load` yielding threads pinned to each CPU, started (and seen running) before the measurement, as
-    /// the seed's `ready` semaphore did; then a team of one measuring thread per CPU timing `sched_yield`
+    /// the study's `ready` semaphore did; then a team of one measuring thread per CPU timing `sched_yield`
     /// loops.
     fn yield_round(&self, cpus: &[usize], load: usize, h: &Harness) -> anyhow::Result<Outcome> {
         let stop = AtomicBool::new(false);

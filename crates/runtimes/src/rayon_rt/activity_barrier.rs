@@ -1,4 +1,4 @@
-//! Many more rayon jobs than workers on a barrier (seed 001 §8.2 experiment 2): a scope on the pool;
+//! Many more rayon jobs than workers on a barrier (Ben-Asher & Feitelson 1991 §8.2 experiment 2): a scope on the pool;
 //! `rayon::yield_now` in the barrier runs pending jobs nested on the waiter's stack.
 
 use super::fan_out::scope;

@@ -1,4 +1,4 @@
-//! Fork-join fan-out on rayon's pool (seed 001 §6–7): `broadcast`, and a `scope` spawning jobs.
+//! Fork-join fan-out on rayon's pool (Ben-Asher & Feitelson 1991 §6–7): `broadcast`, and a `scope` spawning jobs.
 
 use std::hint::black_box;
 

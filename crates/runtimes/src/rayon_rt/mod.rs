@@ -1,4 +1,4 @@
-//! The `rayon` runtime: rayon's work-stealing thread pool, with its workers pinned, for seed 001's
+//! The `rayon` runtime: rayon's work-stealing thread pool, with its workers pinned, for Ben-Asher & Feitelson's
 //! spawning, granularity and synchronisation experiments.
 
 mod activity_barrier;

@@ -1,4 +1,4 @@
-//! The yield round on rayon (seed 001 §5.1), at load 0 only: `rayon::yield_now` that finds nothing
+//! The yield round on rayon (Ben-Asher & Feitelson 1991 §5.1), at load 0 only: `rayon::yield_now` that finds nothing
 //! pending.
 
 use super::Rayon;

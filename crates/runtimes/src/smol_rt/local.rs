@@ -1,4 +1,4 @@
-//! smol's `LocalExecutor` as a [`LocalRuntime`]: seed 004's primitives on smol (`crate::local_runtime`), with
+//! smol's `LocalExecutor` as a [`LocalRuntime`]: Souvatzis's primitives on smol (`crate::local_runtime`), with
 //! smol's own spawn, yield and semaphore (async-lock); the timed loop is a task beside its partners.
 
 use std::future::Future;

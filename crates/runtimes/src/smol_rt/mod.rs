@@ -1,7 +1,7 @@
 //! The `smol` runtime: smol's executors (async-executor), async-io's `block_on` and
 //! reactor, and smol's own synchronisation (async-lock as `smol::lock`, async-channel as `smol::channel`,
-//! event-listener) — the peer users compare with tokio. Seed 004's table runs on a `LocalExecutor` inside
-//! `smol::block_on` on one thread (as tokio's current-thread runtime); seed 001's constructs on an
+//! event-listener) — the peer users compare with tokio. Souvatzis's table runs on a `LocalExecutor` inside
+//! `smol::block_on` on one thread (as tokio's current-thread runtime); Ben-Asher & Feitelson's constructs on an
 //! `Executor` with one pinned thread per CPU of the point (as tokio's multi-thread runtime).
 
 mod channel_throughput;
@@ -39,11 +39,11 @@ where
     )
 }
 
-/// smol as a runtime under test: a `LocalExecutor` on one thread in seed 004's table, an `Executor` with one
-/// pinned thread per CPU in seed 001's constructs.
+/// smol as a runtime under test: a `LocalExecutor` on one thread in Souvatzis's table, an `Executor` with one
+/// pinned thread per CPU in Ben-Asher & Feitelson's constructs.
 pub struct Smol;
 
-/// smol's async channels: its own async-channel first (seed 004's cell), then flume's and kanal's async sides
+/// smol's async channels: its own async-channel first (Souvatzis's cell), then flume's and kanal's async sides
 /// (tokio's mpsc is tokio's, measured there). Rendezvous: smol's own in its idiom (a `bounded(1)` reply per call),
 /// flume's and kanal's with a zero-capacity channel.
 const CHANNELS: &[ChannelImpl] = &[ChannelImpl::AsyncChannel, ChannelImpl::FlumeAsync, ChannelImpl::KanalAsync];

@@ -1,4 +1,4 @@
-//! A smol `Executor` run by pinned threads as a [`TaskPool`]: seed 001's constructs on smol
+//! A smol `Executor` run by pinned threads as a [`TaskPool`]: Ben-Asher & Feitelson's constructs on smol
 //! (`crate::task_pool`), with smol's own spawn, yield, semaphore and barrier (async-lock) and event-listener's
 //! `Event` (the notification smol's locks and channels are built on) as its notify-all.
 

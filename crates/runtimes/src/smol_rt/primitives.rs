@@ -1,4 +1,4 @@
-//! Seed 004's message rows on smol's `LocalExecutor`: one thread inside `smol::block_on`, the timed loop and
+//! Souvatzis's message rows on smol's `LocalExecutor`: one thread inside `smol::block_on`, the timed loop and
 //! its partners tasks of the same executor, messages through async-channel (smol's own) and flume's and kanal's
 //! async sides (`crate::async_channels`), the rendezvous of smol's own in its idiom. The other
 //! primitives are `crate::local_runtime`'s on [`super::SmolLocal`].

@@ -1,4 +1,4 @@
-//! Many more tasks than pool threads on a barrier (seed 001 §8.2 experiment 2): a pool with one pinned thread
+//! Many more tasks than pool threads on a barrier (Ben-Asher & Feitelson 1991 §8.2 experiment 2): a pool with one pinned thread
 //! per CPU; the spawner is a task too, which never gives up its thread while spawning, so the spinners cannot
 //! slow it down.
 
@@ -12,7 +12,7 @@ use crate::yield_barrier::YieldBarrier;
 use overhead_harness::{empty_loop, Harness};
 use overhead_record::Outcome;
 
-/// The seed's barrier in a task: arrive, then the runtime's `yield_now` until released.
+/// The study's barrier in a task: arrive, then the runtime's `yield_now` until released.
 async fn yield_wait<P: TaskPool>(b: &YieldBarrier, sense: &mut bool) {
     if !b.arrive(sense) {
         while !b.released(*sense) {
@@ -81,7 +81,7 @@ pub fn activity_barrier<P: TaskPool>(
                 pool.on_worker(move |spawner| async move {
                     let mut tasks = Vec::with_capacity(a);
                     for _ in 0..n {
-                        // A fresh barrier per spawn, as the seed's lived in the spawn descriptor.
+                        // A fresh barrier per spawn, as the study's lived in the spawn descriptor.
                         let b = Arc::new(YieldBarrier::new(a));
                         let spawn = || {
                             let b = b.clone();

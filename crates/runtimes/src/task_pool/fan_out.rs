@@ -1,4 +1,4 @@
-//! Fork-join fan-out on a task pool (seed 001 §6–7): a parent task spawning tasks and awaiting each one, the
+//! Fork-join fan-out on a task pool (Ben-Asher & Feitelson 1991 §6–7): a parent task spawning tasks and awaiting each one, the
 //! spawns of remote generators, and the granularity sweep's runs.
 
 use std::future::Future;

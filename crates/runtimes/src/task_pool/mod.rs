@@ -1,6 +1,6 @@
-//! Seed 001's constructs on a work-stealing async executor, written once for every async runtime.
+//! Ben-Asher & Feitelson's constructs on a work-stealing async executor, written once for every async runtime.
 //!
-//! tokio's multi-thread runtime and a smol `Executor` run by pinned threads are the same thing to seed 001's
+//! tokio's multi-thread runtime and a smol `Executor` run by pinned threads are the same thing to Ben-Asher & Feitelson's
 //! experiments: one pinned thread per CPU of the point, tasks spawned from outside or from a task, awaited,
 //! yielding, waiting at a barrier or for a broadcast. [`TaskPool`] is that much of a runtime, each item the
 //! runtime's own call (`tokio::spawn`, `Executor::spawn`, `yield_now`, its semaphore, barrier and notify);
@@ -29,7 +29,7 @@ pub trait Spawn: Clone + Send + Sync + 'static {
 pub type Task<P, T> = <<P as TaskPool>::Spawner as Spawn>::Task<T>;
 
 /// A work-stealing executor with one thread per CPU of a point, each pinned to its CPU, and the few
-/// synchronisation primitives of the runtime that seed 001's constructs use.
+/// synchronisation primitives of the runtime that Ben-Asher & Feitelson's constructs use.
 pub trait TaskPool: Sized + Sync {
     /// The runtime's name in errors and notes (`tokio`, `smol`).
     const RUNTIME: &'static str;
@@ -82,7 +82,7 @@ pub trait TaskPool: Sized + Sync {
     fn notify_all(broadcast: &Self::Broadcast);
 }
 
-/// Implements seed 001's constructs (`YieldRound`, `WakeAll`, `FanOut`, `GrainSweep`, `ActivityBarrier`)
+/// Implements Ben-Asher & Feitelson's constructs (`YieldRound`, `WakeAll`, `FanOut`, `GrainSweep`, `ActivityBarrier`)
 /// for the runtime `$runtime` on its pool type `$pool`, each by the generic body of this module.
 macro_rules! pool_constructs {
     ($runtime:ty, $pool:ty) => {

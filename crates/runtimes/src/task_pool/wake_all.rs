@@ -1,4 +1,4 @@
-//! Wake-all on a task pool (seed 001 §5): the runtime's notify-all (tokio's `Notify::notify_waiters`,
+//! Wake-all on a task pool (Ben-Asher & Feitelson 1991 §5): the runtime's notify-all (tokio's `Notify::notify_waiters`,
 //! event-listener's `Event::notify(usize::MAX)` under smol) to tasks of a pool.
 
 use std::sync::atomic::Ordering;

@@ -1,4 +1,4 @@
-//! The yield round on a task pool (seed 001 §5.1): the runtime's `yield_now` among yielding load tasks.
+//! The yield round on a task pool (Ben-Asher & Feitelson 1991 §5.1): the runtime's `yield_now` among yielding load tasks.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;

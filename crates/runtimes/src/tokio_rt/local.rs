@@ -1,4 +1,4 @@
-//! tokio's current-thread runtime as a [`LocalRuntime`]: seed 004's primitives on tokio
+//! tokio's current-thread runtime as a [`LocalRuntime`]: Souvatzis's primitives on tokio
 //! (`crate::local_runtime`), with tokio's own spawn, yield and semaphore; the timed loop is `block_on`'s future.
 
 use std::future::Future;

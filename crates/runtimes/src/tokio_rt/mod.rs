@@ -1,6 +1,6 @@
 //! The `tokio` runtime: tokio's current-thread scheduler, the async peer of the fiber runtime in seed
 //! 004's table (one worker thread, cooperative switches at `.await`), and its multi-thread work-stealing
-//! scheduler, the peer of kernel threads in seed 001's experiments.
+//! scheduler, the peer of kernel threads in Ben-Asher & Feitelson's experiments.
 
 mod channel_throughput;
 mod local;
@@ -36,11 +36,11 @@ where
     h.measure(|n| rt.block_on(test(n)), |n| rt.block_on(async move { overhead_harness::empty_loop(n) }))
 }
 
-/// tokio as a runtime under test: the current-thread scheduler in seed 004's table, the multi-thread one
-/// in seed 001's constructs.
+/// tokio as a runtime under test: the current-thread scheduler in Souvatzis's table, the multi-thread one
+/// in Ben-Asher & Feitelson's constructs.
 pub struct Tokio;
 
-/// tokio's async channels: its mpsc first (seed 004's cell), then async-channel, flume's and kanal's async sides.
+/// tokio's async channels: its mpsc first (Souvatzis's cell), then async-channel, flume's and kanal's async sides.
 /// Rendezvous: tokio's oneshot-reply idiom and the two with a zero-capacity channel (async-channel has none).
 const CHANNELS: &[ChannelImpl] =
     &[ChannelImpl::TokioMpsc, ChannelImpl::AsyncChannel, ChannelImpl::FlumeAsync, ChannelImpl::KanalAsync];

@@ -1,4 +1,4 @@
-//! tokio's multi-thread work-stealing runtime as a [`TaskPool`]: seed 001's constructs on tokio
+//! tokio's multi-thread work-stealing runtime as a [`TaskPool`]: Ben-Asher & Feitelson's constructs on tokio
 //! (`crate::task_pool`), with tokio's own spawn, yield, semaphore, barrier and `Notify`.
 
 use std::future::Future;

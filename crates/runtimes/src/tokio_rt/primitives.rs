@@ -1,4 +1,4 @@
-//! Seed 004's message rows on tokio's current-thread scheduler: every async channel crate
+//! Souvatzis's message rows on tokio's current-thread scheduler: every async channel crate
 //! (`crate::async_channels`), partners tasks on the same runtime, and tokio's own rendezvous idiom (mpsc and a
 //! `oneshot` reply). The other primitives are `crate::local_runtime`'s on [`super::TokioLocal`].
 

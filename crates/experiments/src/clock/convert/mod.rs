@@ -1,5 +1,5 @@
 //! `clock.convert`: what a tick↔ns conversion costs with each routine, and how far each is from the
-//! exact result over intervals from 1 µs to 1 year (seed 002).
+//! exact result over intervals from 1 µs to 1 year (Kiszka 2006).
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -58,10 +58,10 @@ impl ConvertResult {
     }
 }
 
-/// Seed 002's benchmark for today: each routine converts a precomputed array of 64 varied inputs in a
+/// Kiszka's benchmark for today: each routine converts a precomputed array of 64 varied inputs in a
 /// loop (throughput of independent conversions, each result kept with `black_box`), against the same
 /// loop returning its input unconverted, so the loop overhead is compensated as 002's numbers were.
-/// The inputs are log-uniform over `[1, 2^32)` — short intervals, the hot-path domain of seed 002's
+/// The inputs are log-uniform over `[1, 2^32)` — short intervals, the hot-path domain of Kiszka's
 /// timer scenarios and the one every routine, 32-bit ones included, can take. The costs of the
 /// multiply-based routines do not depend on magnitude, with two exceptions: `exact`'s 128-bit division
 /// takes a faster path when the dividend's high half is zero, so its cost here is a lower bound; and

@@ -14,7 +14,7 @@ use super::search::{best, bracket, refine, sweep_decades, Eval};
 use overhead_runtimes::grain_tally::Tally;
 use overhead_runtimes::grain_work::{shares_percent, Work};
 
-/// The most tasks the sweep tries (seed 001 went to 10^7).
+/// The most tasks the sweep tries (Ben-Asher & Feitelson 1991 went to 10^7).
 pub const MAX_TASKS: u64 = 10_000_000;
 /// The decade sweep stops after a count whose elapsed time exceeds this many times the best so far.
 pub const STOP_FACTOR: f64 = 4.0;
@@ -64,15 +64,15 @@ struct Params {
     work: u64,
 }
 
-/// Seed 001 §7 (Table 4, Fig. 7): `work` reads of one shared variable, split equally into 10^0, 10^1,
+/// Ben-Asher & Feitelson 1991 §7 (Table 4, Fig. 7): `work` reads of one shared variable, split equally into 10^0, 10^1,
 /// … tasks run by all the point's CPUs, each run's elapsed time measured whole. The decades stop after
 /// the first count whose elapsed time exceeds 4× the best (the overhead dominates), or at 10^7 tasks
 /// (or `work`). Then a golden-section search on log(tasks) between the neighbours of the best decade
-/// finds the best count (the seed found 1900), which is measured again for the point's samples
+/// finds the best count (the study found 1900), which is measured again for the point's samples
 /// (elapsed ns per run of the whole work). Decisions (stop, best, speed-up) use each count's fastest
 /// run, since other processes only ever add time. Per decade the record keeps the elapsed time (`sweep`), the
 /// speed-up over one task (`speedup`) and each CPU's share of the tasks (`share`, counted with
-/// `sched_getcpu` in every task, as the seed's `res[exp][get_pid()]++`); `extra` has `best_tasks`,
+/// `sched_getcpu` in every task, as the study's `res[exp][get_pid()]++`); `extra` has `best_tasks`,
 /// `serial_ns`, `best_ns` and `speedup` (one task's fastest run over the best count's).
 ///
 /// Per runtime: `os` is a pinned hot team claiming tasks from a shared descriptor by fetch-and-add
@@ -82,7 +82,7 @@ struct Params {
 /// `omp task` (C kernel [`openmp::Team::grain`], reading a shared `volatile int`; tasks count themselves
 /// per thread, mapped to the thread's CPU for the share table), with `extra.serial_reads_ns`, the same
 /// reads in a plain C loop without OpenMP, beside the one-task baseline.
-/// Work: 10^6 reads in `--quick`, 10^7 by default, 10^8 (the seed's) in `--full`. Fibers, on one CPU,
+/// Work: 10^6 reads in `--quick`, 10^7 by default, 10^8 (the study's) in `--full`. Fibers, on one CPU,
 /// are skipped: the question is how work spreads over CPUs.
 pub struct Sweep;
 

@@ -1,14 +1,14 @@
-//! `mem.remote`: seed 001 §4, Table 3, "relative access rates under different conditions", by the
-//! seed's reference-activity method (docs/METHOD.md §10). An undisturbed activity A increments its own
+//! `mem.remote`: Ben-Asher & Feitelson 1991 §4, Table 3, "relative access rates under different conditions", by the
+//! study's reference-activity method (docs/METHOD.md §10). An undisturbed activity A increments its own
 //! line — on a page it first touched, 250 in-line increments per loop iteration, each a plain load and
-//! a plain store like the seed's `(*p)++` — and at two fixed counts of its own, an early and a late one,
+//! a plain store like the study's `(*p)++` — and at two fixed counts of its own, an early and a late one,
 //! snapshots how far the others got (each publishes its count in its own padded line after every 250
 //! increments, as `clock/race.rs` does). X's rate relative to A is X's progress between A's snapshots
 //! over A's own: whatever the start skew, it cancels.
 //!
 //! The Makbilan's "remote memory" was another PE's board behind the bus; today's is a line another
 //! core's cache holds (or, for the NUMA rows, a page on another node). So a remote activity increments a
-//! word of the line a local activity uses — the seed's `j` beside `i` — which is what makes them contend.
+//! word of the line a local activity uses — the study's `j` beside `i` — which is what makes them contend.
 //!
 //! With too few CPUs for an isolated A beside the activities, the clock is the reference: the measured
 //! activity's rate in a window with the others running, over its rate alone in an adjacent window on the
@@ -47,7 +47,7 @@ pub use rates::*;
 use setup::*;
 use team::*;
 
-/// Increments in-line per loop iteration (seed 001 §4: "in-line code for 250 consecutive increment
+/// Increments in-line per loop iteration (Ben-Asher & Feitelson 1991 §4: "in-line code for 250 consecutive increment
 /// instructions").
 pub const INLINE: u64 = 250;
 
@@ -120,7 +120,7 @@ impl Case {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reference {
-    /// An isolated activity A on a CPU of its own (the seed's method): thread 0.
+    /// An isolated activity A on a CPU of its own (the study's method): thread 0.
     Activity,
     /// The clock: the measured activity's rate against its own undisturbed rate in an adjacent window.
     Clock,
@@ -133,7 +133,7 @@ pub struct Params {
     pub reference: Reference,
 }
 
-/// Seed 001 §4 (Table 3): relative access rates, one point per [`Case`]. Runtime `os`; every thread
+/// Ben-Asher & Feitelson 1991 §4 (Table 3): relative access rates, one point per [`Case`]. Runtime `os`; every thread
 /// pinned.
 ///
 /// CPUs in the spec, thread 0 first. With `reference:activity`: A, then the measured activity, then the

@@ -27,7 +27,7 @@ pub(super) fn plan(
         }
         let isolated = n >= case.cpus_with_reference();
         let reference = if isolated { Reference::Activity } else { Reference::Clock };
-        // Thread 0 is A with the seed's reference, the measured activity with the clock's.
+        // Thread 0 is A with the study's reference, the measured activity with the clock's.
         let a = usize::from(isolated);
         let planned = match case {
             _ if n == 0 => continue,

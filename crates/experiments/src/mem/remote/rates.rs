@@ -1,5 +1,5 @@
 //! Rate arithmetic: an activity's progress between two snapshots of the reference, over the reference's own
-//! (seed 001 §4's relative rate), or against its own solo window when the clock is the reference.
+//! (Ben-Asher & Feitelson 1991 §4's relative rate), or against its own solo window when the clock is the reference.
 
 use super::*;
 
@@ -18,7 +18,7 @@ impl Snapshot {
     }
 }
 
-/// The seed's relative rate: X's progress between the reference's snapshots over the reference's own
+/// The study's relative rate: X's progress between the reference's snapshots over the reference's own
 /// progress in that time. Where each stood at the early snapshot (the start skew) does not enter.
 pub fn relative_rate(reference: Snapshot, seen: Snapshot) -> Option<f64> {
     Some(seen.progress()? as f64 / reference.progress()? as f64)
@@ -31,7 +31,7 @@ pub fn clock_relative_rate(joint: Snapshot, joint_ns: f64, solo: Snapshot, solo_
     (joint_ns > 0.0 && solo_ns > 0.0).then(|| (j / joint_ns) / (s / solo_ns))
 }
 
-/// 250 increments of `*p` in line, each a plain load and a plain store (seed 001 §4's `(*p)++`, not an
+/// 250 increments of `*p` in line, each a plain load and a plain store (Ben-Asher & Feitelson 1991 §4's `(*p)++`, not an
 /// atomic read-modify-write): relaxed atomic accesses, which compile to the same two `mov`s on x86-64 and
 /// aarch64 but stay defined when remote activities race on the word (`remote_heavy`, `local_many_remote`),
 /// where volatile accesses would be a data race. A lost update costs nothing here: each activity counts its

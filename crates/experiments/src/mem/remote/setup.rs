@@ -8,7 +8,7 @@ use super::*;
 pub(super) struct Word(pub(super) *mut u64);
 // SAFETY: an address into a `FirstTouchPage` that `Setup` keeps alive for as long as any thread runs
 // (the threads are scoped inside `run_team`); the threads access it only through relaxed atomic loads and
-// stores ([`increments`]), as the seed's plain increments, and the values are never read for anything but
+// stores ([`increments`]), as the study's plain increments, and the values are never read for anything but
 // the increments themselves.
 unsafe impl Send for Word {}
 // SAFETY: as for Send.

@@ -31,7 +31,7 @@ pub(super) fn activity(
 /// How the driving activity (thread 0, or a solo one) ends its two intervals.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Bound {
-    /// At fixed counts of its own (the seed's reference activity).
+    /// At fixed counts of its own (the study's reference activity).
     Counts { early: u64, late: u64 },
     /// At fixed times: `lead` ticks after its start, then `window` ticks after that.
     Ticks { lead: u64, window: u64 },

@@ -1,4 +1,4 @@
-//! `timer.hotpath`: seed 002's five timer scenarios on our own timer queue, with dates kept in counter
+//! `timer.hotpath`: Kiszka's five timer scenarios on our own timer queue, with dates kept in counter
 //! ticks ("TSC-based") or in ns ("ns-based"), absolute starts where 002 proposes them: the tick↔ns
 //! conversions each hot-path operation needs, counted, and what the operation costs, timed.
 

@@ -1,6 +1,6 @@
-//! Seed 001 §3.1's Fig. 1 and Fig. 2 as tables, from `mem.contention` and `mem.mix`: rows are the
+//! Ben-Asher & Feitelson 1991 §3.1's Fig. 1 and Fig. 2 as tables, from `mem.contention` and `mem.mix`: rows are the
 //! threads, columns the op (Fig. 1, time per access) or the shared writes per block x (Fig. 2, time per
-//! block of 100), each with its fitted line `a + b·threads` below, as the seed read its figures ("a linear
+//! block of 100), each with its fitted line `a + b·threads` below, as the study read its figures ("a linear
 //! relationship exists between the number of processors and the elapsed time").
 
 use std::collections::BTreeSet;
@@ -30,12 +30,14 @@ fn contention(record: &RunRecord, format: Format) -> String {
     let ops: Vec<Op> =
         Op::ALL.into_iter().filter(|op| points.iter().any(|p| params(p).is_some_and(|q| q.op == *op))).collect();
     let columns: Vec<(String, &str)> = ops.iter().map(|op| (op.label().to_string(), op.name())).collect();
-    let mut out =
-        subheading("mem.contention: time per access to one shared line vs. threads (seed 001 Fig. 1)", format);
+    let mut out = subheading(
+        "mem.contention: time per access to one shared line vs. threads (Ben-Asher & Feitelson 1991 Fig. 1)",
+        format,
+    );
     out +=
         &threads_table(&points, &|p| params(p).map(|q| (q.threads as u64, q.op.name().to_string())), &columns, format);
     out += "cells: median per access (store or atomic add, 100 in-line per iteration, empty loop subtracted) ± \
-            half-width of its 95% CI; the slope b is what each added writer adds to every access (the seed's bus \
+            half-width of its 95% CI; the slope b is what each added writer adds to every access (the study's bus \
             served one access at a time: a line)\n";
     out += &formulas(record, overhead_experiments::mem::Contention::ID, "op", &columns, format);
     out
@@ -55,7 +57,7 @@ fn mix(record: &RunRecord, format: Format) -> String {
         .map(|x| (format!("x = {x}"), x.as_str()))
         .collect();
     let mut out = subheading(
-        "mem.mix: time per block of 100 operations, x of them shared writes, vs. threads (seed 001 Fig. 2)",
+        "mem.mix: time per block of 100 operations, x of them shared writes, vs. threads (Ben-Asher & Feitelson 1991 Fig. 2)",
         format,
     );
     out += &threads_table(&points, &|p| params(p).map(|q| (q.threads as u64, q.x.to_string())), &columns, format);
@@ -106,7 +108,7 @@ fn cell(p: &PointRecord) -> String {
     let s = &p.summary;
     let mut text = format!("{} ±{}", format_ns(s.median), format_ns(s.ci_half_width()));
     let flags: Vec<&str> =
-        [(p.unstable, "unstable"), (p.below_resolution, "<res"), (p.slow, "slow"), (p.noisy, "noisy")]
+        [(p.shown_unstable(), "unstable"), (p.below_resolution, "<res"), (p.slow, "slow"), (p.shown_noisy(), "noisy")]
             .into_iter()
             .filter_map(|(on, name)| on.then_some(name))
             .collect();

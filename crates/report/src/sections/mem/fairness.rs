@@ -1,6 +1,6 @@
-//! Seed 001 §3.2, Table 2 ("number of accesses performed by different PEs, when all compete for the
+//! Ben-Asher & Feitelson 1991 §3.2, Table 2 ("number of accesses performed by different PEs, when all compete for the
 //! bus"), from `mem.fairness`: per access kind, one row per thread — its serial number and CPU — with its
-//! accesses per 1000 of the first thread's, the seed's own column beside it, then a line with max/min,
+//! accesses per 1000 of the first thread's, the study's own column beside it, then a line with max/min,
 //! Jain's index and how many consecutive accesses a core gets before the line moves.
 
 use comfy_table::{Cell, CellAlignment};
@@ -14,7 +14,7 @@ use overhead_units::format_ns;
 /// The experiment this part reads.
 const EXPERIMENT: &str = overhead_experiments::mem::Fairness::ID;
 
-/// Seed 001 Table 2: accesses of PEs 1–10 per 1000 of PE 1's.
+/// Ben-Asher & Feitelson 1991 Table 2: accesses of PEs 1–10 per 1000 of PE 1's.
 pub const SEED_TABLE_2: [u32; 10] = [1000, 993, 893, 688, 671, 658, 501, 501, 501, 501];
 
 /// One Table 2 per `mem.fairness` point (per access kind), each with its summary line; skipped points
@@ -37,7 +37,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
         }
         let access = access_of(&p.spec.params);
         out += &heading(
-            &format!("mem.fairness, {access}: accesses per thread when all compete for one line (seed 001 Table 2)"),
+            &format!("mem.fairness, {access}: accesses per thread when all compete for one line (Ben-Asher & Feitelson 1991 Table 2)"),
             format,
         );
         match p.details.tables.get("counts") {
@@ -67,14 +67,14 @@ fn access_of(params: &[(String, String)]) -> &str {
 }
 
 /// Rows: serial number (1-based, with the thread's CPU); number of accesses per 1000 of the first; the
-/// seed's value for that serial number; mean consecutive accesses where measured.
+/// study's value for that serial number; mean consecutive accesses where measured.
 fn counts_table(counts: &LabelledTable, format: Format) -> String {
     let column = |name: &str| counts.columns.iter().position(|c| c == name);
     let (per_1000, consecutive) = (column("per 1000 of thread 0"), column("mean consecutive accesses"));
     let has_consecutive =
         counts.rows.iter().any(|(_, r)| consecutive.and_then(|c| r.get(c).copied().flatten()).is_some());
     let mut table = new_table(format);
-    let mut header = vec!["serial number", "number of accesses (per 1000 of the first)", "seed 001"];
+    let mut header = vec!["serial number", "number of accesses (per 1000 of the first)", "Ben-Asher & Feitelson 1991"];
     if has_consecutive {
         header.push("mean consecutive accesses");
     }
@@ -180,7 +180,7 @@ mod tests {
                 text.contains("mem.fairness, atomic_inc") && text.contains("mem.fairness, neighbour_inc"),
                 "{text}"
             );
-            assert!(text.contains("serial number") && text.contains("seed 001"), "{text}");
+            assert!(text.contains("serial number") && text.contains("Ben-Asher & Feitelson 1991"), "{text}");
             let row2 = text.lines().find(|l| l.contains("2 (CPU 2)")).unwrap();
             assert!(row2.contains("500") && row2.contains("993") && row2.contains("3.5"), "{row2}");
             assert!(text.contains("max/min 2.00; Jain's index 0.988; mean consecutive accesses 3.5"), "{text}");

@@ -1,4 +1,4 @@
-//! Seed 001 §3–4 as the paper printed them, from the `mem` family's points: the core-to-core matrix as a
+//! Ben-Asher & Feitelson 1991 §3–4 as the paper printed them, from the `mem` family's points: the core-to-core matrix as a
 //! heat map with its summary per placement class (`c2c.rs`), Fig. 1–2 as tables with their fits
 //! (`contention.rs`), Table 2 (`fairness.rs`) and Table 3 (`remote.rs`). Each part is empty when the
 //! record has none of its points.
@@ -27,8 +27,8 @@ pub fn mem_tables(record: &RunRecord, format: Format) -> String {
 /// The report's `mem` section (docs/ARCHITECTURE.md "Renderers").
 pub const SECTION: Section = Section {
     key: "mem",
-    title: "Seed 001 §3–4: what sharing memory costs — core-to-core matrix, contention, fairness, remote access",
-    about: "seed 001's memory tables: the core-to-core heat map by placement class, Fig. 1–2 with fits, Tables 2 and 3",
+    title: "Ben-Asher & Feitelson 1991 §3–4: what sharing memory costs — core-to-core matrix, contention, fairness, remote access",
+    about: "Ben-Asher & Feitelson's memory tables: the core-to-core heat map by placement class, Fig. 1–2 with fits, Tables 2 and 3",
     position: 70,
     render: mem_tables,
 };

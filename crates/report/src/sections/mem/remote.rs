@@ -1,6 +1,6 @@
-//! Seed 001 §4, Table 3 ("relative access rates under different conditions"), from `mem.remote`: columns
-//! access | conditions | rate | seed 001, one row per case in the seed's order, each rate relative to
-//! the undisturbed reference activity (2 decimals, ± from the point's CI), the seed's own value beside
+//! Ben-Asher & Feitelson 1991 §4, Table 3 ("relative access rates under different conditions"), from `mem.remote`: columns
+//! access | conditions | rate | Ben-Asher & Feitelson 1991, one row per case in the study's order, each rate relative to
+//! the undisturbed reference activity (2 decimals, ± from the point's CI), the study's own value beside
 //! it; skipped rows keep their place with the reason below the table; the NUMA rows when measured.
 
 use comfy_table::{Cell, CellAlignment};
@@ -13,7 +13,7 @@ use overhead_render::Format;
 /// The experiment this part reads.
 const EXPERIMENT: &str = overhead_experiments::mem::Remote::ID;
 
-/// Table 3's rows: case parameter, access, conditions, the seed's rate.
+/// Table 3's rows: case parameter, access, conditions, the study's rate.
 pub const ROWS: [(&str, &str, &str, &str); 8] = [
     ("local_free", "local", "free memory", "1.00"),
     ("local_one_remote", "local", "contention from a single remote activity (another word of its line)", "0.74"),
@@ -40,7 +40,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
             .find(|s| s.spec.experiment == EXPERIMENT && case_of(&s.spec.params).as_deref() == Some(case))
     };
     let mut table = new_table(format);
-    table.set_header(vec!["access", "conditions", "rate", "seed 001"]);
+    table.set_header(vec!["access", "conditions", "rate", "Ben-Asher & Feitelson 1991"]);
     let mut footnotes = Vec::new();
     let mut clock_rows = false;
     let mut previous_access = "";
@@ -75,7 +75,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
             Cell::new(seed).set_alignment(CellAlignment::Right),
         ]);
     }
-    let heading = "mem.remote: relative access rates under different conditions (seed 001 Table 3)";
+    let heading = "mem.remote: relative access rates under different conditions (Ben-Asher & Feitelson 1991 Table 3)";
     let mut out = match format {
         Format::Table => format!("{heading}\n"),
         Format::Md => format!("### {heading}\n\n"),
@@ -162,7 +162,10 @@ mod tests {
         for format in [Format::Md, Format::Table] {
             let text = render(&record, format);
             let header = text.lines().find(|l| l.contains("conditions")).unwrap();
-            assert!(header.contains("access") && header.contains("rate") && header.contains("seed 001"), "{header}");
+            assert!(
+                header.contains("access") && header.contains("rate") && header.contains("Ben-Asher & Feitelson 1991"),
+                "{header}"
+            );
             let row = |what: &str| text.lines().find(|l| l.contains(what)).unwrap_or_else(|| panic!("{what}: {text}"));
             assert!(row("free memory").contains("1.00"), "{text}");
             let one = row("contention from a single remote");
@@ -175,7 +178,7 @@ mod tests {
             assert!(text.contains("† reference: the clock"), "{text}");
             assert!(text.contains("NUMA rows: skipped — the machine has one NUMA node"), "{text}");
             assert!(!text.contains("pointer chase"), "NUMA rows only when measured: {text}");
-            // The seed's order: local rows, then remote rows, "local"/"remote" once each.
+            // The study's order: local rows, then remote rows, "local"/"remote" once each.
             let free = text.find("free memory").unwrap();
             assert!(free < text.find("to unused memory").unwrap());
             assert!(text.find("to unused memory").unwrap() < text.find("with heavy contention").unwrap());

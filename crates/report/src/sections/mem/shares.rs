@@ -1,4 +1,4 @@
-//! `mem.fairness`'s figure on the HTML page (seed 001 Table 2): how accesses to one line split among the
+//! `mem.fairness`'s figure on the HTML page (Ben-Asher & Feitelson 1991 Table 2): how accesses to one line split among the
 //! threads, per 1000 of the first thread's.
 
 use crate::sections::Figures;
@@ -11,14 +11,14 @@ use overhead_render::plot::{bars_legend, bars_svg};
 pub const SHARES: Figures = Figures {
     id: "shares",
     short: "Shares",
-    title: "Shares: how accesses to one line split among CPUs (seed 001 Table 2)",
+    title: "Shares: how accesses to one line split among CPUs (Ben-Asher & Feitelson 1991 Table 2)",
     intro:
         "Accesses each thread made in the same windows, per 1000 of the first thread's: equal bars are a fair arbiter.",
     position: 60,
     draw: shares,
 };
 
-/// Seed 001 Table 2's shares: each `mem.fairness` point's accesses per thread, per 1000 of the first's.
+/// Ben-Asher & Feitelson 1991 Table 2's shares: each `mem.fairness` point's accesses per thread, per 1000 of the first's.
 fn shares(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
     let mut figures = Vec::new();
     for p in record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::mem::Fairness::ID) {

@@ -1,4 +1,4 @@
-//! Two processes talking through one IPC mechanism (seed 003's ping-pong, lmbench's `lat_*` and `bw_*`):
+//! Two processes talking through one IPC mechanism (Walfield's ping-pong, lmbench's `lat_*` and `bw_*`):
 //! the mechanisms ([`Transport`]), the two ends of a channel created before `fork` ([`End`]), and the
 //! forked peer that echoes or drains messages ([`Peer`]). `msg.ipc` and `msg.bw` are written against them.
 

@@ -1,6 +1,6 @@
 package overhead.probe;
 
-/** base: the costs every other number sits on (seed 004's first rows; crates/experiments/src/base/). */
+/** base: the costs every other number sits on (Souvatzis's first rows; crates/experiments/src/base/). */
 final class BaseFamily {
     private BaseFamily() {
     }

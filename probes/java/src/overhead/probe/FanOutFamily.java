@@ -25,7 +25,7 @@ final class FanOutFamily {
     }
 
     /**
-     * spawn.forkjoin: seed 001 §6.1's fork-join episode of one empty task per CPU (T tasks), against the
+     * spawn.forkjoin: Ben-Asher & Feitelson 1991 §6.1's fork-join episode of one empty task per CPU (T tasks), against the
      * control loop; per episode, with tasks and per_spawn_ns (episode / T) in extra. mechanism:spawn:
      * start T new activities (platform or virtual threads) and join each. mechanism:pool (java-platform
      * only): a ForkJoinPool of parallelism T (the JDK's fork-join framework, as rayon's pool for Rust),
@@ -79,7 +79,7 @@ final class FanOutFamily {
     }
 
     /**
-     * spawn.bulk: seed 001 §6.3's construct of tasks:K empty activities at once (K started, then all
+     * spawn.bulk: Ben-Asher & Feitelson 1991 §6.3's construct of tasks:K empty activities at once (K started, then all
      * joined), run on the point's T CPUs; per spawn (per = K), with tasks and construct_ns in extra.
      */
     static Outcome bulk(Point p) throws Exception {
@@ -105,7 +105,7 @@ final class FanOutFamily {
     }
 
     /**
-     * sched.yield: seed 001 §5.1's yield round. One measuring activity per CPU (cpus:C) calls
+     * sched.yield: Ben-Asher & Feitelson 1991 §5.1's yield round. One measuring activity per CPU (cpus:C) calls
      * Thread.yield() in a loop while load:L extra activities per CPU only yield too, started and seen
      * running first. java-platform: Thread.yield is sched_yield, and the kernel places the C·(L+1)
      * threads on the C CPUs; java-virtual: Thread.yield puts the virtual thread back on the scheduler's

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * grain.sweep (seed 001 §7, crates/experiments/src/grain/): a conversation, the search in Rust
+ * grain.sweep (Ben-Asher & Feitelson 1991 §7, crates/experiments/src/grain/): a conversation, the search in Rust
  * (probes/README.md). The probe sets its runtime up, warms the JIT, writes {@code {"type":"ready","v":2}},
  * then answers each request {@code {"tasks":K,"runs":R}} on stdin with one {@code runs} line: R runs,
  * each an empty control (two clock reads back to back) and one timed run of the work:W reads of one
@@ -49,7 +49,7 @@ final class GrainSweep {
     private final long work;
     /** java-platform's pool (parallelism T); null for virtual threads. */
     private final ForkJoinPool pool;
-    /** Each task counts itself once, after its reads (seed 001's {@code res[exp][get_pid()]++}). */
+    /** Each task counts itself once, after its reads (Ben-Asher & Feitelson's {@code res[exp][get_pid()]++}). */
     private final LongAdder tasksRun = new LongAdder();
 
     /** A sweep of work reads on act's activities; java-platform gets a ForkJoinPool of parallelism threads. */

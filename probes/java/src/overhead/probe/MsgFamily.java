@@ -6,7 +6,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.function.LongUnaryOperator;
 
 /**
- * msg: seed 004's message rows (crates/experiments/src/msg/, crates/runtimes/src/os/primitives.rs). Two-party
+ * msg: Souvatzis's message rows (crates/experiments/src/msg/, crates/runtimes/src/os/primitives.rs). Two-party
  * points run both parties on one CPU: platform threads that the kernel switches, or virtual threads on
  * one carrier that the JDK's scheduler switches. Messages are preallocated objects, so the numbers are
  * the queues' and not autoboxing's.

@@ -3,7 +3,7 @@ package overhead.probe;
 import java.util.concurrent.Semaphore;
 
 /**
- * sync.sem: seed 004's semaphore rows on java.util.concurrent.Semaphore (non-fair), mirroring
+ * sync.sem: Souvatzis's semaphore rows on java.util.concurrent.Semaphore (non-fair), mirroring
  * crates/runtimes/src/os/primitives.rs (POSIX sem_t there): P is acquire(), V is release().
  */
 final class SemFamily {
