@@ -234,11 +234,12 @@ fn formats_where(
 /// The `--table` values: `all`, then every report section's key with its one line of help.
 fn report_tables() -> clap::builder::PossibleValuesParser {
     let all = clap::builder::PossibleValue::new("all").help("the full report");
+    let summary = clap::builder::PossibleValue::new("summary").help("the one screen `overhead run` prints at the end");
     let sections = overhead_report::SECTIONS.iter().map(|s| {
         let old = overhead_report::SECTION_ALIASES.iter().filter(|(_, current)| *current == s.key).map(|(old, _)| *old);
         clap::builder::PossibleValue::new(s.key).help(s.about).aliases(old)
     });
-    clap::builder::PossibleValuesParser::new(std::iter::once(all).chain(sections))
+    clap::builder::PossibleValuesParser::new([all, summary].into_iter().chain(sections))
 }
 
 impl RunArgs {

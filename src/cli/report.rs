@@ -13,7 +13,11 @@ use overhead_report::{section, Format, OutputFormat, Section};
 pub fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let mut record = load(&args.record).map_err(|e| UsageError(e.to_string()))?;
     overhead_analysis::analyze(&mut record, &overhead_experiments::CATALOG);
-    // clap admits only `all` (no section: the whole record) and the section keys.
+    // clap admits only `all` (no section: the whole record), `summary` and the section keys.
+    if args.table == "summary" {
+        print!("{}", overhead_report::summary::run_summary(&record, &args.record));
+        return Ok(ExitCode::SUCCESS);
+    }
     let text = match section(&args.table) {
         None => for_record(args.format).render(&record)?,
         // The sides' verdicts are rows a script reads: the one section with a CSV of its own.

@@ -12,27 +12,110 @@ use overhead_record::RunRecord;
 
 use super::choose::ratio_text;
 use super::html::headline::headline;
-use super::table::{flags_of, header};
-use super::{format_ns, Format};
+use super::table::{completion, flags_of};
+use super::{counted, format_ns};
 
-/// The summary's length limit, in lines: one screen of a 120 × 40 terminal and then some.
+/// The summary's length limit, in lines of at most [`WIDTH`] characters: one screen of a 120 × 40 terminal
+/// and then some.
 pub const MAX_LINES: usize = 60;
+
+/// The summary's width: a longer line is wrapped at a space, its continuation indented.
+pub const WIDTH: usize = 118;
 
 /// How many lines each list may take before it says how many more there are.
 const KEY_COSTS: usize = 12;
 const COMPARISONS: usize = 6;
-const CHOICES: usize = 8;
+const CHOICES: usize = 6;
 const FINDINGS: usize = 4;
+/// A key cost's detail is cut after this many characters (the page has it whole).
+const DETAIL: usize = 48;
 
 /// The summary of `record`, written at `record_path` (its `results.json`).
 pub fn run_summary(record: &RunRecord, record_path: &Path) -> String {
-    let mut out = header(record, Format::Table);
+    let mut out = compact_header(record);
     out += &flag_counts(record);
     out += &key_costs(record);
     out += &comparisons(record);
     out += &choices(record);
     out += &findings(record);
     out += &more(record, record_path);
+    out.lines().flat_map(|l| wrap(l, WIDTH)).map(|l| l + "\n").collect()
+}
+
+/// `line` in lines of at most `width` characters, broken at spaces; each continuation indented four spaces
+/// more than the line. A word longer than the width stays whole.
+fn wrap(line: &str, width: usize) -> Vec<String> {
+    let lead = line.len() - line.trim_start().len();
+    let mut out = Vec::new();
+    let mut current = line[..lead].to_string();
+    let mut has_word = false;
+    for word in line[lead..].split(' ') {
+        if has_word && current.chars().count() + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut current));
+            current = " ".repeat(lead + 4);
+            has_word = false;
+        }
+        if has_word {
+            current.push(' ');
+        }
+        current += word;
+        has_word = true;
+    }
+    out.push(current);
+    out
+}
+
+/// The facts of the full report's header in a few lines: the machine, the mode, the machine's speed and
+/// state, the host's states and spread, every warning once. What an interval covers and the time source's
+/// details are in the full report.
+fn compact_header(record: &RunRecord) -> String {
+    let m = &record.machine;
+    let mut out = format!(
+        "overhead run on {}: {}, {} ({}, {}, {}), kernel {}\n",
+        m.host_name,
+        m.cpu_model,
+        counted(m.logical_cpus, "CPU", "CPUs"),
+        counted(m.topology.cores, "core", "cores"),
+        counted(m.topology.packages, "package", "packages"),
+        counted(m.topology.numa_nodes, "NUMA node", "NUMA nodes"),
+        m.kernel.split(" #").next().unwrap_or(&m.kernel)
+    );
+    let rounds =
+        record.rounds.map_or(String::new(), |r| format!(", {}–{} processes per point", r.min_rounds, r.max_rounds));
+    let started: String = record.started_utc.chars().take(19).collect::<String>().replace('T', " ");
+    let _ = writeln!(out, "  {:?} mode{rounds}, started {started} UTC{}", record.mode, completion(record));
+    if let Some(s) = &record.speed {
+        let lo = s.course.iter().map(|w| w.median_ns).fold(f64::INFINITY, f64::min);
+        let hi = s.course.iter().map(|w| w.median_ns).fold(0.0, f64::max);
+        let course =
+            if s.course.len() >= 2 { format!(", {lo:.4}–{hi:.4} ns between 5 s windows") } else { String::new() };
+        let _ = writeln!(out, "  speed: the reference loop {:.4} ns per iteration{course}", s.median_ns);
+    }
+    if let Some(state) = &record.machine_state {
+        let _ = writeln!(
+            out,
+            "  machine state: other processes took at most {:.1}% of a measured CPU, steal at most {:.1}%",
+            state.max_other() * 100.0,
+            state.max_steal() * 100.0
+        );
+    }
+    if let Some(line) = super::host_states::header_line(record) {
+        let _ = writeln!(out, "  host states: {}", line.split("; fingerprints").next().unwrap_or(&line));
+    }
+    if let Some(spread) = &record.host_spread {
+        let absolute = record.points.iter().filter(|p| p.noisy || p.unstable).count();
+        let shown = record.points.iter().filter(|p| p.shown_noisy() || p.shown_unstable()).count();
+        let _ = writeln!(
+            out,
+            "  spread: processes of one point differ by {:.0}% here; {shown} points are noisy or unstable beyond {}× \
+             their family's typical spread ({absolute} by the fixed thresholds)",
+            spread.process_spread * 100.0,
+            spread.factor
+        );
+    }
+    for w in record.warnings.iter().chain(&record.speed_warning) {
+        let _ = writeln!(out, "  warning: {w}");
+    }
     out
 }
 
@@ -40,7 +123,7 @@ pub fn run_summary(record: &RunRecord, record_path: &Path) -> String {
 fn flag_counts(record: &RunRecord) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for p in &record.points {
-        for flag in flags_of(p) {
+        for flag in flags_of(p).into_iter().filter(|f| *f != "notes") {
             match counts.iter_mut().find(|(f, _)| *f == flag) {
                 Some((_, n)) => *n += 1,
                 None => counts.push((flag, 1)),
@@ -69,7 +152,11 @@ fn key_costs(record: &RunRecord) -> String {
     let mut out = "\nKey costs (median, 95% CI)\n".to_string();
     for c in cards.iter().take(KEY_COSTS) {
         let flags = if c.flags.is_empty() { String::new() } else { format!("  [{}]", c.flags.join(", ")) };
-        let detail = if c.detail.is_empty() { String::new() } else { format!("  {}", c.detail) };
+        let detail = match c.detail.char_indices().nth(DETAIL) {
+            _ if c.detail.is_empty() => String::new(),
+            Some((cut, _)) => format!("  {}…", &c.detail[..cut]),
+            None => format!("  {}", c.detail),
+        };
         let pad = width - c.label.chars().count();
         let _ = writeln!(out, "  {}{}  {:>10}  {}{detail}{flags}", c.label, " ".repeat(pad), c.value, c.ci);
     }
@@ -98,23 +185,20 @@ fn choices(record: &RunRecord) -> String {
     if record.choices.is_empty() {
         return String::new();
     }
-    let mut out = "\nThe cheapest implementation of each kind (its best group; the next by its ratio)\n".to_string();
+    let mut out =
+        "\nThe cheapest implementation of each kind (the fastest; the next outside its CI, by its ratio)\n".to_string();
     for t in record.choices.iter().take(CHOICES) {
-        let best: Vec<String> = t
-            .best_group()
-            .map(|c| format!("{} {}", c.implementation.as_deref().unwrap_or(&c.runtime), format_ns(c.median_ns)))
-            .collect();
+        let name = |c: &overhead_record::Candidate| c.implementation.clone().unwrap_or_else(|| c.runtime.clone());
+        let Some(best) = t.candidates.first() else { continue };
+        let tied: Vec<String> = t.best_group().skip(1).map(name).collect();
+        let tied = if tied.is_empty() { String::new() } else { format!(" (tied within the CIs: {})", tied.join(", ")) };
         let runner_up = t.candidates.iter().find(|c| !t.best_group().any(|b| b.point == c.point));
-        let next = runner_up.and_then(|c| {
-            Some(format!(
-                "; then {} ×{}",
-                c.implementation.as_deref().unwrap_or(&c.runtime),
-                ratio_text(c.ratio?.ratio)
-            ))
-        });
+        let next = runner_up
+            .and_then(|c| Some(format!("; next {} ×{}", name(c), ratio_text(c.ratio?.ratio))))
+            .unwrap_or_default();
         let setting = t.setting_text();
         let at = if setting.is_empty() { String::new() } else { format!(" {setting}") };
-        let _ = writeln!(out, "  {}{at}: {}{}", t.experiment, best.join(", "), next.unwrap_or_default());
+        let _ = writeln!(out, "  {}{at}: {} {}{tied}{next}", t.experiment, name(best), format_ns(best.median_ns));
     }
     out += &more_line(record.choices.len(), CHOICES, "choose");
     out
@@ -136,17 +220,20 @@ fn findings(record: &RunRecord) -> String {
     if contradictions.is_empty() && others == 0 {
         return String::new();
     }
-    let mut out = "\nFindings of the kernel's counts\n".to_string();
+    if contradictions.is_empty() {
+        return format!(
+            "\nThe kernel's counts: {others} statements (switches, faults, migrations, kernel time), none contradicting \
+             a runtime's claim: overhead report RECORD --table counts\n"
+        );
+    }
+    let mut out = "\nThe kernel's counts contradict\n".to_string();
     for line in contradictions.iter().take(FINDINGS) {
         let _ = writeln!(out, "  {line}");
     }
     if contradictions.len() > FINDINGS {
-        let _ = writeln!(out, "  … {} more contradictions", contradictions.len() - FINDINGS);
+        let _ = writeln!(out, "  … {} more", contradictions.len() - FINDINGS);
     }
-    if others > 0 {
-        let _ = writeln!(out, "  {others} other statements (switches, faults, migrations, kernel time)");
-    }
-    out += "  all of them: overhead report RECORD --table counts\n";
+    let _ = writeln!(out, "  and {others} other statements: overhead report RECORD --table counts");
     out
 }
 
@@ -164,14 +251,14 @@ fn more_line(total: usize, shown: usize, key: &str) -> String {
 fn more(record: &RunRecord, record_path: &Path) -> String {
     let path = record_path.display();
     let page = record_path.with_file_name("report.html");
-    let mut out = format!("\nThe page: {} (a browser shows the figures)\n", page.display());
+    let mut out =
+        format!("\nThe page: {} (a browser shows the figures); the record is the last line\n", page.display());
     let _ = writeln!(out, "  every point and every section:  overhead report {path} --table all");
     if record.sides.is_some() {
         let _ = writeln!(out, "  the sides against the baseline:  overhead report {path} --table sides");
     }
     let _ = writeln!(out, "  one section:  overhead report {path} --table choose|counts|host_states|primitives|…");
     let _ = writeln!(out, "  the full report at the end of a run:  overhead run … --verbose");
-    let _ = writeln!(out, "The record:");
     out
 }
 
@@ -189,11 +276,23 @@ mod tests {
         let text = run_summary(&record, Path::new("/tmp/r/results.json"));
         let lines = text.lines().count();
         assert!(lines <= MAX_LINES, "{lines} lines:\n{text}");
-        assert!(text.contains("machine:") && text.contains("Key costs"), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH || !l.trim().contains(' ')), "{text}");
+        assert!(text.contains("overhead run on ") && text.contains("Key costs"), "{text}");
         assert!(text.contains("overhead report /tmp/r/results.json --table all"), "{text}");
         assert!(text.contains("/tmp/r/report.html"), "{text}");
         assert!(text.contains(&format!("points: {} measured", record.points.len())), "{text}");
         assert!(!text.to_lowercase().contains("seed"), "{text}");
+    }
+
+    #[test]
+    fn long_lines_wrap_at_spaces_with_an_indent() {
+        let line = format!("  {}", ["word"; 40].join(" "));
+        let wrapped = wrap(&line, 30);
+        assert!(wrapped.len() > 1 && wrapped.iter().all(|l| l.chars().count() <= 30), "{wrapped:?}");
+        assert!(wrapped[1].starts_with("      word"), "{wrapped:?}");
+        assert_eq!(wrapped.join(" ").split_whitespace().count(), 40, "no word lost");
+        assert_eq!(wrap("short", 30), ["short"]);
+        assert_eq!(wrap("", 30), [""]);
     }
 
     /// A record with no points still says what it is and where it is, and nothing else.
