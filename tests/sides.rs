@@ -167,3 +167,41 @@ fn a_side_whose_probes_die_costs_its_own_points_and_the_record_keeps_the_rest() 
         ratios.iter().filter(|r| r["scope"] == "point").map(|r| r["name"].as_str().unwrap()).collect();
     assert_eq!(points, ["base.loop/runtime:os"]);
 }
+
+/// docs/ci.md's commands on two builds of one tree (this binary and a copy of it): the run with
+/// `--export github` writes the step summary, the gate passes (exit 0); the same record with one side's
+/// times ×1.10 (`overhead scale-side`, what `scripts/scale-side` runs) fails it (exit 1, the families named),
+/// and `--format github` says so in its verdict line.
+#[test]
+fn the_ci_workflow_passes_two_builds_of_one_tree_and_fails_a_slower_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let base = dir.path().join("overhead-base");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("overhead"), &base).unwrap();
+    let out = dir.path().join("results");
+    let o = overhead(&data)
+        .args(["run", "--quick", "--only", "base.loop,base.call,sync.faa", "--runtime", "os", "--no-history"])
+        .arg("--side")
+        .arg(format!("base={}", base.display()))
+        .args(["--side", "pr=", "--export", "github", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let summary = std::fs::read_to_string(out.join("results.github.md")).unwrap();
+    assert!(summary.starts_with("## overhead: pr against base\n\n"), "{summary}");
+    let record = out.join("results.json");
+    let gate = |path: &Path| overhead(&data).args(["compare", "--fail-on", "slower:5%"]).arg(path).output().unwrap();
+    let same = gate(&record);
+    assert_eq!(same.status.code(), Some(0), "A/A: {}{}", text(&same.stdout), text(&same.stderr));
+    let scaled = dir.path().join("scaled.json");
+    overhead(&data).args(["scale-side"]).arg(&record).args(["pr", "1.10"]).arg(&scaled).assert().success();
+    let slower = gate(&scaled);
+    assert_eq!(slower.status.code(), Some(1), "{}", text(&slower.stderr));
+    assert!(text(&slower.stderr).contains("fail: family sync: pr is +"), "{}", text(&slower.stderr));
+    let github = overhead(&data).args(["compare", "--format", "github"]).arg(&scaled).output().unwrap();
+    let verdict = text(&github.stdout);
+    assert!(verdict.contains("slower**, 0 faster;") && verdict.contains("| sync "), "{verdict}");
+    // A record is never replaced.
+    overhead(&data).args(["scale-side"]).arg(&record).args(["pr", "1.10"]).arg(&scaled).assert().code(2);
+}

@@ -72,6 +72,7 @@ fn compare_sides_of(path: &Path, format: OutputFormat, gate: Option<Gate>) -> an
     overhead_analysis::analyze(&mut record, &overhead_experiments::CATALOG);
     let text = match format.text_style() {
         Some(style) => overhead_report::sides::sides_section(&record, style),
+        None if format == OutputFormat::Github => overhead_report::export::for_record(format).render(&record)?,
         None => overhead_report::export::for_record(OutputFormat::Html).render(&record)?,
     };
     print!("{text}");

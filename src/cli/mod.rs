@@ -12,6 +12,7 @@ mod list;
 mod probe;
 mod report;
 mod run;
+mod scale_side;
 
 use overhead_record::BuildStamp;
 use std::path::PathBuf;
@@ -52,6 +53,13 @@ pub enum Command {
     /// side's binary).
     #[command(hide = true)]
     About,
+    /// A copy of a record with one side's times scaled (scripts/scale-side; docs/ci.md).
+    #[command(hide = true)]
+    ScaleSide {
+        /// RECORD SIDE FACTOR OUT.
+        #[arg(num_args = 4, value_names = ["RECORD", "SIDE", "FACTOR", "OUT"])]
+        args: Vec<String>,
+    },
     /// Measure one point (used by `run`; speaks JSON lines).
     #[command(hide = true)]
     Probe {
@@ -274,6 +282,10 @@ pub fn main(build: &BuildStamp) -> ExitCode {
         Command::Crosscheck(args) => crosscheck::crosscheck(args, build),
         Command::Probe { job } => probe::probe(&job),
         Command::About => probe::about(build),
+        Command::ScaleSide { args } => match scale_side::scale_side(&args) {
+            Ok(()) => Ok(ExitCode::SUCCESS),
+            Err(e) => Err(UsageError(e).into()),
+        },
     };
     match result {
         Ok(code) => code,

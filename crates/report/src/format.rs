@@ -7,9 +7,10 @@
 use overhead_render::Format;
 
 /// One output format, as the command line spells it (`table`, `md`, `html`, `csv`, `bmf`,
-/// `github-benchmark`). Each has an exporter for a run record (`report::export::for_record`); `table`, `md`
+/// `github-benchmark`, `github`). Each has an exporter for a run record (`report::export::for_record`); `table`, `md`
 /// and `html` also for a comparison (`report::export::for_comparison`); `csv`, `bmf` and `github-benchmark`
-/// are the files `overhead run --export` writes beside `results.json` ([`OutputFormat::export_file_name`]).
+/// are the files `overhead run --export` writes beside `results.json` ([`OutputFormat::export_file_name`]), as
+/// is `github`, the step summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
     /// Box-drawn tables for a terminal.
@@ -25,17 +26,21 @@ pub enum OutputFormat {
     Bmf,
     /// github-action-benchmark's customSmallerIsBetter (JSON).
     GithubBenchmark,
+    /// A CI step's summary in Markdown, for `$GITHUB_STEP_SUMMARY`: the verdict line, the families and the
+    /// flagged points (a run with sides, a comparison), or the run's one-screen summary.
+    Github,
 }
 
 impl OutputFormat {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [OutputFormat; 6] = [
+    pub const ALL: [OutputFormat; 7] = [
         OutputFormat::Table,
         OutputFormat::Md,
         OutputFormat::Html,
         OutputFormat::Csv,
         OutputFormat::Bmf,
         OutputFormat::GithubBenchmark,
+        OutputFormat::Github,
     ];
 
     /// The format's name on the command line.
@@ -47,6 +52,7 @@ impl OutputFormat {
             OutputFormat::Csv => "csv",
             OutputFormat::Bmf => "bmf",
             OutputFormat::GithubBenchmark => "github-benchmark",
+            OutputFormat::Github => "github",
         }
     }
 
@@ -56,7 +62,11 @@ impl OutputFormat {
         match self {
             OutputFormat::Table => Some(Format::Table),
             OutputFormat::Md => Some(Format::Md),
-            OutputFormat::Html | OutputFormat::Csv | OutputFormat::Bmf | OutputFormat::GithubBenchmark => None,
+            OutputFormat::Html
+            | OutputFormat::Csv
+            | OutputFormat::Bmf
+            | OutputFormat::GithubBenchmark
+            | OutputFormat::Github => None,
         }
     }
 
@@ -67,6 +77,7 @@ impl OutputFormat {
             OutputFormat::Csv => Some("results.csv"),
             OutputFormat::Bmf => Some("results.bmf.json"),
             OutputFormat::GithubBenchmark => Some("results.github-benchmark.json"),
+            OutputFormat::Github => Some("results.github.md"),
             OutputFormat::Table | OutputFormat::Md | OutputFormat::Html => None,
         }
     }
@@ -100,8 +111,8 @@ mod tests {
     }
 
     #[test]
-    fn the_file_exports_are_csv_bmf_and_github_benchmark() {
+    fn the_file_exports_are_csv_bmf_github_benchmark_and_the_step_summary() {
         let files: Vec<&str> = OutputFormat::ALL.into_iter().filter_map(OutputFormat::export_file_name).collect();
-        assert_eq!(files, ["results.csv", "results.bmf.json", "results.github-benchmark.json"]);
+        assert_eq!(files, ["results.csv", "results.bmf.json", "results.github-benchmark.json", "results.github.md"]);
     }
 }

@@ -244,9 +244,13 @@ mod tests {
     /// Tests run on many threads, where a fork could copy a held lock: the fork is refused with the reason.
     #[test]
     fn fork_is_refused_in_a_threaded_process() {
-        let _other = std::thread::spawn(|| std::thread::sleep(Duration::from_millis(500)));
+        // The other thread lives until the asserts are done, however slow the host.
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let other = std::thread::spawn(move || wait.recv().ok());
         let err = ServerChild::fork(0, || 0).unwrap_err().to_string();
         assert!(err.contains("single-threaded probe"), "{err}");
         assert!(threads().is_some_and(|n| n > 1));
+        release.send(()).unwrap();
+        other.join().unwrap();
     }
 }

@@ -9,6 +9,7 @@
 
 mod bmf;
 mod csv;
+mod github;
 mod github_benchmark;
 mod html;
 mod text;
@@ -37,6 +38,7 @@ pub fn for_record(format: OutputFormat) -> &'static dyn Exporter<RunRecord> {
         OutputFormat::Csv => &csv::Csv,
         OutputFormat::Bmf => &bmf::Bmf,
         OutputFormat::GithubBenchmark => &github_benchmark::GithubBenchmark,
+        OutputFormat::Github => &github::GithubSummary,
     }
 }
 
@@ -48,6 +50,7 @@ pub fn for_comparison(format: OutputFormat) -> Option<&'static dyn Exporter<Comp
         OutputFormat::Table => Some(&text::TextComparison(crate::Format::Table)),
         OutputFormat::Md => Some(&text::TextComparison(crate::Format::Md)),
         OutputFormat::Html => Some(&html::HtmlComparison),
+        OutputFormat::Github => Some(&github::GithubComparison),
         OutputFormat::Csv | OutputFormat::Bmf | OutputFormat::GithubBenchmark => None,
     }
 }
@@ -80,7 +83,10 @@ pub mod tests {
     fn every_file_export_holds_every_point() {
         let record = sample_record();
         assert!(!record.points.is_empty());
-        for format in OutputFormat::ALL.into_iter().filter(|f| f.export_file_name().is_some()) {
+        // The machine-readable files; the step summary (`github`) is prose with the key costs only.
+        let files =
+            OutputFormat::ALL.into_iter().filter(|f| f.export_file_name().is_some() && *f != OutputFormat::Github);
+        for format in files {
             let text = for_record(format).render(&record).unwrap();
             for p in &record.points {
                 assert!(text.contains(&p.name), "{format:?} lacks {}", p.name);

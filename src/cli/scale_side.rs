@@ -1,28 +1,15 @@
-//! Writes a copy of a record with sides in which one side's per-operation times (after the control) are
-//! multiplied by a factor in every batch of every process, and the analysis made again: the check of the
-//! paired analysis's power on real noise (docs/METHOD.md §17). `scripts/scale-side RECORD SIDE FACTOR OUT`
-//! runs it.
-//!
-//! Usage: `cargo run --release --example scale_side -- RECORD SIDE FACTOR OUT`; OUT must not exist.
+//! `overhead scale-side RECORD SIDE FACTOR OUT` (hidden): a copy of a record with sides in which one side's
+//! per-operation times (after the control) are multiplied by a factor in every batch of every process, and
+//! the analysis made again — the check of the paired analysis's power on real noise (docs/METHOD.md §17), and
+//! a record the CI gate must fail (docs/ci.md). `scripts/scale-side` runs it from the release binary, so it
+//! costs seconds, not a build.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use overhead::record::{load, write_atomic, PointRecord, RunRecord};
-
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match scale_side(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("scale_side: {e}");
-            ExitCode::from(2)
-        }
-    }
-}
+use overhead_record::{load, write_atomic, PointRecord, RunRecord};
 
 /// `RECORD SIDE FACTOR OUT`: read, scale, analyse, write.
-fn scale_side(args: &[String]) -> Result<(), String> {
+pub fn scale_side(args: &[String]) -> Result<(), String> {
     let [record_path, side, factor, out] = args else {
         return Err(format!("expected RECORD SIDE FACTOR OUT, got {} argument(s)", args.len()));
     };
@@ -37,7 +24,7 @@ fn scale_side(args: &[String]) -> Result<(), String> {
     }
     let mut record = load(std::path::Path::new(record_path)).map_err(|e| format!("RECORD {record_path}: {e}"))?;
     scale(&mut record, side, factor)?;
-    overhead::analysis::analyze(&mut record, &overhead::experiments::CATALOG);
+    overhead_analysis::analyze(&mut record, &overhead_experiments::CATALOG);
     write_atomic(&out, &record).map_err(|e| format!("OUT {}: {e:#}", out.display()))
 }
 
