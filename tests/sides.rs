@@ -161,11 +161,16 @@ fn a_side_whose_probes_die_costs_its_own_points_and_the_record_keeps_the_rest() 
     let skipped = b["skipped"].as_array().unwrap();
     assert_eq!(skipped.len(), 1);
     assert!(skipped[0]["reason"].as_str().unwrap().contains("killed"), "{skipped:?}");
-    // The point side b lost is not compared; the other is.
+    // The point side b lost is not compared, with the reason; the other is.
     let ratios = rec["sides"]["ratios"].as_array().unwrap();
-    let points: Vec<&str> =
-        ratios.iter().filter(|r| r["scope"] == "point").map(|r| r["name"].as_str().unwrap()).collect();
-    assert_eq!(points, ["base.loop/runtime:os"]);
+    let compared: Vec<&str> = ratios
+        .iter()
+        .filter(|r| r["scope"] == "point" && r["not_compared"].is_null())
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(compared, ["base.loop/runtime:os"]);
+    let lost = ratios.iter().find(|r| r["name"] == "base.call/runtime:os").unwrap();
+    assert!(lost["not_compared"].as_str().unwrap().starts_with("not on side b: "), "{lost}");
 }
 
 /// docs/ci.md's commands on two builds of one tree (this binary and a copy of it): the run with
@@ -204,4 +209,41 @@ fn the_ci_workflow_passes_two_builds_of_one_tree_and_fails_a_slower_one() {
     assert!(verdict.contains("slower**, 0 faster;") && verdict.contains("| sync "), "{verdict}");
     // A record is never replaced.
     overhead(&data).args(["scale-side"]).arg(&record).args(["pr", "1.10"]).arg(&scaled).assert().code(2);
+}
+
+/// Each side is planned in its own environment: a side whose `OVERHEAD_GO` names no Go cannot run the Go
+/// points the first side runs, so they are skipped on it with its reason, and the comparison says where each
+/// is missing; its toolchains are recorded. Needs Go (CI installs it); without, it says so and passes.
+#[test]
+fn a_side_is_planned_in_its_own_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let plan = overhead(&data).args(["run", "--quick", "--plan", "--only", "sched.switch", "--runtime", "go"]).output();
+    if !text(&plan.unwrap().stdout).lines().any(|l| l.starts_with("sched.switch/runtime:go")) {
+        eprintln!("no Go here: nothing to plan differently");
+        return;
+    }
+    let out = dir.path().join("run");
+    let o = overhead(&data)
+        .args(["run", "--quick", "--budget", "0", "--only", "sched.switch", "--runtime", "go", "--no-history"])
+        .args(["--side", "with=", "--side", "without=OVERHEAD_GO=/nonexistent/go", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let rec = &read_json(&out.join("results.json"))["overhead"];
+    let without = &rec["sides"]["sides"][1];
+    assert!(without["points"].as_array().is_none_or(|p| p.is_empty()), "{without}");
+    let skipped = without["skipped"].as_array().unwrap();
+    assert!(!skipped.is_empty() && skipped.iter().all(|s| s["reason"].as_str().unwrap().contains("Go")), "{skipped:?}");
+    let ratios = rec["sides"]["ratios"].as_array().unwrap();
+    assert!(
+        ratios
+            .iter()
+            .filter(|r| r["scope"] == "point")
+            .all(|r| r["not_compared"].as_str().is_some_and(|w| w.starts_with("not on side without: "))),
+        "{ratios:?}"
+    );
+    let toolchains = rec["sides"]["sides"][0]["toolchains"].as_array().unwrap();
+    assert!(toolchains.iter().any(|t| t.as_str().unwrap().starts_with("go: ")), "{toolchains:?}");
 }

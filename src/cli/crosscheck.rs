@@ -64,6 +64,7 @@ pub fn crosscheck(args: CrosscheckArgs, build: &overhead_record::BuildStamp) -> 
         tool: ToolInfo::from_stamp(build),
         costs: ProcessCosts::default(),
         sides: Vec::new(),
+        side_skips: Default::default(),
     };
     let outcome =
         run_crosscheck(CrosscheckOptions { run, rounds: args.rounds, crossbeam: args.crossbeam }, &interrupted)?;

@@ -89,6 +89,10 @@ pub struct RunArgs {
     /// cell with its reason (like JMH's `-l`); nothing is measured or written.
     #[arg(long)]
     pub plan: bool,
+    /// Print the plan as JSON lines (a point, or a skipped cell with its reason): what a run with sides asks
+    /// each side's binary, in the side's environment.
+    #[arg(long, hide = true, conflicts_with = "plan")]
+    pub plan_json: bool,
     /// Print the full report at the end (every point and every section), not the one-screen summary.
     #[arg(long, short = 'v')]
     pub verbose: bool,

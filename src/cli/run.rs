@@ -12,8 +12,8 @@ use overhead_experiments::{PlanContext, Planned};
 use overhead_harness::Mode;
 use overhead_machine::{parse_cpu_list, MachineInfo};
 use overhead_orchestrator::{
-    build_plan, check_sides, parse_side, run as run_plan, select_experiments, select_runtimes, RoundPolicy, RunOptions,
-    SideRun,
+    build_plan, check_sides, merge_side_plans, parse_side, plan_json, run as run_plan, select_experiments,
+    select_runtimes, side_plan_of, RoundPolicy, RunOptions, SideRun, SideSkips,
 };
 use overhead_record::{BetweenRuns, ProcessCosts, RunRecord, RunSummary};
 use overhead_report::export::for_record;
@@ -36,9 +36,14 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
         print!("{}", plan_listing(&build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx)));
         return Ok(ExitCode::SUCCESS);
     }
+    if args.plan_json {
+        print!("{}", plan_json(&build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx)));
+        return Ok(ExitCode::SUCCESS);
+    }
     let out_dir = args.out.clone().unwrap_or_else(|| default_out_dir(&machine.host_name));
     ensure_writable(&out_dir)?;
-    let plan = build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx);
+    let own_plan = build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx);
+    let (plan, side_skips) = plan_sides(&sides, own_plan, &args)?;
     let mut rounds = RoundPolicy::for_mode(mode);
     if args.budget.is_none() && !(args.only.is_empty() && args.runtime.is_empty()) {
         let whole = build_plan(
@@ -81,6 +86,7 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
         tool,
         costs,
         sides,
+        side_skips,
     };
     let mut outcome = run_plan(options, &interrupted)?;
     if !args.no_history && !outcome.record.interrupted {
@@ -100,6 +106,56 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The run's plan when it has sides: every side planned in its own environment (docs/METHOD.md §17), a point
+/// that any side can run in the plan and skipped on the sides that cannot. A side whose binary cannot say its
+/// plan (an older build) is planned like the first side, which stderr says. Without sides, `own` as it is.
+///
+/// Errors: this binary cannot be found.
+fn plan_sides(sides: &[SideRun], own: Vec<Planned>, args: &RunArgs) -> anyhow::Result<(Vec<Planned>, SideSkips)> {
+    if sides.len() < 2 {
+        return Ok((own, SideSkips::new()));
+    }
+    let this = std::env::current_exe()?;
+    let selection = plan_selection(args);
+    let plans: Vec<Vec<Planned>> = sides
+        .iter()
+        .map(|side| {
+            side_plan_of(side, &this, &own, &selection).unwrap_or_else(|e| {
+                eprintln!("{e}; it is planned as this process plans");
+                own.clone()
+            })
+        })
+        .collect();
+    Ok(merge_side_plans(&plans))
+}
+
+/// The arguments that select a run's points, for a side's `run --plan-json`: the mode, `--only`,
+/// `--runtime`, `--cpus` and the hosts.
+fn plan_selection(args: &RunArgs) -> Vec<String> {
+    let mut out = Vec::new();
+    if args.quick {
+        out.push("--quick".to_string());
+    }
+    if args.full {
+        out.push("--full".to_string());
+    }
+    for (flag, values) in [("--only", &args.only), ("--runtime", &args.runtime)] {
+        if !values.is_empty() {
+            out.extend([flag.to_string(), values.join(",")]);
+        }
+    }
+    if let Some(cpus) = &args.cpus {
+        out.extend(["--cpus".to_string(), cpus.clone()]);
+    }
+    if let Some(hosts) = &args.hosts {
+        out.extend(["--hosts".to_string(), hosts.clone()]);
+    }
+    if let Some(file) = &args.hostfile {
+        out.extend(["--hostfile".to_string(), file.display().to_string()]);
+    }
+    out
 }
 
 /// The hosts of `--hosts` or `--hostfile` and the `--launcher-arg`s.

@@ -53,7 +53,7 @@ pub fn analyze(record: &mut RunRecord, catalog: &dyn Catalog) {
     record.count_fits = timer_counts::count_fits(&record.points);
     record.choices = choose::choice_tables(&record.points, &record.skipped, catalog);
     if let Some(mut sides) = record.sides.take() {
-        sides.ratios = sides::side_ratios(&record.points, &sides);
+        sides.ratios = sides::side_ratios(&record.points, &record.skipped, &sides);
         record.sides = Some(sides);
     }
 }

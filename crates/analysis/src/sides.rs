@@ -17,14 +17,14 @@ use std::collections::BTreeMap;
 
 use adjustp::{adjust, Procedure};
 
-use overhead_record::{PointRecord, SideRatio, SideScope, Sides};
+use overhead_record::{PointRecord, SideRatio, SideScope, Sides, SkippedPoint};
 
 /// The false discovery rate the flags are controlled at.
 pub const FDR: f64 = 0.05;
 
 /// The ratios of every side but the first against the first: per point (in the baseline's order), then per
 /// family, each side in turn. `baseline` are the first side's points (the record's `points`).
-pub fn side_ratios(baseline: &[PointRecord], sides: &Sides) -> Vec<SideRatio> {
+pub fn side_ratios(baseline: &[PointRecord], baseline_skipped: &[SkippedPoint], sides: &Sides) -> Vec<SideRatio> {
     let mut ratios = Vec::new();
     for side in sides.sides.iter().skip(1) {
         let by_name: BTreeMap<String, &PointRecord> = side.points.iter().map(|p| (p.spec.name(), p)).collect();
@@ -33,12 +33,39 @@ pub fn side_ratios(baseline: &[PointRecord], sides: &Sides) -> Vec<SideRatio> {
             .filter_map(|b| by_name.get(&b.spec.name()).map(|s| point_ratio(b, s, &side.spec.name)))
             .collect();
         control_fdr(&mut points);
+        points.extend(one_sided(baseline, &side.skipped, &side.spec.name, &side.spec.name));
+        points.extend(one_sided(&side.points, baseline_skipped, &sides.sides[0].spec.name, &side.spec.name));
         let mut families = family_ratios(baseline, &points, &side.spec.name);
         control_fdr(&mut families);
         ratios.extend(points);
         ratios.extend(families);
     }
     ratios
+}
+
+/// The points of `measured` that the other side skipped (`skipped`, a side planned in its own environment
+/// that cannot run them: docs/METHOD.md §17), each not compared: "not on side NAME: its reason".
+fn one_sided(measured: &[PointRecord], skipped: &[SkippedPoint], missing_on: &str, side_name: &str) -> Vec<SideRatio> {
+    measured
+        .iter()
+        .filter_map(|p| {
+            let name = p.spec.name();
+            let why = skipped.iter().find(|s| s.spec.name() == name)?;
+            Some(SideRatio {
+                scope: SideScope::Point,
+                name,
+                side: side_name.into(),
+                ratio: f64::NAN,
+                ci_low: f64::NAN,
+                ci_high: f64::NAN,
+                n: 0,
+                p_value: f64::NAN,
+                flagged: false,
+                not_compared: Some(format!("not on side {missing_on}: {}", why.reason)),
+                state_mismatched_pairs: 0,
+            })
+        })
+        .collect()
 }
 
 /// The log ratios `ln(side / baseline)` of the processes of `side` and `base` that ran in the same round,

@@ -12,12 +12,14 @@ mod ranks;
 mod record_writer;
 mod run;
 mod schedule;
+mod side_plans;
 mod sides;
 
 pub use overhead_record::RoundPolicy;
 pub use plan::{build_plan, select_experiments, select_runtimes};
 pub use probe::run_probe;
 pub use run::{run, RunOptions, RunOutcome};
+pub use side_plans::{merge as merge_side_plans, plan_json, plan_of as side_plan_of, SideSkips};
 pub use sides::{check_sides, parse_side, SideRun};
 
 #[cfg(test)]

@@ -73,8 +73,11 @@ pub fn run_one(
 /// Errors: why it could not start, as the failure's reason.
 fn start(exe: &Path, env: &[(String, String)], job: &ProbeJob, launch: &LaunchSettings) -> Result<Child, String> {
     let job_json = serde_json::to_string(job).expect("jobs always serialise");
-    let mut command =
-        probe_command(exe, job, &job_json, launch).map_err(|e| format!("could not start the probe: {e:#}"))?;
+    // A side with an environment of its own (or another binary) finds its own external toolchains: its
+    // `overhead probe` starts the external probe, not this process.
+    let own_toolchains = env.is_empty() && std::env::current_exe().is_ok_and(|this| this == exe);
+    let mut command = probe_command(exe, job, &job_json, launch, own_toolchains)
+        .map_err(|e| format!("could not start the probe: {e:#}"))?;
     // Its own process group, so that a kill reaches whatever it started on this machine too (the ranks a
     // launcher forks).
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
@@ -118,10 +121,18 @@ fn wait_for(child: &mut Child, timeout: Duration, interrupted: &AtomicBool) -> W
     }
 }
 
-/// The process that measures `job`: `overhead probe` (this executable), or the runtime's external probe
+/// The process that measures `job`: `overhead probe` (`exe`), or the runtime's external probe
 /// (`runtimes::external`), with the same job. An experiment driven from Rust (`grain.sweep`) runs in
-/// `overhead probe`, which starts the external probe itself.
-fn probe_command(exe: &Path, job: &ProbeJob, job_json: &str, launch: &LaunchSettings) -> anyhow::Result<Command> {
+/// `overhead probe`, which starts the external probe itself; so does every external point when not
+/// `own_toolchains` (a side whose environment or binary is not this process's: its probe finds its own JDK
+/// or Go and execs the external probe).
+fn probe_command(
+    exe: &Path,
+    job: &ProbeJob,
+    job_json: &str,
+    launch: &LaunchSettings,
+    own_toolchains: bool,
+) -> anyhow::Result<Command> {
     // The same rule the probe's ranks apply to themselves (`Point::runs_as_ranks`).
     if overhead_experiments::Point::resolve(&job.spec).is_some_and(|p| p.runs_as_ranks()) {
         let launcher = Launcher::find().map_err(|e| anyhow::anyhow!("no MPI launcher: {e}"))?;
@@ -136,7 +147,7 @@ fn probe_command(exe: &Path, job: &ProbeJob, job_json: &str, launch: &LaunchSett
         return Ok(command);
     }
     let external = overhead_runtimes::find(&job.spec.runtime).and_then(|r| r.external());
-    match external.filter(|e| !e.driven_from_rust(&job.spec.experiment)) {
+    match external.filter(|e| own_toolchains && !e.driven_from_rust(&job.spec.experiment)) {
         Some(external) => external.command(&job.spec, job_json),
         None => {
             let mut command = Command::new(exe);
@@ -283,7 +294,7 @@ mod tests {
         let yields = |runtime: &str, cpus: Vec<usize>, placement| {
             let mut job = job();
             (job.spec.runtime, job.spec.cpus, job.spec.placement) = (runtime.into(), cpus, placement);
-            let command = probe_command(Path::new("overhead"), &job, "{}", &LaunchSettings::default()).unwrap();
+            let command = probe_command(Path::new("overhead"), &job, "{}", &LaunchSettings::default(), true).unwrap();
             command.get_envs().any(|(k, v)| k == YIELD_WHEN_IDLE && v == Some("1".as_ref()))
         };
         assert!(yields("mpi", vec![0, 0], Some(Placement::SameCpu)));

@@ -52,6 +52,9 @@ pub struct RunOptions {
     /// The sides to measure the plan on (`--side`), the first the baseline; empty for a run of this binary
     /// alone (docs/METHOD.md §17).
     pub sides: Vec<SideRun>,
+    /// Per point, the sides that cannot run it in their own environment and why (`side_plans::merge`);
+    /// empty for a run without sides or where every side plans alike.
+    pub side_skips: super::side_plans::SideSkips,
 }
 
 /// Where the record went and what it holds.
@@ -69,8 +72,9 @@ pub struct RunOutcome {
 pub fn run(mut opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutcome> {
     let mut record = new_record(&opts);
     let suffixes = name_suffixes(&opts.sides);
-    let (points, measured_cpus) =
+    let (mut points, measured_cpus) =
         planned_points(std::mem::take(&mut opts.plan), &opts.costs, &suffixes, &mut record.skipped);
+    skip_per_side(&mut points, &opts.side_skips, &mut record);
     eprintln!("{}", forecast(&points, suffixes.len(), &opts.rounds, &opts.costs, opts.mode));
     let mut writer = RecordWriter::new(opts.out_dir.join("results.json"));
     writer.write_now(&mut record)?;
@@ -149,7 +153,13 @@ fn sides_of(sides: &[SideRun]) -> Option<Sides> {
     (!sides.is_empty()).then(|| Sides {
         sides: sides
             .iter()
-            .map(|s| SideRecord { spec: s.spec.clone(), tool: s.tool.clone(), points: Vec::new(), skipped: Vec::new() })
+            .map(|s| SideRecord {
+                spec: s.spec.clone(),
+                tool: s.tool.clone(),
+                points: Vec::new(),
+                skipped: Vec::new(),
+                toolchains: s.toolchains.clone(),
+            })
             .collect(),
         order: SIDE_ORDER.into(),
         ratios: Vec::new(),
@@ -206,6 +216,25 @@ fn planned_points(
     measured_cpus.sort_unstable();
     measured_cpus.dedup();
     (points, measured_cpus)
+}
+
+/// Marks each point's state on a side that cannot run it (planned in its own environment) as done, with that
+/// side's reason among the side's skipped cells: the rounds pass it by, and the comparison says the point is
+/// not on that side.
+fn skip_per_side(points: &mut [PointState], side_skips: &super::side_plans::SideSkips, record: &mut RunRecord) {
+    for state in points.iter_mut() {
+        let Some(reason) =
+            side_skips.get(&state.spec.name()).and_then(|s| s.iter().find(|(side, _)| *side == state.side))
+        else {
+            continue;
+        };
+        state.failed = true;
+        let skipped = SkippedPoint::new(state.spec.clone(), SkipKind::Skipped, reason.1.clone());
+        match (state.side, record.sides.as_mut()) {
+            (side, Some(sides)) if side > 0 => sides.sides[side].skipped.push(skipped),
+            _ => record.skipped.push(skipped),
+        }
+    }
 }
 
 /// Whether the run goes on.

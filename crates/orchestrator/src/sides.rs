@@ -23,6 +23,8 @@ pub struct SideRun {
     pub exe: PathBuf,
     /// Its build, as it answered `overhead about`.
     pub tool: ToolInfo,
+    /// The external toolchains in its environment ([`toolchains_of`]).
+    pub toolchains: Vec<String>,
 }
 
 /// How long a side's binary may take to answer `overhead about`.
@@ -77,14 +79,55 @@ pub fn check_sides(specs: Vec<SideSpec>, this: &Path, this_tool: &ToolInfo) -> R
     specs
         .into_iter()
         .map(|spec| match &spec.binary {
-            None => Ok(SideRun { exe: this.to_path_buf(), tool: this_tool.clone(), spec }),
+            None => {
+                let toolchains = toolchains_of(&spec.env);
+                Ok(SideRun { exe: this.to_path_buf(), tool: this_tool.clone(), spec, toolchains })
+            }
             Some(path) => {
                 let tool = ask_about(path).map_err(|why| format!("--side {}: {}: {why}", spec.name, path.display()))?;
                 let exe = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-                Ok(SideRun { exe, tool, spec })
+                let toolchains = toolchains_of(&spec.env);
+                Ok(SideRun { exe, tool, spec, toolchains })
             }
         })
         .collect()
+}
+
+/// The external toolchains a side's probes find in its environment (`env` over this process's): the JVM of
+/// `OVERHEAD_JAVA_HOME`, else `JAVA_HOME`, else `java` (its `-version` banner's first line), Go (`OVERHEAD_GO`,
+/// else `go`: `go env GOVERSION`), the MPI launcher (`OVERHEAD_MPIRUN`, else `mpirun`: `--version`'s first line)
+/// and the C compiler (`CC`, else `cc`: `--version`'s first line), each `tool: version`; a tool that is not
+/// there is left out.
+pub fn toolchains_of(env: &[(String, String)]) -> Vec<String> {
+    let var = |key: &str| {
+        env.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.clone()).or_else(|| std::env::var(key).ok())
+    };
+    let first_line = |program: PathBuf, args: &[&str], stderr: bool| -> Option<String> {
+        let out = Command::new(program)
+            .args(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(if stderr { &out.stderr } else { &out.stdout }).into_owned();
+        let line = text.lines().map(str::trim).find(|l| !l.is_empty())?.to_string();
+        out.status.success().then_some(line)
+    };
+    let java = var("OVERHEAD_JAVA_HOME")
+        .or_else(|| var("JAVA_HOME"))
+        .map_or_else(|| PathBuf::from("java"), |home| Path::new(&home).join("bin").join("java"));
+    let go = var("OVERHEAD_GO").map_or_else(|| PathBuf::from("go"), PathBuf::from);
+    let mpirun = var("OVERHEAD_MPIRUN").map_or_else(|| PathBuf::from("mpirun"), PathBuf::from);
+    let cc = var("CC").map_or_else(|| PathBuf::from("cc"), PathBuf::from);
+    [
+        ("java", first_line(java, &["-version"], true)),
+        ("go", first_line(go, &["env", "GOVERSION"], false)),
+        ("mpirun", first_line(mpirun, &["--version"], false)),
+        ("cc", first_line(cc, &["--version"], false)),
+    ]
+    .into_iter()
+    .filter_map(|(tool, version)| Some(format!("{tool}: {}", version?)))
+    .collect()
 }
 
 /// The build of the binary at `path`, from its answer to `overhead about`.

@@ -48,6 +48,10 @@ pub struct SideRecord {
     /// Points this side could not measure (its runtime absent there, a probe that failed), with the reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<SkippedPoint>,
+    /// The external toolchains in the side's environment when the run began (`java -version`, `go version`,
+    /// the MPI launcher's, the C compiler's first line), each `tool: version`; absent in older records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub toolchains: Vec<String>,
 }
 
 /// How the processes of one point were ordered across sides within a round: rotated by one side each round

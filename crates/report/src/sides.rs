@@ -3,6 +3,8 @@
 //! (`RunRecord::sides`, `overhead_analysis::sides`; docs/METHOD.md §17). `--table sides --format csv` gives
 //! the same as one row per point and per family ([`sides_csv`]).
 
+use std::fmt::Write as _;
+
 use comfy_table::{Cell, CellAlignment};
 
 use super::choose::ratio_text;
@@ -39,9 +41,20 @@ pub fn sides_section(record: &RunRecord, format: Format) -> String {
     let not_compared = sides.ratios.iter().filter(|r| r.not_compared.is_some()).count();
     if not_compared > 0 {
         out += &format!(
-            "{not_compared} point(s) not compared (fewer than two pairs of processes with positive times; \
+            "{not_compared} point(s) not compared (measured on one side only, or fewer than two pairs of processes with positive times; \
              `--table sides --format csv` lists them).\n"
         );
+        let one_sided: Vec<&SideRatio> = sides
+            .ratios
+            .iter()
+            .filter(|r| r.not_compared.as_deref().is_some_and(|w| w.starts_with("not on side ")))
+            .collect();
+        for r in one_sided.iter().take(ONE_SIDED_SHOWN) {
+            out += &format!("  {} — {}\n", r.name, r.not_compared.as_deref().unwrap_or_default());
+        }
+        if one_sided.len() > ONE_SIDED_SHOWN {
+            out += &format!("  … and {} more on one side only\n", one_sided.len() - ONE_SIDED_SHOWN);
+        }
     }
     out += &format!("\n{CAPTION}\n");
     if sides.sides.iter().any(|s| s.spec.binary.is_some()) {
@@ -49,6 +62,9 @@ pub fn sides_section(record: &RunRecord, format: Format) -> String {
     }
     out
 }
+
+/// How many points measured on one side only the section names.
+const ONE_SIDED_SHOWN: usize = 12;
 
 /// One line per side: its name, what it is, its build, and how the order of a pair was chosen.
 fn describe_sides(sides: &Sides) -> String {
@@ -65,9 +81,24 @@ fn describe_sides(sides: &Sides) -> String {
             crates_against(side, baseline)
         );
     }
+    if sides.sides.iter().any(|s| !s.toolchains.is_empty()) {
+        for side in &sides.sides {
+            let _ = writeln!(out, "toolchains of {}: {}", side.spec.name, toolchains_of(side));
+        }
+    }
     out +=
         &format!("Each point's processes for the sides ran back to back in every round, in {} order.\n\n", sides.order);
     out
+}
+
+/// A side's external toolchains on one line (`java: openjdk version "17.0.15" …; go: go1.26.8; …`), or that
+/// none was found.
+fn toolchains_of(side: &SideRecord) -> String {
+    if side.toolchains.is_empty() {
+        "none found".to_string()
+    } else {
+        side.toolchains.join("; ")
+    }
 }
 
 /// `0.1.0+abc123` and the crates under test, as the side's binary answered.
@@ -200,6 +231,7 @@ mod tests {
             tool: tool.clone(),
             points: Vec::new(),
             skipped: Vec::new(),
+            toolchains: Vec::new(),
         };
         let mut record = sample_record();
         let mut not_compared = ratio(SideScope::Point, "sync.barrier/runtime:os", f64::NAN, false);
