@@ -1,7 +1,9 @@
 //! Stamps the binary: the git commit it is built from (`OVERHEAD_GIT_COMMIT`, the run record's `tool.git_commit`)
 //! and the versions of the crates under test as Cargo.lock resolved them (`OVERHEAD_CRATE_VERSIONS`,
 //! `tool.crates`). Only the `overhead` binary crate has this script, so a new commit relinks the binary and
-//! rebuilds nothing below it (docs/ARCHITECTURE.md "Crates").
+//! rebuilds nothing below it (docs/ARCHITECTURE.md "Crates"). It also embeds the external probes' sources
+//! (`probes/go`, `probes/java/src`, `probes/mpi`; `OUT_DIR/probe_sources.rs`, which `main` installs), so that
+//! editing a probe rebuilds the binary crate alone, not the crates that hold timed loops.
 
 use std::path::PathBuf;
 
@@ -24,9 +26,39 @@ const CRATES_UNDER_TEST: [&str; 13] = [
     "spin",
 ];
 
+/// Which files of `probes/` make each probe: the same rules the runtimes read the tree with.
+#[path = "crates/runtimes/src/external/probe_files.rs"]
+mod probe_files;
+
 fn main() {
     crate_versions();
     git_commit();
+    probe_sources();
+}
+
+/// Writes `OUT_DIR/probe_sources.rs`: `PROBE_SOURCES`, an `overhead_runtimes::external::probe_sources::ProbeSources`
+/// with `include_str!` of every file each probe's build needs ([`probe_files::PROBES`]), in path order.
+fn probe_sources() {
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let probes = root.join("probes");
+    let mut fields = Vec::new();
+    for ((dir, keep), field) in probe_files::PROBES.into_iter().zip(["go", "java", "mpi"]) {
+        println!("cargo:rerun-if-changed={}", probes.join(dir).display());
+        let mut list = String::new();
+        for (relative, path) in probe_files::files_of(&probes, dir, keep) {
+            println!("cargo:rerun-if-changed={}", path.display());
+            list += &format!("        ({relative:?}, include_str!({:?})),\n", path.display().to_string());
+        }
+        fields.push(format!("    {field}: &[\n{list}    ],\n"));
+    }
+    let code = format!(
+        "/// The external probes' build inputs, embedded (build.rs).\n\
+         const PROBE_SOURCES: overhead::runtimes::external::probe_sources::ProbeSources = \
+         overhead::runtimes::external::probe_sources::ProbeSources {{\n{}}};\n",
+        fields.concat()
+    );
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("probe_sources.rs");
+    std::fs::write(out, code).expect("OUT_DIR is writable");
 }
 
 /// Sets `OVERHEAD_CRATE_VERSIONS` to `name=version` pairs, comma-separated, for [`CRATES_UNDER_TEST`] as Cargo.lock

@@ -1,5 +1,6 @@
 //! The `overhead` command; everything lives in the library. Only this file sees the build's stamp (build.rs:
-//! the commit and the crates under test), so a new commit recompiles this file and relinks, nothing else.
+//! the commit and the crates under test) and the external probes' sources, so a new commit or an edited probe
+//! recompiles this file and relinks, nothing else.
 
 use overhead_record::BuildStamp;
 
@@ -11,6 +12,10 @@ const BUILD: BuildStamp = BuildStamp {
     crate_versions: env!("OVERHEAD_CRATE_VERSIONS"),
 };
 
+include!(concat!(env!("OUT_DIR"), "/probe_sources.rs"));
+
 fn main() -> std::process::ExitCode {
+    // Before anything can build a probe: a run's probes and a side's `overhead probe` are this binary too.
+    overhead::runtimes::external::probe_sources::install(PROBE_SOURCES);
     overhead::cli::main(&BUILD)
 }

@@ -1,7 +1,6 @@
-//! Builds the OpenMP kernels of the `openmp` runtime (`c/omp/`, C with `-fopenmp`, linked against libgomp) and
-//! embeds the sources of the external probes (`probes/go`, `probes/java/src`, `probes/mpi` at the workspace root)
-//! into the crate, so that `external` and `mpi` can build them on first use wherever the binary runs
-//! (`OUT_DIR/probe_sources.rs`).
+//! Builds the OpenMP kernels of the `openmp` runtime (`c/omp/`, C with `-fopenmp`, linked against libgomp). The
+//! external probes' sources are embedded by the `overhead` binary's build script instead
+//! (`external::probe_sources`), so that editing a probe does not rebuild this crate.
 //!
 //! The OpenMP build never fails the crate's build: when the C compiler cannot compile and link an OpenMP
 //! program (no `omp.h`, no libgomp, `OVERHEAD_NO_OPENMP` set), the crate is built without the `overhead_openmp`
@@ -15,58 +14,6 @@ const OMP_SOURCES: [&str; 6] =
 
 fn main() {
     openmp();
-    probe_sources();
-}
-
-/// Writes `OUT_DIR/probe_sources.rs`: `GO_SOURCES` and `JAVA_SOURCES`, each `&[(relative path, contents)]`
-/// with `include_str!` of every file the probe's build needs (Go: `go.mod`, the non-test `.go` files and the assembly `.s` files;
-/// Java: every `.java` file under `src/`), and `MPI_SOURCES`, the C of the MPI shim (`probes/mpi/*.c`, built with
-/// `mpicc` on first use by `runtimes::mpi`), in path order.
-fn probe_sources() {
-    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let list = |dir: &str, keep: &dyn Fn(&str) -> bool| -> String {
-        let base = root.join("../..").join(dir);
-        println!("cargo:rerun-if-changed={}", base.display());
-        let mut files = Vec::new();
-        collect_files(&base, &mut files);
-        files.sort();
-        let mut out = String::new();
-        for file in files {
-            let relative = file.strip_prefix(&base).expect("under its base").to_string_lossy().replace('\\', "/");
-            if keep(&relative) {
-                println!("cargo:rerun-if-changed={}", file.display());
-                out += &format!("    ({relative:?}, include_str!({:?})),\n", file.display().to_string());
-            }
-        }
-        out
-    };
-    let go =
-        list("probes/go", &|f| f == "go.mod" || f.ends_with(".s") || (f.ends_with(".go") && !f.ends_with("_test.go")));
-    let java = list("probes/java/src", &|f| f.ends_with(".java"));
-    let mpi = list("probes/mpi", &|f| f.ends_with(".c") && !f.starts_with("crosscheck/"));
-    let code = format!(
-        "/// The Go probe's build inputs: (path relative to `probes/go`, contents).\n\
-         pub const GO_SOURCES: &[(&str, &str)] = &[\n{go}];\n\
-         /// The Java probe's sources: (path relative to `probes/java/src`, contents).\n\
-         pub const JAVA_SOURCES: &[(&str, &str)] = &[\n{java}];\n\
-         /// The MPI shim's sources: (path relative to `probes/mpi`, contents).\n\
-         pub const MPI_SOURCES: &[(&str, &str)] = &[\n{mpi}];\n"
-    );
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("probe_sources.rs");
-    std::fs::write(out, code).expect("OUT_DIR is writable");
-}
-
-/// Every file under `dir`, recursively (nothing when it does not exist).
-fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect_files(&path, files);
-        } else {
-            files.push(path);
-        }
-    }
 }
 
 /// Builds the kernels, or says why not through the environment of the crate's compilation.

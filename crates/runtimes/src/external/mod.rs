@@ -12,6 +12,8 @@
 //! asks the probe for timed runs ([`GrainSweep`], [`grain`]).
 
 pub mod grain;
+pub mod probe_files;
+pub mod probe_sources;
 pub mod toolchain;
 
 use std::os::unix::process::CommandExt;

@@ -1,6 +1,6 @@
 //! The toolchains the external probes need, found on this machine, and the probes built with them on first
 //! use into a cache folder (`probes/README.md` has the build and launch lines this file follows).
-//! The sources are embedded in this binary (`build.rs`), so a probe builds wherever `overhead` runs; a
+//! The sources are embedded in the binary (`probe_sources`), so a probe builds wherever `overhead` runs; a
 //! build is cached under a key of its sources and the toolchain's version, and made in a temporary folder
 //! renamed into place, so runs that start together never see half a build.
 
@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-include!(concat!(env!("OUT_DIR"), "/probe_sources.rs"));
+use super::probe_sources::sources;
 
 /// The oldest Go the probe is written for (`probes/go/go.mod`; Debian 12's).
 const GO_MIN: (u32, u32) = (1, 19);
@@ -59,9 +59,10 @@ fn build_go() -> Result<GoProbe, String> {
     if (major, minor) < GO_MIN {
         return Err(format!("{version} is older than the probe needs (go{}.{})", GO_MIN.0, GO_MIN.1));
     }
-    let folder = cached(&format!("go-{}", key(GO_SOURCES, &version)), |tmp| {
+    let go_sources = sources()?.go;
+    let folder = cached(&format!("go-{}", key(go_sources, &version)), |tmp| {
         let src = tmp.join("src");
-        write_sources(&src, GO_SOURCES)?;
+        write_sources(&src, go_sources)?;
         let mut build = Command::new(&go);
         build.current_dir(&src).args(["build", "-trimpath", "-o"]).arg(tmp.join("overhead-probe-go")).arg(".");
         // Standard library only: nothing to fetch, and no newer toolchain fetched for the go.mod line.
@@ -85,12 +86,13 @@ fn build_java() -> Result<JavaProbe, String> {
         return Err(format!("JDK {feature} is older than the probe needs ({JAVA_MIN})"));
     }
     let version = banner.lines().next().unwrap_or_default().to_string();
-    let folder = cached(&format!("java-{}", key(JAVA_SOURCES, &version)), |tmp| {
+    let java_sources = sources()?.java;
+    let folder = cached(&format!("java-{}", key(java_sources, &version)), |tmp| {
         let src = tmp.join("src");
-        write_sources(&src, JAVA_SOURCES)?;
+        write_sources(&src, java_sources)?;
         let mut compile = Command::new(&javac);
         compile.args(["--release", &JAVA_MIN.to_string(), "-encoding", "UTF-8", "-d"]).arg(tmp.join("classes"));
-        compile.args(JAVA_SOURCES.iter().map(|(path, _)| src.join(path)));
+        compile.args(java_sources.iter().map(|(path, _)| src.join(path)));
         output_of(&mut compile).map_err(|e| format!("javac ({}): {e}", javac.display())).map(drop)
     })?;
     Ok(JavaProbe { java, feature, classes: folder.join("classes") })
@@ -205,11 +207,12 @@ mod tests {
 
     #[test]
     fn the_sources_are_embedded_and_the_key_follows_them() {
-        assert!(GO_SOURCES.iter().any(|(p, _)| *p == "go.mod") && GO_SOURCES.iter().any(|(p, _)| *p == "main.go"));
-        assert!(GO_SOURCES.iter().all(|(p, _)| !p.ends_with("_test.go")), "tests are not build inputs");
-        assert!(JAVA_SOURCES.iter().any(|(p, _)| p.ends_with("overhead/probe/Main.java")));
-        assert_eq!(key(GO_SOURCES, "go1.26"), key(GO_SOURCES, "go1.26"));
-        assert_ne!(key(GO_SOURCES, "go1.26"), key(GO_SOURCES, "go1.27"));
+        let s = sources().unwrap();
+        assert!(s.go.iter().any(|(p, _)| *p == "go.mod") && s.go.iter().any(|(p, _)| *p == "main.go"));
+        assert!(s.go.iter().all(|(p, _)| !p.ends_with("_test.go")), "tests are not build inputs");
+        assert!(s.java.iter().any(|(p, _)| p.ends_with("overhead/probe/Main.java")));
+        assert_eq!(key(s.go, "go1.26"), key(s.go, "go1.26"));
+        assert_ne!(key(s.go, "go1.26"), key(s.go, "go1.27"));
         assert_ne!(key(&[("a", "x")], ""), key(&[("a", "y")], ""));
     }
 

@@ -9,7 +9,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-use crate::external::toolchain::{cached, key, output_of, write_sources, MPI_SOURCES};
+use crate::external::probe_sources::sources;
+use crate::external::toolchain::{cached, key, output_of, write_sources};
 
 /// What a lead asks every rank to do (the C `OVH_OP_*`; `probes/mpi/overhead_mpi.c` says what each does).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,12 +91,13 @@ pub fn build() -> Result<PathBuf, String> {
                 format!("no MPI compiler wrapper ({} {e}); install OpenMPI or MPICH's development files or set OVERHEAD_MPICC", mpicc.display())
             })?;
             let version = version.lines().next().unwrap_or_default().to_string();
-            let folder = cached(&format!("mpi-{}", key(MPI_SOURCES, &version)), |tmp| {
+            let mpi_sources = sources()?.mpi;
+            let folder = cached(&format!("mpi-{}", key(mpi_sources, &version)), |tmp| {
                 let src = tmp.join("src");
-                write_sources(&src, MPI_SOURCES)?;
+                write_sources(&src, mpi_sources)?;
                 let mut build = Command::new(&mpicc);
                 build.args(["-O2", "-shared", "-fPIC", "-o"]).arg(tmp.join("libovh_mpi.so"));
-                build.args(MPI_SOURCES.iter().map(|(path, _)| src.join(path)));
+                build.args(mpi_sources.iter().map(|(path, _)| src.join(path)));
                 output_of(&mut build).map_err(|e| format!("mpicc ({}): {e}", mpicc.display())).map(drop)
             })?;
             Ok(folder.join("libovh_mpi.so"))
