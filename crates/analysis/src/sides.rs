@@ -43,6 +43,23 @@ pub fn side_ratios(baseline: &[PointRecord], baseline_skipped: &[SkippedPoint], 
     ratios
 }
 
+/// A point of `side_name` that has no ratio, from `n` pairs, and why.
+fn not_compared(name: String, side_name: &str, n: usize, why: String) -> SideRatio {
+    SideRatio {
+        scope: SideScope::Point,
+        name,
+        side: side_name.into(),
+        ratio: f64::NAN,
+        ci_low: f64::NAN,
+        ci_high: f64::NAN,
+        n,
+        p_value: f64::NAN,
+        flagged: false,
+        not_compared: Some(why),
+        state_mismatched_pairs: 0,
+    }
+}
+
 /// The points of `measured` that the other side skipped (`skipped`, a side planned in its own environment
 /// that cannot run them: docs/METHOD.md §17), each not compared: "not on side NAME: its reason".
 fn one_sided(measured: &[PointRecord], skipped: &[SkippedPoint], missing_on: &str, side_name: &str) -> Vec<SideRatio> {
@@ -51,19 +68,7 @@ fn one_sided(measured: &[PointRecord], skipped: &[SkippedPoint], missing_on: &st
         .filter_map(|p| {
             let name = p.spec.name();
             let why = skipped.iter().find(|s| s.spec.name() == name)?;
-            Some(SideRatio {
-                scope: SideScope::Point,
-                name,
-                side: side_name.into(),
-                ratio: f64::NAN,
-                ci_low: f64::NAN,
-                ci_high: f64::NAN,
-                n: 0,
-                p_value: f64::NAN,
-                flagged: false,
-                not_compared: Some(format!("not on side {missing_on}: {}", why.reason)),
-                state_mismatched_pairs: 0,
-            })
+            Some(not_compared(name, side_name, 0, format!("not on side {missing_on}: {}", why.reason)))
         })
         .collect()
 }
@@ -116,19 +121,10 @@ fn point_ratio(base: &PointRecord, side: &PointRecord, side_name: &str) -> SideR
     let mismatched = state_mismatched_pairs(base, side);
     let ratio = match TInterval::of(&logs) {
         Some(t) => t.ratio(SideScope::Point, name, side_name),
-        None => SideRatio {
-            scope: SideScope::Point,
-            name,
-            side: side_name.into(),
-            ratio: f64::NAN,
-            ci_low: f64::NAN,
-            ci_high: f64::NAN,
-            n: logs.len(),
-            p_value: f64::NAN,
-            flagged: false,
-            not_compared: Some(format!("{} pair(s) of processes with positive times; two are needed", logs.len())),
-            state_mismatched_pairs: 0,
-        },
+        None => {
+            let why = format!("{} pair(s) of processes with positive times; two are needed", logs.len());
+            not_compared(name, side_name, logs.len(), why)
+        }
     };
     SideRatio { state_mismatched_pairs: mismatched, ..ratio }
 }

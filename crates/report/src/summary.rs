@@ -11,9 +11,9 @@ use overhead_analysis::op_counts::Finding;
 use overhead_record::RunRecord;
 
 use super::choose::ratio_text;
+use super::format_ns;
 use super::html::headline::headline;
-use super::table::{completion, flags_of};
-use super::{counted, format_ns};
+use super::table::{completion, flags_of, machine_shape};
 
 /// The summary's length limit, in lines of at most [`WIDTH`] characters: one screen of a 120 × 40 terminal
 /// and then some.
@@ -70,16 +70,8 @@ fn wrap(line: &str, width: usize) -> Vec<String> {
 /// details are in the full report.
 fn compact_header(record: &RunRecord) -> String {
     let m = &record.machine;
-    let mut out = format!(
-        "overhead run on {}: {}, {} ({}, {}, {}), kernel {}\n",
-        m.host_name,
-        m.cpu_model,
-        counted(m.logical_cpus, "CPU", "CPUs"),
-        counted(m.topology.cores, "core", "cores"),
-        counted(m.topology.packages, "package", "packages"),
-        counted(m.topology.numa_nodes, "NUMA node", "NUMA nodes"),
-        m.kernel.split(" #").next().unwrap_or(&m.kernel)
-    );
+    let kernel = m.kernel.split(" #").next().unwrap_or(&m.kernel);
+    let mut out = format!("overhead run on {}: {}, kernel {kernel}\n", m.host_name, machine_shape(m));
     let rounds =
         record.rounds.map_or(String::new(), |r| format!(", {}–{} processes per point", r.min_rounds, r.max_rounds));
     let started: String = record.started_utc.chars().take(19).collect::<String>().replace('T', " ");

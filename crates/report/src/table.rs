@@ -89,16 +89,7 @@ pub fn header(record: &RunRecord, format: Format) -> String {
     let t = &record.time_source;
     out += &h("overhead run");
     let bullet = if format == Format::Md { "- " } else { "  " };
-    out += &format!(
-        "{bullet}machine: {} ({}, {}, {}, {}, {}), kernel {}\n",
-        m.host_name,
-        m.cpu_model,
-        counted(m.logical_cpus, "CPU", "CPUs"),
-        counted(m.topology.cores, "core", "cores"),
-        counted(m.topology.packages, "package", "packages"),
-        counted(m.topology.numa_nodes, "NUMA node", "NUMA nodes"),
-        m.kernel
-    );
+    out += &format!("{bullet}machine: {} ({}), kernel {}\n", m.host_name, machine_shape(m), m.kernel);
     out += &format!("{bullet}time source: {}\n", time_source_line(t));
     let rounds = match record.rounds {
         Some(r) => format!("{}–{} processes per point, each ", r.min_rounds, r.max_rounds),
@@ -134,6 +125,18 @@ pub fn header(record: &RunRecord, format: Format) -> String {
         out += &format!("{bullet}warning: {w}\n");
     }
     out
+}
+
+/// The machine's model and shape: `AMD EPYC, 2 CPUs, 2 cores, 1 package, 1 NUMA node`.
+pub fn machine_shape(m: &overhead_machine::MachineInfo) -> String {
+    format!(
+        "{}, {}, {}, {}, {}",
+        m.cpu_model,
+        counted(m.logical_cpus, "CPU", "CPUs"),
+        counted(m.topology.cores, "core", "cores"),
+        counted(m.topology.packages, "package", "packages"),
+        counted(m.topology.numa_nodes, "NUMA node", "NUMA nodes")
+    )
 }
 
 /// The machine's speed as the header states it: the reference loop's median over the run with its CI, and

@@ -152,36 +152,11 @@ fn the_speed_covariate_is_chosen_only_where_the_speed_explains_the_shift() {
     assert!(level.family("sched").speed_slope.is_none(), "{:?}", level.family("sched"));
 }
 
-/// One run of the history: one point, one configuration, the machine-state check's share of another
-/// process 1%.
-fn history_run(median: f64) -> RunSummary {
-    let points: BTreeMap<String, PointRunSummary> = [(
-        "base.loop/runtime:os".to_string(),
-        PointRunSummary { median_ns: median, ci_low_ns: median * 0.99, ci_high_ns: median * 1.01, processes: 5 },
-    )]
-    .into();
-    RunSummary {
-        label: "r".into(),
-        started_utc: "2026-11-25T12:00:00Z".into(),
-        config: Some(RunConfig {
-            machine: "m".into(),
-            kernel: "k".into(),
-            build: "b".into(),
-            options: "default".into(),
-        }),
-        speed_ns: Some(0.25),
-        max_other_share: Some(0.01),
-        max_steal_share: Some(0.0),
-        points,
-        process_wall_ms: BTreeMap::new(),
-        host_state_rtt_ns: Default::default(),
-    }
-}
-
 #[test]
 fn runs_flagged_as_shared_are_left_out_of_the_run_level_and_counted() {
     let entry = |id: u32, other: f64| {
-        let mut s = history_run(100.0 + f64::from(id));
+        let mut s =
+            overhead_record::fixture::run_summary("r", &[("base.loop/runtime:os", 100.0 + f64::from(id))], 0.01);
         s.max_other_share = Some(other);
         s
     };

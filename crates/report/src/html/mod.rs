@@ -159,6 +159,9 @@ fn facts(record: &RunRecord) -> Vec<(String, String)> {
     if let Some(line) = crate::host_states::header_line(record) {
         facts.push(("host states".into(), line));
     }
+    if let Some(line) = overhead_analysis::host_spread::header_line(record) {
+        facts.push(("spread".into(), line));
+    }
     facts.push(("intervals".into(), intervals_line(record)));
     let ended = record.finished_utc.as_deref().unwrap_or("—");
     facts.push(("started / finished".into(), format!("{} / {ended}{}", record.started_utc, completion(record))));
