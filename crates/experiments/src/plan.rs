@@ -68,8 +68,8 @@ impl PlanContext {
         vec![Planned::Run(self.spec(experiment, runtime, &[], vec![self.home_cpu()]))]
     }
 
-    /// The one two-party point of an experiment whose parties share the home CPU (the runtimes of seed
-    /// 004's table run on one thread; `os` pins both threads there), with `placement:same_cpu` last.
+    /// The one two-party point of an experiment whose parties share the home CPU (the runtimes of Souvatzis's
+    /// table run on one thread; `os` pins both threads there), with `placement:same_cpu` last.
     pub fn same_cpu_pair<P: serde::Serialize>(
         &self,
         experiment: &str,

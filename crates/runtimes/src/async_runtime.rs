@@ -38,8 +38,8 @@ pub const fn offers(channels: &'static [ChannelImpl], rendezvous: &'static [Chan
     }
 }
 
-/// Makes `$runtime` a runtime under test named `$name`: Ben-Asher & Feitelson's constructs on `$pool` (a `TaskPool`), seed
-/// 004's primitives on `$local` (a `LocalRuntime`), and every capability of [`offers`]; the type itself
+/// Makes `$runtime` a runtime under test named `$name`: Ben-Asher & Feitelson's constructs on `$pool` (a `TaskPool`), Souvatzis's
+/// primitives on `$local` (a `LocalRuntime`), and every capability of [`offers`]; the type itself
 /// implements `Messages` and `ChannelThroughput` (its channels).
 macro_rules! async_runtime {
     ($runtime:ty, name: $name:literal, about: $about:expr, offers: $offers:path, pool: $pool:ty, local: $local:ty) => {

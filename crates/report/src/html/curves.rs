@@ -1,7 +1,7 @@
 //! The curves of the HTML report as data: for each experiment whose points differ in a numeric parameter
 //! (threads, load, activities, payload…), its medians against that parameter with their 95% CIs, one series
-//! per runtime and remaining parameters, with the record's fit through the series where it has one (seed
-//! 001 draws its figures this way: Fig. 3's yield round against load with `a + b·load`). Pure data, so the
+//! per runtime and remaining parameters, with the record's fit through the series where it has one (Ben-Asher & Feitelson 1991
+//! draws its figures this way: Fig. 3's yield round against load with `a + b·load`). Pure data, so the
 //! choice of axes and series is tested apart from the drawing (`overhead_render::plot`).
 
 use overhead_record::{too_few_points_note, FitRecord, Metric, PointRecord, RunRecord};

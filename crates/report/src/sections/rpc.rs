@@ -94,8 +94,8 @@ pub fn rpc_tables(record: &RunRecord, format: Format) -> String {
         out += &format!("{}: {}\n", s.name, s.reason);
     }
     out += "client: the stub's time around each call; server: its time from the receipt of the decoded request \
-            to the reply; % of the client's time over all four methods; delta = client − server per call (seed \
-            003's RPC overhead); the table is one process's tallies (the one nearest the point's estimate), the \
+            to the reply; % of the client's time over all four methods; delta = client − server per call (Walfield's \
+             RPC overhead); the table is one process's tallies (the one nearest the point's estimate), the \
             split under it medians over processes\n";
     out
 }

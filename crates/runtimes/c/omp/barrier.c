@@ -1,4 +1,4 @@
-/* Seed 001 §8.2 experiment 1 (EPCC syncbench BARRIER): `reps` barrier episodes inside one region. */
+/* Ben-Asher & Feitelson 1991 §8.2 experiment 1 (EPCC syncbench BARRIER): `reps` barrier episodes inside one region. */
 #include <omp.h>
 
 #include "overhead_omp.h"

@@ -1,4 +1,4 @@
-/* Seed 001 §6.1 (EPCC syncbench PARALLEL): an empty parallel region, `reps` times. */
+/* Ben-Asher & Feitelson 1991 §6.1 (EPCC syncbench PARALLEL): an empty parallel region, `reps` times. */
 #include <omp.h>
 
 #include "overhead_omp.h"

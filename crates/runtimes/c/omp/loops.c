@@ -1,4 +1,4 @@
-/* Controls: the timed kernels' loops with nothing in them (seed 001 §6.1 `control`; EPCC's reference). */
+/* Controls: the timed kernels' loops with nothing in them (Ben-Asher & Feitelson 1991 §6.1 `control`; EPCC's reference). */
 #include <omp.h>
 
 #include "overhead_omp.h"
@@ -27,11 +27,11 @@ void ovh_omp_single_loop(int threads, uint64_t n) {
     }
 }
 
-/* The shared variable the grain kernel's tasks read (seed 001 §7: `n = g`). volatile: every read is done. */
+/* The shared variable the grain kernel's tasks read (Ben-Asher & Feitelson 1991 §7: `n = g`). volatile: every read is done. */
 volatile int ovh_omp_global;
 
 /* `total_reads` reads of the shared variable on the calling thread, no OpenMP: the serial baseline of
- * seed 001 §7's speed-up. */
+ * Ben-Asher & Feitelson 1991 §7's speed-up. */
 void ovh_omp_serial_reads(uint64_t total_reads) {
     for (uint64_t r = 0; r < total_reads; r++) {
         int n = ovh_omp_global;

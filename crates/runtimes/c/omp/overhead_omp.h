@@ -2,7 +2,7 @@
  *
  * Every kernel keeps its timed loop in C: the harness times one call of `reps` (or `ntasks`) operations, so the
  * FFI call is paid once per batch, not once per operation. Each timed kernel has a control with the same shape
- * and an empty body where the harness needs one (seed 001 §6.1's `control` loop; EPCC's reference loops).
+ * and an empty body where the harness needs one (Ben-Asher & Feitelson 1991 §6.1's `control` loop; EPCC's reference loops).
  *
  * `threads` is the team size passed to `num_threads`; the caller (Rust's `Team`) checks it is >= 1 and that
  * libgomp really gives that many threads. Counts are uint64_t; nothing here allocates or makes a system call

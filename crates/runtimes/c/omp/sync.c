@@ -1,4 +1,4 @@
-/* Seed 001 §8.1 (fetch-and-add) and the lock pair of seed 004's semaphores, in OpenMP's forms. */
+/* Ben-Asher & Feitelson 1991 §8.1 (fetch-and-add) and the lock pair of Souvatzis's semaphores, in OpenMP's forms. */
 #include <omp.h>
 
 #include "overhead_omp.h"

@@ -1,4 +1,4 @@
-/* Seed 001 §6.2, §6.3 and §7: explicit tasks (`omp task`), the OpenMP form of ParC's spawned activities.
+/* Ben-Asher & Feitelson 1991 §6.2, §6.3 and §7: explicit tasks (`omp task`), the OpenMP form of ParC's spawned activities.
  *
  * libgomp behaviour worth knowing when reading the numbers: in a team of one every task runs at once in its
  * creator (undeferred); a task is also run at once by its creator when the team already has more than
@@ -10,7 +10,7 @@
 /* Tasks executed by this thread in the current kernel. Thread-local: counting costs no shared line. */
 static __thread uint64_t tasks_run;
 
-/* Seed 001 §6.3: one construct spawning `ntasks` empty tasks from one thread (`single`), all joined at the
+/* Ben-Asher & Feitelson 1991 §6.3: one construct spawning `ntasks` empty tasks from one thread (`single`), all joined at the
  * end of `single`; any thread of the team may run them. Control: ovh_omp_single_loop. */
 void ovh_omp_bulk(int threads, uint64_t ntasks) {
 #pragma omp parallel num_threads(threads)
@@ -28,7 +28,7 @@ static uint64_t share(uint64_t ntasks, int generators, int g) {
     return ntasks / (uint64_t)generators + ((uint64_t)g < ntasks % (uint64_t)generators);
 }
 
-/* Closest OpenMP form of seed 001 §6.2 (generators feeding one executor). Threads 1..threads-1 are the
+/* Closest OpenMP form of Ben-Asher & Feitelson 1991 §6.2 (generators feeding one executor). Threads 1..threads-1 are the
  * generators and create `ntasks` single empty tasks between them; thread 0 creates none and goes straight to
  * the barrier, where it runs queued tasks. OpenMP cannot direct a task at one thread, so generators may run
  * tasks too (at the same barrier, or undeferred when the queue is long); each thread's count of tasks run is
@@ -70,7 +70,7 @@ void ovh_omp_remote_control(int threads, uint64_t ntasks) {
 
 extern volatile int ovh_omp_global;
 
-/* Seed 001 §7 (Table 4, Fig. 7): `total_reads` reads of a shared volatile variable split into `ntasks` tasks
+/* Ben-Asher & Feitelson 1991 §7 (Table 4, Fig. 7): `total_reads` reads of a shared volatile variable split into `ntasks` tasks
  * (the first total_reads % ntasks tasks do one read more), spawned by one thread and run by the team; each
  * thread's number of tasks run goes to per_thread[thread] (the figure's per-CPU share). per_thread must have
  * `threads` slots. Serial baseline: ovh_omp_serial_reads. */

@@ -1,5 +1,5 @@
-//! The `tokio` runtime: tokio's current-thread scheduler, the async peer of the fiber runtime in seed
-//! 004's table (one worker thread, cooperative switches at `.await`), and its multi-thread work-stealing
+//! The `tokio` runtime: tokio's current-thread scheduler, the async peer of the fiber runtime in Souvatzis's
+//! table (one worker thread, cooperative switches at `.await`), and its multi-thread work-stealing
 //! scheduler, the peer of kernel threads in Ben-Asher & Feitelson's experiments.
 
 mod channel_throughput;
