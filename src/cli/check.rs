@@ -8,8 +8,8 @@ use super::{CheckArgs, TimeSourceChoice};
 use overhead_clock::{calibrate, Calibration, Ticks, TimeSourceInfo};
 use overhead_experiments::empty_loop;
 use overhead_harness::{chain_batch, Harness, HarnessConfig, Mode};
+use overhead_humanize::format_ns;
 use overhead_machine::{pin_current_thread, MachineInfo};
-use overhead_units::format_ns;
 
 /// Links in the known-cost chain: long enough that one operation dwarfs the loop around it.
 const CHAIN_LINKS: u64 = 1000;

@@ -12,7 +12,7 @@ use std::path::Path;
 const LAYERS: &[&str] = &[
     "machine",
     "clock",
-    "units",
+    "humanize",
     "stats",
     "harness",
     "record",

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use overhead_humanize::format_ns;
 use overhead_record::{PointRecord, ProcessRecord};
 use overhead_stats::{percentile, Summary, TwoLevel};
-use overhead_units::format_ns;
 
 /// A probe process's answer for a point, with when and how long it ran.
 #[derive(Debug, Clone, PartialEq)]

@@ -89,7 +89,7 @@ impl fmt::Display for Finding {
                 if switches >= NOTABLE_SWITCHES {
                     took.push(format!("{switches:.1} context switches"));
                 }
-                took.push(format!("{} on a CPU", overhead_units::format_ns(cpu_ns)));
+                took.push(format!("{} on a CPU", overhead_humanize::format_ns(cpu_ns)));
                 let last = took.pop().unwrap_or_default();
                 let took = if took.is_empty() { last } else { format!("{} and {last}", took.join(", ")) };
                 write!(f, "its child processes (a fork's child, a peer process) took {took} {per}")

@@ -377,7 +377,7 @@ impl Runner<'_> {
         state.processes.push(Process { record: *answer.point, round, wall_ms, started_s });
         let rules = flagging(&self.record, &self.points);
         let point = self.points[i].merge_into(&mut self.record, &rules);
-        self.progress.finish(&format!("{}  {}", point.name, overhead_units::format_ns(point.summary.median)));
+        self.progress.finish(&format!("{}  {}", point.name, overhead_humanize::format_ns(point.summary.median)));
     }
 
     /// A failed probe: the point gets no more rounds; without a result it becomes a skipped cell with the

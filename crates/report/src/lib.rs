@@ -24,8 +24,8 @@ pub use compare::compare_tables;
 pub use format::OutputFormat;
 pub use latency::latency_table;
 pub use matrices::matrices_section;
+pub use overhead_humanize::{counted, format_ns};
 pub use overhead_render::render_matrix;
-pub use overhead_units::{counted, format_ns};
 pub use table::{new_table, render, Format};
 pub use time::time_spent;
 

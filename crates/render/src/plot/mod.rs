@@ -9,8 +9,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::curve::{Curve, CurvePoint};
+use overhead_humanize::format_ns;
 use overhead_record::{Distribution, Matrix};
-use overhead_units::format_ns;
 
 mod bars;
 mod curve;

@@ -7,10 +7,10 @@ use serde::Serialize;
 
 use super::curves::{curves, Curve, CurvePoint, Series};
 use crate::sections::{Figures, EXPERIMENT_FIGURES};
+use overhead_humanize::format_ns;
 use overhead_record::RunRecord;
 pub use overhead_render::figure::{slug, Figure};
 use overhead_render::plot::{curve_svg, heat_map_svg, histogram_svg, legend};
-use overhead_units::format_ns;
 
 /// A titled group of figures (a section of the page).
 #[derive(Debug, Serialize)]

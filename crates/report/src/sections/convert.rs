@@ -9,9 +9,9 @@ use overhead_render::new_table;
 
 use overhead_clock::convert::{Direction, Routine, RANGES};
 use overhead_experiments::clock::{ConvertParams, ConvertResult};
+use overhead_humanize::format_ns;
 use overhead_record::{PointRecord, PointSpec, RunRecord};
 use overhead_render::Format;
-use overhead_units::format_ns;
 
 const EXPERIMENT: &str = overhead_experiments::clock::Convert::ID;
 

@@ -7,10 +7,10 @@ use comfy_table::{Cell, CellAlignment};
 use overhead_render::new_table;
 
 use overhead_experiments::grain::{tables, SweepResult};
+use overhead_humanize::format_ns;
 use overhead_record::{LabelledTable, PointRecord, RunRecord};
 use overhead_render::Format;
 use overhead_runtimes::column_rank;
-use overhead_units::format_ns;
 
 /// The experiment this section reads.
 const EXPERIMENT: &str = overhead_experiments::grain::Sweep::ID;

@@ -6,12 +6,12 @@ use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 
 use overhead_experiments::msg::IpcParams;
+use overhead_humanize::format_ns;
 use overhead_machine::Placement;
 use overhead_record::{PointSpec, RunRecord};
 use overhead_render::new_table;
 use overhead_render::Format;
 use overhead_runtimes::os::ipc::Transport;
-use overhead_units::format_ns;
 
 const PING_PONG: &str = overhead_experiments::msg::Ipc::ID;
 const BANDWIDTH: &str = overhead_experiments::msg::Bandwidth::ID;

@@ -10,13 +10,13 @@ use crate::sections::{Figures, Section};
 use overhead_experiments::mpi::{
     Allreduce, Bandwidth, BandwidthResult, Barrier, CollectiveParams, Hosts, PingPong, PingPongParams,
 };
+use overhead_humanize::format_ns;
 use overhead_machine::Placement;
 use overhead_record::{Matrix, PointRecord, PointSpec, RunRecord};
 use overhead_render::figure::{slug, Figure};
 use overhead_render::matrix::{format_number, render_matrix};
 use overhead_render::plot::heat_map_svg_of;
 use overhead_render::{new_table, Format};
-use overhead_units::format_ns;
 
 /// The report's `mpi` section (docs/ARCHITECTURE.md "Renderers").
 pub const SECTION: Section = Section {

@@ -8,12 +8,12 @@ use comfy_table::{Cell, CellAlignment};
 use crate::sections::Section;
 use overhead_analysis::primitive_rows::{matches, Row, ROWS};
 use overhead_experiments::msg::IpcParams;
+use overhead_humanize::format_ns;
 use overhead_machine::Placement;
 use overhead_record::{PointRecord, RunRecord};
 use overhead_render::{new_table, Format};
 use overhead_runtimes::column_rank;
 use overhead_runtimes::os::ipc::Transport;
-use overhead_units::format_ns;
 
 /// The report's `networked` section (docs/ARCHITECTURE.md "Renderers"), right after Souvatzis's table.
 pub const NETWORKED_CASE: Section = Section {
@@ -185,7 +185,7 @@ fn local_ratio(record: &RunRecord, runtimes: &[String], runtime: &str) -> Option
 
 /// The local-case words for a runtime `ratio` × the fastest over `rows` switch-bound rows.
 fn local_words(ratio: f64, rows: usize, is_fastest: bool) -> String {
-    let rows = overhead_units::counted(rows, "row", "rows");
+    let rows = overhead_humanize::counted(rows, "row", "rows");
     if is_fastest {
         return format!("fastest ({rows})");
     }

@@ -7,10 +7,10 @@ use comfy_table::{Cell, CellAlignment};
 use overhead_render::new_table;
 
 use overhead_analysis::primitive_rows::{matches, ROWS};
+use overhead_humanize::format_ns;
 use overhead_record::{RatioCi, RunRecord, RuntimeComparison};
 use overhead_render::Format;
 use overhead_runtimes::column_rank;
-use overhead_units::format_ns;
 
 /// The runtimes the record has anything for, Souvatzis's columns first.
 fn columns(record: &RunRecord) -> Vec<String> {

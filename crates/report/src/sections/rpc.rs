@@ -10,11 +10,11 @@ use comfy_table::{Cell, CellAlignment};
 use overhead_experiments::msg::IpcParams;
 use overhead_experiments::rpc::accounting::{COLUMNS, TABLE_KEY};
 use overhead_experiments::rpc::{FloorResult, MethodsParams, Transport};
+use overhead_humanize::format_ns;
 use overhead_record::{PointRecord, PointSpec, RunRecord};
 use overhead_render::new_table;
 use overhead_render::Format;
 use overhead_runtimes::os::ipc::Transport as IpcTransport;
-use overhead_units::format_ns;
 
 const METHODS: &str = overhead_experiments::rpc::Methods::ID;
 const FLOOR: &str = overhead_experiments::rpc::Floor::ID;

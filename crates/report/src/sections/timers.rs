@@ -7,10 +7,10 @@ use comfy_table::{Cell, CellAlignment};
 use overhead_render::new_table;
 
 use overhead_experiments::timer::{HotPathParams, HotPathResult};
+use overhead_humanize::format_ns;
 use overhead_record::{PointRecord, PointSpec, RunRecord};
 use overhead_render::Format;
 use overhead_timerq::{Scenario, StartMode, TimeBaseKind, COUNT_COLUMNS};
-use overhead_units::format_ns;
 
 const EXPERIMENT: &str = overhead_experiments::timer::HotPath::ID;
 

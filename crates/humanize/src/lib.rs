@@ -1,5 +1,6 @@
-//! Human-readable units: times in ns with a unit, and counted nouns. The lowest layer of formatting, used by
-//! analysis (flag reasons), the orchestrator (progress) and the renderers.
+//! Numbers as a person reads them: times in ns with their unit, and counted nouns (the crate was `units`; it
+//! formats, it converts nothing). The lowest layer of formatting, used by analysis (flag reasons), the
+//! orchestrator (progress) and the renderers.
 
 /// Formats a time in ns with a unit that keeps 3 significant digits: `0.312 ns`, `23.4 ns`, `1.52 µs`,
 /// `110 µs`, `1.20 ms`, `2.50 s`. Negative values (a result below its control) keep their sign.
