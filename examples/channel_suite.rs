@@ -33,7 +33,7 @@ use overhead::harness::{Harness, HarnessConfig, Mode};
 use overhead::machine::{allowed_cpus, cpu_mask, pin_current_thread, set_affinity_mask};
 use overhead::runtimes::channel_impl::ChannelImpl;
 use overhead::runtimes::channel_throughput::{
-    Capacity, ChannelThroughput as _, PartyCpus, Pattern, StreamShape, NEVER_FULL,
+    Capacity, ChannelThroughput as _, Pattern, StreamShape, TeamSeats, NEVER_FULL,
 };
 
 /// `msg.throughput`'s N: the bound of the bounded channel that producers fill.
@@ -226,7 +226,7 @@ fn harness_case(h: &Harness, krate: Crate, pattern: PatternArg, capacity: Capaci
         (Some(p), Some(c)) => std::iter::repeat_n(p, producers).chain(std::iter::repeat_n(c, consumers)).collect(),
         _ => Vec::new(),
     };
-    let parties = if pinned.is_empty() { PartyCpus::Free(&cpus.allowed) } else { PartyCpus::Pinned(&pinned) };
+    let parties = if pinned.is_empty() { TeamSeats::Free(&cpus.allowed) } else { TeamSeats::Pinned(&pinned) };
     let outcome = overhead::runtimes::os::Os
         .throughput(krate.implementation(), StreamShape { pattern, capacity }, parties, &h)
         .expect("msg.throughput's measurement");

@@ -79,14 +79,34 @@ pub struct StreamShape {
 /// (bounded by its whole message count). 2^20 messages: at 10 ns a message, 10 ms, twenty targets' worth.
 pub const NEVER_FULL: usize = 1 << 20;
 
-/// Where a stream's parties run (`msg.throughput`'s `placement:`).
+/// Where a stream's parties run (`msg.throughput`'s `placement:`): the seats of its team, each party's
+/// [`overhead_harness::Seat`] ([`TeamSeats::seats`]). One concept with the harness's seat, for a whole team.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PartyCpus<'a> {
+pub enum TeamSeats<'a> {
     /// One CPU per party, producers first, then consumers (`seq`: one), each party pinned to its own.
     Pinned(&'a [usize]),
     /// Every party free to run on any of these CPUs, placed by the scheduler: the scenario of
     /// crossbeam-channel's suite, whose threads nobody pins (only kernel-thread channels offer it).
     Free(&'a [usize]),
+}
+
+impl TeamSeats<'_> {
+    /// Each of `count` parties' seat: its own CPU (pinned), or any of the CPUs (free).
+    ///
+    /// Errors: pinned seats that are not one per party, or free seats with no CPU.
+    pub fn seats(&self, count: usize) -> anyhow::Result<Vec<overhead_harness::Seat<'_>>> {
+        use overhead_harness::Seat;
+        match *self {
+            TeamSeats::Pinned(cpus) => {
+                anyhow::ensure!(cpus.len() == count, "one CPU per party ({count}) is needed, got {}", cpus.len());
+                Ok(cpus.iter().map(|&c| Seat::Cpu(c)).collect())
+            }
+            TeamSeats::Free(cpus) => {
+                anyhow::ensure!(!cpus.is_empty(), "free parties need at least one CPU to run on");
+                Ok(vec![Seat::AnyOf(cpus); count])
+            }
+        }
+    }
 }
 
 /// [`super::Capability::ChannelThroughput`]: a runtime's channels streaming messages (`u64`s) from producers to
@@ -103,7 +123,7 @@ pub trait ChannelThroughput: Sync {
         &self,
         implementation: ChannelImpl,
         shape: StreamShape,
-        parties: PartyCpus<'_>,
+        parties: TeamSeats<'_>,
         h: &Harness,
     ) -> anyhow::Result<Outcome>;
 }
@@ -111,10 +131,10 @@ pub trait ChannelThroughput: Sync {
 /// The pinned CPUs of `parties`, for a runtime whose parties run on pinned executors.
 ///
 /// Errors: free parties, naming the runtime.
-pub fn pinned_only<'a>(runtime: &str, parties: PartyCpus<'a>) -> anyhow::Result<&'a [usize]> {
+pub fn pinned_only<'a>(runtime: &str, parties: TeamSeats<'a>) -> anyhow::Result<&'a [usize]> {
     match parties {
-        PartyCpus::Pinned(cpus) => Ok(cpus),
-        PartyCpus::Free(_) => {
+        TeamSeats::Pinned(cpus) => Ok(cpus),
+        TeamSeats::Free(_) => {
             anyhow::bail!("runtime {runtime} pins its executors: msg.throughput has no free parties on it")
         }
     }
@@ -123,6 +143,16 @@ pub fn pinned_only<'a>(runtime: &str, parties: PartyCpus<'a>) -> anyhow::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A team's seats are its parties' seats: pinned one CPU each, or free on all of them.
+    #[test]
+    fn a_team_s_seats_are_its_parties_seats() {
+        use overhead_harness::Seat;
+        assert_eq!(TeamSeats::Pinned(&[3, 5]).seats(2).unwrap(), [Seat::Cpu(3), Seat::Cpu(5)]);
+        assert!(TeamSeats::Pinned(&[3]).seats(2).unwrap_err().to_string().contains("one CPU per party (2)"));
+        assert_eq!(TeamSeats::Free(&[0, 1]).seats(3).unwrap(), vec![Seat::AnyOf(&[0, 1]); 3]);
+        assert!(TeamSeats::Free(&[]).seats(1).is_err());
+    }
 
     /// The `capacity:` key reads and writes numbers and "unbounded", and refuses anything else by name.
     #[test]

@@ -6,7 +6,7 @@ use overhead_harness::{Harness, HarnessConfig, Mode};
 use overhead_machine::Placement;
 use overhead_record::Metric;
 use overhead_runtimes::channel_impl::ChannelImpl;
-use overhead_runtimes::channel_throughput::{Capacity, PartyCpus, Pattern, StreamShape, NEVER_FULL};
+use overhead_runtimes::channel_throughput::{Capacity, Pattern, StreamShape, TeamSeats, NEVER_FULL};
 use overhead_runtimes::{Capability, RuntimeUnderTest};
 
 /// `msg.throughput`'s parameters, in key order: the channel implementation (one the runtime offers,
@@ -189,8 +189,8 @@ impl Experiment for Throughput {
         let Params { implementation, pattern, capacity, placement } = point.params()?;
         let shape = StreamShape { pattern, capacity };
         let parties = match placement {
-            StreamPlacement::Free => PartyCpus::Free(&spec.cpus),
-            _ => PartyCpus::Pinned(&spec.cpus),
+            StreamPlacement::Free => TeamSeats::Free(&spec.cpus),
+            _ => TeamSeats::Pinned(&spec.cpus),
         };
         let mut notes = vec![format!(
             "batches of about {:.0} ms ({STREAM_BATCH_FACTOR}× the mode's target): long enough to average a stream's \

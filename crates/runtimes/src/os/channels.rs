@@ -5,7 +5,7 @@
 use super::Os;
 use crate::channel_impl::ChannelImpl;
 use crate::channel_parties::{producer_index, share, tag, Discard, Sink, StreamEnds};
-use crate::channel_throughput::{Capacity, ChannelThroughput, PartyCpus, Pattern, StreamShape};
+use crate::channel_throughput::{Capacity, ChannelThroughput, Pattern, StreamShape, TeamSeats};
 use crate::offer::{ensure_offered, not_offered};
 use crate::RuntimeUnderTest as _;
 use overhead_harness::{empty_loop, Harness, Seat, TeamTiming};
@@ -267,27 +267,13 @@ impl ChannelThroughput for Os {
         &self,
         implementation: ChannelImpl,
         shape: StreamShape,
-        parties: PartyCpus<'_>,
+        parties: TeamSeats<'_>,
         h: &Harness,
     ) -> anyhow::Result<Outcome> {
         ensure_offered("os", "impl", self.offers().channel_throughput, implementation)?;
         let (producers, consumers) = shape.pattern.parties();
         let count = if shape.pattern == Pattern::Seq { 1 } else { producers + consumers };
-        let seats: Vec<Seat> = match parties {
-            PartyCpus::Pinned(cpus) => {
-                anyhow::ensure!(
-                    cpus.len() == count,
-                    "{:?} needs one CPU per party ({count}), got {}",
-                    shape.pattern,
-                    cpus.len()
-                );
-                cpus.iter().map(|&c| Seat::Cpu(c)).collect()
-            }
-            PartyCpus::Free(cpus) => {
-                anyhow::ensure!(!cpus.is_empty(), "free parties need at least one CPU to run on");
-                vec![Seat::AnyOf(cpus); count]
-            }
-        };
+        let seats: Vec<Seat> = parties.seats(count).map_err(|e| anyhow::anyhow!("{:?}: {e}", shape.pattern))?;
         with_sync_channel(implementation, shape.capacity, Measure { shape, seats, h })?
     }
 }

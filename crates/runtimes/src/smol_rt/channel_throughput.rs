@@ -6,7 +6,7 @@ use std::future::Future;
 use super::Smol;
 use crate::async_channels::{with_async_channel, BlockOn, Throughput};
 use crate::channel_impl::ChannelImpl;
-use crate::channel_throughput::{pinned_only, ChannelThroughput, PartyCpus, StreamShape};
+use crate::channel_throughput::{pinned_only, ChannelThroughput, StreamShape, TeamSeats};
 use crate::offer::ensure_offered;
 use crate::RuntimeUnderTest as _;
 use overhead_harness::Harness;
@@ -30,7 +30,7 @@ impl ChannelThroughput for Smol {
         &self,
         implementation: ChannelImpl,
         shape: StreamShape,
-        parties: PartyCpus<'_>,
+        parties: TeamSeats<'_>,
         h: &Harness,
     ) -> anyhow::Result<Outcome> {
         ensure_offered("smol", "impl", self.offers().channel_throughput, implementation)?;

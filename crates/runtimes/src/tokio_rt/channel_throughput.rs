@@ -4,7 +4,7 @@
 use super::{current_thread, Tokio};
 use crate::async_channels::{with_async_channel, Throughput};
 use crate::channel_impl::ChannelImpl;
-use crate::channel_throughput::{pinned_only, ChannelThroughput, PartyCpus, StreamShape};
+use crate::channel_throughput::{pinned_only, ChannelThroughput, StreamShape, TeamSeats};
 use crate::offer::ensure_offered;
 use crate::RuntimeUnderTest as _;
 use overhead_harness::Harness;
@@ -17,7 +17,7 @@ impl ChannelThroughput for Tokio {
         &self,
         implementation: ChannelImpl,
         shape: StreamShape,
-        parties: PartyCpus<'_>,
+        parties: TeamSeats<'_>,
         h: &Harness,
     ) -> anyhow::Result<Outcome> {
         ensure_offered("tokio", "impl", self.offers().channel_throughput, implementation)?;
