@@ -13,11 +13,11 @@ use super::channel_throughput::Capacity;
 pub enum ChannelImpl {
     /// `std::sync::mpsc`: `channel` (unbounded), `sync_channel(n)` (bounded; 0 is a rendezvous).
     StdMpsc,
-    /// `crossbeam-channel`: `unbounded`, `bounded(n)` (0 is a rendezvous).
+    /// `crossbeam-channel`: `unbounded`, `bounded(n)` (0 is zero-capacity: a handoff).
     Crossbeam,
-    /// `flume`'s blocking API: `unbounded`, `bounded(n)` (0 is a rendezvous).
+    /// `flume`'s blocking API: `unbounded`, `bounded(n)` (0 is zero-capacity: a handoff).
     Flume,
-    /// `kanal`'s blocking API: `unbounded`, `bounded(n)` (0 is a rendezvous).
+    /// `kanal`'s blocking API: `unbounded`, `bounded(n)` (0 is zero-capacity: a handoff).
     Kanal,
     /// `tokio::sync::mpsc` (`unbounded_channel`, `channel(n ≥ 1)`), with a `oneshot` reply for rendezvous.
     TokioMpsc,
@@ -207,7 +207,7 @@ mod tests {
         }
     }
 
-    /// Rendezvous channels only where the library has them, unbounded ones only where it has those.
+    /// Zero-capacity channels only where the library has them, unbounded ones only where it has those.
     #[test]
     fn capacities_follow_the_libraries() {
         use super::Capacity::{Bounded, Unbounded};

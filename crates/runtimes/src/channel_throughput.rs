@@ -34,7 +34,7 @@ impl Pattern {
     }
 }
 
-/// A channel's capacity (the `capacity:` key): a bound in messages (0 is a rendezvous channel: every send waits
+/// A channel's capacity (the `capacity:` key): a bound in messages (0 is a zero-capacity channel, a handoff: every send waits
 /// for its receive), or unbounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Capacity {

@@ -95,7 +95,7 @@ fn grid(mode: Mode) -> Vec<(Pattern, Capacity, StreamPlacement)> {
     match mode {
         Mode::Quick => vec![(Spsc, Bounded(N), OtherCore), (Spsc, Bounded(N), Free)],
         // The default run's budget (≤ 90 s in all) leaves room for the cases the crossbeam-channel cross-check
-        // compares, pinned and free, and the rendezvous channel; the rest of the suite's grid is `--full`'s.
+        // compares, pinned and free, and the zero-capacity channel; the rest of the suite's grid is `--full`'s.
         Mode::Default => vec![
             (Spsc, Bounded(N), OtherCore),
             (Mpsc, Bounded(N), OtherCore),
