@@ -32,11 +32,34 @@ const DETAIL: usize = 48;
 
 /// The summary of `record`, written at `record_path` (its `results.json`).
 pub fn run_summary(record: &RunRecord, record_path: &Path) -> String {
+    // The lists give way, the choices first, until the screen holds it all (a run with many warnings).
+    let mut budget = Budget { comparisons: COMPARISONS, choices: CHOICES };
+    loop {
+        let text = summary_within(record, record_path, budget);
+        if text.lines().count() <= MAX_LINES || budget.comparisons == 0 {
+            return text;
+        }
+        match budget.choices {
+            0 => budget.comparisons -= 1,
+            _ => budget.choices -= 1,
+        }
+    }
+}
+
+/// How many lines the runtimes' comparisons and the choices may take.
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    comparisons: usize,
+    choices: usize,
+}
+
+/// The summary with at most `budget` lines of comparisons and choices, wrapped at [`WIDTH`].
+fn summary_within(record: &RunRecord, record_path: &Path, budget: Budget) -> String {
     let mut out = compact_header(record);
     out += &flag_counts(record);
     out += &key_costs(record);
-    out += &comparisons(record);
-    out += &choices(record);
+    out += &comparisons(record, budget.comparisons);
+    out += &choices(record, budget.choices);
     out += &findings(record);
     out += &more(record, record_path);
     out.lines().flat_map(|l| wrap(l, WIDTH)).map(|l| l + "\n").collect()
@@ -106,9 +129,25 @@ fn compact_header(record: &RunRecord) -> String {
         );
     }
     for w in record.warnings.iter().chain(&record.speed_warning) {
-        let _ = writeln!(out, "  warning: {w}");
+        let _ = writeln!(out, "  warning: {}", first_sentences(w, WARNING_CHARS));
     }
     out
+}
+
+/// A warning's characters shown at most: two lines (the full report has every word).
+const WARNING_CHARS: usize = 180;
+
+/// `text` cut after the last sentence that ends within `limit` characters, else at `limit` with "…"; whole
+/// when it is short enough.
+fn first_sentences(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(limit).collect();
+    match head.rfind(". ").or_else(|| head.rfind("; ")) {
+        Some(at) if at > limit / 3 => format!("{}… (the full report has the rest)", &head[..at + 1]),
+        _ => format!("{}…", head.trim_end()),
+    }
 }
 
 /// One line: how many points carry each flag, and how many cells have no result.
@@ -156,30 +195,30 @@ fn key_costs(record: &RunRecord) -> String {
 }
 
 /// Each runtime against the reference on Souvatzis's switch-bound rows.
-fn comparisons(record: &RunRecord) -> String {
+fn comparisons(record: &RunRecord, shown: usize) -> String {
     let Some(first) = record.comparisons.first() else { return String::new() };
     let mut out = format!(
         "\nRuntimes against {} on Souvatzis's switch-bound rows (geometric mean; the switch round trip)\n",
         first.reference
     );
-    for c in record.comparisons.iter().take(COMPARISONS) {
+    for c in record.comparisons.iter().take(shown) {
         let switch = c.raw_switch.map_or(String::new(), |r| {
             format!("; switch ×{} [{}, {}]", ratio_text(r.ratio), ratio_text(r.low), ratio_text(r.high))
         });
         let _ = writeln!(out, "  {}: ×{} over {} rows{switch}", c.runtime, ratio_text(c.switch_bound_geomean), c.rows);
     }
-    out += &more_line(record.comparisons.len(), COMPARISONS, "primitives");
+    out += &more_line(record.comparisons.len(), shown, "primitives");
     out
 }
 
 /// The cheapest implementation of each kind: one line per choice table, its best group first.
-fn choices(record: &RunRecord) -> String {
+fn choices(record: &RunRecord, shown: usize) -> String {
     if record.choices.is_empty() {
         return String::new();
     }
     let mut out =
         "\nThe cheapest implementation of each kind (the fastest; the next outside its CI, by its ratio)\n".to_string();
-    for t in record.choices.iter().take(CHOICES) {
+    for t in record.choices.iter().take(shown) {
         let name = |c: &overhead_record::Candidate| c.implementation.clone().unwrap_or_else(|| c.runtime.clone());
         let Some(best) = t.candidates.first() else { continue };
         let tied: Vec<String> = t.best_group().skip(1).map(name).collect();
@@ -192,7 +231,7 @@ fn choices(record: &RunRecord) -> String {
         let at = if setting.is_empty() { String::new() } else { format!(" {setting}") };
         let _ = writeln!(out, "  {}{at}: {} {}{tied}{next}", t.experiment, name(best), format_ns(best.median_ns));
     }
-    out += &more_line(record.choices.len(), CHOICES, "choose");
+    out += &more_line(record.choices.len(), shown, "choose");
     out
 }
 
@@ -285,6 +324,27 @@ mod tests {
         assert_eq!(wrapped.join(" ").split_whitespace().count(), 40, "no word lost");
         assert_eq!(wrap("short", 30), ["short"]);
         assert_eq!(wrap("", 30), [""]);
+    }
+
+    /// Long warnings are cut and the lists give way: the screen holds at most MAX_LINES lines.
+    #[test]
+    fn many_long_warnings_still_fit_a_screen() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/quick-run.json");
+        let mut record = overhead_record::load(&path).unwrap();
+        overhead_analysis::analyze(&mut record, &overhead_experiments::CATALOG);
+        let long = "a warning that goes on and on about the machine. ".repeat(20);
+        record.warnings = vec![long.clone(), long.clone(), long.clone(), long];
+        let text = run_summary(&record, Path::new("r/results.json"));
+        assert!(text.lines().count() <= MAX_LINES, "{} lines:\n{text}", text.lines().count());
+        assert!(text.contains("(the full report has"), "{text}");
+        assert!(text.trim_end().ends_with("--verbose"), "{text}");
+    }
+
+    #[test]
+    fn a_long_text_is_cut_after_a_sentence() {
+        assert_eq!(first_sentences("short.", 20), "short.");
+        let cut = first_sentences("One sentence here. Another one that is long enough to pass.", 30);
+        assert_eq!(cut, "One sentence here.… (the full report has the rest)");
     }
 
     /// A record with no points still says what it is and where it is, and nothing else.
