@@ -11,17 +11,17 @@ use overhead_protocol::{ProbeJob, ProbeMessage, VERSION};
 /// in its place: how a run with sides measures each side's toolchain (a side's `JAVA_HOME`, docs/METHOD.md
 /// §17).
 pub fn probe(job: &str) -> anyhow::Result<ExitCode> {
-    if let Ok(parsed) = serde_json::from_str::<ProbeJob>(job) {
-        let external = overhead_runtimes::find(&parsed.spec.runtime).and_then(|r| r.external());
-        if let Some(external) = external.filter(|e| !e.driven_from_rust(&parsed.spec.experiment)) {
-            let mut command = external.command(&parsed.spec, job)?;
-            // Only returns on failure: the external probe answers on this process's stdout.
-            let failed = std::os::unix::process::CommandExt::exec(&mut command);
-            anyhow::bail!("the {} probe could not be started: {failed}", parsed.spec.runtime);
-        }
-    }
     let message = match serde_json::from_str::<ProbeJob>(job) {
-        Ok(job) => run_probe(&job),
+        Ok(parsed) => {
+            let external = overhead_runtimes::find(&parsed.spec.runtime).and_then(|r| r.external());
+            if let Some(external) = external.filter(|e| !e.driven_from_rust(&parsed.spec.experiment)) {
+                let mut command = external.command(&parsed.spec, job)?;
+                // Only returns on failure: the external probe answers on this process's stdout.
+                let failed = std::os::unix::process::CommandExt::exec(&mut command);
+                anyhow::bail!("the {} probe could not be started: {failed}", parsed.spec.runtime);
+            }
+            run_probe(&parsed)
+        }
         Err(e) => ProbeMessage::Error {
             v: VERSION,
             message: format!("the job is not valid JSON for protocol v{VERSION}: {e}"),

@@ -27,8 +27,9 @@ pub fn heat_map_svg_of(matrix: &Matrix, title: &str, x: &str, y: &str) -> anyhow
             .margin(10)
             .x_label_area_size(52)
             .y_label_area_size(70)
-            // A segmented a..b holds the segments a, a+1, …, b: one per CPU is 0..n − 1.
-            .build_cartesian_2d((0..n_cols - 1).into_segmented(), (0..n_rows - 1).into_segmented())
+            // A segmented a..b holds the segments a, a+1, …, b: one per CPU is 0..n − 1. A range of one segment
+            // (0..0) has no width in plotters, so a single row or column gets a second, empty one beside it.
+            .build_cartesian_2d((0..(n_cols - 1).max(1)).into_segmented(), (0..(n_rows - 1).max(1)).into_segmented())
             .map_err(draw_err)?;
         // Row 0 is drawn at the top, as a matrix is read: segment y holds row n_rows − 1 − y.
         let centre_label = |labels: &[String], v: &SegmentValue<i32>, flip: bool| match v {
