@@ -27,7 +27,7 @@ const CRATES_UNDER_TEST: [&str; 13] = [
 ];
 
 /// Which files of `probes/` make each probe: the same rules the runtimes read the tree with.
-#[path = "crates/runtimes/src/external/probe_files.rs"]
+#[path = "crates/runtime-external/src/probe_files.rs"]
 mod probe_files;
 
 fn main() {

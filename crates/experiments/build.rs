@@ -1,4 +1,4 @@
-//! Sets the `overhead_openmp` cfg when the runtimes crate built the OpenMP kernels (its `links` metadata), so
+//! Sets the `overhead_openmp` cfg when overhead-runtime-parallel built the OpenMP kernels (its `links` metadata), so
 //! the experiments' OpenMP tests run only where the kernels exist.
 
 fn main() {

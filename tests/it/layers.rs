@@ -2,8 +2,8 @@
 //! refuses a cycle; what it cannot refuse is a crate depending on one that the architecture puts above it (a
 //! new edge that happens to make no cycle), a crate that no layer names, or a drawing in docs/ARCHITECTURE.md
 //! that no longer matches the manifests. This test reads the manifests and the page as text, so it needs no
-//! build of the crates. It also keeps the runtime plug-in trait (`runtimes/src/plugin.rs`) apart from the
-//! runtimes that implement it, which is inside one crate and so invisible to Cargo.
+//! build of the crates. It also keeps the runtime families apart: each stands on the plug-in interface
+//! (`runtime-api`) alone, and only the registry (`runtimes`) names them all.
 
 use std::path::Path;
 
@@ -20,6 +20,12 @@ const LAYERS: &[&str] = &[
     "hosts",
     "timerq",
     "grpc",
+    "runtime-api",
+    "runtime-os",
+    "runtime-fibers",
+    "runtime-async",
+    "runtime-parallel",
+    "runtime-external",
     "runtimes",
     "experiments",
     "analysis",
@@ -29,9 +35,10 @@ const LAYERS: &[&str] = &[
     "report",
 ];
 
-/// Pairs of files and paths inside one crate where the first must not use the second (a circle once
-/// stood there): the plug-in trait knows nothing of the runtimes that implement it.
-const SIBLINGS_APART: &[(&str, &str)] = &[("runtimes/src/plugin.rs", "crate::external::")];
+/// The runtime families: peers on one layer, each a crate over the plug-in interface, none depending on
+/// another, so that adding or editing a runtime rebuilds its family and the crates above.
+const RUNTIME_FAMILIES: &[&str] =
+    &["runtime-os", "runtime-fibers", "runtime-async", "runtime-parallel", "runtime-external"];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -102,12 +109,17 @@ fn the_architecture_page_lists_the_layers_in_order() {
 }
 
 #[test]
-fn the_plugin_trait_does_not_know_its_implementations() {
-    for (file, forbidden) in SIBLINGS_APART {
-        let text = std::fs::read_to_string(root().join("crates").join(file)).unwrap();
-        let code: String = text.lines().map(|l| l.find("//").map_or(l, |i| &l[..i])).collect::<Vec<_>>().join("\n");
-        assert!(!code.contains(forbidden), "{file} uses {forbidden}");
+fn a_runtime_family_stands_on_the_plugin_interface_alone() {
+    let mut crossing = Vec::new();
+    for family in RUNTIME_FAMILIES {
+        let manifest = std::fs::read_to_string(root().join("crates").join(family).join("Cargo.toml")).unwrap();
+        for (table, dep) in workspace_dependencies(&manifest) {
+            if dep.starts_with("runtime") && dep != "runtime-api" {
+                crossing.push(format!("{family} [{table}] -> {dep}"));
+            }
+        }
     }
+    assert!(crossing.is_empty(), "runtime families that depend on another: {crossing:#?}");
 }
 
 #[test]
@@ -140,6 +152,13 @@ const KEPT_APART: &[(&str, &[&str])] = &[
     ("grpc", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
     ("timerq", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
     ("runtimes", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
+    // The plug-in interface holds no runtime; each family reaches only the runtimes it holds.
+    ("runtime-api", &["tokio", "smol", "rayon", "corosensei", "tonic", "cc", "crossbeam-channel", "flume", "kanal"]),
+    ("runtime-os", &["tokio", "smol", "rayon", "corosensei", "tonic", "cc"]),
+    ("runtime-fibers", &["tokio", "smol", "rayon", "tonic", "cc", "crossbeam-channel", "flume", "kanal"]),
+    ("runtime-async", &["rayon", "corosensei", "tonic", "cc", "crossbeam-channel"]),
+    ("runtime-parallel", &["tokio", "smol", "corosensei", "tonic", "crossbeam-channel", "flume", "kanal"]),
+    ("runtime-external", &["tokio", "smol", "rayon", "corosensei", "tonic", "cc"]),
     ("experiments", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
 ];
 
