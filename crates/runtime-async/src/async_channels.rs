@@ -305,6 +305,22 @@ pub fn message_row<C: AsyncChan, E: Executor>(executor: &E, row: MessageRow, h: 
     m
 }
 
+/// One of Souvatzis's message rows (`row`) through `implementation` on `executor`: an unbounded channel for
+/// `msg.async` and `msg.switch`, a zero-capacity one for `msg.rendezvous` (`MessageRow::Server`). What every
+/// async runtime measures alike (`async_runtime!`).
+///
+/// Errors: `implementation` is not an async channel crate, or has no channel of that capacity.
+pub fn row_on<E: Executor>(
+    runtime: &str,
+    implementation: ChannelImpl,
+    row: MessageRow,
+    executor: &E,
+    h: &Harness,
+) -> anyhow::Result<Measurement> {
+    let capacity = if row == MessageRow::Server { Capacity::Bounded(0) } else { Capacity::Unbounded };
+    with_async_channel(runtime, implementation, capacity, Row { executor, row, h })
+}
+
 /// [`message_row`] as an [`AsyncVisit`], for [`with_async_channel`].
 pub struct Row<'a, E> {
     /// The executor the row runs on.

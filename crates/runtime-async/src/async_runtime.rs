@@ -39,10 +39,24 @@ pub const fn offers(channels: &'static [ChannelImpl], rendezvous: &'static [Chan
 }
 
 /// Makes `$runtime` a runtime under test named `$name`: Ben-Asher & Feitelson's constructs on `$pool` (a `TaskPool`), Souvatzis's
-/// primitives on `$local` (a `LocalRuntime`), and every capability of [`offers`]; the type itself
-/// implements `Messages` and `ChannelThroughput` (its channels).
+/// primitives on `$local` (a `LocalRuntime`), its channels' message rows on the one-thread executor `$rows_on`
+/// makes (an `async_channels::Executor`; evaluated in a function returning `anyhow::Result`, so `?` works),
+/// `msg.throughput` on the executors `$streams_on` makes (one per group of parties, an `async_channels::BlockOn`),
+/// and every capability of [`offers`]. The one row written in each runtime's own idiom is the rendezvous of
+/// its own channel `$own_channel` (`$own_rendezvous`, e.g. tokio's mpsc request and `oneshot` reply); every
+/// other crate's rendezvous is two zero-capacity channels to a server task.
 macro_rules! async_runtime {
-    ($runtime:ty, name: $name:literal, about: $about:expr, offers: $offers:path, pool: $pool:ty, local: $local:ty) => {
+    (
+        $runtime:ty,
+        name: $name:literal,
+        about: $about:expr,
+        offers: $offers:path,
+        pool: $pool:ty,
+        local: $local:ty,
+        rows_on: $rows_on:expr,
+        streams_on: $streams_on:expr,
+        own_rendezvous: $own_channel:path => $own_rendezvous:path
+    ) => {
         $crate::task_pool::pool_constructs!($runtime, $pool);
         $crate::local_runtime::local_primitives!($runtime, $local);
         impl overhead_runtime_api::RuntimeUnderTest for $runtime {
@@ -65,6 +79,62 @@ macro_rules! async_runtime {
             );
             fn offers(&self) -> &overhead_runtime_api::Offers {
                 &$offers
+            }
+        }
+        impl overhead_runtime_api::primitives::Messages for $runtime {
+            /// An unbounded channel of `implementation`, sender and receiver in the same task of the one-thread
+            /// executor (`async_channels::message_row`).
+            fn async_message(
+                &self,
+                implementation: overhead_runtime_api::channel_impl::ChannelImpl,
+                h: &overhead_harness::Harness,
+            ) -> anyhow::Result<overhead_harness::Measurement> {
+                overhead_runtime_api::offer::ensure_offered($name, "impl", $offers.channel, implementation)?;
+                let row = $crate::async_channels::MessageRow::Async;
+                $crate::async_channels::row_on($name, implementation, row, &$rows_on, h)
+            }
+            /// Two unbounded channels of `implementation` to and from an echo task.
+            fn message_round_trip(
+                &self,
+                implementation: overhead_runtime_api::channel_impl::ChannelImpl,
+                _partner_cpu: usize,
+                h: &overhead_harness::Harness,
+            ) -> anyhow::Result<overhead_harness::Measurement> {
+                overhead_runtime_api::offer::ensure_offered($name, "impl", $offers.message_switch, implementation)?;
+                let row = $crate::async_channels::MessageRow::Echo;
+                $crate::async_channels::row_on($name, implementation, row, &$rows_on, h)
+            }
+            /// The runtime's own channel in its own idiom; the other crates: two zero-capacity channels to a
+            /// server task.
+            fn rendezvous(
+                &self,
+                implementation: overhead_runtime_api::channel_impl::ChannelImpl,
+                _partner_cpu: usize,
+                h: &overhead_harness::Harness,
+            ) -> anyhow::Result<overhead_harness::Measurement> {
+                overhead_runtime_api::offer::ensure_offered($name, "impl", $offers.rendezvous, implementation)?;
+                if implementation == $own_channel {
+                    return $own_rendezvous(h);
+                }
+                let row = $crate::async_channels::MessageRow::Server;
+                $crate::async_channels::row_on($name, implementation, row, &$rows_on, h)
+            }
+        }
+        impl overhead_runtime_api::channel_throughput::ChannelThroughput for $runtime {
+            /// [`Throughput`]($crate::async_channels::Throughput): the parties as futures, one executor per
+            /// group of parties on its own pinned thread.
+            fn throughput(
+                &self,
+                implementation: overhead_runtime_api::channel_impl::ChannelImpl,
+                shape: overhead_runtime_api::channel_throughput::StreamShape,
+                parties: overhead_runtime_api::channel_throughput::TeamSeats<'_>,
+                h: &overhead_harness::Harness,
+            ) -> anyhow::Result<overhead_record::Outcome> {
+                let offered = $offers.channel_throughput;
+                overhead_runtime_api::offer::ensure_offered($name, "impl", offered, implementation)?;
+                let cpus = overhead_runtime_api::channel_throughput::pinned_only($name, parties)?;
+                let measure = $crate::async_channels::Throughput { shape, cpus, h, executor: $streams_on };
+                $crate::async_channels::with_async_channel($name, implementation, shape.capacity, measure)?
             }
         }
     };

@@ -58,5 +58,8 @@ crate::async_runtime::async_runtime!(
             async-io, async-lock, async-channel",
     offers: OFFERS,
     pool: SmolPool,
-    local: SmolLocal
+    local: SmolLocal,
+    rows_on: <SmolLocal as crate::local_runtime::LocalRuntime>::start()?,
+    streams_on: || Ok(channel_throughput::SmolBlockOn),
+    own_rendezvous: ChannelImpl::AsyncChannel => primitives::own_rendezvous
 );

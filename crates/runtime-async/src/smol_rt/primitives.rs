@@ -1,88 +1,51 @@
-//! Souvatzis's message rows on smol's `LocalExecutor`: one thread inside `smol::block_on`, the timed loop and
-//! its partners tasks of the same executor, messages through async-channel (smol's own) and flume's and kanal's
-//! async sides (`crate::async_channels`), the rendezvous of smol's own in its idiom. The other
-//! primitives are `crate::local_runtime`'s on [`super::SmolLocal`].
+//! smol's own rendezvous idiom: a server task, an unbounded async-channel of requests and a `bounded(1)` reply
+//! channel per call. Souvatzis's other message rows are the shared ones (`crate::async_channels`, written by
+//! `async_runtime!` on [`super::SmolLocal`], smol's `LocalExecutor`), and the other primitives
+//! `crate::local_runtime`'s on it.
 
 use std::hint::black_box;
 
 use ::smol::channel::{bounded, unbounded};
 use ::smol::LocalExecutor;
 
-use super::{measure, Smol, SmolLocal};
-use crate::async_channels::{with_async_channel, MessageRow, Row};
-use crate::local_runtime::LocalRuntime as _;
+use super::measure;
 use overhead_harness::{Harness, Measurement};
-use overhead_runtime_api::channel_impl::ChannelImpl;
-use overhead_runtime_api::channel_throughput::Capacity;
-use overhead_runtime_api::offer::ensure_offered;
-use overhead_runtime_api::primitives::Messages;
-use overhead_runtime_api::RuntimeUnderTest as _;
 
-impl Messages for Smol {
-    /// An unbounded channel of `implementation`, sender and receiver in the same task
-    /// (`async_channels::message_row` on the `LocalExecutor`, the timed loop a task).
-    fn async_message(&self, implementation: ChannelImpl, h: &Harness) -> anyhow::Result<Measurement> {
-        ensure_offered("smol", "impl", self.offers().channel, implementation)?;
-        let ex = SmolLocal::start()?;
-        with_async_channel(
-            "smol",
-            implementation,
-            Capacity::Unbounded,
-            Row { executor: &ex, row: MessageRow::Async, h },
-        )
-    }
-
-    /// Two unbounded channels of `implementation` to and from an echo task.
-    fn message_round_trip(
-        &self,
-        implementation: ChannelImpl,
-        _partner_cpu: usize,
-        h: &Harness,
-    ) -> anyhow::Result<Measurement> {
-        ensure_offered("smol", "impl", self.offers().message_switch, implementation)?;
-        let ex = SmolLocal::start()?;
-        with_async_channel("smol", implementation, Capacity::Unbounded, Row { executor: &ex, row: MessageRow::Echo, h })
-    }
-
-    /// `async_channel` (smol's own): a server task, an unbounded async-channel of requests and a `bounded(1)`
-    /// async-channel per call for the reply: async-channel has no zero-capacity channel and smol no oneshot, so
-    /// this is smol's way of tokio's mpsc + `oneshot` (the per-call channel is allocated in the loop, as tokio's
-    /// oneshot is); `flume_async`, `kanal_async`: two zero-capacity channels to a server task.
-    fn rendezvous(&self, implementation: ChannelImpl, _partner_cpu: usize, h: &Harness) -> anyhow::Result<Measurement> {
-        ensure_offered("smol", "impl", self.offers().rendezvous, implementation)?;
-        if implementation != ChannelImpl::AsyncChannel {
-            let ex = SmolLocal::start()?;
-            let row = Row { executor: &ex, row: MessageRow::Server, h };
-            return with_async_channel("smol", implementation, Capacity::Bounded(0), row);
+/// `msg.rendezvous` `impl:async_channel` (smol's own): a server task, an unbounded async-channel of requests and
+/// a `bounded(1)` async-channel per call for the reply. async-channel has no zero-capacity channel and smol no
+/// oneshot, so this is smol's way of tokio's mpsc + `oneshot` (the per-call channel is allocated in the loop,
+/// as tokio's oneshot is).
+pub(super) fn own_rendezvous(h: &Harness) -> anyhow::Result<Measurement> {
+    type Request = (u64, ::smol::channel::Sender<u64>);
+    let ex = LocalExecutor::new();
+    let (request_tx, request_rx) = unbounded::<Request>();
+    let server = ex.spawn(async move {
+        while let Ok((q, reply)) = request_rx.recv().await {
+            let _ = reply.send(q + 1).await;
         }
-        type Request = (u64, ::smol::channel::Sender<u64>);
-        let ex = LocalExecutor::new();
-        let (request_tx, request_rx) = unbounded::<Request>();
-        let server = ex.spawn(async move {
-            while let Ok((q, reply)) = request_rx.recv().await {
-                let _ = reply.send(q + 1).await;
+    });
+    let m = measure(h, &ex, |n| {
+        let request_tx = request_tx.clone();
+        async move {
+            for i in 0..n {
+                let (reply_tx, reply_rx) = bounded(1);
+                request_tx.send((i, reply_tx)).await.expect("server alive");
+                black_box(reply_rx.recv().await.ok());
             }
-        });
-        let m = measure(h, &ex, |n| {
-            let request_tx = request_tx.clone();
-            async move {
-                for i in 0..n {
-                    let (reply_tx, reply_rx) = bounded(1);
-                    request_tx.send((i, reply_tx)).await.expect("server alive");
-                    black_box(reply_rx.recv().await.ok());
-                }
-            }
-        });
-        drop(request_tx);
-        ::smol::block_on(ex.run(server));
-        Ok(m)
-    }
+        }
+    });
+    drop(request_tx);
+    ::smol::block_on(ex.run(server));
+    Ok(m)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::smol_rt::Smol;
     use overhead_harness::testing::quick_harness;
+    use overhead_runtime_api::channel_impl::ChannelImpl;
+    use overhead_runtime_api::primitives::Messages;
     use overhead_runtime_api::primitives::{Body, Context, NewTask, Primitives, SemOp, SpawnKind};
 
     /// Every message the echo and the server get comes back exactly once and in order.

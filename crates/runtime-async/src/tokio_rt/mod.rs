@@ -2,7 +2,6 @@
 //! table (one worker thread, cooperative switches at `.await`), and its multi-thread work-stealing
 //! scheduler, the peer of kernel threads in Ben-Asher & Feitelson's experiments.
 
-mod channel_throughput;
 mod local;
 mod pool;
 mod primitives;
@@ -55,5 +54,8 @@ crate::async_runtime::async_runtime!(
     about: "tokio: current-thread scheduler (Souvatzis's SR table), multi-thread work stealing (Ben-Asher & Feitelson)",
     offers: OFFERS,
     pool: TokioPool,
-    local: TokioLocal
+    local: TokioLocal,
+    rows_on: current_thread()?,
+    streams_on: current_thread,
+    own_rendezvous: ChannelImpl::TokioMpsc => primitives::own_rendezvous
 );
