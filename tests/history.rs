@@ -4,15 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-fn overhead(data: &Path) -> assert_cmd::Command {
-    let mut command = assert_cmd::Command::cargo_bin("overhead").unwrap();
-    command.env("XDG_DATA_HOME", data);
-    command
-}
-
-fn read_json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
+mod support;
+use support::{overhead, read_json, text};
 
 /// A tiny quick run into `out`: the loop and a call, one runtime.
 fn tiny_run(data: &Path, out: &Path) -> std::process::Output {
@@ -21,10 +14,6 @@ fn tiny_run(data: &Path, out: &Path) -> std::process::Output {
         .arg(out)
         .output()
         .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]

@@ -5,20 +5,8 @@
 
 use std::path::Path;
 
-/// The binary, with its history in `data` (never the user's).
-fn overhead(data: &Path) -> assert_cmd::Command {
-    let mut command = assert_cmd::Command::cargo_bin("overhead").unwrap();
-    command.env("XDG_DATA_HOME", data);
-    command
-}
-
-fn read_json(path: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod support;
+use support::{overhead, read_json, text};
 
 #[test]
 fn two_builds_and_a_setting_are_measured_side_by_side_in_one_record() {

@@ -208,14 +208,13 @@ pub mod tests {
         PlanContext { cpus: vec![0, 1], topology: Topology::detect(), mode, hosts: Vec::new() }
     }
 
+    /// A context with CPUs 0 to `n - 1` on this machine's topology.
+    fn ctx(n: usize, mode: Mode) -> PlanContext {
+        PlanContext { cpus: (0..n).collect(), topology: Topology::detect(), mode, hosts: Vec::new() }
+    }
+
     #[test]
     fn thread_counts_are_one_two_and_all_but_in_full() {
-        let ctx = |n: usize, mode| PlanContext {
-            cpus: (0..n).collect(),
-            topology: Topology::detect(),
-            mode,
-            hosts: Vec::new(),
-        };
         assert_eq!(ctx(16, Mode::Default).thread_counts(1), vec![1, 2, 16]);
         assert_eq!(ctx(1, Mode::Quick).thread_counts(1), vec![1]);
         assert_eq!(ctx(4, Mode::Default).thread_counts(2), vec![2, 4]);
@@ -225,12 +224,6 @@ pub mod tests {
 
     #[test]
     fn the_thread_ladder_doubles_to_every_cpu_but_in_full() {
-        let ctx = |n: usize, mode| PlanContext {
-            cpus: (0..n).collect(),
-            topology: Topology::detect(),
-            mode,
-            hosts: Vec::new(),
-        };
         assert_eq!(ctx(256, Mode::Default).thread_ladder(1), vec![1, 2, 4, 8, 16, 32, 64, 128, 256]);
         assert_eq!(ctx(12, Mode::Quick).thread_ladder(1), vec![1, 2, 4, 8, 12]);
         assert_eq!(ctx(12, Mode::Default).thread_ladder(2), vec![2, 4, 8, 12]);

@@ -150,6 +150,19 @@ impl ChannelImpl {
         }
     }
 
+    /// [`ChannelImpl::has_capacity`] as an error that names the channel and the capacity, for the code that
+    /// opens a channel of a point's `capacity:`.
+    ///
+    /// Errors: the channel has no form of that capacity.
+    pub fn ensure_capacity(self, capacity: Capacity) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.has_capacity(capacity),
+            "{self} has no channel of capacity {}",
+            serde_json::to_value(capacity).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+        );
+        Ok(())
+    }
+
     /// Whether this implementation has `pattern`'s consumers: every one but the single-consumer queues
     /// (`std::sync::mpsc` and tokio's mpsc, whose receiver cannot be shared or cloned), which have no `mpmc`.
     pub fn has_pattern(self, pattern: super::channel_throughput::Pattern) -> bool {

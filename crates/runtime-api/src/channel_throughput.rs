@@ -44,6 +44,17 @@ pub enum Capacity {
     Unbounded,
 }
 
+impl Capacity {
+    /// The bound of a bounded capacity, in messages; 0 for unbounded (never asked: only the bounded forms of a
+    /// crate's channel read it).
+    pub fn bound(self) -> usize {
+        match self {
+            Capacity::Bounded(n) => n,
+            Capacity::Unbounded => 0,
+        }
+    }
+}
+
 impl serde::Serialize for Capacity {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {

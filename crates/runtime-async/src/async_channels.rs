@@ -121,7 +121,7 @@ impl AsyncChan for TokioBounded {
     type Tx = ::tokio::sync::mpsc::Sender<u64>;
     type Rx = ::tokio::sync::mpsc::Receiver<u64>;
     fn open(capacity: Capacity) -> (Self::Tx, Self::Rx) {
-        ::tokio::sync::mpsc::channel(bound(capacity).max(1))
+        ::tokio::sync::mpsc::channel(capacity.bound().max(1))
     }
     fn clone_rx(_: &Self::Rx) -> Option<Self::Rx> {
         None
@@ -136,85 +136,52 @@ impl AsyncChan for TokioBounded {
     }
 }
 
-// The trait's futures are `Send` (a partner may be a spawned task), which `async fn` cannot state.
-#[allow(clippy::manual_async_fn)]
-impl AsyncChan for AsyncChannel {
-    type Tx = async_channel::Sender<u64>;
-    type Rx = async_channel::Receiver<u64>;
-    fn open(capacity: Capacity) -> (Self::Tx, Self::Rx) {
-        match capacity {
-            Capacity::Bounded(n) => async_channel::bounded(n.max(1)),
-            Capacity::Unbounded => async_channel::unbounded(),
+/// The adapter of an async channel crate with cloneable ends: its sender and receiver types, how it opens a
+/// bounded and an unbounded channel, and its sending and receiving methods (async-channel's own; flume's async
+/// side, `send_async`/`recv_async`; kanal's async types).
+macro_rules! cloneable_async_channel {
+    (
+        $channel:ty,
+        $tx:ty,
+        $rx:ty,
+        bounded: $bounded:expr,
+        unbounded: $unbounded:path,
+        send: $send:ident,
+        recv: $recv:ident
+    ) => {
+        // The trait's futures are `Send` (a partner may be a spawned task), which `async fn` cannot state.
+        #[allow(clippy::manual_async_fn)]
+        impl AsyncChan for $channel {
+            type Tx = $tx;
+            type Rx = $rx;
+            fn open(capacity: Capacity) -> (Self::Tx, Self::Rx) {
+                match capacity {
+                    Capacity::Bounded(n) => $bounded(n),
+                    Capacity::Unbounded => $unbounded(),
+                }
+            }
+            fn clone_rx(rx: &Self::Rx) -> Option<Self::Rx> {
+                Some(rx.clone())
+            }
+            #[inline]
+            fn send(tx: &Self::Tx, message: u64) -> impl Future<Output = bool> + Send + '_ {
+                async move { tx.$send(message).await.is_ok() }
+            }
+            #[inline]
+            fn recv(rx: &mut Self::Rx) -> impl Future<Output = Option<u64>> + Send + '_ {
+                async move { rx.$recv().await.ok() }
+            }
         }
-    }
-    fn clone_rx(rx: &Self::Rx) -> Option<Self::Rx> {
-        Some(rx.clone())
-    }
-    #[inline]
-    fn send(tx: &Self::Tx, message: u64) -> impl Future<Output = bool> + Send + '_ {
-        async move { tx.send(message).await.is_ok() }
-    }
-    #[inline]
-    fn recv(rx: &mut Self::Rx) -> impl Future<Output = Option<u64>> + Send + '_ {
-        async move { rx.recv().await.ok() }
-    }
+    };
 }
 
-// The trait's futures are `Send` (a partner may be a spawned task), which `async fn` cannot state.
-#[allow(clippy::manual_async_fn)]
-impl AsyncChan for FlumeAsync {
-    type Tx = flume::Sender<u64>;
-    type Rx = flume::Receiver<u64>;
-    fn open(capacity: Capacity) -> (Self::Tx, Self::Rx) {
-        match capacity {
-            Capacity::Bounded(n) => flume::bounded(n),
-            Capacity::Unbounded => flume::unbounded(),
-        }
-    }
-    fn clone_rx(rx: &Self::Rx) -> Option<Self::Rx> {
-        Some(rx.clone())
-    }
-    #[inline]
-    fn send(tx: &Self::Tx, message: u64) -> impl Future<Output = bool> + Send + '_ {
-        async move { tx.send_async(message).await.is_ok() }
-    }
-    #[inline]
-    fn recv(rx: &mut Self::Rx) -> impl Future<Output = Option<u64>> + Send + '_ {
-        async move { rx.recv_async().await.ok() }
-    }
-}
-
-// The trait's futures are `Send` (a partner may be a spawned task), which `async fn` cannot state.
-#[allow(clippy::manual_async_fn)]
-impl AsyncChan for KanalAsync {
-    type Tx = kanal::AsyncSender<u64>;
-    type Rx = kanal::AsyncReceiver<u64>;
-    fn open(capacity: Capacity) -> (Self::Tx, Self::Rx) {
-        match capacity {
-            Capacity::Bounded(n) => kanal::bounded_async(n),
-            Capacity::Unbounded => kanal::unbounded_async(),
-        }
-    }
-    fn clone_rx(rx: &Self::Rx) -> Option<Self::Rx> {
-        Some(rx.clone())
-    }
-    #[inline]
-    fn send(tx: &Self::Tx, message: u64) -> impl Future<Output = bool> + Send + '_ {
-        async move { tx.send(message).await.is_ok() }
-    }
-    #[inline]
-    fn recv(rx: &mut Self::Rx) -> impl Future<Output = Option<u64>> + Send + '_ {
-        async move { rx.recv().await.ok() }
-    }
-}
-
-/// The bound of a bounded capacity (0 for unbounded, never asked: only bounded channels call this).
-fn bound(capacity: Capacity) -> usize {
-    match capacity {
-        Capacity::Bounded(n) => n,
-        Capacity::Unbounded => 0,
-    }
-}
+// async-channel has no zero-capacity channel (`ChannelImpl::has_capacity` refuses one before this opens).
+cloneable_async_channel!(AsyncChannel, async_channel::Sender<u64>, async_channel::Receiver<u64>,
+    bounded: |n: usize| async_channel::bounded(n.max(1)), unbounded: async_channel::unbounded, send: send, recv: recv);
+cloneable_async_channel!(FlumeAsync, flume::Sender<u64>, flume::Receiver<u64>,
+    bounded: flume::bounded, unbounded: flume::unbounded, send: send_async, recv: recv_async);
+cloneable_async_channel!(KanalAsync, kanal::AsyncSender<u64>, kanal::AsyncReceiver<u64>,
+    bounded: kanal::bounded_async, unbounded: kanal::unbounded_async, send: send, recv: recv);
 
 /// A body generic over the async channel crate, run by [`with_async_channel`] for the crate a point names.
 pub trait AsyncVisit {
@@ -235,11 +202,7 @@ pub fn with_async_channel<V: AsyncVisit>(
     capacity: Capacity,
     body: V,
 ) -> anyhow::Result<V::Out> {
-    anyhow::ensure!(
-        implementation.has_capacity(capacity),
-        "{implementation} has no channel of capacity {}",
-        serde_json::to_value(capacity).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
-    );
+    implementation.ensure_capacity(capacity)?;
     Ok(match (implementation, capacity) {
         (ChannelImpl::TokioMpsc, Capacity::Unbounded) => body.visit::<TokioUnbounded>(),
         (ChannelImpl::TokioMpsc, Capacity::Bounded(_)) => body.visit::<TokioBounded>(),

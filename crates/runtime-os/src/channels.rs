@@ -61,7 +61,7 @@ impl SyncChannel for StdBounded {
     type Tx = std::sync::mpsc::SyncSender<u64>;
     type Rx = std::sync::mpsc::Receiver<u64>;
     fn open(capacity: Capacity) -> (Self::Tx, Self::Rx) {
-        std::sync::mpsc::sync_channel(bound(capacity))
+        std::sync::mpsc::sync_channel(capacity.bound())
     }
     fn clone_rx(_: &Self::Rx) -> Option<Self::Rx> {
         None
@@ -76,79 +76,37 @@ impl SyncChannel for StdBounded {
     }
 }
 
-impl SyncChannel for Crossbeam {
-    type Tx = crossbeam_channel::Sender<u64>;
-    type Rx = crossbeam_channel::Receiver<u64>;
-    fn open(capacity: Capacity) -> (Self::Tx, Self::Rx) {
-        match capacity {
-            Capacity::Bounded(n) => crossbeam_channel::bounded(n),
-            Capacity::Unbounded => crossbeam_channel::unbounded(),
+/// The adapter of a channel crate shaped like crossbeam-channel's: `bounded(n)` (0: a handoff) and `unbounded()`,
+/// cloneable `Sender<u64>` and `Receiver<u64>` whose `send` and `recv` block (crossbeam-channel, flume, kanal).
+macro_rules! crossbeam_shaped {
+    ($channel:ty, $krate:ident) => {
+        impl SyncChannel for $channel {
+            type Tx = $krate::Sender<u64>;
+            type Rx = $krate::Receiver<u64>;
+            fn open(capacity: Capacity) -> (Self::Tx, Self::Rx) {
+                match capacity {
+                    Capacity::Bounded(n) => $krate::bounded(n),
+                    Capacity::Unbounded => $krate::unbounded(),
+                }
+            }
+            fn clone_rx(rx: &Self::Rx) -> Option<Self::Rx> {
+                Some(rx.clone())
+            }
+            #[inline]
+            fn send(tx: &Self::Tx, message: u64) -> bool {
+                tx.send(message).is_ok()
+            }
+            #[inline]
+            fn recv(rx: &Self::Rx) -> Option<u64> {
+                rx.recv().ok()
+            }
         }
-    }
-    fn clone_rx(rx: &Self::Rx) -> Option<Self::Rx> {
-        Some(rx.clone())
-    }
-    #[inline]
-    fn send(tx: &Self::Tx, message: u64) -> bool {
-        tx.send(message).is_ok()
-    }
-    #[inline]
-    fn recv(rx: &Self::Rx) -> Option<u64> {
-        rx.recv().ok()
-    }
+    };
 }
 
-impl SyncChannel for Flume {
-    type Tx = flume::Sender<u64>;
-    type Rx = flume::Receiver<u64>;
-    fn open(capacity: Capacity) -> (Self::Tx, Self::Rx) {
-        match capacity {
-            Capacity::Bounded(n) => flume::bounded(n),
-            Capacity::Unbounded => flume::unbounded(),
-        }
-    }
-    fn clone_rx(rx: &Self::Rx) -> Option<Self::Rx> {
-        Some(rx.clone())
-    }
-    #[inline]
-    fn send(tx: &Self::Tx, message: u64) -> bool {
-        tx.send(message).is_ok()
-    }
-    #[inline]
-    fn recv(rx: &Self::Rx) -> Option<u64> {
-        rx.recv().ok()
-    }
-}
-
-impl SyncChannel for Kanal {
-    type Tx = kanal::Sender<u64>;
-    type Rx = kanal::Receiver<u64>;
-    fn open(capacity: Capacity) -> (Self::Tx, Self::Rx) {
-        match capacity {
-            Capacity::Bounded(n) => kanal::bounded(n),
-            Capacity::Unbounded => kanal::unbounded(),
-        }
-    }
-    fn clone_rx(rx: &Self::Rx) -> Option<Self::Rx> {
-        Some(rx.clone())
-    }
-    #[inline]
-    fn send(tx: &Self::Tx, message: u64) -> bool {
-        tx.send(message).is_ok()
-    }
-    #[inline]
-    fn recv(rx: &Self::Rx) -> Option<u64> {
-        rx.recv().ok()
-    }
-}
-
-/// The bound of a bounded capacity (0 for unbounded, never asked: only the bounded types call this).
-fn bound(capacity: Capacity) -> usize {
-    match capacity {
-        Capacity::Bounded(n) => n,
-        Capacity::Unbounded => 0,
-    }
-}
+crossbeam_shaped!(Crossbeam, crossbeam_channel);
+crossbeam_shaped!(Flume, flume);
+crossbeam_shaped!(Kanal, kanal);
 
 /// A body generic over the channel crate, run by [`with_sync_channel`] for the crate a point names.
 pub trait SyncVisit {
@@ -167,11 +125,7 @@ pub fn with_sync_channel<V: SyncVisit>(
     capacity: Capacity,
     body: V,
 ) -> anyhow::Result<V::Out> {
-    anyhow::ensure!(
-        implementation.has_capacity(capacity),
-        "{implementation} has no channel of capacity {}",
-        serde_json::to_value(capacity).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
-    );
+    implementation.ensure_capacity(capacity)?;
     Ok(match (implementation, capacity) {
         (ChannelImpl::StdMpsc, Capacity::Unbounded) => body.visit::<StdUnbounded>(),
         (ChannelImpl::StdMpsc, Capacity::Bounded(_)) => body.visit::<StdBounded>(),

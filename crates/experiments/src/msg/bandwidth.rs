@@ -6,10 +6,10 @@ use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planne
 use overhead_harness::{Harness, Measurement, Mode};
 use overhead_machine::Placement;
 use overhead_record::Metric;
-use overhead_runtimes::os::ipc::{open, stream, End, Peer, Role, Transport, WithEnds};
+use overhead_runtimes::os::ipc::{open, stream, End, Role, Transport};
 
 /// `msg.bw`'s parameters are `msg.ipc`'s (transport, payload: bytes per message); `placement` follows.
-use super::ipc::Params;
+use super::ipc::{AgainstPeer, Params};
 
 /// Message sizes (bytes): large ones only, where bandwidth rather than the round trip decides.
 fn payloads(mode: Mode) -> Vec<usize> {
@@ -87,7 +87,7 @@ impl Experiment for Bandwidth {
             outcome
         } else {
             let peer_cpu = *spec.cpus.get(1).unwrap_or(&spec.cpus[0]);
-            open(transport, payload, Stream { h, payload, peer_cpu })
+            open(transport, payload, AgainstPeer { h, payload, peer_cpu, role: Role::Sink })
                 .with_context(|| format!("{}: opening the {} channel", spec.name(), transport.name()))??
         };
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
@@ -109,7 +109,7 @@ impl Experiment for Bandwidth {
 /// sends and receives from buffers made before it.
 ///
 /// Errors: the first batch failed, or one during the measurement did (the first error).
-fn batches<E: End>(h: &Harness, end: &mut E, payload: usize) -> anyhow::Result<Measurement> {
+pub(super) fn batches<E: End>(h: &Harness, end: &mut E, payload: usize) -> anyhow::Result<Measurement> {
     let msg = vec![0x5au8; payload];
     let mut ack = [0u8; 8];
     stream(end, &msg, 1, &mut ack).context("first batch")?;
@@ -134,25 +134,10 @@ fn batches<E: End>(h: &Harness, end: &mut E, payload: usize) -> anyhow::Result<M
     Ok(measurement)
 }
 
-/// The measurement, once the channel's end type is known.
-struct Stream<'h> {
-    h: &'h Harness,
-    payload: usize,
-    peer_cpu: usize,
-}
-
-impl WithEnds for Stream<'_> {
-    type Output = anyhow::Result<Outcome>;
-    fn with<E: End>(self, parent: E, child: E) -> anyhow::Result<Outcome> {
-        let (h, payload) = (self.h, self.payload);
-        Peer::measure_against(parent, child, self.peer_cpu, payload, Role::Sink, |end| batches(h, end, payload))
-            .map(Outcome::from)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use overhead_runtimes::os::ipc::{Peer, WithEnds};
 
     /// The sink reads exactly the messages of each batch: a batch of k messages is answered with k, and
     /// the stream stays in step over batches of different sizes (a lost or extra byte would desynchronise

@@ -94,7 +94,7 @@ impl Experiment for Ipc {
             return Ok(outcome);
         }
         let peer_cpu = *spec.cpus.get(1).unwrap_or(&spec.cpus[0]);
-        open(transport, payload, PingPong { h, payload, peer_cpu })
+        open(transport, payload, AgainstPeer { h, payload, peer_cpu, role: Role::Echo })
             .with_context(|| format!("{}: opening the {} channel", spec.name(), transport.name()))?
     }
     /// Rank 1 of a `placement:other_host` point: the echo, on a TCP connection from rank 0.
@@ -131,19 +131,24 @@ fn round_trips<E: End>(h: &Harness, end: &mut E, payload: usize) -> anyhow::Resu
     Ok(measurement)
 }
 
-/// The measurement, once the channel's end type is known.
-struct PingPong<'h> {
-    h: &'h Harness,
-    payload: usize,
-    peer_cpu: usize,
+/// The measurement against a forked peer, once the channel's end type is known: round trips against an echo
+/// (`msg.ipc`, [`round_trips`]) or batches streamed into a sink (`msg.bw`, `bandwidth::batches`).
+pub(super) struct AgainstPeer<'h> {
+    pub h: &'h Harness,
+    pub payload: usize,
+    pub peer_cpu: usize,
+    pub role: Role,
 }
 
-impl WithEnds for PingPong<'_> {
+impl WithEnds for AgainstPeer<'_> {
     type Output = anyhow::Result<Outcome>;
     fn with<E: End>(self, parent: E, child: E) -> anyhow::Result<Outcome> {
-        let (h, payload) = (self.h, self.payload);
-        Peer::measure_against(parent, child, self.peer_cpu, payload, Role::Echo, |end| round_trips(h, end, payload))
-            .map(Outcome::from)
+        let AgainstPeer { h, payload, peer_cpu, role } = self;
+        Peer::measure_against(parent, child, peer_cpu, payload, role, |end| match role {
+            Role::Echo => round_trips(h, end, payload),
+            Role::Sink => super::bandwidth::batches(h, end, payload),
+        })
+        .map(Outcome::from)
     }
 }
 
