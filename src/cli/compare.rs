@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::{CompareArgs, UsageError};
-use overhead_analysis::compare::{compare as compare_sides, Comparison, Side};
+use overhead_analysis::compare::{compare as compare_sides, ComparedRuns, Comparison};
 use overhead_analysis::gate::{comparison_failures, side_failures, Failure, Gate};
 use overhead_analysis::run_level::of_history;
 use overhead_analysis::run_level::{RunLevel, RunLevelSource};
@@ -36,8 +36,8 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
         })
         .collect::<Result<_, UsageError>>()?;
     let levels = run_levels(&runs, args.no_history);
-    let sides: Vec<Side> =
-        runs.into_iter().zip(levels).map(|((label, runs), level)| Side { label, runs, level }).collect();
+    let sides: Vec<ComparedRuns> =
+        runs.into_iter().zip(levels).map(|((label, runs), level)| ComparedRuns { label, runs, level }).collect();
     let comparison = compare_sides(&sides);
     print!("{}", comparison_exporter(args.format)?.render(&comparison)?);
     Ok(gate_status(gate.map(|g| comparison_failures(&comparison, g))))

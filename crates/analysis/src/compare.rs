@@ -29,16 +29,17 @@ use overhead_stats::Z95;
 /// The false discovery rate the flags are controlled at (Benjamini–Hochberg).
 pub const FDR: f64 = 0.05;
 
-/// One side of the comparison: a label, its records (replicates of one configuration) and the run level
+/// One of the two halves of a comparison (`overhead compare A B`; a `--side` of a run is a build or setting
+/// instead, docs/METHOD.md §17): a label, its records (replicates of one configuration) and the run level
 /// of the machine they ran on.
 #[derive(Debug, Clone)]
-pub struct Side {
+pub struct ComparedRuns {
     pub label: String,
     pub runs: Vec<RunSummary>,
     pub level: RunLevel,
 }
 
-impl Side {
+impl ComparedRuns {
     /// Every point name of any of the side's runs.
     fn names(&self) -> std::collections::BTreeSet<&String> {
         self.runs.iter().flat_map(|r| r.points.keys()).collect()
@@ -274,7 +275,7 @@ pub struct Comparison {
 /// Every side after the first against the first.
 ///
 /// Panics if `sides` is empty.
-pub fn compare(sides: &[Side]) -> Comparison {
+pub fn compare(sides: &[ComparedRuns]) -> Comparison {
     let (baseline, others) = sides.split_first().expect("a comparison needs a baseline");
     let mut points: Vec<PointComparison> = baseline
         .names()
@@ -338,7 +339,7 @@ fn flag_points(points: &mut [PointComparison], j: usize) -> Multiplicity {
     }
 }
 
-fn side_summary(s: &Side) -> SideSummary {
+fn side_summary(s: &ComparedRuns) -> SideSummary {
     let max = |f: fn(&RunSummary) -> Option<f64>| s.runs.iter().filter_map(f).reduce(f64::max);
     SideSummary {
         label: s.label.clone(),
@@ -353,7 +354,7 @@ fn side_summary(s: &Side) -> SideSummary {
 
 /// "B's machine ran 2.5% faster by the reference loop (0.230 vs 0.236 ns per iteration)", or why no speed
 /// can be compared.
-fn speed_finding(a: &Side, b: &Side) -> String {
+fn speed_finding(a: &ComparedRuns, b: &ComparedRuns) -> String {
     match (a.speed_ns(), b.speed_ns()) {
         (Some(sa), Some(sb)) => {
             let change = sa / sb - 1.0;
@@ -371,7 +372,7 @@ fn speed_finding(a: &Side, b: &Side) -> String {
 }
 
 /// The builds (version and commit) of a side's records, in order, each once.
-fn builds(side: &Side) -> Vec<&str> {
+fn builds(side: &ComparedRuns) -> Vec<&str> {
     let mut out: Vec<&str> = Vec::new();
     for build in side.runs.iter().filter_map(|r| r.config.as_ref()).map(|c| c.build.as_str()) {
         if !out.contains(&build) {
@@ -385,7 +386,7 @@ fn builds(side: &Side) -> Vec<&str> {
 /// level is estimated within one build, and code layout alone moves points of a few ns between builds
 /// (docs/METHOD.md §13, "Between builds"; Mytkowicz et al., "Producing wrong data without doing anything
 /// obviously wrong!", ASPLOS 2009). `None` for one build, or where a record does not name its build.
-fn build_finding(a: &Side, b: &Side) -> Option<String> {
+fn build_finding(a: &ComparedRuns, b: &ComparedRuns) -> Option<String> {
     let (ba, bb) = (builds(a), builds(b));
     if ba.is_empty() || bb.is_empty() || ba == bb {
         return None;
@@ -405,7 +406,7 @@ fn build_finding(a: &Side, b: &Side) -> Option<String> {
 /// on one machine (across machines the speed is part of the finding); `None` otherwise. With it, the
 /// variance the slope's own uncertainty adds: its estimate's variance times the squared speed difference,
 /// with the slope's residual degrees of freedom.
-fn speed_adjustment(family: &str, baseline: &Side, other: &Side) -> Option<(f64, VarTerm)> {
+fn speed_adjustment(family: &str, baseline: &ComparedRuns, other: &ComparedRuns) -> Option<(f64, VarTerm)> {
     let level = baseline.level.family(family);
     let slope = level.speed_slope?;
     let same_machine = baseline.machine().is_some() && baseline.machine() == other.machine();
@@ -416,13 +417,13 @@ fn speed_adjustment(family: &str, baseline: &Side, other: &Side) -> Option<(f64,
 }
 
 /// The degrees of freedom of a side's run-level estimates for `family`: the prior's weight and the data's.
-fn level_df(side: &Side, family: &str) -> f64 {
+fn level_df(side: &ComparedRuns, family: &str) -> f64 {
     PRIOR_RUNS + side.level.family(family).df
 }
 
 /// The variance terms (log scale) of a side's value of point `name` beyond its family's shift: its
 /// replicates' within-run variance and the point's own run level, over the replicates.
-fn point_own_terms(side: &Side, name: &str, p: &LogPoint) -> [VarTerm; 2] {
+fn point_own_terms(side: &ComparedRuns, name: &str, p: &LogPoint) -> [VarTerm; 2] {
     let df = level_df(side, family_of(name));
     [
         VarTerm { var: p.within / p.replicates, df: p.within_df },
@@ -431,11 +432,11 @@ fn point_own_terms(side: &Side, name: &str, p: &LogPoint) -> [VarTerm; 2] {
 }
 
 /// The family's shift on a side, over its replicates, as a variance term.
-fn shift_term(side: &Side, family: &str, replicates: f64) -> VarTerm {
+fn shift_term(side: &ComparedRuns, family: &str, replicates: f64) -> VarTerm {
     VarTerm { var: side.level.family(family).shift_var / replicates, df: level_df(side, family) }
 }
 
-fn versus(name: &str, baseline: &Side, a: &SidePoint, other: &Side) -> Option<Versus> {
+fn versus(name: &str, baseline: &ComparedRuns, a: &SidePoint, other: &ComparedRuns) -> Option<Versus> {
     let b = other.point(name)?;
     let family = family_of(name);
     let adjustment = speed_adjustment(family, baseline, other);
@@ -468,7 +469,7 @@ fn versus(name: &str, baseline: &Side, a: &SidePoint, other: &Side) -> Option<Ve
 
 /// Per family, per other side: the mean of the shared points' log ratios. Its variance holds each point's
 /// within-run and own run-level variance over n² and the family's shift whole, from both sides.
-fn family_means(baseline: &Side, others: &[Side]) -> Vec<FamilyMean> {
+fn family_means(baseline: &ComparedRuns, others: &[ComparedRuns]) -> Vec<FamilyMean> {
     let mut families: BTreeMap<String, Vec<&String>> = BTreeMap::new();
     for name in baseline.names() {
         families.entry(family_of(name).to_string()).or_default().push(name);
@@ -494,7 +495,7 @@ fn family_means(baseline: &Side, others: &[Side]) -> Vec<FamilyMean> {
 /// A family's ratio: each shared point's log ratio weighted by the inverse of its own variance (beyond the
 /// shift), so a noisy point counts for less; the variance of the weighted mean and the shift of both sides
 /// whole, with their degrees of freedom.
-fn family_mean(family: &str, names: &[&String], baseline: &Side, other: &Side) -> Option<FamilyVersus> {
+fn family_mean(family: &str, names: &[&String], baseline: &ComparedRuns, other: &ComparedRuns) -> Option<FamilyVersus> {
     let speed = speed_adjustment(family, baseline, other);
     let adjustment = speed.map_or(0.0, |a| a.0);
     let pairs: Vec<(f64, VarTerm, f64, f64)> = names

@@ -98,7 +98,7 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &base::Syscall,
         &clock::Read,
         &clock::Convert,
-        &clock::Skew,
+        &clock::Offset,
         &clock::Rate,
         &sched::Switch,
         &sched::Yield,

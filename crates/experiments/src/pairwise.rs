@@ -1,4 +1,4 @@
-//! What the pairwise experiments (`clock.skew`, `clock.rate`, `mem.c2c`) share: one point for the whole
+//! What the pairwise experiments (`clock.offset`, `clock.rate`, `mem.c2c`) share: one point for the whole
 //! machine, every pair of its CPUs taken in turn with the others idle (Ben-Asher & Feitelson 1991 §2: "check all pairs of processors against each
 //! other … with no interference from any other processor"), and a time budget that shrinks the work
 //! per pair as the pairs grow, so that a machine with hundreds of CPUs still finishes inside the
@@ -112,7 +112,7 @@ mod tests {
     #[test]
     fn one_cpu_gives_a_skipped_point_with_the_reason() {
         let ctx = PlanContext { cpus: vec![3], topology: Topology::detect(), mode: Mode::Quick, hosts: Vec::new() };
-        let planned = whole_machine(&ctx, "clock.skew", &overhead_runtimes::os::Os);
+        let planned = whole_machine(&ctx, "clock.offset", &overhead_runtimes::os::Os);
         let [Planned::Skip(spec, reason)] = planned.as_slice() else { panic!("{planned:?}") };
         assert_eq!(spec.cpus, [3]);
         assert!(reason.contains("two usable CPUs") && reason.contains("CPU 3"), "{reason}");

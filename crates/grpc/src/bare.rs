@@ -83,7 +83,7 @@ mod tests {
     use super::*;
     use crate::service::{reply, request, Method};
     use crate::transport::Listener;
-    use crate::Transport;
+    use crate::RpcTransport;
 
     /// Over both transports, with the floor's real sizes (an encoded request and reply): every reply is exactly
     /// the request's first bytes, an evict request is answered like any other, and the server counts them all
@@ -94,7 +94,7 @@ mod tests {
         let req = words.encode_to_vec();
         let reply_len = reply(Method::ObjectDiscard, &words).encoded_len();
         assert_eq!((req.len(), reply_len), (108, 18), "Walfield's 12 words out, 2 back, as protobuf");
-        for transport in Transport::ALL {
+        for transport in RpcTransport::ALL {
             let (listener, _dir) = Listener::bind(transport).unwrap();
             let address = listener.address().unwrap();
             let (request_len, evictor) = (req.len(), Evictor::new(1 << 16));

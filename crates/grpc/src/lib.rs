@@ -16,14 +16,14 @@ use serde::{Deserialize, Serialize};
 /// `"tcp"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Transport {
+pub enum RpcTransport {
     /// A UNIX domain stream socket in a fresh temporary directory.
     Unix,
     /// TCP over the loopback interface, 127.0.0.1 on a port the kernel picks, with `TCP_NODELAY`.
     Tcp,
 }
 
-impl Transport {
+impl RpcTransport {
     /// Both transports, in the order the plan lists them.
-    pub const ALL: [Transport; 2] = [Transport::Unix, Transport::Tcp];
+    pub const ALL: [RpcTransport; 2] = [RpcTransport::Unix, RpcTransport::Tcp];
 }

@@ -327,7 +327,7 @@ mod tests {
     use prost::Message as _;
 
     use super::*;
-    use crate::Transport;
+    use crate::RpcTransport;
     use overhead_harness::testing::quick_harness;
 
     /// The code in `generated/` is what the proto generates today (`--features regenerate`; CI runs it):
@@ -354,7 +354,7 @@ mod tests {
     #[test]
     fn each_method_answers_with_its_reply_over_both_transports() {
         let clock = quick_harness().clock;
-        for transport in Transport::ALL {
+        for transport in RpcTransport::ALL {
             let (listener, _dir) = Listener::bind(transport).unwrap();
             let address = listener.address().unwrap();
             let handler = Handler::new(clock, Some(Evictor::new(1 << 16)));

@@ -7,7 +7,7 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::Transport;
+use crate::RpcTransport;
 
 /// How long a blocking read of the bare client waits before it gives up on a server that died (a call takes
 /// microseconds; the server's whole life is bounded by `overhead_experiments::rpc`'s server lifetime).
@@ -46,15 +46,15 @@ impl Listener {
     /// kept until the end of the point), or 127.0.0.1 on port 0.
     ///
     /// Errors: the directory or the socket could not be made.
-    pub fn bind(transport: Transport) -> io::Result<(Listener, SocketDir)> {
+    pub fn bind(transport: RpcTransport) -> io::Result<(Listener, SocketDir)> {
         match transport {
-            Transport::Unix => {
+            RpcTransport::Unix => {
                 let dir = tempfile::Builder::new().prefix("overhead-rpc-").tempdir()?;
                 let path = dir.path().join("rpc.sock");
                 let listener = UnixListener::bind(&path)?;
                 Ok((Listener::Unix { listener, path }, Some(dir)))
             }
-            Transport::Tcp => Ok((Listener::Tcp(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?), None)),
+            RpcTransport::Tcp => Ok((Listener::Tcp(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?), None)),
         }
     }
 

@@ -44,7 +44,7 @@ pub enum TeamTiming {
     /// the first party leaves the start barrier to the last receive (docs/METHOD.md §9, "One stream, one
     /// span"). Compares clock reads of different threads, so it needs a time base shared by the team's CPUs:
     /// clock_gettime is one, and so is an invariant TSC on a machine whose kernel synchronised it at boot
-    /// (`clock.skew` measures what is left; microseconds at worst against half-millisecond batches).
+    /// (`clock.offset` measures what is left; microseconds at worst against half-millisecond batches).
     Span,
 }
 

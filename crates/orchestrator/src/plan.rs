@@ -4,14 +4,17 @@ use overhead_experiments::{families, registry, Experiment, PlanContext, Planned}
 use overhead_runtimes as runtimes;
 use overhead_runtimes::{missing, RuntimeUnderTest};
 
-/// The experiments selected by `--only` (IDs or families); all when `only` is empty.
+/// The experiments selected by `--only` (IDs or families; an experiment's ID before a rename selects it too,
+/// `overhead_record::legacy::RENAMED_EXPERIMENTS`); all when `only` is empty.
 ///
 /// Errors: a name that is neither an ID nor a family, with the closest valid names.
 pub fn select_experiments(only: &[String]) -> Result<Vec<&'static dyn Experiment>, String> {
     if only.is_empty() {
         return Ok(registry().to_vec());
     }
-    for name in only {
+    let only: Vec<String> =
+        only.iter().map(|name| overhead_record::legacy::current_experiment_id(name).to_string()).collect();
+    for name in &only {
         let known = registry().iter().any(|e| e.id() == name) || families().contains(&name.as_str());
         if !known {
             return Err(format!("unknown experiment or family {name:?}; {}", closest(name)));
@@ -96,6 +99,8 @@ mod tests {
 
     #[test]
     fn family_selects_all_its_experiments() {
+        let renamed = select_experiments(&["clock.skew".into()]).unwrap();
+        assert_eq!(renamed.iter().map(|e| e.id()).collect::<Vec<_>>(), ["clock.offset"], "an ID from before a rename");
         let picked = select_experiments(&["base".into()]).unwrap();
         let ids: Vec<&str> = picked.iter().map(|e| e.id()).collect();
         assert_eq!(ids, ["base.loop", "base.call", "base.syscall"]);

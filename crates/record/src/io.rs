@@ -90,6 +90,9 @@ pub fn load(path: &Path) -> Result<RunRecord, RecordError> {
     for spec in record.points.iter_mut().map(|p| &mut p.spec).chain(record.skipped.iter_mut().map(|s| &mut s.spec)) {
         super::legacy::upgrade_spec(spec);
     }
+    for name in record.points.iter_mut().map(|p| &mut p.name).chain(record.skipped.iter_mut().map(|s| &mut s.name)) {
+        *name = super::legacy::upgrade_name(name);
+    }
     Ok(record)
 }
 

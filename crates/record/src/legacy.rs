@@ -1,9 +1,20 @@
 //! Older records read as today's (DESIGN "Rules that hold": names are public; a rename keeps older records
 //! readable). Naming the implementations gave Souvatzis's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`) an `impl:`
 //! key; a point written before it measured the runtime's own channel and reads as that implementation, so
-//! `compare` and the history's between-run variance pair it with today's point.
+//! `compare` and the history's between-run variance pair it with today's point. Experiments renamed since
+//! ([`RENAMED_EXPERIMENTS`]) read under today's ID.
 
 use super::PointSpec;
+
+/// Experiments renamed after records were written under the old ID: `(old, today's)`. `clock.skew` measured the
+/// counters' offset, and NTP and PTP call skew what `clock.rate` measures, so it became `clock.offset`.
+pub const RENAMED_EXPERIMENTS: [(&str, &str); 1] = [("clock.skew", "clock.offset")];
+
+/// Today's ID of `experiment`: itself, unless it was renamed ([`RENAMED_EXPERIMENTS`]). `--only` reads the old
+/// IDs through this too.
+pub fn current_experiment_id(experiment: &str) -> &str {
+    RENAMED_EXPERIMENTS.iter().find(|(old, _)| *old == experiment).map_or(experiment, |(_, new)| new)
+}
 
 /// The message rows that gained `impl:` when the implementations were named.
 const MESSAGE_ROWS: [&str; 3] = ["msg.async", "msg.switch", "msg.rendezvous"];
@@ -27,9 +38,13 @@ pub fn implied_impl(experiment: &str, runtime: &str) -> Option<&'static str> {
     })
 }
 
-/// Gives `spec` the `impl:` key it would have today (first, as the experiments put it), when it is a
-/// message row written before the key existed.
+/// Gives `spec` today's experiment ID, and the `impl:` key it would have today (first, as the experiments put
+/// it) when it is a message row written before the key existed.
 pub fn upgrade_spec(spec: &mut PointSpec) {
+    let current = current_experiment_id(&spec.experiment);
+    if current != spec.experiment {
+        spec.experiment = current.to_string();
+    }
     if spec.param("impl").is_some() {
         return;
     }
@@ -38,9 +53,15 @@ pub fn upgrade_spec(spec: &mut PointSpec) {
     }
 }
 
-/// A point name (`experiment/runtime:R/key:value/…`) as [`upgrade_spec`] would make it: unchanged unless it is
-/// a message row without `impl:`.
+/// A point name (`experiment/runtime:R/key:value/…`) as [`upgrade_spec`] would make it: unchanged unless its
+/// experiment was renamed or it is a message row without `impl:`.
 pub fn upgrade_name(name: &str) -> String {
+    if let Some((experiment, rest)) = name.split_once('/') {
+        let current = current_experiment_id(experiment);
+        if current != experiment {
+            return upgrade_name(&format!("{current}/{rest}"));
+        }
+    }
     let mut parts = name.splitn(3, '/');
     let (Some(experiment), Some(runtime)) = (parts.next(), parts.next()) else { return name.to_string() };
     let rest = parts.next();
@@ -97,5 +118,21 @@ mod tests {
             assert_eq!(upgrade_name(name), name);
         }
         assert_eq!(upgrade_name("msg.async/runtime:some-new-runtime"), "msg.async/runtime:some-new-runtime");
+    }
+
+    /// A renamed experiment's points read under today's ID, by spec and by name; its parameters stay.
+    #[test]
+    fn a_renamed_experiment_reads_under_todays_id() {
+        let mut old = spec("clock.skew", "os", &[]);
+        upgrade_spec(&mut old);
+        assert_eq!(old.name(), "clock.offset/runtime:os");
+        assert_eq!(upgrade_name("clock.skew/runtime:os"), "clock.offset/runtime:os");
+        assert_eq!(
+            upgrade_name("clock.skew/runtime:os/placement:same_cpu"),
+            "clock.offset/runtime:os/placement:same_cpu"
+        );
+        assert_eq!(current_experiment_id("clock.skew"), "clock.offset");
+        assert_eq!(current_experiment_id("clock.rate"), "clock.rate");
+        assert_eq!(upgrade_name("clock.skewed/runtime:os"), "clock.skewed/runtime:os");
     }
 }

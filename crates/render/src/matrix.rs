@@ -142,8 +142,8 @@ mod tests {
 
     #[test]
     fn cells_show_sign_uncertainty_and_empty_cells() {
-        let text = render_matrix("clock.skew/runtime:os", "offset", &offsets(), Format::Md);
-        assert!(text.starts_with("### clock.skew/runtime:os — offset: offset (ns)"), "{text}");
+        let text = render_matrix("clock.offset/runtime:os", "offset", &offsets(), Format::Md);
+        assert!(text.starts_with("### clock.offset/runtime:os — offset: offset (ns)"), "{text}");
         assert!(text.contains("+12.5 ±40.0"), "{text}");
         assert!(text.contains("-12.5 ±41.0"), "{text}");
         assert!(text.contains("+0.250 ±40.0"), "{text}");

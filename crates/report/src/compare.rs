@@ -156,13 +156,13 @@ fn families_table(c: &Comparison, format: Format) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use overhead_analysis::compare::{compare, Side};
+    use overhead_analysis::compare::{compare, ComparedRuns};
     use overhead_analysis::run_level::RunLevel;
     use overhead_record::fixture::run_summary;
 
-    fn side(label: &str, scale: f64) -> Side {
+    fn side(label: &str, scale: f64) -> ComparedRuns {
         let points = [("sync.faa/runtime:os", 30.0 * scale), ("base.loop/runtime:os", scale)];
-        Side { label: label.into(), runs: vec![run_summary(label, &points, 0.01)], level: level() }
+        ComparedRuns { label: label.into(), runs: vec![run_summary(label, &points, 0.01)], level: level() }
     }
 
     /// A run level of 1% per family, labelled assumed.

@@ -41,14 +41,14 @@ mod tests {
     fn the_section_lists_every_matrix_of_every_point() {
         let mut record = sample_record();
         assert!(matrices_section(&record, Format::Table).is_empty());
-        let mut skew = point("clock.skew", "os", &[], 80.0);
+        let mut skew = point("clock.offset", "os", &[], 80.0);
         skew.details.matrices.insert("offset".into(), offsets());
         skew.details.matrices.insert("warps".into(), Matrix::square("warps", "count", vec!["0".into()]));
         record.points.push(skew);
         let text = matrices_section(&record, Format::Table);
-        assert!(text.contains("clock.skew/runtime:os — offset"), "{text}");
-        assert!(text.contains("clock.skew/runtime:os — warps"), "{text}");
+        assert!(text.contains("clock.offset/runtime:os — offset"), "{text}");
+        assert!(text.contains("clock.offset/runtime:os — warps"), "{text}");
         let full = crate::render(&record, Format::Table);
-        assert!(full.contains("clock.skew/runtime:os — offset"), "the full report prints matrices: {full}");
+        assert!(full.contains("clock.offset/runtime:os — offset"), "the full report prints matrices: {full}");
     }
 }

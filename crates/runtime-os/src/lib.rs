@@ -21,7 +21,6 @@ pub mod timed_wait;
 pub mod wake_all;
 mod yield_round;
 
-
 pub use plugin::Os;
 
 /// Test support of the locks (`futex_lock`, `spin_lock`).

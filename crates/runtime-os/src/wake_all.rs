@@ -16,7 +16,7 @@ use overhead_runtime_api::wake_all::WakeMechanism as Mechanism;
 use overhead_runtime_api::wake_all::{measure_episodes, Progress, WakeAll};
 
 /// A way for threads to wait for the next generation and for one thread to start it, waking them all.
-pub trait WakeMechanism: Sync + Default {
+pub trait Broadcast: Sync + Default {
     /// Blocks until the generation after `seen` begins; returns that generation's number. Calls
     /// `announce` once the caller is sure to catch the next wake-all (the waker may then broadcast).
     fn wait(&self, seen: u64, announce: impl FnOnce()) -> u64;
@@ -30,7 +30,7 @@ pub struct FutexWake {
     generation: CachePadded<AtomicU32>,
 }
 
-impl WakeMechanism for FutexWake {
+impl Broadcast for FutexWake {
     fn wait(&self, seen: u64, announce: impl FnOnce()) -> u64 {
         // The word is 32 bits: generations wrap, and only equality with `seen` matters.
         let seen = seen as u32;
@@ -53,7 +53,7 @@ pub struct CondvarWake {
     condvar: Condvar,
 }
 
-impl WakeMechanism for CondvarWake {
+impl Broadcast for CondvarWake {
     fn wait(&self, seen: u64, announce: impl FnOnce()) -> u64 {
         let mut g = self.generation.lock().unwrap_or_else(|e| e.into_inner());
         // Announced under the lock: the waker's increment cannot slip in before this thread waits.
@@ -70,7 +70,7 @@ impl WakeMechanism for CondvarWake {
 }
 
 /// A waiter's life: announce, sleep until the next wake-all, count the arrival; until `progress.stop`.
-pub fn wait_until_stopped<W: WakeMechanism>(wake: &W, progress: &Progress) {
+pub fn wait_until_stopped<W: Broadcast>(wake: &W, progress: &Progress) {
     let mut seen = 0;
     loop {
         seen = wake.wait(seen, || {
@@ -84,7 +84,7 @@ pub fn wait_until_stopped<W: WakeMechanism>(wake: &W, progress: &Progress) {
 }
 
 /// One waiter thread per entry of `waiter_cpus`, pinned there; the calling thread wakes them with `wake`.
-fn broadcast<W: WakeMechanism>(waiter_cpus: &[usize], h: &Harness, settle_ticks: u64, wake: W) -> Outcome {
+fn broadcast<W: Broadcast>(waiter_cpus: &[usize], h: &Harness, settle_ticks: u64, wake: W) -> Outcome {
     let progress = Progress::default();
     let (measurement, refused) = std::thread::scope(|s| {
         let waiters: Vec<_> = waiter_cpus

@@ -6,14 +6,14 @@ use overhead_record::{PointRunSummary, RunConfig};
 use overhead_stats::Z95;
 
 /// A side of one record: `(name, median, half-width)` points, with the run level `level`.
-fn side(label: &str, points: &[(&str, f64, f64)], level: RunLevel) -> Side {
+fn side(label: &str, points: &[(&str, f64, f64)], level: RunLevel) -> ComparedRuns {
     let points = points
         .iter()
         .map(|&(n, m, h)| {
             (n.to_string(), PointRunSummary { median_ns: m, ci_low_ns: m - h, ci_high_ns: m + h, processes: 0 })
         })
         .collect();
-    Side { label: label.into(), runs: vec![run(label, points, Some(0.25))], level }
+    ComparedRuns { label: label.into(), runs: vec![run(label, points, Some(0.25))], level }
 }
 
 fn run(label: &str, points: BTreeMap<String, PointRunSummary>, speed_ns: Option<f64>) -> RunSummary {
@@ -39,7 +39,7 @@ fn none() -> RunLevel {
     RunLevel::fixed(&[("base", 0.0, 0.0), ("sync", 0.0, 0.0), ("x", 0.0, 0.0), ("y", 0.0, 0.0)])
 }
 
-fn scaled(s: &Side, label: &str, f: f64) -> Side {
+fn scaled(s: &ComparedRuns, label: &str, f: f64) -> ComparedRuns {
     let mut s = s.clone();
     s.label = label.into();
     for p in s.runs.iter_mut().flat_map(|r| r.points.values_mut()) {
@@ -214,7 +214,7 @@ fn on_nulls_the_control_keeps_false_flags_rare_and_the_raw_tests_show_what_it_co
                     (format!("x.p{i}"), p)
                 })
                 .collect();
-            Side { label: label.into(), runs: vec![run(label, points, Some(0.25))], level: none() }
+            ComparedRuns { label: label.into(), runs: vec![run(label, points, Some(0.25))], level: none() }
         };
         let (a, b) = (draw("a"), draw("b"));
         let m = compare(&[a, b]).multiplicity[0];

@@ -1,4 +1,4 @@
-//! The hardware counter `clock.skew` and `clock.rate` examine, whatever the run times its batches with:
+//! The hardware counter `clock.offset` and `clock.rate` examine, whatever the run times its batches with:
 //! the TSC on x86-64 (`lfence; rdtsc`, no rdtscp needed), the virtual counter on aarch64, and
 //! `clock_gettime(CLOCK_MONOTONIC_RAW)` elsewhere (whose cross-CPU consistency is then what is seen).
 

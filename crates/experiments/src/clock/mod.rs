@@ -5,13 +5,13 @@ mod convert;
 mod counter_rate;
 mod hardware;
 mod offset;
+mod offset_estimate;
 mod race;
 mod rate;
 mod read;
-mod skew;
 
 pub use convert::Params as ConvertParams;
 pub use convert::{Convert, ConvertResult};
+pub use offset::Offset;
 pub use rate::Rate;
 pub use read::Read;
-pub use skew::Skew;

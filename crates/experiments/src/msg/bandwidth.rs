@@ -6,7 +6,7 @@ use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planne
 use overhead_harness::{Harness, Measurement, Mode};
 use overhead_machine::Placement;
 use overhead_record::Metric;
-use overhead_runtimes::os::ipc::{open, stream, End, Role, Transport};
+use overhead_runtimes::os::ipc::{open, stream, End, IpcTransport, Role};
 
 /// `msg.bw`'s parameters are `msg.ipc`'s (transport, payload: bytes per message); `placement` follows.
 use super::ipc::{AgainstPeer, Params};
@@ -59,10 +59,10 @@ impl Experiment for Bandwidth {
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
-        for transport in Transport::STREAMS {
+        for transport in IpcTransport::STREAMS {
             for payload in payloads(ctx.mode) {
                 out.extend(ctx.pair_points(self.id(), runtime, &Params { transport, payload }));
-                if transport == Transport::Tcp {
+                if transport == IpcTransport::Tcp {
                     out.extend(ctx.other_host_pair(self.id(), runtime, &Params { transport, payload }));
                 }
             }
@@ -73,14 +73,14 @@ impl Experiment for Bandwidth {
         let spec = point.spec;
         let Params { transport, payload } = point.params()?;
         anyhow::ensure!(
-            Transport::STREAMS.contains(&transport),
+            IpcTransport::STREAMS.contains(&transport),
             "{}: msg.bw streams through pipe, unix_stream or tcp, not {}",
             spec.name(),
             transport.name()
         );
         anyhow::ensure!(payload > 0, "{}: msg.bw needs a payload of at least 1 byte", spec.name());
         let outcome = if spec.placement == Some(Placement::OtherHost) {
-            anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", spec.name());
+            anyhow::ensure!(transport == IpcTransport::Tcp, "{}: only tcp runs across hosts", spec.name());
             let (mut end, note) = crate::across_hosts::connect_msg_rank(point).with_context(|| spec.name())?;
             let mut outcome = Outcome::from(batches(h, &mut end, payload).with_context(|| spec.name())?);
             outcome.notes.push(note);
@@ -98,7 +98,7 @@ impl Experiment for Bandwidth {
     /// Rank 1 of a `placement:other_host` point: the sink, on a TCP connection from rank 0.
     fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
         let Params { transport, payload } = point.params()?;
-        anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", point.spec.name());
+        anyhow::ensure!(transport == IpcTransport::Tcp, "{}: only tcp runs across hosts", point.spec.name());
         crate::across_hosts::serve_msg_rank(Role::Sink, payload)
     }
 }
@@ -159,7 +159,7 @@ mod tests {
                 assert_eq!(peer.wait().unwrap(), 0);
             }
         }
-        for transport in Transport::STREAMS {
+        for transport in IpcTransport::STREAMS {
             open(transport, 65536, Check).unwrap();
         }
     }

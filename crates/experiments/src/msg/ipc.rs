@@ -7,12 +7,12 @@ use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planne
 use overhead_harness::{Harness, Measurement, Mode};
 use overhead_machine::Placement;
 use overhead_record::Metric;
-use overhead_runtimes::os::ipc::{open, payload_limit, round_trip, End, Peer, Role, Transport, WithEnds};
+use overhead_runtimes::os::ipc::{open, payload_limit, round_trip, End, IpcTransport, Peer, Role, WithEnds};
 
 /// `msg.ipc`'s parameters, in name order; `placement` follows (two-party points).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Params {
-    pub transport: Transport,
+    pub transport: IpcTransport,
     /// Bytes per message, each way.
     pub payload: usize,
 }
@@ -36,7 +36,7 @@ pub fn payloads(mode: Mode) -> Vec<usize> {
 /// `lat_unix`, `lat_tcp`: the parent sends `payload` bytes through `transport` to a forked child pinned
 /// to the other CPU of the point, which sends them straight back; one round trip per operation against
 /// the empty loop. Both processes are pinned (`placement`: the same CPU, and one CPU per kind of
-/// placement the machine has). Transports ([`Transport`]): pipe, UNIX stream and datagram sockets,
+/// placement the machine has). Transports ([`IpcTransport`]): pipe, UNIX stream and datagram sockets,
 /// eventfd (no payload: only the counter, so only `payload:8`), a futex handoff and a polled handoff
 /// through shared memory (the payload copied in and out each way), POSIX message queues and TCP over
 /// loopback. A payload above what the transport takes here (the datagram socket's buffer limit, the
@@ -64,7 +64,7 @@ impl Experiment for Ipc {
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
-        for transport in Transport::ALL {
+        for transport in IpcTransport::ALL {
             let limit = payload_limit(transport);
             for payload in payloads(ctx.mode) {
                 let planned = ctx.pair_points(self.id(), runtime, &Params { transport, payload });
@@ -74,7 +74,7 @@ impl Experiment for Ipc {
                     })),
                     None => out.extend(planned),
                 }
-                if transport == Transport::Tcp {
+                if transport == IpcTransport::Tcp {
                     out.extend(ctx.other_host_pair(self.id(), runtime, &Params { transport, payload }));
                 }
             }
@@ -86,7 +86,7 @@ impl Experiment for Ipc {
         let Params { transport, payload } = point.params()?;
         anyhow::ensure!(payload > 0, "{}: msg.ipc needs a payload of at least 1 byte", spec.name());
         if spec.placement == Some(Placement::OtherHost) {
-            anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", spec.name());
+            anyhow::ensure!(transport == IpcTransport::Tcp, "{}: only tcp runs across hosts", spec.name());
             let (mut end, note) = crate::across_hosts::connect_msg_rank(point).with_context(|| spec.name())?;
             let measurement = round_trips(h, &mut end, payload).with_context(|| spec.name())?;
             let mut outcome = Outcome::from(measurement);
@@ -100,7 +100,7 @@ impl Experiment for Ipc {
     /// Rank 1 of a `placement:other_host` point: the echo, on a TCP connection from rank 0.
     fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
         let Params { transport, payload } = point.params()?;
-        anyhow::ensure!(transport == Transport::Tcp, "{}: only tcp runs across hosts", point.spec.name());
+        anyhow::ensure!(transport == IpcTransport::Tcp, "{}: only tcp runs across hosts", point.spec.name());
         crate::across_hosts::serve_msg_rank(Role::Echo, payload)
     }
 }
@@ -183,7 +183,7 @@ mod tests {
         }
         let cpus = overhead_machine::allowed_cpus();
         let cpu = cpus[cpus.len() - 1];
-        for transport in Transport::ALL {
+        for transport in IpcTransport::ALL {
             let limit = payload_limit(transport).map_or(usize::MAX, |l| l.bytes);
             for payload in [8, 100, 4096, 65536, 1 << 20] {
                 match open(transport, payload, Check { payload, cpu, carries: transport.carries_payload() }) {
@@ -208,13 +208,13 @@ mod tests {
         let skipped_eventfd: Vec<_> = cells("eventfd").filter(|p| matches!(p, Planned::Skip(..))).collect();
         assert_eq!(skipped_eventfd.len(), 2 * 3, "three payloads above 8, two placements");
         assert!(skipped_eventfd.iter().all(|p| matches!(p, Planned::Skip(_, why) if why.contains("counter"))));
-        let mq_limit = payload_limit(Transport::Mqueue).unwrap().bytes;
+        let mq_limit = payload_limit(IpcTransport::Mqueue).unwrap().bytes;
         for p in cells("mqueue") {
             let (Planned::Run(s) | Planned::Skip(s, _)) = p;
             let payload: usize = s.param("payload").unwrap().parse().unwrap();
             assert_eq!(matches!(p, Planned::Skip(..)), payload > mq_limit, "{}", s.name());
         }
-        assert_eq!(plan.len(), Transport::ALL.len() * payloads(Mode::Default).len() * 2);
+        assert_eq!(plan.len(), IpcTransport::ALL.len() * payloads(Mode::Default).len() * 2);
     }
 
     /// With two hosts, exactly the tcp cells gain a `placement:other_host` point, one per payload, on

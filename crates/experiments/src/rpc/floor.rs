@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::accounting::{totals, MethodTotals};
 use super::server::{EchoServer, GrpcServer};
-use super::{evict_mib, one_thread_note, placements, Transport};
+use super::{evict_mib, one_thread_note, placements, RpcTransport};
 use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use overhead_grpc::bare::{round_trip, EVICT_TAG};
 use overhead_grpc::evict::Evictor;
@@ -83,7 +83,7 @@ fn cold_runs_within(asked: usize, one_run: Duration, budget: Duration) -> usize 
 /// `rpc.floor`'s parameters; `placement` follows (added by the plan).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Params {
-    pub transport: Transport,
+    pub transport: RpcTransport,
     /// MiB each process streams through its caches before a cold call ([`evict_mib`]).
     pub evict_mib: u64,
 }
@@ -112,7 +112,7 @@ impl Experiment for Floor {
 
     fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
         let evict_mib = evict_mib(&ctx.topology, ctx.mode);
-        Transport::ALL
+        RpcTransport::ALL
             .into_iter()
             .flat_map(|transport| placements(ctx, self.id(), runtime, &Params { transport, evict_mib }))
             .collect()

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::accounting::{methods_table, per_call, totals, TABLE_KEY};
 use super::server::{serve_across_hosts, GrpcServer};
-use super::{one_thread_note, placements, Transport};
+use super::{one_thread_note, placements, RpcTransport};
 use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use overhead_clock::Clock;
 use overhead_grpc::service::{connect, Method, Stub};
@@ -36,7 +36,7 @@ const WARMUP_ROUNDS: usize = 2;
 /// `rpc.methods`'s parameters; `placement` follows (added by the plan).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Params {
-    pub transport: Transport,
+    pub transport: RpcTransport,
 }
 
 /// Walfield's per-method accounting on a gRPC service between two pinned processes: per call over the
@@ -66,9 +66,9 @@ impl Experiment for Methods {
 
     fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
-        for transport in Transport::ALL {
+        for transport in RpcTransport::ALL {
             out.extend(placements(ctx, self.id(), runtime, &Params { transport }));
-            if transport == Transport::Tcp {
+            if transport == RpcTransport::Tcp {
                 out.extend(ctx.other_host_pair(self.id(), runtime, &Params { transport }));
             }
         }
@@ -82,7 +82,7 @@ impl Experiment for Methods {
         // Across hosts the server is rank 1 there, timing with its own clock; here it is forked before this
         // process starts a runtime of its own (server.rs), timing with the harness's clock.
         let (server, address, server_clock, across_note) = if spec.placement == Some(Placement::OtherHost) {
-            anyhow::ensure!(params.transport == Transport::Tcp, "{}: only tcp runs across hosts", spec.name());
+            anyhow::ensure!(params.transport == RpcTransport::Tcp, "{}: only tcp runs across hosts", spec.name());
             let address = crate::across_hosts::rank1_addresses(point)?[0];
             let note = format!(
                 "across hosts over gRPC on TCP (TCP_NODELAY) to rank 1 at {}; the server timed with \
@@ -150,7 +150,7 @@ impl Experiment for Methods {
     /// Rank 1 of a `placement:other_host` point: the gRPC server, on a TCP connection from rank 0.
     fn follow(&self, point: &Point<'_>) -> anyhow::Result<()> {
         let params: Params = point.params()?;
-        anyhow::ensure!(params.transport == Transport::Tcp, "{}: only tcp runs across hosts", point.spec.name());
+        anyhow::ensure!(params.transport == RpcTransport::Tcp, "{}: only tcp runs across hosts", point.spec.name());
         serve_across_hosts()
     }
 }
@@ -192,7 +192,7 @@ mod tests {
             Planned::Run(s) => s,
             other => panic!("{other:?}"),
         };
-        assert_eq!(spec.params_as::<Params>().unwrap(), Params { transport: Transport::Tcp });
+        assert_eq!(spec.params_as::<Params>().unwrap(), Params { transport: RpcTransport::Tcp });
     }
 
     /// With two hosts, only tcp gains a `placement:other_host` point (after its local ones), on hosts 0 and 1

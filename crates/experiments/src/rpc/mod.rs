@@ -25,7 +25,7 @@ mod server;
 pub use floor::{Floor, FloorResult};
 pub use methods::Methods;
 pub use methods::Params as MethodsParams;
-pub use overhead_grpc::{service, Transport};
+pub use overhead_grpc::{service, RpcTransport};
 
 /// A note for the record when the client process ran more than one thread while it measured: each side of an
 /// `rpc` point is meant to be one pinned thread (a current-thread runtime that started no helper thread).

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 
-use super::Transport;
+use super::RpcTransport;
 use overhead_clock::Clock;
 use overhead_grpc::bare::serve_echo;
 use overhead_grpc::evict::Evictor;
@@ -130,7 +130,7 @@ impl GrpcServer {
     ///
     /// Errors: binding or forking failed.
     pub fn start(
-        transport: Transport,
+        transport: RpcTransport,
         cpu: usize,
         clock: Clock,
         evict_bytes: Option<usize>,
@@ -182,7 +182,7 @@ impl EchoServer {
     ///
     /// Errors: binding or forking failed.
     pub fn start(
-        transport: Transport,
+        transport: RpcTransport,
         cpu: usize,
         request_len: usize,
         reply_len: usize,

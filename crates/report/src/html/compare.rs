@@ -107,13 +107,13 @@ pub fn compare_html(c: &Comparison) -> anyhow::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use overhead_analysis::compare::{compare, Side};
+    use overhead_analysis::compare::{compare, ComparedRuns};
     use overhead_analysis::run_level::RunLevel;
     use overhead_record::fixture::run_summary;
 
-    fn side(label: &str, scale: f64) -> Side {
+    fn side(label: &str, scale: f64) -> ComparedRuns {
         let points = [("sync.faa/runtime:os/threads:2", 10.0 * scale), ("base.loop/runtime:os", 1.0)];
-        Side { label: label.into(), runs: vec![run_summary(label, &points, 0.01)], level: RunLevel::assumed() }
+        ComparedRuns { label: label.into(), runs: vec![run_summary(label, &points, 0.01)], level: RunLevel::assumed() }
     }
 
     #[test]

@@ -11,7 +11,7 @@ use overhead_machine::Placement;
 use overhead_record::{PointSpec, RunRecord};
 use overhead_render::new_table;
 use overhead_render::Format;
-use overhead_runtimes::os::ipc::Transport;
+use overhead_runtimes::os::ipc::IpcTransport;
 
 const PING_PONG: &str = overhead_experiments::msg::Ipc::ID;
 const BANDWIDTH: &str = overhead_experiments::msg::Bandwidth::ID;
@@ -42,7 +42,7 @@ fn payloads(record: &RunRecord, experiment: &str) -> Vec<usize> {
     sizes
 }
 
-fn is_cell(spec: &PointSpec, experiment: &str, placement: Placement, transport: Transport, payload: usize) -> bool {
+fn is_cell(spec: &PointSpec, experiment: &str, placement: Placement, transport: IpcTransport, payload: usize) -> bool {
     spec.experiment == experiment
         && spec.placement_param() == Some(placement)
         && spec.params_as::<IpcParams>().ok() == Some(IpcParams { transport, payload })
@@ -77,7 +77,7 @@ fn table(
     record: &RunRecord,
     experiment: &str,
     placement: Placement,
-    transports: &[Transport],
+    transports: &[IpcTransport],
     format: Format,
     footnotes: &mut Vec<String>,
     cell: &dyn Fn(f64, usize) -> String,
@@ -123,11 +123,11 @@ pub fn ipc_tables(record: &RunRecord, format: Format) -> String {
     let mut footnotes = Vec::new();
     let rtt = |ns: f64, _: usize| format!("{} / {}", format_ns(ns), ticks_text(ns * hz / 1e9));
     for placement in placements(record, PING_PONG) {
-        out += &table(record, PING_PONG, placement, &Transport::ALL, format, &mut footnotes, &rtt);
+        out += &table(record, PING_PONG, placement, &IpcTransport::ALL, format, &mut footnotes, &rtt);
     }
     let mb_per_s = |ns: f64, payload: usize| format!("{:.0} MB/s", payload as f64 / ns * 1e3);
     for placement in placements(record, BANDWIDTH) {
-        out += &table(record, BANDWIDTH, placement, &Transport::STREAMS, format, &mut footnotes, &mb_per_s);
+        out += &table(record, BANDWIDTH, placement, &IpcTransport::STREAMS, format, &mut footnotes, &mb_per_s);
     }
     if out.is_empty() {
         return out;
@@ -169,7 +169,7 @@ mod tests {
         let text = ipc_tables(&record, Format::Md);
         let header = text.lines().find(|l| l.contains("payload") && l.contains("pipe")).unwrap();
         let columns: Vec<&str> = header.split('|').map(str::trim).filter(|c| !c.is_empty()).collect();
-        assert_eq!(columns[1..], Transport::ALL.map(|t| t.name())[..], "{header}");
+        assert_eq!(columns[1..], IpcTransport::ALL.map(|t| t.name())[..], "{header}");
         let row8 = text.lines().find(|l| l.contains(" 8 B |")).expect(&text);
         assert!(row8.contains(&format!("7.40 µs / {}", ticks_text(7400.0 * hz / 1e9))), "{row8}");
         let row4k = text.lines().find(|l| l.contains("4 KiB")).unwrap();

@@ -13,7 +13,7 @@ use overhead_machine::Placement;
 use overhead_record::{PointRecord, RunRecord};
 use overhead_render::{new_table, Format};
 use overhead_runtimes::column_rank;
-use overhead_runtimes::os::ipc::Transport;
+use overhead_runtimes::os::ipc::IpcTransport;
 
 /// The report's `networked` section (docs/ARCHITECTURE.md "Renderers"), right after Souvatzis's table.
 pub const NETWORKED_CASE: Section = Section {
@@ -130,7 +130,7 @@ pub fn round_trip(record: &RunRecord) -> Option<RoundTrip<'_>> {
     }
     let tcp = record.points.iter().filter(across).find(|p| {
         p.spec.experiment == overhead_experiments::msg::Ipc::ID
-            && p.spec.params_as::<IpcParams>().is_ok_and(|q| q.transport == Transport::Tcp && q.payload == 8)
+            && p.spec.params_as::<IpcParams>().is_ok_and(|q| q.transport == IpcTransport::Tcp && q.payload == 8)
     });
     tcp.map(|point| RoundTrip { point, source: "8-byte TCP round trip between two hosts (msg.ipc transport tcp)" })
 }

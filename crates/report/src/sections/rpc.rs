@@ -9,12 +9,12 @@ use comfy_table::{Cell, CellAlignment};
 
 use overhead_experiments::msg::IpcParams;
 use overhead_experiments::rpc::accounting::{COLUMNS, TABLE_KEY};
-use overhead_experiments::rpc::{FloorResult, MethodsParams, Transport};
+use overhead_experiments::rpc::{FloorResult, MethodsParams, RpcTransport};
 use overhead_humanize::format_ns;
 use overhead_record::{PointRecord, PointSpec, RunRecord};
 use overhead_render::new_table;
 use overhead_render::Format;
-use overhead_runtimes::os::ipc::Transport as IpcTransport;
+use overhead_runtimes::os::ipc::IpcTransport;
 
 const METHODS: &str = overhead_experiments::rpc::Methods::ID;
 const FLOOR: &str = overhead_experiments::rpc::Floor::ID;
@@ -49,15 +49,15 @@ fn is_rpc(spec: &PointSpec) -> bool {
 }
 
 /// A point's transport, typed (both experiments' parameters have it).
-fn transport(spec: &PointSpec) -> Option<Transport> {
+fn transport(spec: &PointSpec) -> Option<RpcTransport> {
     spec.params_as::<MethodsParams>().ok().map(|p| p.transport)
 }
 
 /// "unix socket, same_cpu": what a point's transport and placement are.
 fn heading(spec: &PointSpec) -> String {
     let transport = match transport(spec) {
-        Some(Transport::Unix) => "UNIX socket",
-        Some(Transport::Tcp) => "TCP loopback",
+        Some(RpcTransport::Unix) => "UNIX socket",
+        Some(RpcTransport::Tcp) => "TCP loopback",
         None => "?",
     };
     format!("{transport}, {}", spec.placement_param().map_or("?", |p| p.name()))
@@ -132,10 +132,10 @@ fn method_table(p: &PointRecord, format: Format) -> String {
 }
 
 /// The `msg.ipc` transport that carries an `rpc.*` transport's bytes without RPC.
-fn ipc_transport(rpc_transport: Transport) -> IpcTransport {
+fn ipc_transport(rpc_transport: RpcTransport) -> IpcTransport {
     match rpc_transport {
-        Transport::Unix => IpcTransport::UnixStream,
-        Transport::Tcp => IpcTransport::Tcp,
+        RpcTransport::Unix => IpcTransport::UnixStream,
+        RpcTransport::Tcp => IpcTransport::Tcp,
     }
 }
 

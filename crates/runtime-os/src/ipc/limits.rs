@@ -1,7 +1,7 @@
 //! The largest message each transport can carry on this machine, read from the kernel's settings, so
 //! that a larger payload is skipped with the reason instead of failing or being cut.
 
-use super::Transport;
+use super::IpcTransport;
 
 /// A transport's largest message here.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,19 +22,19 @@ fn read_usize(path: &str) -> Option<usize> {
 }
 
 /// The limit of `transport` on this machine, or `None` when any payload up to 1 MiB goes.
-pub fn payload_limit(transport: Transport) -> Option<PayloadLimit> {
+pub fn payload_limit(transport: IpcTransport) -> Option<PayloadLimit> {
     match transport {
-        Transport::Eventfd => {
+        IpcTransport::Eventfd => {
             Some(PayloadLimit { bytes: 8, why: "an eventfd carries no payload, only its 8-byte counter".into() })
         }
-        Transport::Mqueue => {
+        IpcTransport::Mqueue => {
             let max = read_usize("/proc/sys/fs/mqueue/msgsize_max").unwrap_or(DEFAULT_MSGSIZE_MAX);
             Some(PayloadLimit {
                 bytes: max,
                 why: format!("POSIX message queues here take messages of at most {max} bytes (fs.mqueue.msgsize_max)"),
             })
         }
-        Transport::UnixDgram => {
+        IpcTransport::UnixDgram => {
             let wmem = read_usize("/proc/sys/net/core/wmem_max").unwrap_or(DEFAULT_WMEM_MAX);
             let rmem = read_usize("/proc/sys/net/core/rmem_max").unwrap_or(DEFAULT_WMEM_MAX);
             // The kernel doubles a requested buffer size and needs room for its own bookkeeping: a

@@ -1,5 +1,5 @@
 //! Two processes talking through one IPC mechanism (Walfield's ping-pong, lmbench's `lat_*` and `bw_*`):
-//! the mechanisms ([`Transport`]), the two ends of a channel created before `fork` ([`End`]), and the
+//! the mechanisms ([`IpcTransport`]), the two ends of a channel created before `fork` ([`End`]), and the
 //! forked peer that echoes or drains messages ([`Peer`]). `msg.ipc` and `msg.bw` are written against them.
 
 mod dgram;
@@ -18,7 +18,7 @@ pub use stream::{tcp_end, StreamEnd};
 
 /// How the two processes talk (the `transport:` parameter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transport {
+pub enum IpcTransport {
     /// Two pipes, one each way (lmbench `lat_pipe`).
     Pipe,
     /// A connected pair of UNIX stream sockets (`socketpair(AF_UNIX, SOCK_STREAM)`, lmbench `lat_unix`).
@@ -39,40 +39,40 @@ pub enum Transport {
     Tcp,
 }
 
-overhead_record::param_enum!(Transport);
+overhead_record::param_enum!(IpcTransport);
 
-impl Transport {
+impl IpcTransport {
     /// Every transport, in the ping-pong table's column order.
-    pub const ALL: [Transport; 8] = [
-        Transport::Pipe,
-        Transport::UnixStream,
-        Transport::UnixDgram,
-        Transport::Eventfd,
-        Transport::FutexShm,
-        Transport::SpinShm,
-        Transport::Mqueue,
-        Transport::Tcp,
+    pub const ALL: [IpcTransport; 8] = [
+        IpcTransport::Pipe,
+        IpcTransport::UnixStream,
+        IpcTransport::UnixDgram,
+        IpcTransport::Eventfd,
+        IpcTransport::FutexShm,
+        IpcTransport::SpinShm,
+        IpcTransport::Mqueue,
+        IpcTransport::Tcp,
     ];
 
     /// The byte streams, which keep many messages in flight (`msg.bw`'s transports).
-    pub const STREAMS: [Transport; 3] = [Transport::Pipe, Transport::UnixStream, Transport::Tcp];
+    pub const STREAMS: [IpcTransport; 3] = [IpcTransport::Pipe, IpcTransport::UnixStream, IpcTransport::Tcp];
 
     /// Whether a message carries its bytes (an eventfd carries only its counter).
     pub fn carries_payload(self) -> bool {
-        self != Transport::Eventfd
+        self != IpcTransport::Eventfd
     }
 
     /// The parameter value and column header (`pipe`, `unix_stream`, …).
     pub fn name(self) -> &'static str {
         match self {
-            Transport::Pipe => "pipe",
-            Transport::UnixStream => "unix_stream",
-            Transport::UnixDgram => "unix_dgram",
-            Transport::Eventfd => "eventfd",
-            Transport::FutexShm => "futex_shm",
-            Transport::SpinShm => "spin_shm",
-            Transport::Mqueue => "mqueue",
-            Transport::Tcp => "tcp",
+            IpcTransport::Pipe => "pipe",
+            IpcTransport::UnixStream => "unix_stream",
+            IpcTransport::UnixDgram => "unix_dgram",
+            IpcTransport::Eventfd => "eventfd",
+            IpcTransport::FutexShm => "futex_shm",
+            IpcTransport::SpinShm => "spin_shm",
+            IpcTransport::Mqueue => "mqueue",
+            IpcTransport::Tcp => "tcp",
         }
     }
 }
@@ -129,40 +129,40 @@ pub trait WithEnds {
 ///
 /// Errors: `payload` is above the transport's limit here ([`payload_limit`]); the system refused the
 /// resource (descriptors, a message queue, a mapping).
-pub fn open<W: WithEnds>(transport: Transport, payload: usize, work: W) -> io::Result<W::Output> {
+pub fn open<W: WithEnds>(transport: IpcTransport, payload: usize, work: W) -> io::Result<W::Output> {
     if let Some(limit) = payload_limit(transport).filter(|l| payload > l.bytes) {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{payload}-byte messages: {}", limit.why)));
     }
     Ok(match transport {
-        Transport::Pipe => {
+        IpcTransport::Pipe => {
             let (a, b) = stream::pipes()?;
             work.with(a, b)
         }
-        Transport::UnixStream => {
+        IpcTransport::UnixStream => {
             let (a, b) = stream::unix_pair()?;
             work.with(a, b)
         }
-        Transport::Tcp => {
+        IpcTransport::Tcp => {
             let (a, b) = stream::tcp_pair()?;
             work.with(a, b)
         }
-        Transport::UnixDgram => {
+        IpcTransport::UnixDgram => {
             let (a, b) = dgram::pair(payload)?;
             work.with(a, b)
         }
-        Transport::Eventfd => {
+        IpcTransport::Eventfd => {
             let (a, b) = eventfd::pair()?;
             work.with(a, b)
         }
-        Transport::FutexShm => {
+        IpcTransport::FutexShm => {
             let (a, b) = shm::pair(payload, shm::Wait::Futex)?;
             work.with(a, b)
         }
-        Transport::SpinShm => {
+        IpcTransport::SpinShm => {
             let (a, b) = shm::pair(payload, shm::Wait::Spin)?;
             work.with(a, b)
         }
-        Transport::Mqueue => {
+        IpcTransport::Mqueue => {
             let (a, b) = mqueue::pair(payload)?;
             work.with(a, b)
         }
