@@ -108,6 +108,22 @@ pub struct FamilyRunLevel {
     pub speed_decision: String,
 }
 
+impl FamilyRunLevel {
+    /// A run level not estimated from data: `lambda` and the shift's standard deviation `tau` (log scale)
+    /// given, no degrees of freedom, no speed covariate, and `why` as the covariate's decision.
+    fn unestimated(lambda: f64, tau: f64, why: &str) -> FamilyRunLevel {
+        FamilyRunLevel {
+            lambda,
+            shift_var: tau * tau,
+            df: 0.0,
+            data: None,
+            speed_slope: None,
+            speed_slope_var: (0.0, 0.0),
+            speed_decision: why.into(),
+        }
+    }
+}
+
 /// A point's own data, pooled over configurations: sums for the moderated estimate.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 struct PointData {
@@ -153,18 +169,7 @@ impl RunLevel {
     pub fn fixed(families: &[(&str, f64, f64)]) -> RunLevel {
         let families = families
             .iter()
-            .map(|&(f, lambda, tau)| {
-                let level = FamilyRunLevel {
-                    lambda,
-                    shift_var: tau * tau,
-                    df: 0.0,
-                    data: None,
-                    speed_slope: None,
-                    speed_slope_var: (0.0, 0.0),
-                    speed_decision: "fixed: not used".into(),
-                };
-                (f.to_string(), level)
-            })
+            .map(|&(f, lambda, tau)| (f.to_string(), FamilyRunLevel::unestimated(lambda, tau, "fixed: not used")))
             .collect();
         RunLevel { source: RunLevelSource::Assumed, shared_left_out: 0, families, points: BTreeMap::new() }
     }
@@ -173,15 +178,7 @@ impl RunLevel {
     pub fn family(&self, family: &str) -> FamilyRunLevel {
         self.families.get(family).cloned().unwrap_or_else(|| {
             let (lambda, tau) = default_of(family);
-            FamilyRunLevel {
-                lambda,
-                shift_var: tau * tau,
-                df: 0.0,
-                data: None,
-                speed_slope: None,
-                speed_slope_var: (0.0, 0.0),
-                speed_decision: "no repetitions: not used".into(),
-            }
+            FamilyRunLevel::unestimated(lambda, tau, "no repetitions: not used")
         })
     }
 
