@@ -1,5 +1,7 @@
 //! What the experiments need to know about the machine to choose their points.
 
+use serde::Serialize;
+
 use overhead_harness::Mode;
 use overhead_machine::{Placement, Topology};
 use overhead_record::PointSpec;
@@ -51,7 +53,7 @@ impl PlanContext {
 
     /// A spec of `runtime` with the typed parameters `params` (encoded in field order,
     /// [`overhead_record::params`]) on the given CPUs.
-    pub fn spec_of<P: serde::Serialize>(
+    pub fn spec_of<P: Serialize>(
         &self,
         experiment: &str,
         runtime: &dyn RuntimeUnderTest,
@@ -70,7 +72,7 @@ impl PlanContext {
 
     /// The one two-party point of an experiment whose parties share the home CPU (the runtimes of Souvatzis's
     /// table run on one thread; `os` pins both threads there), with `placement:same_cpu` last.
-    pub fn same_cpu_pair<P: serde::Serialize>(
+    pub fn same_cpu_pair<P: Serialize>(
         &self,
         experiment: &str,
         runtime: &dyn RuntimeUnderTest,
@@ -84,7 +86,7 @@ impl PlanContext {
     /// Two-party points: the same CPU, and one partner CPU for each kind of placement this machine has
     /// among the usable CPUs (SMT sibling, other core, other NUMA node, other package). On a machine
     /// with one usable CPU the "other CPU" point is skipped with the reason.
-    pub fn pair_points<P: serde::Serialize>(
+    pub fn pair_points<P: Serialize>(
         &self,
         experiment: &str,
         runtime: &dyn RuntimeUnderTest,
@@ -118,7 +120,7 @@ impl PlanContext {
     /// two ranks on one CPU measure the time slice. With one usable CPU both use it, and the
     /// ranks refuse the point at run time if they turn out to share a machine
     /// (`orchestrator::ranks::where_ranks_run`).
-    pub fn other_host_pair<P: serde::Serialize>(
+    pub fn other_host_pair<P: Serialize>(
         &self,
         experiment: &str,
         runtime: &dyn RuntimeUnderTest,

@@ -67,14 +67,7 @@ mod tests {
     use super::*;
 
     fn spec(experiment: &str, runtime: &str, params: &[(&str, &str)]) -> PointSpec {
-        PointSpec {
-            experiment: experiment.into(),
-            runtime: runtime.into(),
-            params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-            cpus: vec![0],
-            placement: None,
-            hosts: Vec::new(),
-        }
+        overhead_record::fixture::spec(experiment, runtime, params, &[0])
     }
 
     /// A job naming no runtime of the registry is not a point; the error names the experiment and the name.

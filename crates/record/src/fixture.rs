@@ -7,16 +7,21 @@ use overhead_machine::MachineInfo;
 use overhead_stats::Summary;
 use std::collections::BTreeMap;
 
-/// A point of `experiment` for `runtime` with the given parameters whose samples centre on `median`.
-pub fn point(experiment: &str, runtime: &str, params: &[(&str, &str)], median: f64) -> PointRecord {
-    let spec = PointSpec {
+/// The spec of a point of `experiment` for `runtime` with the given parameters on `cpus`, on this host.
+pub fn spec(experiment: &str, runtime: &str, params: &[(&str, &str)], cpus: &[usize]) -> PointSpec {
+    PointSpec {
         experiment: experiment.into(),
         runtime: runtime.into(),
         params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-        cpus: vec![0, 1],
+        cpus: cpus.to_vec(),
         placement: None,
         hosts: Vec::new(),
-    };
+    }
+}
+
+/// A point of `experiment` for `runtime` with the given parameters whose samples centre on `median`.
+pub fn point(experiment: &str, runtime: &str, params: &[(&str, &str)], median: f64) -> PointRecord {
+    let spec = spec(experiment, runtime, params, &[0, 1]);
     let samples: Vec<f64> = [0.95, 0.975, 1.0, 1.0, 1.025, 1.05].iter().map(|f| f * median).collect();
     PointRecord {
         name: spec.name(),

@@ -83,14 +83,7 @@ mod tests {
     use super::*;
 
     fn spec(experiment: &str, runtime: &str, params: &[(&str, &str)]) -> PointSpec {
-        PointSpec {
-            experiment: experiment.into(),
-            runtime: runtime.into(),
-            params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-            cpus: vec![0, 0],
-            placement: None,
-            hosts: vec![],
-        }
+        crate::fixture::spec(experiment, runtime, params, &[0, 0])
     }
 
     /// An older message row gains its runtime's own `impl:` first, and its name is today's name; a point

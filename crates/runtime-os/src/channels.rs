@@ -38,59 +38,19 @@ pub struct Flume;
 /// `kanal::bounded(n)` / `unbounded()`, blocking calls.
 pub struct Kanal;
 
-impl SyncChannel for StdUnbounded {
-    type Tx = std::sync::mpsc::Sender<u64>;
-    type Rx = std::sync::mpsc::Receiver<u64>;
-    fn open(_: Capacity) -> (Self::Tx, Self::Rx) {
-        std::sync::mpsc::channel()
-    }
-    fn clone_rx(_: &Self::Rx) -> Option<Self::Rx> {
-        None
-    }
-    #[inline]
-    fn send(tx: &Self::Tx, message: u64) -> bool {
-        tx.send(message).is_ok()
-    }
-    #[inline]
-    fn recv(rx: &Self::Rx) -> Option<u64> {
-        rx.recv().ok()
-    }
-}
-
-impl SyncChannel for StdBounded {
-    type Tx = std::sync::mpsc::SyncSender<u64>;
-    type Rx = std::sync::mpsc::Receiver<u64>;
-    fn open(capacity: Capacity) -> (Self::Tx, Self::Rx) {
-        std::sync::mpsc::sync_channel(capacity.bound())
-    }
-    fn clone_rx(_: &Self::Rx) -> Option<Self::Rx> {
-        None
-    }
-    #[inline]
-    fn send(tx: &Self::Tx, message: u64) -> bool {
-        tx.send(message).is_ok()
-    }
-    #[inline]
-    fn recv(rx: &Self::Rx) -> Option<u64> {
-        rx.recv().ok()
-    }
-}
-
-/// The adapter of a channel crate shaped like crossbeam-channel's: `bounded(n)` (0: a handoff) and `unbounded()`,
-/// cloneable `Sender<u64>` and `Receiver<u64>` whose `send` and `recv` block (crossbeam-channel, flume, kanal).
-macro_rules! crossbeam_shaped {
-    ($channel:ty, $krate:ident) => {
+/// The adapter of a blocking channel crate whose `send` and `recv` take `&self` and return a `Result`: its
+/// ends, how it opens a channel of a capacity (`$open`, a `fn(Capacity) -> (Tx, Rx)`) and whether its
+/// receiving end clones (`$clone_rx`, a `fn(&Rx) -> Option<Rx>`: std's mpsc has one consumer).
+macro_rules! blocking_channel {
+    ($channel:ty, $tx:ty, $rx:ty, open: $open:expr, clone_rx: $clone_rx:expr) => {
         impl SyncChannel for $channel {
-            type Tx = $krate::Sender<u64>;
-            type Rx = $krate::Receiver<u64>;
+            type Tx = $tx;
+            type Rx = $rx;
             fn open(capacity: Capacity) -> (Self::Tx, Self::Rx) {
-                match capacity {
-                    Capacity::Bounded(n) => $krate::bounded(n),
-                    Capacity::Unbounded => $krate::unbounded(),
-                }
+                ($open)(capacity)
             }
             fn clone_rx(rx: &Self::Rx) -> Option<Self::Rx> {
-                Some(rx.clone())
+                ($clone_rx)(rx)
             }
             #[inline]
             fn send(tx: &Self::Tx, message: u64) -> bool {
@@ -104,6 +64,23 @@ macro_rules! crossbeam_shaped {
     };
 }
 
+/// A crate shaped like crossbeam-channel's: `bounded(n)` (0: a handoff) and `unbounded()`, cloneable ends
+/// (crossbeam-channel, flume, kanal).
+macro_rules! crossbeam_shaped {
+    ($channel:ty, $krate:ident) => {
+        blocking_channel!($channel, $krate::Sender<u64>, $krate::Receiver<u64>,
+            open: |capacity| match capacity {
+                Capacity::Bounded(n) => $krate::bounded(n),
+                Capacity::Unbounded => $krate::unbounded(),
+            },
+            clone_rx: |rx: &$krate::Receiver<u64>| Some(rx.clone()));
+    };
+}
+
+blocking_channel!(StdUnbounded, std::sync::mpsc::Sender<u64>, std::sync::mpsc::Receiver<u64>,
+    open: |_| std::sync::mpsc::channel(), clone_rx: |_| None);
+blocking_channel!(StdBounded, std::sync::mpsc::SyncSender<u64>, std::sync::mpsc::Receiver<u64>,
+    open: |capacity: Capacity| std::sync::mpsc::sync_channel(capacity.bound()), clone_rx: |_| None);
 crossbeam_shaped!(Crossbeam, crossbeam_channel);
 crossbeam_shaped!(Flume, flume);
 crossbeam_shaped!(Kanal, kanal);

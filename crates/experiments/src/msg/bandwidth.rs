@@ -9,7 +9,7 @@ use overhead_record::Metric;
 use overhead_runtimes::os::ipc::{open, stream, End, IpcTransport, Role};
 
 /// `msg.bw`'s parameters are `msg.ipc`'s (transport, payload: bytes per message); `placement` follows.
-use super::ipc::{AgainstPeer, Params};
+use super::ipc::{transport_points, AgainstPeer, Params};
 
 /// Message sizes (bytes): large ones only, where bandwidth rather than the round trip decides.
 fn payloads(mode: Mode) -> Vec<usize> {
@@ -58,16 +58,8 @@ impl Experiment for Bandwidth {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let mut out = Vec::new();
-        for transport in IpcTransport::STREAMS {
-            for payload in payloads(ctx.mode) {
-                out.extend(ctx.pair_points(self.id(), runtime, &Params { transport, payload }));
-                if transport == IpcTransport::Tcp {
-                    out.extend(ctx.other_host_pair(self.id(), runtime, &Params { transport, payload }));
-                }
-            }
-        }
-        out
+        // The streams carry every payload of the list (no `payload_limit`).
+        transport_points(ctx, self.id(), runtime, &IpcTransport::STREAMS, &payloads(ctx.mode))
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let spec = point.spec;

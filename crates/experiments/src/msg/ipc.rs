@@ -63,23 +63,7 @@ impl Experiment for Ipc {
         }
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
-        let mut out = Vec::new();
-        for transport in IpcTransport::ALL {
-            let limit = payload_limit(transport);
-            for payload in payloads(ctx.mode) {
-                let planned = ctx.pair_points(self.id(), runtime, &Params { transport, payload });
-                match limit.as_ref().filter(|l| payload > l.bytes) {
-                    Some(l) => out.extend(planned.into_iter().map(|p| match p {
-                        Planned::Run(spec) | Planned::Skip(spec, _) => Planned::Skip(spec, l.why.clone()),
-                    })),
-                    None => out.extend(planned),
-                }
-                if transport == IpcTransport::Tcp {
-                    out.extend(ctx.other_host_pair(self.id(), runtime, &Params { transport, payload }));
-                }
-            }
-        }
-        out
+        transport_points(ctx, self.id(), runtime, &IpcTransport::ALL, &payloads(ctx.mode))
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let spec = point.spec;
@@ -129,6 +113,35 @@ fn round_trips<E: End>(h: &Harness, end: &mut E, payload: usize) -> anyhow::Resu
         anyhow::bail!("a round trip failed during measurement: {e}");
     }
     Ok(measurement)
+}
+
+/// The points of a peer experiment (`msg.ipc`, `msg.bw`) over `transports` × `payloads`, in that order: each
+/// pair placement this machine has (`PlanContext::pair_points`), skipped with the reason where the transport
+/// cannot carry the payload here (`payload_limit`), and over TCP the pair across hosts.
+pub(super) fn transport_points(
+    ctx: &PlanContext,
+    experiment: &str,
+    runtime: &dyn overhead_runtimes::RuntimeUnderTest,
+    transports: &[IpcTransport],
+    payloads: &[usize],
+) -> Vec<Planned> {
+    let mut out = Vec::new();
+    for &transport in transports {
+        let limit = payload_limit(transport);
+        for &payload in payloads {
+            let planned = ctx.pair_points(experiment, runtime, &Params { transport, payload });
+            match limit.as_ref().filter(|l| payload > l.bytes) {
+                Some(l) => out.extend(planned.into_iter().map(|p| match p {
+                    Planned::Run(spec) | Planned::Skip(spec, _) => Planned::Skip(spec, l.why.clone()),
+                })),
+                None => out.extend(planned),
+            }
+            if transport == IpcTransport::Tcp {
+                out.extend(ctx.other_host_pair(experiment, runtime, &Params { transport, payload }));
+            }
+        }
+    }
+    out
 }
 
 /// The measurement against a forked peer, once the channel's end type is known: round trips against an echo

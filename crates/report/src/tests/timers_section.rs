@@ -17,14 +17,20 @@ fn hotpath(scenario: &str, base: &str, start: &str, median: f64, counts: [f64; 6
     p
 }
 
+/// The sample record with one `timer.hotpath` point per `(scenario, time base, start, median, counts)`.
+fn with_hotpaths(points: &[(&str, &str, &str, f64, [f64; 6])]) -> overhead_record::RunRecord {
+    let mut record = sample_record();
+    record.points = points.iter().map(|&(s, b, start, median, counts)| hotpath(s, b, start, median, counts)).collect();
+    record
+}
+
 #[test]
 fn rows_in_002s_order_with_time_and_differences_marked() {
-    let mut record = sample_record();
-    record.points = vec![
-        hotpath("periodic_timer", "ns", "relative", 30.0, [2.0, 1.0, 1.0, 0.0, 1.0, 2.0]),
-        hotpath("periodic_timer", "tsc", "relative", 20.0, [0.0, 0.0, 0.0, 0.0, 1.0, 2.0]),
-        hotpath("absolute_timeout", "ns", "absolute", 15.0, [2.0, 2.0, 0.0, 0.0, 0.0, 1.0]),
-    ];
+    let mut record = with_hotpaths(&[
+        ("periodic_timer", "ns", "relative", 30.0, [2.0, 1.0, 1.0, 0.0, 1.0, 2.0]),
+        ("periodic_timer", "tsc", "relative", 20.0, [0.0, 0.0, 0.0, 0.0, 1.0, 2.0]),
+        ("absolute_timeout", "ns", "absolute", 15.0, [2.0, 2.0, 0.0, 0.0, 0.0, 1.0]),
+    ]);
     let spec = hotpath("periodic_timer", "tsc", "absolute", 1.0, [0.0; 6]).spec;
     record.skipped = vec![SkippedPoint::new(spec, SkipKind::Failed, "it broke")];
     let text = timers_table(&record, Format::Md);
@@ -48,12 +54,11 @@ fn rows_in_002s_order_with_time_and_differences_marked() {
 /// Times that follow the counter reads exactly, not the conversions.
 #[test]
 fn fits_say_what_the_time_follows() {
-    let mut record = sample_record();
-    record.points = vec![
-        hotpath("periodic_timer", "tsc", "relative", 20.0, [0.0, 0.0, 0.0, 0.0, 1.0, 2.0]),
-        hotpath("relative_timer", "ns", "relative", 30.0, [3.0, 2.0, 1.0, 0.0, 1.0, 3.0]),
-        hotpath("absolute_timeout", "ns", "absolute", 10.0, [1.0, 1.0, 0.0, 0.0, 0.0, 1.0]),
-    ];
+    let mut record = with_hotpaths(&[
+        ("periodic_timer", "tsc", "relative", 20.0, [0.0, 0.0, 0.0, 0.0, 1.0, 2.0]),
+        ("relative_timer", "ns", "relative", 30.0, [3.0, 2.0, 1.0, 0.0, 1.0, 3.0]),
+        ("absolute_timeout", "ns", "absolute", 10.0, [1.0, 1.0, 0.0, 0.0, 0.0, 1.0]),
+    ]);
     overhead_analysis::analyze(&mut record, &overhead_experiments::CATALOG);
     let text = timers_table(&record, Format::Table);
     assert!(
