@@ -33,9 +33,9 @@ pub fn slug(text: &str) -> String {
     out.trim_matches('-').to_string()
 }
 
-/// A labelled table as grouped bars, with their legend: its rows are the categories, its columns the bars
-/// of each.
-pub fn table_bars(title: &str, table: &LabelledTable) -> anyhow::Result<(String, Vec<LegendEntry>)> {
+/// A labelled table as grouped bars, with their legend: its rows are the categories (`row_axis` says what they
+/// are), its columns the bars of each.
+pub fn table_bars(title: &str, row_axis: &str, table: &LabelledTable) -> anyhow::Result<(String, Vec<LegendEntry>)> {
     let categories: Vec<String> = table.rows.iter().map(|(label, _)| label.clone()).collect();
     let groups: Vec<(String, Vec<f64>)> = table
         .columns
@@ -48,7 +48,7 @@ pub fn table_bars(title: &str, table: &LabelledTable) -> anyhow::Result<(String,
             )
         })
         .collect();
-    Ok((bars_svg(title, &table.unit, &categories, &groups)?, bars_legend(&groups)))
+    Ok((bars_svg(title, &table.unit, row_axis, &categories, &groups)?, bars_legend(&groups)))
 }
 
 #[cfg(test)]

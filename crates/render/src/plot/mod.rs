@@ -356,10 +356,17 @@ mod tests {
         let bars = bars_svg(
             "share",
             "%",
+            "tasks",
             &["1".into(), "10".into()],
             &[("cpu 0".into(), vec![75.0, 50.0]), ("cpu 1".into(), vec![25.0, 50.0])],
         )
         .unwrap();
         assert!(bars.matches("<rect").count() >= 4);
+        // Every category names its group of bars on the x axis (the labels once fell between the ticks).
+        let categories: Vec<String> = ["2", "8", "32", "128", "512"].map(String::from).to_vec();
+        let bars = bars_svg("share", "%", "tasks", &categories, &[("cpu 0".into(), vec![50.0; 5])]).unwrap();
+        for c in &categories {
+            assert!(bars.contains(&format!(">\n{c}\n</text>")), "category {c} has no label: {bars}");
+        }
     }
 }

@@ -85,7 +85,7 @@ fn grain_figures(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
     for p in record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::grain::Sweep::ID) {
         if let Some(share) = p.details.tables.get("share") {
             let title = format!("{}: share of tasks per CPU", p.name);
-            let (svg, legend) = table_bars(&p.spec.runtime, share)?;
+            let (svg, legend) = table_bars(&p.spec.runtime, "tasks the work is split into (K)", share)?;
             figures.push(Figure {
                 id: format!("fig-{}", slug(&title)),
                 title,

@@ -32,7 +32,7 @@ fn shares(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
             caption.push(format!("Jain's fairness index {jain:.3} (1 is perfectly fair)"));
         }
         let groups = [(counts.columns[column].clone(), values)];
-        let svg = bars_svg(&p.spec.experiment, "per 1000 of thread 0", &categories, &groups)?;
+        let svg = bars_svg(&p.spec.experiment, "per 1000 of thread 0", "thread", &categories, &groups)?;
         figures.push(Figure { id: format!("fig-{}", slug(&title)), title, caption, svg, legend: bars_legend(&groups) });
     }
     Ok(figures)
