@@ -4,6 +4,17 @@ use plotters::prelude::*;
 
 use super::*;
 
+/// The latency axis's ticks: 1, 2 and 5 times the powers of ten within `lo..=hi` (ns). Plotters' own ticks on
+/// a log axis are every whole multiple of the decade, whose labels collide where the multiples crowd
+/// together (400 µs … 1 ms read as one smear).
+fn one_two_five(lo: f64, hi: f64) -> Vec<f64> {
+    let (first, last) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    (first..=last)
+        .flat_map(|decade| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(decade)))
+        .filter(|&x| x >= lo && x <= hi)
+        .collect()
+}
+
 /// A latency histogram: events per bucket against the bucket's upper bound, both axes logarithmic,
 /// with the median and the 99th percentile marked.
 pub fn histogram_svg(dist: &Distribution, title: &str) -> anyhow::Result<String> {
@@ -11,7 +22,10 @@ pub fn histogram_svg(dist: &Distribution, title: &str) -> anyhow::Result<String>
     let y_hi = dist.buckets.iter().map(|b| b.1).max().unwrap_or(1) as f64 * 2.0;
     svg(CHART, |root| {
         let mut chart = chart_builder(root, title)
-            .build_cartesian_2d((x_lo..x_hi).log_scale(), (0.5f64..y_hi).log_scale())
+            .build_cartesian_2d(
+                (x_lo..x_hi).log_scale().with_key_points(one_two_five(x_lo, x_hi)),
+                (0.5f64..y_hi).log_scale(),
+            )
             .map_err(draw_err)?;
         chart
             .configure_mesh()
@@ -53,4 +67,41 @@ pub fn histogram_svg(dist: &Distribution, title: &str) -> anyhow::Result<String>
             .map_err(draw_err)?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ticks at 1, 2 and 5 per decade, inside the range only.
+    #[test]
+    fn the_latency_axis_ticks_at_one_two_five() {
+        assert_eq!(one_two_five(60e3, 1.2e6), [1e5, 2e5, 5e5, 1e6]);
+        assert_eq!(one_two_five(50.0, 220.0), [50.0, 100.0, 200.0]);
+        assert!(one_two_five(300.0, 400.0).is_empty());
+    }
+
+    /// A distribution from 60 µs to 1 ms labels 100 µs, 200 µs, 500 µs and 1 ms, and none of the crowded
+    /// multiples between.
+    #[test]
+    fn a_wide_histogram_labels_only_its_one_two_five_ticks() {
+        let dist = Distribution {
+            count: 300,
+            min_ns: 60e3,
+            p50_ns: 75e3,
+            p90_ns: 80e3,
+            p99_ns: 90e3,
+            p999_ns: 8e5,
+            max_ns: 9e5,
+            mean_ns: 8e4,
+            buckets: vec![(7e4, 150), (8e4, 140), (1e5, 9), (9e5, 1)],
+        };
+        let svg = histogram_svg(&dist, "timer.wakeup").unwrap();
+        for label in ["100 µs", "200 µs", "500 µs"] {
+            assert!(svg.contains(&format!(">\n{label}\n</text>")), "{label} missing");
+        }
+        for crowded in ["300 µs", "400 µs", "600 µs", "700 µs", "800 µs", "900 µs"] {
+            assert!(!svg.contains(&format!(">\n{crowded}\n</text>")), "{crowded} labelled");
+        }
+    }
 }
