@@ -27,7 +27,7 @@ pub enum ChannelImpl {
     FlumeAsync,
     /// `kanal`'s async API (`unbounded_async`, `bounded_async(n)`) on the runtime's executor.
     KanalAsync,
-    /// A fiber runtime's own channel and rendezvous (`runtimes/fiber/sync.rs`).
+    /// A fiber runtime's own channel and rendezvous (`runtime-fibers/src/sync.rs`).
     Fiber,
     /// Go's `chan` (buffered or not; Go has no unbounded channel).
     Chan,
@@ -39,7 +39,7 @@ pub enum ChannelImpl {
     ArrayBlockingQueue,
     /// Java's `java.util.concurrent.LinkedBlockingQueue` (optionally bounded).
     LinkedBlockingQueue,
-    /// MPI point-to-point messages between ranks (`runtimes/mpi`).
+    /// MPI point-to-point messages between ranks (`runtime-external/src/mpi`).
     Mpi,
 }
 

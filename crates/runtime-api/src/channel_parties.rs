@@ -1,5 +1,5 @@
 //! The parties of a `msg.throughput` stream (crossbeam-channel's benchmark suite's shape), shared
-//! by the kernel-thread bodies (`runtimes/os/channels.rs`) and the async ones (`runtimes/async_channels.rs`):
+//! by the kernel-thread bodies (`runtime-os/src/channels.rs`) and the async ones (`runtime-async/src/async_channels.rs`):
 //! how a batch of `n` messages is split over producers and consumers, how a message names its producer and its
 //! place in that producer's stream, and where a consumer puts what it received (thrown away while measuring,
 //! recorded by the delivery tests).

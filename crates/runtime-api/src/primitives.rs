@@ -2,8 +2,8 @@
 //!
 //! The experiments of Souvatzis's timing table (`base.loop`, `base.call`, `msg.*`, `sync.sem`,
 //! `spawn.create`, `sched.switch`) are written once against these traits; each runtime that has the
-//! capabilities implements them in its own module (`runtimes/os/primitives.rs`,
-//! `runtimes/fiber/primitives.rs`, `runtimes/tokio_rt/primitives.rs`). Every method times its operation
+//! capabilities implements them in its own module (`runtime-os/src/primitives.rs`,
+//! `runtime-fibers/src/primitives.rs`, `runtime-async/src/local_runtime.rs`). Every method times its operation
 //! with the harness, against the control the experiment's documentation names, and returns the
 //! measurement per operation as described; the experiment turns it into its metric.
 

@@ -1,7 +1,7 @@
 //! The async channel crates: tokio's mpsc, async-channel, flume's and kanal's async sides,
 //! behind one tiny trait ([`AsyncChan`]), with Souvatzis's message rows and `msg.throughput`'s parties written
 //! once as plain futures. The executor is a second tiny trait ([`Executor`]: `block_on` and `spawn`), so the
-//! same bodies run on tokio's current-thread runtime (`runtimes/tokio_rt`) and on any other single-thread
+//! same bodies run on tokio's current-thread runtime (`tokio_rt`) and on any other single-thread
 //! executor (smol's `LocalExecutor` with `smol::block_on(executor.run(f))`). The crate is chosen once per point,
 //! outside the timed loop ([`with_async_channel`]); every body is monomorphised for it.
 
@@ -224,12 +224,23 @@ pub enum MessageRow {
     Server,
 }
 
+impl MessageRow {
+    /// The capacity of the row's channels: zero for the rendezvous, unbounded for the others.
+    pub fn capacity(self) -> Capacity {
+        if self == MessageRow::Server {
+            Capacity::Bounded(0)
+        } else {
+            Capacity::Unbounded
+        }
+    }
+}
+
 /// Souvatzis's message row `row` through channel `C` on `executor`: the timed task sends and receives; the
 /// partner (echo or server) is a task spawned on the same executor, ended with [`STOP`] after the measurement.
 /// The receiving end lives in a `Cell`, taken out for each batch and put back after it (the timed future
 /// needs `&mut`; one thread, so no lock).
 pub fn message_row<C: AsyncChan, E: Executor>(executor: &E, row: MessageRow, h: &Harness) -> Measurement {
-    let capacity = if row == MessageRow::Server { Capacity::Bounded(0) } else { Capacity::Unbounded };
+    let capacity = row.capacity();
     // The timed future owns what it uses (the runtime may run it as a task): the ends are shared through `Rc`,
     // cloned once per batch, outside the timed loop.
     let timed = |tx: Rc<C::Tx>, rx: Rc<Cell<Option<C::Rx>>>| {
@@ -280,7 +291,7 @@ pub fn row_on<E: Executor>(
     executor: &E,
     h: &Harness,
 ) -> anyhow::Result<Measurement> {
-    let capacity = if row == MessageRow::Server { Capacity::Bounded(0) } else { Capacity::Unbounded };
+    let capacity = row.capacity();
     with_async_channel(runtime, implementation, capacity, Row { executor, row, h })
 }
 
@@ -574,7 +585,7 @@ pub mod tests {
             [ChannelImpl::TokioMpsc, ChannelImpl::AsyncChannel, ChannelImpl::FlumeAsync, ChannelImpl::KanalAsync]
         {
             for row in [MessageRow::Async, MessageRow::Echo, MessageRow::Server] {
-                let capacity = if row == MessageRow::Server { Capacity::Bounded(0) } else { Capacity::Unbounded };
+                let capacity = row.capacity();
                 let m = with_async_channel("test", implementation, capacity, Row { executor, row, h: &h });
                 match m {
                     Ok(m) => assert!(!m.samples_ns.is_empty(), "{implementation} {row:?}"),
