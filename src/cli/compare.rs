@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use super::{CompareArgs, UsageError};
 use overhead_analysis::compare::{compare as compare_sides, ComparedRuns, Comparison};
-use overhead_analysis::gate::{comparison_failures, side_failures, Failure, Gate};
+use overhead_analysis::gate::{comparison_failures, side_failures, unjudged_failure, Failure, Gate, Judged};
 use overhead_analysis::run_level::of_history;
 use overhead_analysis::run_level::{RunLevel, RunLevelSource};
 use overhead_history::{default_path, History};
@@ -18,8 +18,11 @@ use overhead_report::OutputFormat;
 /// Prints the comparison. An unreadable or foreign file, or an empty side, is the user's input error
 /// (exit 2).
 pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let gate =
+    let mut gate =
         args.fail_on.as_deref().map(|spec| Gate::parse(spec, args.fail_on_points)).transpose().map_err(UsageError)?;
+    if let Some(pct) = args.fail_on_unjudged.as_deref() {
+        gate = gate.map(|g| g.with_max_unjudged(pct)).transpose().map_err(UsageError)?;
+    }
     if let [one] = &args.records[..] {
         return compare_sides_of(Path::new(one), args.format, gate);
     }
@@ -40,16 +43,23 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
         runs.into_iter().zip(levels).map(|((label, runs), level)| ComparedRuns { label, runs, level }).collect();
     let comparison = compare_sides(&sides);
     print!("{}", comparison_exporter(args.format)?.render(&comparison)?);
-    Ok(gate_status(gate.map(|g| comparison_failures(&comparison, g))))
+    let judged = Judged::of_comparison(&comparison);
+    Ok(gate_status(gate.map(|g| (comparison_failures(&comparison, g), g)), judged))
 }
 
-/// Exit 1 when the gate found failures (each said on stderr), 0 otherwise or without a gate.
-fn gate_status(failures: Option<Vec<Failure>>) -> ExitCode {
-    let Some(failures) = failures else { return ExitCode::SUCCESS };
+/// Exit 1 when the gate found failures (each said on stderr) or left more points unjudged than it was
+/// allowed, 0 otherwise or without a gate. With a gate, stderr's last line says how many points it judged.
+fn gate_status(failures: Option<(Vec<Failure>, Gate)>, judged: Judged) -> ExitCode {
+    let Some((failures, gate)) = failures else { return ExitCode::SUCCESS };
     for f in &failures {
         eprintln!("fail: {f}");
     }
-    if failures.is_empty() {
+    let unjudged = unjudged_failure(judged, gate);
+    if let Some(u) = &unjudged {
+        eprintln!("fail: {u}");
+    }
+    eprintln!("{}", judged.verdict_line());
+    if failures.is_empty() && unjudged.is_none() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
@@ -77,7 +87,7 @@ fn compare_sides_of(path: &Path, format: OutputFormat, gate: Option<Gate>) -> an
     };
     print!("{text}");
     let ratios = record.sides.as_ref().map(|s| s.ratios.as_slice()).unwrap_or_default();
-    Ok(gate_status(gate.map(|g| side_failures(ratios, g))))
+    Ok(gate_status(gate.map(|g| (side_failures(ratios, g), g)), Judged::of_sides(ratios)))
 }
 
 /// The exporter of a comparison in `format`.

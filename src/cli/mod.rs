@@ -220,6 +220,11 @@ pub struct CompareArgs {
     /// With --fail-on: a flagged point that slow fails too, not only a family.
     #[arg(long, requires = "fail_on")]
     pub fail_on_points: bool,
+    /// With --fail-on: fail too when more than PCT percent of the points could not be judged (too few
+    /// processes on a side, an interval reaching zero, different host states, missing on a side). Without it,
+    /// stderr still says how many points the gate judged.
+    #[arg(long, requires = "fail_on", value_name = "PCT")]
+    pub fail_on_unjudged: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]

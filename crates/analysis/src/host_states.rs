@@ -71,6 +71,7 @@ pub fn run_states<'a>(
     others: impl Iterator<Item = &'a BTreeMap<String, f64>>,
 ) -> Option<HostStates> {
     let mut readings: BTreeMap<[usize; 2], Vec<f64>> = BTreeMap::new();
+    let mut differences: BTreeMap<[usize; 2], Vec<f64>> = BTreeMap::new();
     let mut fingerprint_s = 0.0;
     let mut process_s = 0.0;
     for q in points.flat_map(|p| &p.processes) {
@@ -78,6 +79,9 @@ pub fn run_states<'a>(
         fingerprint_s += q.extra.get(HOST_RTT_COST).copied().unwrap_or(0.0) / 1e9;
         if let Some(f) = Fingerprint::of(&q.extra) {
             readings.entry(f.pair).or_default().extend(f.readings());
+            if let (Some(before), Some(after)) = (f.before_ns, f.after_ns) {
+                differences.entry(f.pair).or_default().push((after / before).ln());
+            }
         }
     }
     for f in others.filter_map(Fingerprint::of) {
@@ -86,14 +90,45 @@ pub fn run_states<'a>(
     if readings.is_empty() {
         return None;
     }
-    let pairs = readings.into_iter().filter_map(|(pair, values)| pair_levels(pair, &values)).collect();
+    let pairs = readings
+        .into_iter()
+        .filter_map(|(pair, values)| {
+            let repeatability = repeatability(differences.get(&pair).map_or(&[][..], Vec::as_slice));
+            pair_levels(pair, &values, repeatability)
+        })
+        .collect();
     Some(HostStates { pairs, fingerprint_s, process_s })
 }
 
+/// How many standard deviations of the fingerprint's own repeatability two states must stand apart: a
+/// k-means split of one log-normal state puts its halves' centres about 1.6 of a reading's sd apart, so four
+/// sd of the difference between two readings (5.7 of one reading's) leaves one state whole however wide,
+/// while the placements a hypervisor switches between (×2 to ×7 on the machines measured) stay apart.
+pub const STATE_SEPARATION_SD: f64 = 4.0;
+
+/// The fingerprint's repeatability on the log scale: the standard deviation of the difference between a
+/// process's two round trips (`ln(after / before)`), estimated robustly as 1.4826 × their median absolute
+/// value, so the few processes during which the host moved the CPUs do not inflate it. `None` with fewer
+/// than [`MIN_DIFFERENCES`] processes that took both.
+pub fn repeatability(log_differences: &[f64]) -> Option<f64> {
+    if log_differences.len() < MIN_DIFFERENCES {
+        return None;
+    }
+    let mut magnitudes: Vec<f64> = log_differences.iter().map(|d| d.abs()).filter(|d| d.is_finite()).collect();
+    magnitudes.sort_by(f64::total_cmp);
+    (!magnitudes.is_empty()).then(|| 1.4826 * percentile(&magnitudes, 0.5))
+}
+
+/// The processes with both fingerprints a pair needs before its repeatability is trusted.
+pub const MIN_DIFFERENCES: usize = 5;
+
 /// One pair's states from its round trips, without process counts yet ([`assign_states`] adds them),
-/// lowest round trip first until counted.
-fn pair_levels(cpus: [usize; 2], values: &[f64]) -> Option<PairStates> {
-    let levels = overhead_stats::levels(values).ok()?;
+/// lowest round trip first until counted. Two clusters are two states only when their geometric means
+/// stand [`STATE_SEPARATION_SD`] of the fingerprint's `repeatability` apart (log sd of a process's two
+/// readings' difference; without one, the levels' own floor `overhead_stats::levels`).
+fn pair_levels(cpus: [usize; 2], values: &[f64], repeatability: Option<f64>) -> Option<PairStates> {
+    let min_ratio = repeatability.map_or(0.0, |sd| (STATE_SEPARATION_SD * sd).exp());
+    let levels = overhead_stats::levels_apart(values, min_ratio).ok()?;
     let mut members: Vec<Vec<f64>> = vec![Vec::new(); levels.count];
     for (&v, &l) in values.iter().zip(&levels.label) {
         members[l].push(v);
@@ -113,7 +148,14 @@ fn pair_levels(cpus: [usize; 2], values: &[f64]) -> Option<PairStates> {
             }
         })
         .collect();
-    Some(PairStates { cpus, states, fingerprints: values.len(), changed_processes: 0, timeline: Vec::new() })
+    Some(PairStates {
+        cpus,
+        states,
+        fingerprints: values.len(),
+        changed_processes: 0,
+        timeline: Vec::new(),
+        repeatability_log_sd: repeatability,
+    })
 }
 
 /// The state (index into `pair.states`) a round trip falls in: the nearest on the log scale, which for the
@@ -382,8 +424,6 @@ fn headline(point: &mut PointRecord, noisy_fraction: f64, cycle_ns: Option<f64>)
             point.summary.median = s.median;
             point.summary.ci_low = s.ci_low;
             point.summary.ci_high = s.ci_high;
-            point.below_resolution_why = crate::merge::below_floor(point, cycle_ns);
-            point.below_resolution = point.below_resolution_why.is_some();
         }
         (None, Some(t)) => {
             point.summary.median = t.estimate;
@@ -392,6 +432,10 @@ fn headline(point: &mut PointRecord, noisy_fraction: f64, cycle_ns: Option<f64>)
         }
         (None, None) => return,
     }
+    // The headline's interval decides whether it reaches the resolution (an older record's linear interval
+    // reached below zero on points far above it).
+    point.below_resolution_why = crate::merge::below_floor(point, cycle_ns);
+    point.below_resolution = point.below_resolution_why.is_some();
     point.noisy = point.summary.is_noisy(noisy_fraction);
 }
 

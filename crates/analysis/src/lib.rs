@@ -11,6 +11,7 @@ pub mod fits;
 pub mod gate;
 pub mod host_spread;
 pub mod host_states;
+pub mod intervals;
 mod merge;
 pub mod merge_details;
 pub mod op_counts;
@@ -35,8 +36,10 @@ use overhead_record::{Catalog, RunRecord};
 /// the order of experiments and runtimes and the runtimes' own channels (`overhead_experiments::CATALOG`;
 /// [`overhead_record::RecordOrder`] where the registries are not at hand).
 pub fn analyze(record: &mut RunRecord, catalog: &dyn Catalog) {
-    // First: a point whose time depends on the host's state headlines one state, and everything below
-    // reads the headline.
+    // First: every interval over processes on the scale a time lives on (an older record's made again);
+    // then a point whose time depends on the host's state headlines one state, and everything below reads
+    // the headline.
+    intervals::apply(record);
     host_states::apply(record);
     crosscheck::apply(record);
     regimes::apply(record);

@@ -14,9 +14,10 @@ fn summary<'r>(record: &'r RunRecord, row: &Row, runtime: &str, catalog: &dyn Ca
 
 /// The ratio of two medians `a / b` with a conservative 95% interval built from their own 95% CIs
 /// (`a.ci_low / b.ci_high` to `a.ci_high / b.ci_low`): the ratio is "≤ 1 within its CI" when the low end is.
-/// `None` when either CI reaches zero.
+/// `None` when either CI reaches zero (a point on the linear scale, docs/METHOD.md "Two levels"): a ratio's
+/// interval never reaches zero or below.
 pub fn ratio_with_ci(a: &Summary, b: &Summary) -> Option<RatioCi> {
-    if !(b.median > 0.0 && b.ci_low > 0.0) {
+    if !(b.median > 0.0 && b.ci_low > 0.0 && a.median > 0.0 && a.ci_low > 0.0) {
         return None;
     }
     Some(RatioCi { ratio: a.median / b.median, low: ratio_low_end(a, b)?, high: a.ci_high / b.ci_low })
@@ -97,6 +98,7 @@ mod tests {
         assert_eq!(ratio_with_ci(&a, &b), Some(RatioCi { ratio: 1.0, low: 1.8 / 2.5, high: 2.4 / 1.6 }));
         b.ci_low = 0.0;
         assert!(ratio_with_ci(&a, &b).is_none(), "a CI reaching zero gives no bounded ratio");
+        assert!(ratio_with_ci(&b, &a).is_none(), "nor one whose low end would be zero");
         assert_eq!(ratio_low_end(&a, &b), Some(1.8 / 2.5), "but its low end still exists");
         (b.ci_low, b.ci_high) = (-1.0, 0.0);
         assert!(ratio_low_end(&a, &b).is_none(), "a CI at or below zero gives none");

@@ -127,6 +127,11 @@ pub struct PairStates {
     /// Which state held when, in time order: consecutive processes in one state make one span.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<StateSpan>,
+    /// The fingerprint's own repeatability on this pair: the log-scale standard deviation of the difference
+    /// between a process's two round trips (robust: 1.4826 × the median absolute difference). States stand
+    /// several of these apart (docs/METHOD.md §19); `None` in older records and with too few processes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeatability_log_sd: Option<f64>,
 }
 
 impl PairStates {

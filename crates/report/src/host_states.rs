@@ -182,6 +182,7 @@ mod tests {
                 fingerprints: 200,
                 changed_processes: 2,
                 timeline: Vec::new(),
+                repeatability_log_sd: Some(0.1),
             }],
             fingerprint_s: 1.5,
             process_s: 75.0,

@@ -13,6 +13,7 @@ pub use crosscheck::crosscheck_text;
 mod format;
 mod host_states;
 pub mod html;
+pub mod interval;
 mod latency;
 mod matrices;
 pub mod sides;

@@ -224,7 +224,7 @@ fn results_table(record: &RunRecord, format: Format) -> String {
             Cell::new(&p.name),
             Cell::new(metric),
             right(format_ns(s.median)),
-            right(format!("{} – {}", format_ns(s.ci_low), format_ns(s.ci_high))),
+            right(crate::interval::point_interval(p, 1.0)),
             right(format!("{} – {}", format_ns(s.p10), format_ns(s.p90))),
             right(format_ns(p.control.median)),
             right(format!("{} × {}", p.batch_ops, batches_by_process(p))),

@@ -44,6 +44,16 @@ pub struct Levels {
 ///
 /// Errors: a value is not positive and finite; the message names it.
 pub fn levels(values: &[f64]) -> Result<Levels, String> {
+    levels_apart(values, MIN_RATIO)
+}
+
+/// [`levels`] with neighbouring levels at least `min_ratio` apart (their geometric means; never less than
+/// [`MIN_RATIO`]): the host's states use the fingerprint's own repeatability here, so that two clusters the
+/// measurement cannot tell apart are one state (docs/METHOD.md §19).
+///
+/// Errors: a value is not positive and finite; the message names it.
+pub fn levels_apart(values: &[f64], min_ratio: f64) -> Result<Levels, String> {
+    let min_gap = min_ratio.max(MIN_RATIO).ln();
     if let Some(bad) = values.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
         return Err(format!("a level needs positive, finite values; got {bad}"));
     }
@@ -53,7 +63,7 @@ pub fn levels(values: &[f64]) -> Result<Levels, String> {
     for k in 1..=MAX_LEVELS.min(bins.centres.len()) {
         let starts = optimal_partition(&bins, k);
         let fit = LevelFit::of(&bins, &starts);
-        if k > 1 && !fit.acceptable() {
+        if k > 1 && !fit.acceptable(min_gap) {
             continue;
         }
         let bic = fit.bic(values.len());
@@ -199,9 +209,9 @@ impl LevelFit {
         fit
     }
 
-    /// Every level large enough and far enough from its neighbour.
-    fn acceptable(&self) -> bool {
-        self.count.iter().all(|&c| c >= MIN_SIZE as f64) && self.mean.windows(2).all(|w| w[1] - w[0] >= MIN_RATIO.ln())
+    /// Every level large enough and at least `min_gap` (log scale) from its neighbour.
+    fn acceptable(&self, min_gap: f64) -> bool {
+        self.count.iter().all(|&c| c >= MIN_SIZE as f64) && self.mean.windows(2).all(|w| w[1] - w[0] >= min_gap)
     }
 
     /// BIC = −2 ln L + p ln n with p = 3k − 1 (k means, k variances, k − 1 free weights).
@@ -260,6 +270,24 @@ mod tests {
         let mut values = around(&mut rng, 30.0, 0.01, 30);
         values.extend(around(&mut rng, 33.0, 0.01, 30));
         assert_eq!(levels(&values).unwrap().count, 1);
+    }
+
+    /// What the host's states need: one log-normal of sd 0.1 (a state's own scatter) is one level when the
+    /// levels must stand four of its repeatability's standard deviations apart, over many draws; two modes
+    /// five times apart stay two.
+    #[test]
+    fn levels_closer_than_the_required_ratio_merge_and_distant_ones_do_not() {
+        let mut rng = Rng::new(51);
+        let apart = (4.0f64 * 0.1 * 2f64.sqrt()).exp();
+        for _ in 0..50 {
+            let one = around(&mut rng, 80.0, 0.1, 400);
+            assert_eq!(levels_apart(&one, apart).unwrap().count, 1);
+            let mut two = around(&mut rng, 80.0, 0.1, 300);
+            two.extend(around(&mut rng, 400.0, 0.1, 100));
+            let l = levels_apart(&two, apart).unwrap();
+            assert_eq!(l.count, 2);
+            assert!(l.label[..300].iter().all(|&x| x == 0) && l.label[300..].iter().all(|&x| x == 1));
+        }
     }
 
     #[test]

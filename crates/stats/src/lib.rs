@@ -20,7 +20,7 @@ pub use changepoints::{changepoints, classify, SeriesClass};
 pub use distribution::Distribution;
 pub use fit::{least_squares, LinearFit};
 pub use histogram::{distribution, latency_histogram};
-pub use levels::{levels, Levels};
+pub use levels::{levels, levels_apart, Levels};
 pub use modes::{process_modes, ProcessMode};
 pub use order::{median_ci_ranks, percentile};
 pub use polyfit::{quadratic_least_squares, QuadraticFit};
@@ -28,4 +28,4 @@ pub use stderr::standard_errors;
 pub use summary::{Summary, CI_LEVEL, Z95};
 #[cfg(any(test, feature = "testing"))]
 pub use two_level::tests as synthetic;
-pub use two_level::{mean_interval, trimmed_mean, TrimmedMean, TwoLevel, TRIM};
+pub use two_level::{mean_interval, trimmed_mean, ProcessInterval, Scale, TrimmedMean, TwoLevel, TRIM};

@@ -242,7 +242,7 @@ fn show(key: &KeyCost, p: &PointRecord) -> Headline {
     Headline {
         label: key.label.into(),
         value: format_ns(s.median * key.scale),
-        ci: format!("{} – {}", format_ns(s.ci_low * key.scale), format_ns(s.ci_high * key.scale)),
+        ci: crate::interval::point_interval(p, key.scale),
         detail: detail.join(", "),
         point: p.name.clone(),
         // `notes` is left to the point's row: the card shows what bears on the number.

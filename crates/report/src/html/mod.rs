@@ -220,7 +220,7 @@ fn point_row(p: &overhead_record::PointRecord, between: Option<&overhead_record:
             overhead_record::Metric::OneWay => "one way",
         },
         median: format_ns(s.median),
-        ci: format!("{} – {}", format_ns(s.ci_low), format_ns(s.ci_high)),
+        ci: crate::interval::point_interval(p, 1.0),
         spread: format!("{} – {}", format_ns(s.p10), format_ns(s.p90)),
         ovr: format_ns(p.control.median),
         batches: format!("{} × {}", p.batch_ops, batches_by_process(p)),
