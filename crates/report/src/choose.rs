@@ -20,14 +20,10 @@ interval has no upper end (≥ ×k) and its low end alone decides; undecided: no
 at or below zero). Flags as in the results table: a flagged best or tie is only as sure as its flags allow. cs/op and kernel: context switches per \
 operation of every thread of the probe process and the kernel's share of its CPU time (the section on the kernel's counts).";
 
-/// A ratio as the tables print it: three significant digits up to 100 (`1.05`, `12.3`), whole above.
+/// A ratio as the tables print it: three significant digits (`1.05`, `12.3`, `216`, `0.0456`;
+/// `overhead_humanize::format_ratio`).
 pub fn ratio_text(x: f64) -> String {
-    match x {
-        x if !x.is_finite() => "n/a".into(),
-        x if x >= 100.0 => format!("{x:.0}"),
-        x if x >= 10.0 => format!("{x:.1}"),
-        x => format!("{x:.2}"),
-    }
+    overhead_humanize::format_ratio(x)
 }
 
 /// `×1.05 (0.91–1.28)`: a ratio with its interval.

@@ -14,10 +14,16 @@ pub fn interval_processes(p: &PointRecord) -> usize {
 
 /// The point's interval with its ends multiplied by `scale` (½ for a one-way time from a round trip):
 /// `"48.6 µs – 136 µs"`; `"48.6 µs – 136 µs (2 processes)"` over two; `"— (1 process: no interval over
-/// processes)"` for one.
+/// processes)"` for one. A point on the linear scale whose interval reaches zero (a process read zero or
+/// less: a difference at its noise floor, flagged `<res`) shows its upper bound alone: `"≤ 97.1 µs (a
+/// process read ≤ 0)"`, never a negative time.
 pub fn point_interval(p: &PointRecord, scale: f64) -> String {
     let s = &p.summary;
-    let ends = format!("{} – {}", format_ns(s.ci_low * scale), format_ns(s.ci_high * scale));
+    let ends = if s.ci_low > 0.0 {
+        format!("{} – {}", format_ns(s.ci_low * scale), format_ns(s.ci_high * scale))
+    } else {
+        format!("≤ {} (a process read ≤ 0)", format_ns(s.ci_high * scale))
+    };
     match interval_processes(p) {
         1 => "— (1 process: no interval over processes)".into(),
         2 => format!("{ends} (2 processes)"),
@@ -55,5 +61,8 @@ mod tests {
         assert_eq!(point_interval(&with_processes(2), 0.5), "45.0 ns – 55.0 ns (2 processes)");
         assert!(point_interval(&with_processes(1), 1.0).starts_with("— (1 process"));
         assert_eq!(point_interval(&with_processes(0), 1.0), "90.0 ns – 110 ns", "a record without processes");
+        let mut signed = with_processes(3);
+        signed.summary.ci_low = -70_000.0;
+        assert_eq!(point_interval(&signed, 1.0), "≤ 110 ns (a process read ≤ 0)");
     }
 }

@@ -111,15 +111,9 @@ fn comparison_line(c: &RuntimeComparison) -> String {
     line
 }
 
-/// Three significant digits for ratios from 0.001 to thousands.
+/// Three significant digits, the report's one ratio format.
 fn ratio_digits(x: f64) -> String {
-    if x >= 100.0 {
-        format!("{x:.0}")
-    } else if x >= 10.0 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.2}")
-    }
+    overhead_humanize::format_ratio(x)
 }
 
 /// The report's `primitives` section (docs/ARCHITECTURE.md "Renderers").
