@@ -57,8 +57,8 @@ pub fn render_with_sections(record: &RunRecord, format: Format, sections: &[supe
         }
     }
     out += &format!(
-        "\nmedian: per operation, control subtracted, the mean of each process's median batch (20% trimmed from five processes); CI: 95% CI over \
-         this run's processes (Student t), for comparisons inside the run; between runs (when the history knows \
+        "\nmedian: per operation, control subtracted, the geometric mean of each process's median batch (20% trimmed from five processes); CI: 95% CI over \
+         this run's processes (Student t on the log scale, so never below zero; \"(2 processes)\" where it rests on two, none for one), for comparisons inside the run; between runs (when the history knows \
          it): the 95% range of a run's median on this machine; p10 – p90: every batch of every process; ovr: the control's own cost; \
          N × R×P: operations per batch × batches per process × processes; cs/op: context switches per \
          operation of every thread of the probe process, kernel: the kernel's share of its CPU time (both in the \
