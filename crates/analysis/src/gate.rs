@@ -208,7 +208,10 @@ mod tests {
     fn a_gate_is_read_from_its_spec_and_refuses_others_by_name() {
         assert_eq!(Gate::parse("slower", false).unwrap().threshold, 0.05);
         assert_eq!(Gate::parse("slower:10%", false).unwrap().threshold, 0.10);
-        assert_eq!(Gate::parse("slower:2.5", true).unwrap(), Gate { threshold: 0.025, points: true, max_unjudged: None });
+        assert_eq!(
+            Gate::parse("slower:2.5", true).unwrap(),
+            Gate { threshold: 0.025, points: true, max_unjudged: None }
+        );
         for bad in ["faster", "slower:x", "slower:-3%", ""] {
             assert!(Gate::parse(bad, false).unwrap_err().contains("expected slower"), "{bad}");
         }

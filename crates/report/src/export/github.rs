@@ -10,6 +10,7 @@ use std::path::Path;
 use super::Exporter;
 use crate::{compare_tables, Format};
 use overhead_analysis::compare::Comparison;
+use overhead_analysis::gate::Judged;
 use overhead_record::{RunRecord, SideScope};
 
 /// A record's step summary: its sides' verdicts, or its one-screen summary.
@@ -25,9 +26,9 @@ impl Exporter<RunRecord> for GithubSummary {
         for r in sides.ratios.iter().filter(|r| r.flagged) {
             verdicts.add(r.scope == SideScope::Family, r.ratio);
         }
-        let compared = sides.ratios.iter().filter(|r| r.scope == SideScope::Point && r.not_compared.is_none()).count();
+        let judged = Judged::of_sides(&sides.ratios);
         let mut out = format!("## overhead: {} against {}\n\n", side_names(record), sides.baseline());
-        let _ = writeln!(out, "{}\n", verdicts.line(compared));
+        let _ = writeln!(out, "{}\n", verdicts.line(judged));
         out += &crate::sides::sides_section(record, Format::Md);
         Ok(blank_lines_around_tables(&out))
     }
@@ -44,10 +45,8 @@ impl Exporter<Comparison> for GithubComparison {
                 verdicts.add(true, v.ratio.ratio);
             }
         }
-        let mut compared = 0;
         for point in &comparison.points {
             for v in point.others.iter().flatten() {
-                compared += 1;
                 if let (true, Some(r)) = (v.significant, v.ratio) {
                     verdicts.add(false, r.ratio);
                 }
@@ -55,7 +54,7 @@ impl Exporter<Comparison> for GithubComparison {
         }
         let others = comparison.labels[1..].join(", ");
         let mut out = format!("## overhead: {others} against {}\n\n", comparison.labels[0]);
-        let _ = writeln!(out, "{}\n", verdicts.line(compared));
+        let _ = writeln!(out, "{}\n", verdicts.line(Judged::of_comparison(comparison)));
         out += &compare_tables(comparison, Format::Md);
         Ok(blank_lines_around_tables(&out))
     }
@@ -105,14 +104,19 @@ impl Verdicts {
         }
     }
 
-    /// `**No change shown**: …` or `**2 families slower**, 1 faster; 11 of 492 points flagged (…)`.
-    fn line(&self, compared: usize) -> String {
-        let points = format!(
-            "{} of {compared} points flagged ({} slower, {} faster)",
+    /// `**No change shown**: …` or `**2 families slower**, 1 faster; 11 of 492 points flagged (…)`, and how
+    /// many points could not be judged when any: `; 228 of 594 points not judged`.
+    fn line(&self, judged: Judged) -> String {
+        let mut points = format!(
+            "{} of {} points flagged ({} slower, {} faster)",
             self.points_slower + self.points_faster,
+            judged.points - judged.unjudged,
             self.points_slower,
             self.points_faster
         );
+        if judged.unjudged > 0 {
+            points += &format!("; {} of {} points not judged", judged.unjudged, judged.points);
+        }
         if self.families_slower + self.families_faster == 0 {
             return format!("**No family changed** beyond its CI; {points}.");
         }
@@ -132,11 +136,20 @@ mod tests {
     #[test]
     fn the_verdict_line_counts_by_scope_and_direction() {
         let mut v = Verdicts::default();
-        assert_eq!(v.line(10), "**No family changed** beyond its CI; 0 of 10 points flagged (0 slower, 0 faster).");
+        assert_eq!(
+            v.line(Judged { points: 10, unjudged: 0 }),
+            "**No family changed** beyond its CI; 0 of 10 points flagged (0 slower, 0 faster)."
+        );
         v.add(true, 1.12);
         v.add(false, 1.3);
         v.add(false, 0.8);
-        assert_eq!(v.line(10), "**1 family slower**, 0 faster; 2 of 10 points flagged (1 slower, 1 faster).");
+        assert_eq!(
+            v.line(Judged { points: 10, unjudged: 0 }),
+            "**1 family slower**, 0 faster; 2 of 10 points flagged (1 slower, 1 faster)."
+        );
+        assert!(v
+            .line(Judged { points: 594, unjudged: 228 })
+            .ends_with("2 of 366 points flagged (1 slower, 1 faster); 228 of 594 points not judged."));
     }
 
     #[test]
