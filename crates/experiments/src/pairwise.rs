@@ -12,12 +12,13 @@ use overhead_harness::{HarnessConfig, Mode, SpinBarrier};
 use overhead_machine::pin_current_thread;
 use overhead_runtimes::RuntimeUnderTest;
 
-/// The one point of a pairwise experiment: every usable CPU, no parameters, no placement (the pairs
-/// have all placements). With one usable CPU there is no pair, and the point is skipped saying so.
+/// The one point of a pairwise experiment: the CPUs of [`PlanContext::pairwise_cpus`] (every usable CPU in
+/// `--full`, one per pair class otherwise), no parameters, no placement (the pairs have all placements). With
+/// one usable CPU there is no pair, and the point is skipped saying so.
 pub fn whole_machine(ctx: &PlanContext, experiment: &str, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
-    let mut spec = ctx.spec(experiment, runtime, &[], ctx.cpus.clone());
+    let mut spec = ctx.spec(experiment, runtime, &[], ctx.pairwise_cpus());
     spec.placement = None;
-    if ctx.cpus.len() < 2 {
+    if spec.cpus.len() < 2 {
         let only = ctx.cpus.first().map_or("none".to_string(), usize::to_string);
         return vec![Planned::Skip(spec, format!("needs two usable CPUs to pair; this run may use only CPU {only}"))];
     }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::pingpong::two_rank_points;
+use super::pingpong::{two_rank_points, Span};
 use super::{follow, lead_measure, RANKS};
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
@@ -62,8 +62,9 @@ impl Experiment for Bandwidth {
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
-        for payload in payloads(ctx.mode) {
-            out.extend(two_rank_points(ctx, self.id(), runtime, &BwParams { payload, window: WINDOW }));
+        for (i, payload) in payloads(ctx.mode).into_iter().enumerate() {
+            let params = BwParams { payload, window: WINDOW };
+            out.extend(two_rank_points(ctx, self.id(), runtime, &params, Span::first_at_every_class(i)));
         }
         out
     }

@@ -50,9 +50,9 @@ impl Experiment for PingPong {
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
-        for payload in payloads(ctx.mode) {
+        for (i, payload) in payloads(ctx.mode).into_iter().enumerate() {
             let params = PingPongParams { payload };
-            out.extend(two_rank_points(ctx, self.id(), runtime, &params));
+            out.extend(two_rank_points(ctx, self.id(), runtime, &params, Span::first_at_every_class(i)));
         }
         out
     }
@@ -65,16 +65,43 @@ impl Experiment for PingPong {
     }
 }
 
-/// The two-rank points of an `mpi.*` experiment: every placement class between two CPUs of this machine
-/// that it has (never the same CPU: [`NOT_ON_ONE_CPU`]), and, across hosts, `placement:other_host`.
+/// Which placement classes a two-rank point is planned at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Span {
+    /// One pair of CPUs of every placement class the machine has.
+    EveryClass,
+    /// The nearest pair of different CPUs only ([`PlanContext::nearest_pair_points`]), but every class in
+    /// `--full`: a launch per process is the costliest point of a run, so a payload whose question is not the
+    /// placement is launched once.
+    Nearest,
+}
+
+impl Span {
+    /// The span of an experiment's `index`-th payload: the first (the smallest, whose time is mostly the path
+    /// between the ranks) at every class, the others at the nearest pair.
+    pub fn first_at_every_class(index: usize) -> Span {
+        if index == 0 {
+            Span::EveryClass
+        } else {
+            Span::Nearest
+        }
+    }
+}
+
+/// The two-rank points of an `mpi.*` experiment: the placement classes of `span` between two CPUs of this
+/// machine (never the same CPU: [`NOT_ON_ONE_CPU`]), and, across hosts, `placement:other_host`.
 pub fn two_rank_points<P: Serialize>(
     ctx: &PlanContext,
     experiment: &str,
     runtime: &dyn overhead_runtimes::RuntimeUnderTest,
     params: &P,
+    span: Span,
 ) -> Vec<Planned> {
-    let mut out: Vec<Planned> = ctx
-        .pair_points(experiment, runtime, params)
+    let planned = match (span, ctx.mode) {
+        (Span::Nearest, Mode::Quick | Mode::Default) => ctx.nearest_pair_points(experiment, runtime, params),
+        _ => ctx.pair_points(experiment, runtime, params),
+    };
+    let mut out: Vec<Planned> = planned
         .into_iter()
         .map(|p| match p {
             Planned::Run(spec) if spec.placement == Some(overhead_machine::Placement::SameCpu) => {
