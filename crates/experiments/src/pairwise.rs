@@ -120,14 +120,20 @@ mod tests {
     }
 
     #[test]
-    fn several_cpus_give_one_point_for_all_of_them() {
-        let ctx =
-            PlanContext { cpus: vec![0, 2, 5], topology: Topology::detect(), mode: Mode::Quick, hosts: Vec::new() };
+    fn several_cpus_give_one_point_for_all_of_them_in_full_and_one_per_class_otherwise() {
+        let mut ctx =
+            PlanContext { cpus: vec![0, 2, 5], topology: Topology::detect(), mode: Mode::Full, hosts: Vec::new() };
         let planned = whole_machine(&ctx, "clock.rate", &overhead_runtimes::os::Os);
         let [Planned::Run(spec)] = planned.as_slice() else { panic!("{planned:?}") };
         assert_eq!(spec.cpus, [0, 2, 5]);
         assert_eq!(spec.name(), "clock.rate/runtime:os");
         assert_eq!(spec.placement, None);
+        // One package of 2 L3s of 2 cores of 2 threads: SMT sibling 1, same L3 2, other L3 4.
+        ctx.topology = overhead_machine::testing::simulated(1, 1, 2, 2, 2);
+        (ctx.cpus, ctx.mode) = ((0..8).collect(), Mode::Quick);
+        let planned = whole_machine(&ctx, "clock.offset", &overhead_runtimes::os::Os);
+        let [Planned::Run(spec)] = planned.as_slice() else { panic!("{planned:?}") };
+        assert_eq!(spec.cpus, [0, 1, 2, 4]);
     }
 
     #[test]

@@ -137,6 +137,21 @@ impl PlanContext {
             .collect()
     }
 
+    /// The two-party points of `span`: [`PlanContext::pair_points`] for [`PairSpan::EveryClass`] and in
+    /// `--full`, [`PlanContext::nearest_pair_points`] for [`PairSpan::Nearest`] otherwise.
+    pub fn spanned_pair_points<P: Serialize>(
+        &self,
+        span: PairSpan,
+        experiment: &str,
+        runtime: &dyn RuntimeUnderTest,
+        params: &P,
+    ) -> Vec<Planned> {
+        match (span, self.mode) {
+            (PairSpan::Nearest, Mode::Quick | Mode::Default) => self.nearest_pair_points(experiment, runtime, params),
+            _ => self.pair_points(experiment, runtime, params),
+        }
+    }
+
     /// Rank counts for MPI collectives: every count from 2 in `--full`; otherwise the teams of
     /// [`PlanContext::thread_counts`] from 2 up to one rank per usable core (the largest count; MPI ranks
     /// poll, so two on the SMT siblings of one core would measure their competition), so that a launch grows
@@ -294,6 +309,28 @@ impl PlanContext {
     }
 }
 
+/// Which placement classes a two-party point is planned at, outside `--full` (which plans every class).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairSpan {
+    /// One pair of CPUs of every placement class the machine has ([`PlanContext::pair_points`]).
+    EveryClass,
+    /// The same CPU and the nearest pair of different CPUs only ([`PlanContext::nearest_pair_points`]).
+    Nearest,
+}
+
+impl PairSpan {
+    /// The span of an experiment's `index`-th payload: the first (the smallest, whose time is mostly the path
+    /// between the parties, the placement's question) at every class, the larger ones at the nearest pair, so
+    /// a payload sweep costs one point per class more, not one per class and payload.
+    pub fn first_at_every_class(index: usize) -> PairSpan {
+        if index == 0 {
+            PairSpan::EveryClass
+        } else {
+            PairSpan::Nearest
+        }
+    }
+}
+
 /// `spec` with `placement:NAME` appended to its parameters.
 fn with_placement(mut spec: PointSpec, placement: Placement) -> PointSpec {
     spec.params.push(("placement".into(), serde_plain(placement)));
@@ -329,15 +366,42 @@ pub mod tests {
         assert!(ctx(1, Mode::Default).thread_counts(2).is_empty());
     }
 
+    /// A context of every CPU of a simulated machine (`overhead_machine::testing::simulated`'s arguments).
+    fn simulated_ctx(shape: (usize, usize, usize, usize, usize), mode: Mode) -> PlanContext {
+        let topology = overhead_machine::testing::simulated(shape.0, shape.1, shape.2, shape.3, shape.4);
+        PlanContext { cpus: topology.cpus.iter().map(|c| c.cpu).collect(), topology, mode, hosts: Vec::new() }
+    }
+
     #[test]
-    fn the_thread_ladder_doubles_to_every_cpu_but_in_full() {
-        assert_eq!(ctx(256, Mode::Default).thread_ladder(1), vec![1, 2, 4, 8, 16, 32, 64, 128, 256]);
-        assert_eq!(ctx(12, Mode::Quick).thread_ladder(1), vec![1, 2, 4, 8, 12]);
-        assert_eq!(ctx(12, Mode::Default).thread_ladder(2), vec![2, 4, 8, 12]);
+    fn the_thread_ladder_follows_the_levels_but_in_full() {
+        // 2 packages × 4 L3 × 8 cores × 2 threads: one L3 is 8 cores, one package 32.
+        assert_eq!(simulated_ctx((2, 1, 4, 8, 2), Mode::Default).thread_ladder(1), vec![1, 2, 8, 32, 128]);
+        assert_eq!(simulated_ctx((1, 1, 2, 6, 1), Mode::Quick).thread_ladder(1), vec![1, 2, 6, 12]);
+        assert_eq!(simulated_ctx((1, 1, 2, 6, 1), Mode::Default).thread_ladder(2), vec![2, 6, 12]);
         assert_eq!(ctx(2, Mode::Default).thread_ladder(1), vec![1, 2]);
         assert_eq!(ctx(1, Mode::Default).thread_ladder(1), vec![1]);
         assert!(ctx(1, Mode::Default).thread_ladder(2).is_empty());
         assert_eq!(ctx(5, Mode::Full).thread_ladder(1), vec![1, 2, 3, 4, 5]);
+    }
+
+    /// Teams fill the home CPU's L3 before another, one thread per core first, whatever the CPU numbering: on
+    /// a two-package machine numbered package by package in turn (even CPUs on package 0), a team of two
+    /// stays on package 0.
+    #[test]
+    fn teams_fill_the_nearest_level_first() {
+        let mut ctx = simulated_ctx((2, 1, 1, 4, 1), Mode::Default);
+        for info in &mut ctx.topology.cpus {
+            info.cpu = if info.package == 0 { 2 * info.core } else { 2 * (info.core - 4) + 1 };
+        }
+        ctx.topology.cpus.sort_by_key(|c| c.cpu);
+        ctx.cpus = (0..8).collect();
+        assert_eq!(ctx.team_cpus(2), [0, 2]);
+        assert_eq!(ctx.team_cpus(5), [0, 2, 4, 6, 1]);
+        assert_eq!(ctx.thread_counts(1), [1, 2, 4, 8]);
+        let smt = simulated_ctx((1, 1, 2, 2, 2), Mode::Default);
+        assert_eq!(smt.team_cpus(4), [0, 2, 4, 6], "one thread per core first");
+        assert_eq!(smt.team_cpus(8), [0, 2, 4, 6, 1, 3, 5, 7]);
+        assert_eq!(smt.rank_counts(), [2, 4], "ranks stop at the cores");
     }
 
     /// Across hosts, the two ranks of a pair never get one CPU number while the machine has two, whatever

@@ -328,9 +328,13 @@ mod tests {
         assert_eq!(names, ["mem.c2c/runtime:os/op:cas", "mem.c2c/runtime:os/op:load_store"]);
         let one = C2c.points(&context(vec![5], Topology::detect()), os());
         assert!(one.iter().all(|p| matches!(p, Planned::Skip(s, why) if s.cpus == [5] && why.contains("CPU 5"))));
-        let many = C2c.points(&context((0..256).collect(), simulated(2, 2, 4, 8, 2)), os());
-        let Planned::Run(spec) = &many[0] else { panic!() };
-        assert_eq!((spec.cpus.len(), spec.placement), (256, None));
+        // 256 CPUs: the home CPU and one of each of the five pair classes by default, every CPU in --full.
+        let mut ctx = context((0..256).collect(), simulated(2, 2, 4, 8, 2));
+        let Planned::Run(spec) = &C2c.points(&ctx, os())[0] else { panic!() };
+        assert_eq!((spec.cpus.as_slice(), spec.placement), ([0, 1, 2, 16, 64, 128].as_slice(), None));
+        ctx.mode = Mode::Full;
+        let Planned::Run(spec) = &C2c.points(&ctx, os())[0] else { panic!() };
+        assert_eq!(spec.cpus.len(), 256);
     }
 
     #[test]

@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::pingpong::{two_rank_points, Span};
+use super::pingpong::two_rank_points;
 use super::{follow, lead_measure, RANKS};
-use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
+use crate::{Experiment, ExperimentInfo, Outcome, PairSpan, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
 use overhead_runtimes::mpi::shim::Op;
@@ -64,7 +64,7 @@ impl Experiment for Bandwidth {
         let mut out = Vec::new();
         for (i, payload) in payloads(ctx.mode).into_iter().enumerate() {
             let params = BwParams { payload, window: WINDOW };
-            out.extend(two_rank_points(ctx, self.id(), runtime, &params, Span::first_at_every_class(i)));
+            out.extend(two_rank_points(ctx, self.id(), runtime, &params, PairSpan::first_at_every_class(i)));
         }
         out
     }

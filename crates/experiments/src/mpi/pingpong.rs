@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{follow, lead_measure, NOT_ON_ONE_CPU, RANKS};
-use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
+use crate::{Experiment, ExperimentInfo, Outcome, PairSpan, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
 use overhead_runtimes::mpi::shim::Op;
@@ -52,7 +52,7 @@ impl Experiment for PingPong {
         let mut out = Vec::new();
         for (i, payload) in payloads(ctx.mode).into_iter().enumerate() {
             let params = PingPongParams { payload };
-            out.extend(two_rank_points(ctx, self.id(), runtime, &params, Span::first_at_every_class(i)));
+            out.extend(two_rank_points(ctx, self.id(), runtime, &params, PairSpan::first_at_every_class(i)));
         }
         out
     }
@@ -65,29 +65,6 @@ impl Experiment for PingPong {
     }
 }
 
-/// Which placement classes a two-rank point is planned at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Span {
-    /// One pair of CPUs of every placement class the machine has.
-    EveryClass,
-    /// The nearest pair of different CPUs only ([`PlanContext::nearest_pair_points`]), but every class in
-    /// `--full`: a launch per process is the costliest point of a run, so a payload whose question is not the
-    /// placement is launched once.
-    Nearest,
-}
-
-impl Span {
-    /// The span of an experiment's `index`-th payload: the first (the smallest, whose time is mostly the path
-    /// between the ranks) at every class, the others at the nearest pair.
-    pub fn first_at_every_class(index: usize) -> Span {
-        if index == 0 {
-            Span::EveryClass
-        } else {
-            Span::Nearest
-        }
-    }
-}
-
 /// The two-rank points of an `mpi.*` experiment: the placement classes of `span` between two CPUs of this
 /// machine (never the same CPU: [`NOT_ON_ONE_CPU`]), and, across hosts, `placement:other_host`.
 pub fn two_rank_points<P: Serialize>(
@@ -95,13 +72,10 @@ pub fn two_rank_points<P: Serialize>(
     experiment: &str,
     runtime: &dyn overhead_runtimes::RuntimeUnderTest,
     params: &P,
-    span: Span,
+    span: PairSpan,
 ) -> Vec<Planned> {
-    let planned = match (span, ctx.mode) {
-        (Span::Nearest, Mode::Quick | Mode::Default) => ctx.nearest_pair_points(experiment, runtime, params),
-        _ => ctx.pair_points(experiment, runtime, params),
-    };
-    let mut out: Vec<Planned> = planned
+    let mut out: Vec<Planned> = ctx
+        .spanned_pair_points(span, experiment, runtime, params)
         .into_iter()
         .map(|p| match p {
             Planned::Run(spec) if spec.placement == Some(overhead_machine::Placement::SameCpu) => {
