@@ -19,7 +19,7 @@ pub mod sync;
 pub mod timer;
 
 pub use catalog::{Registries, CATALOG};
-pub use plan::{PlanContext, Planned};
+pub use plan::{PairSpan, PlanContext, Planned};
 pub use point::Point;
 
 pub use overhead_harness::empty_loop;

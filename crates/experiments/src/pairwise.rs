@@ -12,12 +12,13 @@ use overhead_harness::{HarnessConfig, Mode, SpinBarrier};
 use overhead_machine::pin_current_thread;
 use overhead_runtimes::RuntimeUnderTest;
 
-/// The one point of a pairwise experiment: every usable CPU, no parameters, no placement (the pairs
-/// have all placements). With one usable CPU there is no pair, and the point is skipped saying so.
+/// The one point of a pairwise experiment: the CPUs of [`PlanContext::pairwise_cpus`] (every usable CPU in
+/// `--full`, one per pair class otherwise), no parameters, no placement (the pairs have all placements). With
+/// one usable CPU there is no pair, and the point is skipped saying so.
 pub fn whole_machine(ctx: &PlanContext, experiment: &str, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
-    let mut spec = ctx.spec(experiment, runtime, &[], ctx.cpus.clone());
+    let mut spec = ctx.spec(experiment, runtime, &[], ctx.pairwise_cpus());
     spec.placement = None;
-    if ctx.cpus.len() < 2 {
+    if spec.cpus.len() < 2 {
         let only = ctx.cpus.first().map_or("none".to_string(), usize::to_string);
         return vec![Planned::Skip(spec, format!("needs two usable CPUs to pair; this run may use only CPU {only}"))];
     }
@@ -119,14 +120,20 @@ mod tests {
     }
 
     #[test]
-    fn several_cpus_give_one_point_for_all_of_them() {
-        let ctx =
-            PlanContext { cpus: vec![0, 2, 5], topology: Topology::detect(), mode: Mode::Quick, hosts: Vec::new() };
+    fn several_cpus_give_one_point_for_all_of_them_in_full_and_one_per_class_otherwise() {
+        let mut ctx =
+            PlanContext { cpus: vec![0, 2, 5], topology: Topology::detect(), mode: Mode::Full, hosts: Vec::new() };
         let planned = whole_machine(&ctx, "clock.rate", &overhead_runtimes::os::Os);
         let [Planned::Run(spec)] = planned.as_slice() else { panic!("{planned:?}") };
         assert_eq!(spec.cpus, [0, 2, 5]);
         assert_eq!(spec.name(), "clock.rate/runtime:os");
         assert_eq!(spec.placement, None);
+        // One package of 2 L3s of 2 cores of 2 threads: SMT sibling 1, same L3 2, other L3 4.
+        ctx.topology = overhead_machine::testing::simulated(1, 1, 2, 2, 2);
+        (ctx.cpus, ctx.mode) = ((0..8).collect(), Mode::Quick);
+        let planned = whole_machine(&ctx, "clock.offset", &overhead_runtimes::os::Os);
+        let [Planned::Run(spec)] = planned.as_slice() else { panic!("{planned:?}") };
+        assert_eq!(spec.cpus, [0, 1, 2, 4]);
     }
 
     #[test]

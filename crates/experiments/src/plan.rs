@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use overhead_harness::Mode;
-use overhead_machine::{Placement, Topology};
+use overhead_machine::{PairClass, Placement, Topology};
 use overhead_record::PointSpec;
 use overhead_runtimes::RuntimeUnderTest;
 
@@ -84,8 +84,9 @@ impl PlanContext {
     }
 
     /// Two-party points: the same CPU, and one partner CPU for each kind of placement this machine has
-    /// among the usable CPUs (SMT sibling, other core, other NUMA node, other package). On a machine
-    /// with one usable CPU the "other CPU" point is skipped with the reason.
+    /// among the usable CPUs (SMT sibling, other core, other NUMA node, other package;
+    /// [`PlanContext::placement_partner`]), so their number is bounded by the placements, not the CPUs. On a
+    /// machine with one usable CPU the "other CPU" point is skipped with the reason.
     pub fn pair_points<P: Serialize>(
         &self,
         experiment: &str,
@@ -100,7 +101,7 @@ impl PlanContext {
         let others = [Placement::SmtSibling, Placement::OtherCore, Placement::OtherNumaNode, Placement::OtherPackage];
         let mut any_other = false;
         for placement in others {
-            if let Some(partner) = self.topology.partner(home, placement, &self.cpus) {
+            if let Some(partner) = self.placement_partner(placement) {
                 any_other = true;
                 out.push(Planned::Run(on(vec![home, partner], placement)));
             }
@@ -111,6 +112,68 @@ impl PlanContext {
             out.push(Planned::Skip(spec, format!("needs a second usable CPU; this run may use only CPU {home}")));
         }
         out
+    }
+
+    /// [`PlanContext::pair_points`] narrowed to the same CPU and one other CPU: another core when there is
+    /// one, else the nearest other placement. For points whose question is not the placement (an RPC's
+    /// layers, an MPI payload's bandwidth), so they cost two points, not one per placement class. Skipped
+    /// points (one usable CPU) are kept with their reason.
+    pub fn nearest_pair_points<P: Serialize>(
+        &self,
+        experiment: &str,
+        runtime: &dyn RuntimeUnderTest,
+        params: &P,
+    ) -> Vec<Planned> {
+        let all = self.pair_points(experiment, runtime, params);
+        let runs_at = |p: Placement| all.iter().any(|x| matches!(x, Planned::Run(s) if s.placement == Some(p)));
+        let preferred =
+            [Placement::OtherCore, Placement::SmtSibling, Placement::OtherNumaNode, Placement::OtherPackage];
+        let other = preferred.into_iter().find(|&p| runs_at(p));
+        all.into_iter()
+            .filter(|x| match x {
+                Planned::Run(s) => s.placement == Some(Placement::SameCpu) || s.placement == other,
+                Planned::Skip(..) => true,
+            })
+            .collect()
+    }
+
+    /// The two-party points of `span`: [`PlanContext::pair_points`] for [`PairSpan::EveryClass`] and in
+    /// `--full`, [`PlanContext::nearest_pair_points`] for [`PairSpan::Nearest`] otherwise.
+    pub fn spanned_pair_points<P: Serialize>(
+        &self,
+        span: PairSpan,
+        experiment: &str,
+        runtime: &dyn RuntimeUnderTest,
+        params: &P,
+    ) -> Vec<Planned> {
+        match (span, self.mode) {
+            (PairSpan::Nearest, Mode::Quick | Mode::Default) => self.nearest_pair_points(experiment, runtime, params),
+            _ => self.pair_points(experiment, runtime, params),
+        }
+    }
+
+    /// Rank counts for MPI collectives: every count from 2 in `--full`; otherwise the teams of
+    /// [`PlanContext::thread_counts`] from 2 up to one rank per usable core (the largest count; MPI ranks
+    /// poll, so two on the SMT siblings of one core would measure their competition), so that a launch grows
+    /// with the topology's levels and stops at the cores.
+    pub fn rank_counts(&self) -> Vec<usize> {
+        if self.mode == Mode::Full {
+            return self.thread_counts(2);
+        }
+        let cores = self.cpus.len() - self.smt_threads_beyond_cores();
+        let mut counts: Vec<usize> = self.thread_counts(2).into_iter().filter(|&t| t <= cores).collect();
+        if cores >= 2 && !counts.contains(&cores) {
+            counts.push(cores);
+        }
+        counts
+    }
+
+    /// Usable CPUs that are a second (or later) hardware thread of a core another usable CPU is on.
+    fn smt_threads_beyond_cores(&self) -> usize {
+        let cores: std::collections::BTreeSet<usize> =
+            self.cpus.iter().filter_map(|&c| self.topology.cpu(c)).map(|c| c.core).collect();
+        let known = self.cpus.iter().filter(|&&c| self.topology.cpu(c).is_some()).count();
+        known - cores.len()
     }
 
     /// The point of a two-party experiment with its parties on different hosts (`placement:other_host`,
@@ -141,42 +204,99 @@ impl PlanContext {
         vec![home, self.cpus.iter().copied().find(|&c| c != home).unwrap_or(home)]
     }
 
-    /// Thread counts for team experiments, from `min` to the usable CPU count: `min`, 2 and every usable
-    /// CPU (every count in `--full`), so a default run's size does not grow with the machine.
+    /// The partner of the home CPU for a two-party point of `placement`: the lowest usable CPU of that
+    /// placement, but for [`Placement::OtherCore`] one that shares the home CPU's last-level cache when there
+    /// is one (another core of its L3: the nearest other core, whatever the CPU numbering), else the lowest.
+    pub fn placement_partner(&self, placement: Placement) -> Option<usize> {
+        let home = self.home_cpu();
+        let same_llc = || self.topology.class_partner(home, PairClass::SameLlc, &self.cpus);
+        match placement {
+            Placement::OtherCore => same_llc().or_else(|| self.topology.partner(home, placement, &self.cpus)),
+            _ => self.topology.partner(home, placement, &self.cpus),
+        }
+    }
+
+    /// The CPUs of a pairwise point (`clock.offset`, `clock.rate`, `mem.c2c`, whose matrix pairs every two of
+    /// them): every usable CPU in `--full`; otherwise the home CPU and one CPU of each pair class the machine
+    /// has around it ([`Topology::class_representatives`]: SMT sibling, same L3, other L3, other NUMA node,
+    /// other package), so the matrix samples every class with at most six CPUs however many the machine has.
+    /// Where the topology knows neither CPU, the first two usable CPUs.
+    pub fn pairwise_cpus(&self) -> Vec<usize> {
+        if self.mode == Mode::Full {
+            return self.cpus.clone();
+        }
+        let home = self.home_cpu();
+        let reps = self.topology.class_representatives(home, &self.cpus);
+        if reps.is_empty() {
+            return self.cpus.iter().copied().take(2).collect();
+        }
+        std::iter::once(home).chain(reps.into_iter().map(|(_, cpu)| cpu)).collect()
+    }
+
+    /// Thread counts for team experiments, from `min` to the usable CPU count: every count in `--full`;
+    /// otherwise `min`, 2, one L3 domain, one package and every usable CPU, where these differ
+    /// ([`PlanContext::domain_threads`]), so a run's size grows with the topology's levels, not its CPUs.
+    /// [`PlanContext::team_cpus`] puts a team of one L3 domain's or one package's size exactly on it.
     pub fn thread_counts(&self, min: usize) -> Vec<usize> {
         let max = self.cpus.len();
         let mut counts: Vec<usize> = match self.mode {
-            overhead_harness::Mode::Full => (min..=max).collect(),
-            _ => [min, 2, max].into_iter().filter(|&t| t >= min && t <= max).collect(),
+            Mode::Full => (min..=max).collect(),
+            _ => {
+                let (llc, package) = self.domain_threads();
+                [Some(min), Some(2), llc, package, Some(max)]
+                    .into_iter()
+                    .flatten()
+                    .filter(|&t| t >= min && t <= max)
+                    .collect()
+            }
         };
-        counts.dedup();
-        counts
-    }
-
-    /// Thread counts for a curve against the number of threads (Ben-Asher & Feitelson 1991 Fig. 1–2): `min`, then doubling
-    /// (2, 4, 8, …) and the usable CPU count last, so 256 CPUs give 10 counts; every count in `--full`.
-    pub fn thread_ladder(&self, min: usize) -> Vec<usize> {
-        let max = self.cpus.len();
-        if self.mode == overhead_harness::Mode::Full {
-            return (min..=max).collect();
-        }
-        let mut counts: Vec<usize> = std::iter::once(min)
-            .chain(std::iter::successors(Some(1usize), |k| k.checked_mul(2)).take_while(|&k| k < max))
-            .chain(std::iter::once(max))
-            .filter(|&k| k >= min && k <= max)
-            .collect();
         counts.sort_unstable();
         counts.dedup();
         counts
     }
 
-    /// `threads` CPUs for a team: one per physical core first, then SMT siblings, so that T threads
-    /// share hardware only when T exceeds the cores.
+    /// The team sizes of the home CPU's domains: the usable cores (one thread each) that share its last-level
+    /// cache, and those of its package; `None` where the topology does not know the home CPU or its L3.
+    pub fn domain_threads(&self) -> (Option<usize>, Option<usize>) {
+        let home = self.home_cpu();
+        let Some(info) = self.topology.cpu(home) else { return (None, None) };
+        let cores_where = |keep: &dyn Fn(&overhead_machine::CpuInfo) -> bool| {
+            let cores: std::collections::BTreeSet<usize> =
+                self.cpus.iter().filter_map(|&c| self.topology.cpu(c)).filter(|c| keep(c)).map(|c| c.core).collect();
+            cores.len()
+        };
+        let llc = info.llc.map(|own| cores_where(&|c| c.llc == Some(own)));
+        let package = cores_where(&|c| c.package == info.package);
+        (llc, Some(package))
+    }
+
+    /// Thread counts for a curve against the number of threads (Ben-Asher & Feitelson 1991 Fig. 1–2): every
+    /// count in `--full`; otherwise the counts of [`PlanContext::thread_counts`] (1, 2, one L3 domain, one
+    /// package, every CPU), where the curve bends on a machine with levels, so its points follow the
+    /// topology, not the CPU count (doubling to 256 CPUs gave 9 counts; these give at most five).
+    pub fn thread_ladder(&self, min: usize) -> Vec<usize> {
+        self.thread_counts(min)
+    }
+
+    /// `threads` CPUs for a team: one per physical core first, then SMT siblings, so that T threads share
+    /// hardware only when T exceeds the cores; within each, nearest the home CPU first (its L3, its node,
+    /// its package, then the others; by CPU number within a class), so that a team of one L3 domain's size
+    /// fills that L3 and one of a package's size that package, whatever the CPU numbering.
     pub fn team_cpus(&self, threads: usize) -> Vec<usize> {
+        let home = self.home_cpu();
+        let distance = |cpu: usize| -> usize {
+            match (cpu == home, self.topology.cpu(cpu), PairClass::of(&self.topology, home, cpu)) {
+                (true, ..) => 0,
+                (false, Some(_), Some(class)) => 1 + PairClass::ALL.iter().position(|&c| c == class).unwrap_or(0),
+                _ => PairClass::ALL.len() + 1,
+            }
+        };
+        let mut by_distance = self.cpus.clone();
+        by_distance.sort_by_key(|&cpu| (distance(cpu), cpu));
         let mut firsts = Vec::new();
         let mut rest = Vec::new();
         let mut seen_cores = Vec::new();
-        for &cpu in &self.cpus {
+        for cpu in by_distance {
             let core = self.topology.cpu(cpu).map(|c| (c.package, c.core));
             if core.is_some() && seen_cores.contains(&core) {
                 rest.push(cpu);
@@ -186,6 +306,28 @@ impl PlanContext {
             }
         }
         firsts.into_iter().chain(rest).take(threads).collect()
+    }
+}
+
+/// Which placement classes a two-party point is planned at, outside `--full` (which plans every class).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairSpan {
+    /// One pair of CPUs of every placement class the machine has ([`PlanContext::pair_points`]).
+    EveryClass,
+    /// The same CPU and the nearest pair of different CPUs only ([`PlanContext::nearest_pair_points`]).
+    Nearest,
+}
+
+impl PairSpan {
+    /// The span of an experiment's `index`-th payload: the first (the smallest, whose time is mostly the path
+    /// between the parties, the placement's question) at every class, the larger ones at the nearest pair, so
+    /// a payload sweep costs one point per class more, not one per class and payload.
+    pub fn first_at_every_class(index: usize) -> PairSpan {
+        if index == 0 {
+            PairSpan::EveryClass
+        } else {
+            PairSpan::Nearest
+        }
     }
 }
 
@@ -224,15 +366,42 @@ pub mod tests {
         assert!(ctx(1, Mode::Default).thread_counts(2).is_empty());
     }
 
+    /// A context of every CPU of a simulated machine (`overhead_machine::testing::simulated`'s arguments).
+    fn simulated_ctx(shape: (usize, usize, usize, usize, usize), mode: Mode) -> PlanContext {
+        let topology = overhead_machine::testing::simulated(shape.0, shape.1, shape.2, shape.3, shape.4);
+        PlanContext { cpus: topology.cpus.iter().map(|c| c.cpu).collect(), topology, mode, hosts: Vec::new() }
+    }
+
     #[test]
-    fn the_thread_ladder_doubles_to_every_cpu_but_in_full() {
-        assert_eq!(ctx(256, Mode::Default).thread_ladder(1), vec![1, 2, 4, 8, 16, 32, 64, 128, 256]);
-        assert_eq!(ctx(12, Mode::Quick).thread_ladder(1), vec![1, 2, 4, 8, 12]);
-        assert_eq!(ctx(12, Mode::Default).thread_ladder(2), vec![2, 4, 8, 12]);
+    fn the_thread_ladder_follows_the_levels_but_in_full() {
+        // 2 packages × 4 L3 × 8 cores × 2 threads: one L3 is 8 cores, one package 32.
+        assert_eq!(simulated_ctx((2, 1, 4, 8, 2), Mode::Default).thread_ladder(1), vec![1, 2, 8, 32, 128]);
+        assert_eq!(simulated_ctx((1, 1, 2, 6, 1), Mode::Quick).thread_ladder(1), vec![1, 2, 6, 12]);
+        assert_eq!(simulated_ctx((1, 1, 2, 6, 1), Mode::Default).thread_ladder(2), vec![2, 6, 12]);
         assert_eq!(ctx(2, Mode::Default).thread_ladder(1), vec![1, 2]);
         assert_eq!(ctx(1, Mode::Default).thread_ladder(1), vec![1]);
         assert!(ctx(1, Mode::Default).thread_ladder(2).is_empty());
         assert_eq!(ctx(5, Mode::Full).thread_ladder(1), vec![1, 2, 3, 4, 5]);
+    }
+
+    /// Teams fill the home CPU's L3 before another, one thread per core first, whatever the CPU numbering: on
+    /// a two-package machine numbered package by package in turn (even CPUs on package 0), a team of two
+    /// stays on package 0.
+    #[test]
+    fn teams_fill_the_nearest_level_first() {
+        let mut ctx = simulated_ctx((2, 1, 1, 4, 1), Mode::Default);
+        for info in &mut ctx.topology.cpus {
+            info.cpu = if info.package == 0 { 2 * info.core } else { 2 * (info.core - 4) + 1 };
+        }
+        ctx.topology.cpus.sort_by_key(|c| c.cpu);
+        ctx.cpus = (0..8).collect();
+        assert_eq!(ctx.team_cpus(2), [0, 2]);
+        assert_eq!(ctx.team_cpus(5), [0, 2, 4, 6, 1]);
+        assert_eq!(ctx.thread_counts(1), [1, 2, 4, 8]);
+        let smt = simulated_ctx((1, 1, 2, 2, 2), Mode::Default);
+        assert_eq!(smt.team_cpus(4), [0, 2, 4, 6], "one thread per core first");
+        assert_eq!(smt.team_cpus(8), [0, 2, 4, 6, 1, 3, 5, 7]);
+        assert_eq!(smt.rank_counts(), [2, 4], "ranks stop at the cores");
     }
 
     /// Across hosts, the two ranks of a pair never get one CPU number while the machine has two, whatever

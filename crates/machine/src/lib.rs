@@ -25,7 +25,7 @@ pub use cpu_time::{parse_cpu_times, read_cpu_times, rusage_cpu_s, CpuTime, CpuTi
 pub use describe::{MachineInfo, TscFlags};
 pub use process_times::{accounting_tick_ns, ProcessTimes};
 pub use thread_counters::{process_counts, CounterKind, Counts, ThreadCounters, COUNTERS_ENV};
-pub use topology::{CacheInfo, CpuInfo, Placement, Topology};
+pub use topology::{CacheInfo, CpuInfo, PairClass, Placement, Topology};
 
 use std::path::Path;
 

@@ -23,4 +23,6 @@ pub use side_plans::{merge as merge_side_plans, plan_json, plan_of as side_plan_
 pub use sides::{check_sides, parse_side, SideRun};
 
 #[cfg(test)]
+mod plan_size_tests;
+#[cfg(test)]
 mod round_rules_tests;

@@ -100,8 +100,9 @@ impl Experiment for C2c {
     fn info(&self) -> &'static ExperimentInfo {
         &ExperimentInfo {
             id: C2c::ID,
-            summary: "cache-line round trip between every pair of CPUs (CAS on one line; load/store on two), \
-                      on a fresh page first touched by the pair, with a summary per placement class",
+            summary: "cache-line round trip between pairs of CPUs (CAS on one line; load/store on two), on a fresh \
+                      page first touched by the pair, with a summary per placement class: every pair in --full, one \
+                      CPU of each placement class otherwise",
             source: "Ben-Asher & Feitelson 1991 §3–4 (the cost of the path between processors); core-to-core-latency, Intel MLC c2c",
             metric: Metric::Rtt,
             requires: KERNEL,
@@ -111,10 +112,11 @@ impl Experiment for C2c {
         [Op::Cas, Op::LoadStore]
             .into_iter()
             .map(|op| {
-                let mut spec = ctx.spec_of(self.id(), runtime, &Params { op }, ctx.cpus.clone());
+                // Every CPU in `--full`, one per pair class otherwise (PlanContext::pairwise_cpus).
+                let mut spec = ctx.spec_of(self.id(), runtime, &Params { op }, ctx.pairwise_cpus());
                 // Every pair has its own placement: the matrix, not the point, carries them.
                 spec.placement = None;
-                match ctx.cpus.as_slice() {
+                match spec.cpus.clone().as_slice() {
                     [only] => {
                         Planned::Skip(spec, format!("needs two usable CPUs to pair; this run may use only CPU {only}"))
                     }
@@ -326,9 +328,13 @@ mod tests {
         assert_eq!(names, ["mem.c2c/runtime:os/op:cas", "mem.c2c/runtime:os/op:load_store"]);
         let one = C2c.points(&context(vec![5], Topology::detect()), os());
         assert!(one.iter().all(|p| matches!(p, Planned::Skip(s, why) if s.cpus == [5] && why.contains("CPU 5"))));
-        let many = C2c.points(&context((0..256).collect(), simulated(2, 2, 4, 8, 2)), os());
-        let Planned::Run(spec) = &many[0] else { panic!() };
-        assert_eq!((spec.cpus.len(), spec.placement), (256, None));
+        // 256 CPUs: the home CPU and one of each of the five pair classes by default, every CPU in --full.
+        let mut ctx = context((0..256).collect(), simulated(2, 2, 4, 8, 2));
+        let Planned::Run(spec) = &C2c.points(&ctx, os())[0] else { panic!() };
+        assert_eq!((spec.cpus.as_slice(), spec.placement), ([0, 1, 2, 16, 64, 128].as_slice(), None));
+        ctx.mode = Mode::Full;
+        let Planned::Run(spec) = &C2c.points(&ctx, os())[0] else { panic!() };
+        assert_eq!(spec.cpus.len(), 256);
     }
 
     #[test]

@@ -214,9 +214,11 @@ mod tests {
         let two = plan(2, Mode::Quick);
         let shape: Vec<(&str, usize)> = two.iter().map(|(op, t, _)| (op.as_str(), *t)).collect();
         assert_eq!(shape, vec![("store", 1), ("store", 2), ("atomic_add", 1), ("atomic_add", 2)]);
+        // 12 CPUs of which this machine's topology knows at most a few: 1, 2 and all (no L3 or package level
+        // between them; PlanContext::thread_counts).
         let many = plan(12, Mode::Default);
         let threads: Vec<usize> = many.iter().filter(|p| p.0 == "store").map(|p| p.1).collect();
-        assert_eq!(threads, vec![1, 2, 4, 8, 12]);
+        assert_eq!(threads, vec![1, 2, 12]);
         assert!(many.iter().all(|(_, t, cpus)| t == cpus), "one CPU per thread: {many:?}");
         let full = plan(5, Mode::Full);
         assert_eq!(full.len(), 2 * 5, "every thread count in --full: {full:?}");

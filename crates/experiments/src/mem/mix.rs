@@ -246,9 +246,10 @@ mod tests {
         let quick = plan(2, Mode::Quick);
         assert_eq!(xs(&quick), QUICK_X_VALUES);
         assert_eq!(quick.len(), 3 * 2);
+        // 12 CPUs of which this machine's topology knows at most a few: 1, 2 and all (PlanContext::thread_counts).
         let many = plan(12, Mode::Default);
         let threads: Vec<usize> = many.iter().filter(|p| p.0 == 50).map(|p| p.1).collect();
-        assert_eq!(threads, vec![1, 2, 4, 8, 12]);
+        assert_eq!(threads, vec![1, 2, 12]);
         assert!(many.iter().all(|(_, t, cpus)| t == cpus));
         assert_eq!(plan(3, Mode::Full).len(), 5 * 3, "every x and every thread count in --full");
         let Planned::Run(spec) = Mix.points(&ctx(2, Mode::Default), overhead_runtimes::find("os").unwrap()).remove(1)

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::pingpong::two_rank_points;
 use super::{follow, lead_measure, RANKS};
-use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
+use crate::{Experiment, ExperimentInfo, Outcome, PairSpan, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
 use overhead_runtimes::mpi::shim::Op;
@@ -62,8 +62,9 @@ impl Experiment for Bandwidth {
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
-        for payload in payloads(ctx.mode) {
-            out.extend(two_rank_points(ctx, self.id(), runtime, &BwParams { payload, window: WINDOW }));
+        for (i, payload) in payloads(ctx.mode).into_iter().enumerate() {
+            let params = BwParams { payload, window: WINDOW };
+            out.extend(two_rank_points(ctx, self.id(), runtime, &params, PairSpan::first_at_every_class(i)));
         }
         out
     }

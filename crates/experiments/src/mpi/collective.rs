@@ -83,8 +83,9 @@ impl Experiment for Allreduce {
     }
 }
 
-/// A collective's points: for each size, the ranks of [`PlanContext::thread_counts`] from 2 on this machine's
-/// cores first ([`PlanContext::team_cpus`], one rank per CPU), and with `--hosts` one rank per host.
+/// A collective's points: for each size, the ranks of [`PlanContext::rank_counts`] (2, one L3 domain, one
+/// package, one rank per core) on this machine's cores first ([`PlanContext::team_cpus`], one rank per CPU),
+/// and with `--hosts` one rank per host.
 fn collective_points(
     ctx: &PlanContext,
     experiment: &str,
@@ -93,7 +94,7 @@ fn collective_points(
 ) -> Vec<Planned> {
     let mut out = Vec::new();
     for &bytes in sizes {
-        let counts = ctx.thread_counts(2);
+        let counts = ctx.rank_counts();
         if counts.is_empty() {
             let spec = ctx.spec_of(experiment, runtime, &CollectiveParams { bytes, ranks: 2 }, vec![ctx.home_cpu()]);
             out.push(Planned::Skip(

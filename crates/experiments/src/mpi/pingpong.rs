@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{follow, lead_measure, NOT_ON_ONE_CPU, RANKS};
-use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
+use crate::{Experiment, ExperimentInfo, Outcome, PairSpan, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
 use overhead_runtimes::mpi::shim::Op;
@@ -50,9 +50,9 @@ impl Experiment for PingPong {
     }
     fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
-        for payload in payloads(ctx.mode) {
+        for (i, payload) in payloads(ctx.mode).into_iter().enumerate() {
             let params = PingPongParams { payload };
-            out.extend(two_rank_points(ctx, self.id(), runtime, &params));
+            out.extend(two_rank_points(ctx, self.id(), runtime, &params, PairSpan::first_at_every_class(i)));
         }
         out
     }
@@ -65,16 +65,17 @@ impl Experiment for PingPong {
     }
 }
 
-/// The two-rank points of an `mpi.*` experiment: every placement class between two CPUs of this machine
-/// that it has (never the same CPU: [`NOT_ON_ONE_CPU`]), and, across hosts, `placement:other_host`.
+/// The two-rank points of an `mpi.*` experiment: the placement classes of `span` between two CPUs of this
+/// machine (never the same CPU: [`NOT_ON_ONE_CPU`]), and, across hosts, `placement:other_host`.
 pub fn two_rank_points<P: Serialize>(
     ctx: &PlanContext,
     experiment: &str,
     runtime: &dyn overhead_runtimes::RuntimeUnderTest,
     params: &P,
+    span: PairSpan,
 ) -> Vec<Planned> {
     let mut out: Vec<Planned> = ctx
-        .pair_points(experiment, runtime, params)
+        .spanned_pair_points(span, experiment, runtime, params)
         .into_iter()
         .map(|p| match p {
             Planned::Run(spec) if spec.placement == Some(overhead_machine::Placement::SameCpu) => {

@@ -3,7 +3,7 @@
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
+use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PairSpan, PlanContext, Planned, Point, KERNEL};
 use overhead_harness::{Harness, Measurement, Mode};
 use overhead_machine::Placement;
 use overhead_record::Metric;
@@ -115,8 +115,9 @@ fn round_trips<E: End>(h: &Harness, end: &mut E, payload: usize) -> anyhow::Resu
     Ok(measurement)
 }
 
-/// The points of a peer experiment (`msg.ipc`, `msg.bw`) over `transports` × `payloads`, in that order: each
-/// pair placement this machine has (`PlanContext::pair_points`), skipped with the reason where the transport
+/// The points of a peer experiment (`msg.ipc`, `msg.bw`) over `transports` × `payloads`, in that order: the
+/// first payload at each pair placement this machine has, the others at the same CPU and the nearest other
+/// (`PairSpan::first_at_every_class`; every placement in `--full`), skipped with the reason where the transport
 /// cannot carry the payload here (`payload_limit`), and over TCP the pair across hosts.
 pub(super) fn transport_points(
     ctx: &PlanContext,
@@ -128,8 +129,9 @@ pub(super) fn transport_points(
     let mut out = Vec::new();
     for &transport in transports {
         let limit = payload_limit(transport);
-        for &payload in payloads {
-            let planned = ctx.pair_points(experiment, runtime, &Params { transport, payload });
+        for (i, &payload) in payloads.iter().enumerate() {
+            let span = PairSpan::first_at_every_class(i);
+            let planned = ctx.spanned_pair_points(span, experiment, runtime, &Params { transport, payload });
             match limit.as_ref().filter(|l| payload > l.bytes) {
                 Some(l) => out.extend(planned.into_iter().map(|p| match p {
                     Planned::Run(spec) | Planned::Skip(spec, _) => Planned::Skip(spec, l.why.clone()),

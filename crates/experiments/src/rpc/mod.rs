@@ -37,31 +37,22 @@ use serde::Serialize;
 
 use super::{PlanContext, Planned};
 use overhead_harness::Mode;
-use overhead_machine::{Placement, Topology};
+use overhead_machine::Topology;
 
-/// [`PlanContext::pair_points`] with fewer placements outside `--full`: the same CPU (Walfield's machine had
-/// one) and one other CPU (another core when there is one, else the nearest other placement), so that a
-/// default run has at most two points per transport and experiment; `--full` keeps every placement the
-/// machine has. Skipped points (one usable CPU) are kept with their reason.
+/// [`PlanContext::pair_points`] with fewer placements outside `--full` ([`PlanContext::nearest_pair_points`]):
+/// the same CPU (Walfield's machine had one) and one other CPU (another core when there is one, else the
+/// nearest other placement), so that a default run has at most two points per transport and experiment;
+/// `--full` keeps every placement the machine has. Skipped points (one usable CPU) are kept with their reason.
 fn placements<P: Serialize>(
     ctx: &PlanContext,
     experiment: &str,
     runtime: &dyn overhead_runtimes::RuntimeUnderTest,
     params: &P,
 ) -> Vec<Planned> {
-    let all = ctx.pair_points(experiment, runtime, params);
-    if ctx.mode == Mode::Full {
-        return all;
+    match ctx.mode {
+        Mode::Full => ctx.pair_points(experiment, runtime, params),
+        _ => ctx.nearest_pair_points(experiment, runtime, params),
     }
-    let runs_at = |p: Placement| all.iter().any(|x| matches!(x, Planned::Run(s) if s.placement == Some(p)));
-    let preferred = [Placement::OtherCore, Placement::SmtSibling, Placement::OtherNumaNode, Placement::OtherPackage];
-    let other = preferred.into_iter().find(|&p| runs_at(p));
-    all.into_iter()
-        .filter(|x| match x {
-            Planned::Run(s) => s.placement == Some(Placement::SameCpu) || s.placement == other,
-            Planned::Skip(..) => true,
-        })
-        .collect()
 }
 
 /// Bytes streamed to evict the caches when the machine does not say how large they are (MiB).
@@ -93,7 +84,7 @@ pub fn evict_mib(topology: &Topology, mode: Mode) -> u64 {
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    use overhead_machine::{CacheInfo, CpuInfo};
+    use overhead_machine::{CacheInfo, CpuInfo, Placement};
 
     /// A machine of two CPUs on two cores of one package with a 32 MiB last-level cache, whatever this one is
     /// (so that a plan's test does not depend on where it runs).

@@ -126,19 +126,20 @@ pub struct GrpcServer {
 
 impl GrpcServer {
     /// Binds a listener of `transport` and forks the server onto `cpu`: a current-thread tokio runtime, the
-    /// handler timing with `clock`, and, when `evict_bytes` is given, a buffer of that size for `Evict`.
+    /// handler timing with `clock`, and, when `evictor` is given, its buffer (shared with this process,
+    /// [`Evictor`]) for `Evict`.
     ///
     /// Errors: binding or forking failed.
     pub fn start(
         transport: RpcTransport,
         cpu: usize,
         clock: Clock,
-        evict_bytes: Option<usize>,
+        evictor: Option<Evictor>,
     ) -> anyhow::Result<GrpcServer> {
         let (listener, dir) = Listener::bind(transport).context("binding the server's socket")?;
         let address = listener.address()?;
         let child = ServerChild::fork(cpu, move || {
-            let handler = Handler::new(clock, evict_bytes.map(Evictor::new));
+            let handler = Handler::new(clock, evictor);
             let served = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
@@ -178,7 +179,7 @@ pub struct EchoServer {
 
 impl EchoServer {
     /// Binds a listener of `transport` and forks the echo onto `cpu`: requests of `request_len` bytes, replies
-    /// of `reply_len`, and a buffer of `evict_bytes` for evict requests.
+    /// of `reply_len`, and `evictor`'s buffer (shared with this process, [`Evictor`]) for evict requests.
     ///
     /// Errors: binding or forking failed.
     pub fn start(
@@ -186,12 +187,11 @@ impl EchoServer {
         cpu: usize,
         request_len: usize,
         reply_len: usize,
-        evict_bytes: usize,
+        evictor: Evictor,
     ) -> anyhow::Result<EchoServer> {
         let (listener, dir) = Listener::bind(transport).context("binding the echo's socket")?;
         let address = listener.address()?;
         let child = ServerChild::fork(cpu, move || {
-            let evictor = Evictor::new(evict_bytes);
             match listener.accept().and_then(|mut s| serve_echo(&mut s, request_len, reply_len, Some(&evictor))) {
                 Ok(_) => 0,
                 Err(e) => {

@@ -77,7 +77,7 @@ impl Experiment for Broadcast {
                 WaiterCpus::WakersThread => vec![home],
             }
         };
-        let counts = waiter_counts(ctx.cpus.len(), ctx.mode);
+        let counts = waiter_counts(ctx);
         wake_all
             .mechanisms
             .iter()
@@ -102,17 +102,19 @@ impl Experiment for Broadcast {
     }
 }
 
-/// Waiter counts: one per other CPU and fewer (1, 2, 4, … up to CPUs − 1, and CPUs − 1 itself), then
-/// two and four times the CPU count (more waiters than CPUs); in `--full` every count below the CPU
-/// count, the CPU count, and two, four and eight times it.
-fn waiter_counts(cpus: usize, mode: Mode) -> Vec<usize> {
-    let mut counts: Vec<usize> = (0..usize::BITS).map(|s| 1usize << s).take_while(|&n| n < cpus).collect();
+/// Waiter counts: one fewer than each team of [`PlanContext::thread_counts`] from 2 (the waker and one
+/// waiter; one L3 domain, one package and every CPU less the waker's: 1, 15 on 16 CPUs of one L3), then two
+/// and four times the CPU count (more waiters than CPUs); in `--full` every count below the CPU count, the
+/// CPU count, and two, four and eight times it.
+fn waiter_counts(ctx: &PlanContext) -> Vec<usize> {
+    let cpus = ctx.cpus.len();
+    let mut counts: Vec<usize> = if ctx.mode == Mode::Full {
+        (1..=cpus).chain([8 * cpus]).collect()
+    } else {
+        ctx.thread_counts(2).into_iter().map(|team| team - 1).collect()
+    };
     counts.push(cpus.saturating_sub(1).max(1));
     counts.extend([2 * cpus, 4 * cpus]);
-    if mode == Mode::Full {
-        counts.extend(1..=cpus);
-        counts.push(8 * cpus);
-    }
     counts.sort_unstable();
     counts.dedup();
     counts
@@ -121,13 +123,22 @@ fn waiter_counts(cpus: usize, mode: Mode) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use overhead_machine::testing::simulated;
+    use overhead_machine::Topology;
 
     #[test]
     fn waiter_counts_include_more_waiters_than_cpus() {
-        assert_eq!(waiter_counts(2, Mode::Default), vec![1, 4, 8]);
-        assert_eq!(waiter_counts(1, Mode::Quick), vec![1, 2, 4]);
-        assert_eq!(waiter_counts(8, Mode::Default), vec![1, 2, 4, 7, 16, 32]);
-        assert_eq!(waiter_counts(2, Mode::Full), vec![1, 2, 4, 8, 16]);
+        let on = |machine: Topology, mode: Mode| {
+            let cpus = machine.cpus.iter().map(|c| c.cpu).collect();
+            waiter_counts(&PlanContext { cpus, topology: machine, mode, hosts: Vec::new() })
+        };
+        assert_eq!(on(simulated(1, 1, 1, 2, 1), Mode::Default), vec![1, 4, 8]);
+        assert_eq!(on(simulated(1, 1, 1, 1, 1), Mode::Quick), vec![1, 2, 4]);
+        assert_eq!(on(simulated(1, 1, 1, 8, 1), Mode::Default), vec![1, 7, 16, 32]);
+        assert_eq!(on(simulated(1, 1, 1, 16, 1), Mode::Default), vec![1, 15, 32, 64], "16 CPUs of one L3");
+        // 256 CPUs: 2 packages of 8 L3s of 8 cores of 2 threads: the L3's and the package's teams less the waker.
+        assert_eq!(on(simulated(2, 1, 8, 8, 2), Mode::Quick), vec![1, 7, 63, 255, 512, 1024]);
+        assert_eq!(on(simulated(1, 1, 1, 2, 1), Mode::Full), vec![1, 2, 4, 8, 16]);
     }
 
     /// Each kind of waiter placement gets its CPUs: the waker's first, then one per waiter round-robin

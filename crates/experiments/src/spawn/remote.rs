@@ -84,12 +84,14 @@ impl Experiment for Remote {
     }
 }
 
-/// Generator counts 1…CPUs−1: every count in `--full`, otherwise powers of two and the largest.
+/// Generator counts 1…CPUs−1: every count in `--full`, otherwise one fewer than each team of
+/// [`PlanContext::thread_counts`] from 2 (the executor takes one CPU of the team: 1, one L3 domain's, one
+/// package's and every CPU's less one), so the points follow the topology's levels, not the CPU count.
 fn generator_counts(ctx: &PlanContext) -> Vec<usize> {
     let max = ctx.cpus.len().saturating_sub(1);
     let mut counts: Vec<usize> = match ctx.mode {
         Mode::Full => (1..=max).collect(),
-        _ => (0..usize::BITS).map(|s| 1usize << s).take_while(|&g| g <= max).collect(),
+        _ => ctx.thread_counts(2).into_iter().map(|team| team - 1).collect(),
     };
     if max >= 1 && !counts.contains(&max) {
         counts.push(max);

@@ -11,8 +11,11 @@
 mod flat;
 #[cfg(feature = "hwloc")]
 mod hwloc;
+mod pair_class;
 mod raw;
 mod sysfs;
+
+pub use pair_class::PairClass;
 
 pub(super) use sysfs::online_cpus;
 
