@@ -13,6 +13,7 @@ mod probe;
 mod report;
 mod run;
 mod scale_side;
+mod simulate;
 
 use overhead_record::BuildStamp;
 use std::path::PathBuf;
@@ -89,6 +90,22 @@ pub struct RunArgs {
     /// cell with its reason (like JMH's `-l`); nothing is measured or written.
     #[arg(long)]
     pub plan: bool,
+    /// With --plan: simulate the run instead of listing it, each point's processes costing what they cost in
+    /// this recorded run (`results.json`; its point of the same name, else one of another thread count scaled
+    /// by the ratio of counts, else its experiment's median), replayed through the run's own schedule on a
+    /// simulated clock. Prints each point with the processes it would get, then `simulated: P points, N
+    /// processes, W s, fewest processes a point M`. The machine is the record's unless --topology describes
+    /// another.
+    #[arg(long, value_name = "RECORD", requires = "plan")]
+    pub simulate: Option<PathBuf>,
+    /// With --simulate: the machine to plan for, as `lscpu -p` writes it (`CPU,Core,Socket,Node,,L1d,L1i,L2,L3`
+    /// lines), optionally followed by `lscpu -C`'s cache table: e.g. `(lscpu -p; lscpu -C) > machine.txt`.
+    #[arg(long, value_name = "FILE", requires = "simulate")]
+    pub topology: Option<PathBuf>,
+    /// With --simulate: the schedule to simulate, `allotted` (this build's) or `walk` (the schedule before
+    /// the minimum was planned against the deadline: for checking the simulation on records it made).
+    #[arg(long, value_name = "NAME", requires = "simulate", hide = true, default_value = "allotted")]
+    pub simulate_schedule: String,
     /// Print the plan as JSON lines (a point, or a skipped cell with its reason): what a run with sides asks
     /// each side's binary, in the side's environment.
     #[arg(long, hide = true, conflicts_with = "plan")]
