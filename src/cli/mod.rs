@@ -106,6 +106,10 @@ pub struct RunArgs {
     /// the minimum was planned against the deadline: for checking the simulation on records it made).
     #[arg(long, value_name = "NAME", requires = "simulate", hide = true, default_value = "allotted")]
     pub simulate_schedule: String,
+    /// With --simulate: also write the record's process costs in the compact form the simulation replays
+    /// (JSON), for a test fixture.
+    #[arg(long, value_name = "FILE", requires = "simulate", hide = true)]
+    pub simulate_save_costs: Option<PathBuf>,
     /// Print the plan as JSON lines (a point, or a skipped cell with its reason): what a run with sides asks
     /// each side's binary, in the side's environment.
     #[arg(long, hide = true, conflicts_with = "plan")]

@@ -26,6 +26,11 @@ pub fn simulate_run(
     let shown = record_path.display();
     let record = overhead_record::load(record_path).map_err(|e| UsageError(format!("--simulate {shown}: {e}")))?;
     let costs = RecordedCosts::of(&record).map_err(|e| UsageError(format!("--simulate {shown}: {e}")))?;
+    if let Some(path) = &args.simulate_save_costs {
+        let json = serde_json::to_string(&costs)?;
+        std::fs::write(path, json + "\n")
+            .map_err(|e| UsageError(format!("--simulate-save-costs {}: cannot be written: {e}", path.display())))?;
+    }
     let topology = match &args.topology {
         Some(path) => described_topology(path)?,
         None => record.machine.topology.clone(),

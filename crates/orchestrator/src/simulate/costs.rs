@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::between_probes::gap_line;
+use overhead_experiments::Planned;
 use overhead_record::{PointRecord, PointSpec, RoundPolicy, RunRecord, SkipKind};
 
 /// The parameters that count a point's threads (or activities, ranks, CPUs, waiters): where a planned point
@@ -18,9 +19,7 @@ pub const THREAD_KEYS: [&str; 5] = ["threads", "activities", "ranks", "cpus", "w
 pub struct RecordedPoint {
     /// Its name as recorded, the side's suffix included (`…/side:b`).
     pub name: String,
-    pub experiment: String,
-    pub runtime: String,
-    pub params: Vec<(String, String)>,
+    pub spec: PointSpec,
     /// Each process's wall time, start-up included (ms), in the order they ran.
     pub walls_ms: Vec<f64>,
     /// Its CI's half-width over its estimate (a fraction) with all its processes.
@@ -96,9 +95,16 @@ impl RecordedCosts {
             return Replayed { point: p, scale, source: Source::Scaled };
         }
         let of_experiment: Vec<&RecordedPoint> =
-            self.points.iter().filter(|p| p.experiment == spec.experiment).collect();
+            self.points.iter().filter(|p| p.spec.experiment == spec.experiment).collect();
         let pool = if of_experiment.is_empty() { self.points.iter().collect() } else { of_experiment };
         Replayed { point: median_by_cost(pool), scale: 1.0, source: Source::Median }
+    }
+
+    /// The recorded run's own plan: its points (on its first side) in the order it first measured them, which
+    /// is plan order (round 1 walks the plan). Simulating it checks the schedule and the costs without the
+    /// planner, whose plan for the same machine may have changed since.
+    pub fn plan(&self) -> Vec<Planned> {
+        self.points.iter().filter(|p| !p.name.contains("/side:")).map(|p| Planned::Run(p.spec.clone())).collect()
     }
 
     /// The recorded point nearest `spec` that differs in a thread count, and the ratio of counts.
@@ -110,10 +116,12 @@ impl RecordedCosts {
         let mine = others(&spec.params);
         self.points
             .iter()
-            .filter(|p| p.experiment == spec.experiment && p.runtime == spec.runtime && !p.name.contains("/side:"))
+            .filter(|p| {
+                p.spec.experiment == spec.experiment && p.spec.runtime == spec.runtime && !p.name.contains("/side:")
+            })
             .filter_map(|p| {
-                let (k, count) = thread_count(&p.params)?;
-                let theirs = others(&p.params);
+                let (k, count) = thread_count(&p.spec.params)?;
+                let theirs = others(&p.spec.params);
                 let differ = mine.iter().filter(|(k, v)| theirs.get(*k) != Some(v)).count();
                 let distance = (wanted / count).ln().abs();
                 (k == key).then_some((p, wanted / count, differ, distance))
@@ -170,11 +178,11 @@ fn of_point(point: &PointRecord) -> RecordedPoint {
     let ci_rel = if median > 0.0 { point.summary.ci_half_width() / median } else { f64::INFINITY };
     RecordedPoint {
         name: point.name.clone(),
-        experiment: point.spec.experiment.clone(),
-        runtime: point.spec.runtime.clone(),
-        params: point.spec.params.clone(),
-        walls_ms: point.processes.iter().map(|p| p.wall_ms).collect(),
-        ci_rel: if ci_rel.is_finite() { ci_rel } else { 1.0 },
+        spec: point.spec.clone(),
+        // Rounded to 10 µs and 4 decimals: finer than a process's start-up varies, and the compact form stays
+        // small enough to keep as a test's fixture.
+        walls_ms: point.processes.iter().map(|p| (p.wall_ms * 100.0).round() / 100.0).collect(),
+        ci_rel: if ci_rel.is_finite() { (ci_rel * 1e4).round() / 1e4 } else { 1.0 },
     }
 }
 
@@ -198,14 +206,7 @@ mod tests {
     use super::*;
 
     fn recorded(name: &str, params: &[(&str, &str)], walls_ms: &[f64]) -> RecordedPoint {
-        RecordedPoint {
-            name: name.into(),
-            experiment: "spawn.bulk".into(),
-            runtime: "os".into(),
-            params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-            walls_ms: walls_ms.to_vec(),
-            ci_rel: 0.1,
-        }
+        RecordedPoint { name: name.into(), spec: spec(params), walls_ms: walls_ms.to_vec(), ci_rel: 0.1 }
     }
 
     fn costs(points: Vec<RecordedPoint>) -> RecordedCosts {

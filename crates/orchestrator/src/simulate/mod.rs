@@ -26,6 +26,8 @@ pub struct SimulatedPoint {
     pub processes: usize,
     /// Its mean process wall time (ms).
     pub ms_per_process: f64,
+    /// Its first process's wall time (ms; 0 without one).
+    pub first_ms: f64,
     /// Where its costs came from.
     pub source: Source,
 }
@@ -108,6 +110,7 @@ pub fn simulate(
                 name: format!("{}{}", p.spec.name(), p.name_suffix),
                 processes: p.processes.len(),
                 ms_per_process: p.expected_wall().as_secs_f64() * 1e3,
+                first_ms: p.processes.first().map_or(0.0, |q| q.wall_ms),
                 source: r.source,
             })
             .collect(),
