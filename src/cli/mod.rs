@@ -36,7 +36,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Measure, write DIR/results.json, print the table and the record's path.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List the experiments: ID, what it measures, and its source.
     List,
     /// Report the harness's own health on this machine.
@@ -298,7 +298,7 @@ pub fn main(build: &BuildStamp) -> ExitCode {
         quiet_on_closed_pipe();
     }
     let result = match cli.command {
-        Command::Run(args) => run::run(args, build),
+        Command::Run(args) => run::run(*args, build),
         Command::List => list::list(),
         Command::Check(args) => check::check(args),
         Command::Report(args) => report::report(args),

@@ -229,7 +229,7 @@ fn say_what_gives_way<P: Probes>(
             None => by_experiment.push((name.clone(), 1, cost)),
         }
     }
-    by_experiment.sort_by(|a, b| b.2.cmp(&a.2));
+    by_experiment.sort_by_key(|e| std::cmp::Reverse(e.2));
     let named: Vec<String> = by_experiment
         .iter()
         .take(8)

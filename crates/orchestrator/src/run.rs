@@ -477,8 +477,9 @@ fn forecast(points: &[PointState], sides: usize, policy: &RoundPolicy, costs: &P
     line
 }
 
-/// A run warning when the deadline left points short of the minimum rounds: how many, and how many with one
-/// process, whose CI is its own batches' and understates what varies between processes (docs/METHOD.md §2).
+/// A run warning when the deadline left points short of the minimum rounds: how many, how many with one
+/// process, whose CI is its own batches' and understates what varies between processes (docs/METHOD.md §2),
+/// and which experiments they belong to, costliest first (the ones that gave way, docs/METHOD.md §4).
 fn warn_of_the_deadline(record: &mut RunRecord, points: &[PointState], policy: &RoundPolicy) {
     let short = points.iter().filter(|s| s.short_of_minimum && !s.processes.is_empty()).count();
     if short == 0 {
@@ -495,8 +496,35 @@ fn warn_of_the_deadline(record: &mut RunRecord, points: &[PointState], policy: &
             ", {single} only one (its CI is that process's batches', narrower than what varies between processes)"
         );
     }
+    warning += &format!("; the costliest gave way first: {}", short_experiments(points));
     record.warnings.push(warning + "; --only measures fewer points in the same time.");
 }
+
+/// The experiments of the points left short of the minimum, costliest process first: `NAME (N points, M ms
+/// a process)`, at most [`NAMED_SHORT`] of them, then how many more.
+fn short_experiments(points: &[PointState]) -> String {
+    let mut by_experiment: Vec<(&str, usize, f64)> = Vec::new();
+    for state in points.iter().filter(|s| s.short_of_minimum && !s.processes.is_empty()) {
+        let ms = state.expected_wall().as_secs_f64() * 1e3;
+        match by_experiment.iter_mut().find(|(e, _, _)| *e == state.spec.experiment) {
+            Some(entry) => (entry.1, entry.2) = (entry.1 + 1, entry.2.max(ms)),
+            None => by_experiment.push((&state.spec.experiment, 1, ms)),
+        }
+    }
+    by_experiment.sort_by(|a, b| b.2.total_cmp(&a.2));
+    let mut named: Vec<String> = by_experiment
+        .iter()
+        .take(NAMED_SHORT)
+        .map(|(e, n, ms)| format!("{e} ({n} points, {ms:.0} ms a process)"))
+        .collect();
+    if by_experiment.len() > NAMED_SHORT {
+        named.push(format!("{} more experiment(s)", by_experiment.len() - NAMED_SHORT));
+    }
+    named.join(", ")
+}
+
+/// How many experiments the deadline warning names.
+const NAMED_SHORT: usize = 6;
 
 /// A run warning when the kernel refused pinning for any point, counted from the refusals its processes
 /// reported (the notes say which threads ran unpinned).
@@ -574,6 +602,11 @@ mod tests {
         warn_of_the_deadline(&mut record, &points, &policy);
         assert!(record.warnings[1].starts_with("The run's deadline (26 s) came before the minimum rounds: 2 point(s)"));
         assert!(record.warnings[1].contains(", 1 only one"), "{}", record.warnings[1]);
+        assert!(
+            record.warnings[1].contains("gave way first: sync.faa (2 points, 10 ms a process)"),
+            "{}",
+            record.warnings[1]
+        );
     }
 
     #[test]
