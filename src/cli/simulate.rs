@@ -53,13 +53,15 @@ pub fn simulate_run(
     let schedule =
         Schedule::named(&args.simulate_schedule).map_err(|e| UsageError(format!("--simulate-schedule: {e}")))?;
     eprintln!(
-        "the recorded run: {} points, {} processes, its last probe ending at {:.1} s; between probes {:.2} ms + {:.4} ms \
-         per process done",
+        "the recorded run: {} points, {} processes, its last probe ending at {:.1} s; between probes {:.2} ms + {:.4} \
+         ms per process done, a rewrite of the record {:.0} ms + {:.3} ms per process done",
         record.points.len(),
         costs.processes,
         costs.wall_s,
         costs.between_ms[0],
-        costs.between_ms[1]
+        costs.between_ms[1],
+        costs.write_ms[0],
+        costs.write_ms[1]
     );
     let simulation = simulate(plan, &sides, rounds, schedule, &costs, record)
         .map_err(|e| UsageError(format!("--simulate {shown}: {e}")))?;

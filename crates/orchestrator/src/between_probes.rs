@@ -7,15 +7,24 @@
 /// `runs` are the probes' (start, wall) in seconds, sorted by start. `[ms at none, ms more per process]`,
 /// both at least 0; `[0, 0]` with fewer than three probes.
 pub fn gap_line(runs: &[(f64, f64)]) -> [f64; 2] {
-    let gaps: Vec<(f64, f64)> =
-        runs.windows(2).enumerate().map(|(i, w)| ((i + 1) as f64, (w[1].0 - w[0].0 - w[0].1).max(0.0) * 1e3)).collect();
-    if gaps.len() < 2 {
+    line(&gaps(runs))
+}
+
+/// Each gap between `runs` (as [`gap_line`] reads them): (processes done before it, ms).
+pub fn gaps(runs: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    runs.windows(2).enumerate().map(|(i, w)| ((i + 1) as f64, (w[1].0 - w[0].0 - w[0].1).max(0.0) * 1e3)).collect()
+}
+
+/// The least-squares line through `points` (x, y): `[intercept, slope]`, both at least 0; `[0, 0]` with
+/// fewer than two points, the mean with no spread in x.
+pub fn line(points: &[(f64, f64)]) -> [f64; 2] {
+    if points.len() < 2 {
         return [0.0, 0.0];
     }
-    let n = gaps.len() as f64;
-    let (mx, my) = (gaps.iter().map(|g| g.0).sum::<f64>() / n, gaps.iter().map(|g| g.1).sum::<f64>() / n);
-    let sxx: f64 = gaps.iter().map(|g| (g.0 - mx).powi(2)).sum();
-    let sxy: f64 = gaps.iter().map(|g| (g.0 - mx) * (g.1 - my)).sum();
+    let n = points.len() as f64;
+    let (mx, my) = (points.iter().map(|g| g.0).sum::<f64>() / n, points.iter().map(|g| g.1).sum::<f64>() / n);
+    let sxx: f64 = points.iter().map(|g| (g.0 - mx).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|g| (g.0 - mx) * (g.1 - my)).sum();
     let slope = if sxx > 0.0 { (sxy / sxx).max(0.0) } else { 0.0 };
     [(my - slope * mx).max(0.0), slope]
 }

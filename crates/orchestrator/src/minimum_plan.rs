@@ -18,6 +18,16 @@ pub enum Schedule {
 }
 
 impl Schedule {
+    /// How many times the last rewrite of the record took a run of this schedule waits before the next
+    /// (`record_writer::WRITE_SHARE`): the builds that walked the plan rewrote it every second whatever it
+    /// took (0).
+    pub fn write_share(self) -> u32 {
+        match self {
+            Schedule::Allotted => super::record_writer::WRITE_SHARE,
+            Schedule::Walk => 0,
+        }
+    }
+
     /// The schedule named `name` (`allotted`, `walk`).
     ///
     /// Errors: another name, with the known ones.

@@ -6,13 +6,17 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::between_probes::gap_line;
+use crate::between_probes::{gaps, line};
 use overhead_experiments::Planned;
 use overhead_record::{PointRecord, PointSpec, RoundPolicy, RunRecord, SkipKind};
 
 /// The parameters that count a point's threads (or activities, ranks, CPUs, waiters): where a planned point
 /// differs from a recorded one only in them, its cost is the recorded one's scaled by the ratio of counts.
 pub const THREAD_KEYS: [&str; 5] = ["threads", "activities", "ranks", "cpus", "waiters"];
+
+/// A gap between probes longer than this (ms) is a rewrite of the record: the probe's own gap (merging its
+/// answer) stays under a few ms, a rewrite of a record of megabytes takes tens to hundreds.
+pub const WRITE_GAP_MS: f64 = 20.0;
 
 /// One recorded point: which point, what its processes took, how wide its CI was.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -36,6 +40,11 @@ pub struct RecordedCosts {
     /// so far: `[ms at none, ms more per process]`, fitted by least squares to the run's gaps (the
     /// orchestrator merges each answer and rewrites the record once a second, and both grow with the record).
     pub between_ms: [f64; 2],
+    /// What a rewrite of the record cost, as a line in the processes done: `[ms at none, ms more per process]`,
+    /// fitted to the gaps over [`WRITE_GAP_MS`] (a rewrite's; `between_ms` is fitted to the others). `[0, 0]`
+    /// in costs saved before it was kept: the writes are then in `between_ms`.
+    #[serde(default)]
+    pub write_ms: [f64; 2],
     /// Runtimes the recorded machine did not have (its skipped cells said "not available here").
     pub unavailable_runtimes: BTreeSet<String>,
     /// When the recorded run's last probe ended (s after the first started).
@@ -73,7 +82,8 @@ impl RecordedCosts {
             .collect();
         Ok(RecordedCosts {
             policy: record.rounds,
-            between_ms: gap_line(&runs),
+            between_ms: line(&gaps(&runs).into_iter().filter(|g| g.1 <= WRITE_GAP_MS).collect::<Vec<_>>()),
+            write_ms: line(&gaps(&runs).into_iter().filter(|g| g.1 > WRITE_GAP_MS).collect::<Vec<_>>()),
             unavailable_runtimes,
             wall_s,
             processes: points.iter().map(|p| p.walls_ms.len()).sum(),
@@ -213,6 +223,7 @@ mod tests {
         RecordedCosts {
             policy: None,
             between_ms: [0.0, 0.0],
+            write_ms: [0.0, 0.0],
             unavailable_runtimes: BTreeSet::new(),
             wall_s: 0.0,
             processes: 0,

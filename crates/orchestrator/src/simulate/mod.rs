@@ -12,6 +12,7 @@ pub use costs::{RecordedCosts, RecordedPoint, Replayed, Source};
 
 use super::minimum_plan::Schedule;
 use super::point_state::PointState;
+use super::record_writer::WRITE_EVERY;
 use super::rounds::{run_rounds, Flow, Probes};
 use overhead_analysis::Process;
 use overhead_experiments::Planned;
@@ -99,7 +100,17 @@ pub fn simulate(
     let replays: Vec<Replayed> = points.iter().map(|p| costs.replay(&p.spec, &p.name_suffix)).collect();
     let template = base.points.first().cloned().ok_or("the record to simulate with has no point")?;
     let mut record = emptied(base, sides);
-    let mut clock = Clock { costs, replays: &replays, template, now: Duration::ZERO, done: 0, said: Vec::new() };
+    let mut clock = Clock {
+        costs,
+        replays: &replays,
+        template,
+        now: Duration::ZERO,
+        done: 0,
+        said: Vec::new(),
+        write_share: schedule.write_share(),
+        last_write: Duration::ZERO,
+        last_took: Duration::ZERO,
+    };
     let groups = suffixes.len();
     run_rounds(&policy, schedule, groups, &mut points, &mut record, &mut clock).expect("a simulation writes nothing");
     Ok(Simulation {
@@ -152,6 +163,10 @@ struct Clock<'a> {
     /// Processes replayed so far.
     done: usize,
     said: Vec<String>,
+    /// The record's rewrites: [`Schedule::write_share`], when the last ended, what it took.
+    write_share: u32,
+    last_write: Duration,
+    last_took: Duration,
 }
 
 impl Probes for Clock<'_> {
@@ -188,7 +203,16 @@ impl Probes for Clock<'_> {
         Flow::Go
     }
 
+    /// The record's rewrite when the real run's would be due (`record_writer`), costing what the recorded
+    /// run's rewrites cost at this many processes.
     fn group_done(&mut self, _record: &mut RunRecord) -> anyhow::Result<()> {
+        let due = WRITE_EVERY.max(self.last_took * self.write_share);
+        if self.now.saturating_sub(self.last_write) >= due {
+            let [at_none, per_process] = self.costs.write_ms;
+            self.last_took = Duration::from_secs_f64((at_none + per_process * self.done as f64) / 1e3);
+            self.now += self.last_took;
+            self.last_write = self.now;
+        }
         Ok(())
     }
 
