@@ -13,6 +13,7 @@ mod probe;
 mod report;
 mod run;
 mod scale_side;
+mod simulate;
 
 use overhead_record::BuildStamp;
 use std::path::PathBuf;
@@ -35,7 +36,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Measure, write DIR/results.json, print the table and the record's path.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List the experiments: ID, what it measures, and its source.
     List,
     /// Report the harness's own health on this machine.
@@ -89,6 +90,26 @@ pub struct RunArgs {
     /// cell with its reason (like JMH's `-l`); nothing is measured or written.
     #[arg(long)]
     pub plan: bool,
+    /// With --plan: simulate the run instead of listing it, each point's processes costing what they cost in
+    /// this recorded run (`results.json`; its point of the same name, else one of another thread count scaled
+    /// by the ratio of counts, else its experiment's median), replayed through the run's own schedule on a
+    /// simulated clock. Prints each point with the processes it would get, then `simulated: P points, N
+    /// processes, W s, fewest processes a point M`. The machine is the record's unless --topology describes
+    /// another.
+    #[arg(long, value_name = "RECORD", requires = "plan")]
+    pub simulate: Option<PathBuf>,
+    /// With --simulate: the machine to plan for, as `lscpu -p` writes it (`CPU,Core,Socket,Node,,L1d,L1i,L2,L3`
+    /// lines), optionally followed by `lscpu -C`'s cache table: e.g. `(lscpu -p; lscpu -C) > machine.txt`.
+    #[arg(long, value_name = "FILE", requires = "simulate")]
+    pub topology: Option<PathBuf>,
+    /// With --simulate: the schedule to simulate, `allotted` (this build's) or `walk` (the schedule before
+    /// the minimum was planned against the deadline: for checking the simulation on records it made).
+    #[arg(long, value_name = "NAME", requires = "simulate", hide = true, default_value = "allotted")]
+    pub simulate_schedule: String,
+    /// With --simulate: also write the record's process costs in the compact form the simulation replays
+    /// (JSON), for a test fixture.
+    #[arg(long, value_name = "FILE", requires = "simulate", hide = true)]
+    pub simulate_save_costs: Option<PathBuf>,
     /// Print the plan as JSON lines (a point, or a skipped cell with its reason): what a run with sides asks
     /// each side's binary, in the side's environment.
     #[arg(long, hide = true, conflicts_with = "plan")]
@@ -282,7 +303,7 @@ pub fn main(build: &BuildStamp) -> ExitCode {
         quiet_on_closed_pipe();
     }
     let result = match cli.command {
-        Command::Run(args) => run::run(args, build),
+        Command::Run(args) => run::run(*args, build),
         Command::List => list::list(),
         Command::Check(args) => check::check(args),
         Command::Report(args) => report::report(args),

@@ -32,6 +32,9 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
     let tool = overhead_record::ToolInfo::from_stamp(build);
     let sides = sides_of(&args.side, &tool)?;
     let ctx = PlanContext { cpus, topology: machine.topology.clone(), mode, hosts: launch.hosts.clone() };
+    if let Some(record) = &args.simulate {
+        return super::simulate::simulate_run(&args, record, &experiments, &runtimes);
+    }
     if args.plan {
         print!("{}", plan_listing(&build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx)));
         return Ok(ExitCode::SUCCESS);
@@ -44,26 +47,15 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
     ensure_writable(&out_dir)?;
     let own_plan = build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx);
     let (plan, side_skips) = plan_sides(&sides, own_plan, &args)?;
-    let mut rounds = RoundPolicy::for_mode(mode);
-    if args.budget.is_none() && !(args.only.is_empty() && args.runtime.is_empty()) {
-        let whole = build_plan(
+    let rounds = round_policy(&args, &plan, sides.len(), &|| {
+        Ok(build_plan(
             &select_experiments(&[]).map_err(UsageError)?,
             &select_runtimes(&[]).map_err(UsageError)?,
             false,
             &ctx,
-        );
-        rounds = rounds.for_part(runs(&plan), runs(&whole));
-    }
-    if let Some(budget) = args.budget {
-        if !(budget.is_finite() && budget >= 0.0) {
-            return Err(UsageError(format!("--budget {budget}: expected a number of seconds ≥ 0")).into());
-        }
-        rounds = rounds.with_budget(budget);
-    }
+        ))
+    })?;
     let costs = if args.no_history { ProcessCosts::default() } else { learned_costs(&machine, mode) };
-    if sides.len() > 1 {
-        rounds = rounds.for_sides(sides.len());
-    }
 
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&interrupted);
@@ -106,6 +98,33 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The rounds' policy for `args`'s mode, `--budget` and `--side`s (`sides` of them; 0 or 1: none) running
+/// `plan`: a run narrowed by `--only` or `--runtime` without a budget gets its share of the budget by points
+/// of the `whole` plan (docs/METHOD.md §4).
+///
+/// Errors: a `--budget` that is not a number of seconds ≥ 0; the whole plan's errors.
+pub(super) fn round_policy(
+    args: &RunArgs,
+    plan: &[Planned],
+    sides: usize,
+    whole: &dyn Fn() -> anyhow::Result<Vec<Planned>>,
+) -> anyhow::Result<RoundPolicy> {
+    let mut rounds = RoundPolicy::for_mode(args.mode());
+    if args.budget.is_none() && !(args.only.is_empty() && args.runtime.is_empty()) {
+        rounds = rounds.for_part(runs(plan), runs(&whole()?));
+    }
+    if let Some(budget) = args.budget {
+        if !(budget.is_finite() && budget >= 0.0) {
+            return Err(UsageError(format!("--budget {budget}: expected a number of seconds ≥ 0")).into());
+        }
+        rounds = rounds.with_budget(budget);
+    }
+    if sides > 1 {
+        rounds = rounds.for_sides(sides);
+    }
+    Ok(rounds)
 }
 
 /// The run's plan when it has sides: every side planned in its own environment (docs/METHOD.md §17), a point
@@ -315,7 +334,7 @@ fn runs(plan: &[Planned]) -> usize {
 }
 
 /// The plan as text: the points to measure, a name a line, then `skip NAME: REASON` lines.
-fn plan_listing(plan: &[Planned]) -> String {
+pub(super) fn plan_listing(plan: &[Planned]) -> String {
     let mut out = String::new();
     for planned in plan {
         if let Planned::Run(spec) = planned {
@@ -334,7 +353,7 @@ fn plan_listing(plan: &[Planned]) -> String {
 /// the machine description recorded them), or all of `allowed`.
 ///
 /// Errors: a list that does not parse, names no CPU, or names a CPU outside `allowed`.
-fn usable_cpus(list: Option<&str>, allowed: &[usize]) -> Result<Vec<usize>, UsageError> {
+pub(super) fn usable_cpus(list: Option<&str>, allowed: &[usize]) -> Result<Vec<usize>, UsageError> {
     let Some(list) = list else {
         return Ok(allowed.to_vec());
     };

@@ -249,6 +249,49 @@ fn plan_lists_points_and_skips_without_measuring() {
     assert!(!dir.path().join("never").exists(), "--plan wrote a record");
 }
 
+/// The last line of `overhead run --plan --simulate` with `args` after it, checked to read as documented:
+/// its points and processes.
+fn simulated(args: &[&str]) -> (usize, usize) {
+    let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/quick-run.json");
+    let out = overhead().args(["run", "--quick", "--plan", "--simulate", golden]).args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let last = text.lines().last().unwrap();
+    let words: Vec<&str> = last.split(' ').collect();
+    let pattern =
+        ["simulated:", "P", "points,", "N", "processes,", "W", "s,", "fewest", "processes", "a", "point", "M"];
+    assert_eq!(words.len(), pattern.len(), "{last}");
+    for (word, expected) in words.iter().zip(pattern) {
+        match expected {
+            "P" | "N" | "M" => assert!(word.parse::<usize>().is_ok(), "{last}"),
+            "W" => assert!(word.parse::<f64>().is_ok_and(|w| w > 0.0), "{last}"),
+            _ => assert_eq!(*word, expected, "{last}"),
+        }
+    }
+    assert!(text.lines().any(|l| l.starts_with("sync.sem/runtime:os/op:switch  ") && l.contains(" processes  ")));
+    (words[1].parse().unwrap(), words[3].parse().unwrap())
+}
+
+#[test]
+fn a_simulated_run_says_what_each_point_would_get_on_the_recorded_or_a_described_machine() {
+    let (points, processes) = simulated(&["--only", "sync"]);
+    assert!(points > 0 && processes >= points, "every point keeps its first process");
+    let described = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/orchestrator/tests/data/64cpu.lscpu");
+    let (on_64, _) = simulated(&["--only", "sync", "--topology", described]);
+    assert!(on_64 > points, "64 CPUs plan more thread counts than the record's machine: {on_64} vs {points}");
+    let (sided, sided_processes) = simulated(&["--only", "sync", "--side", "a=", "--side", "b="]);
+    assert!(sided == points && sided_processes >= 2 * points, "two sides: {sided} points, {sided_processes}");
+    let bad = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(bad.path(), "# CPU,Core\n0,x\n").unwrap();
+    let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/quick-run.json");
+    overhead()
+        .args(["run", "--plan", "--simulate", golden, "--topology"])
+        .arg(bad.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--topology").and(predicate::str::contains("\"x\" is not a number")));
+}
+
 #[test]
 fn unknown_runtime_is_refused() {
     overhead()

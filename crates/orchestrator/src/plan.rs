@@ -64,12 +64,24 @@ pub fn build_plan(
     explicit: bool,
     ctx: &PlanContext,
 ) -> Vec<Planned> {
+    build_plan_where(experiments, runtimes, explicit, ctx, &|runtime| runtime.available())
+}
+
+/// [`build_plan`] for a machine where `available` says whether a runtime is available (Err: why not), not
+/// necessarily this one: the simulation plans a described machine with the runtimes a recorded run had.
+pub fn build_plan_where(
+    experiments: &[&dyn Experiment],
+    runtimes: &[&dyn RuntimeUnderTest],
+    explicit: bool,
+    ctx: &PlanContext,
+    available: &dyn Fn(&dyn RuntimeUnderTest) -> Result<(), String>,
+) -> Vec<Planned> {
     let mut plan = Vec::new();
     for e in experiments {
         for runtime in runtimes {
             let skip = |reason: String| Planned::Skip(ctx.spec(e.id(), *runtime, &[], vec![ctx.home_cpu()]), reason);
             let refused = || runtime.refuses(e.id()).map(|why| format!("runtime {}: {why}", runtime.name()));
-            match (missing(*runtime, e.requires()).or_else(refused), runtime.available()) {
+            match (missing(*runtime, e.requires()).or_else(refused), available(*runtime)) {
                 (None, Ok(())) => plan.extend(e.points(ctx, *runtime)),
                 (None, Err(reason)) => {
                     plan.push(skip(format!("runtime {} is not available here: {reason}", runtime.name())))

@@ -87,7 +87,12 @@ impl PointState {
     /// The point merged from its processes under `rules`, named for its side, put at its slot in `record`
     /// (appended, and the slot remembered, the first time); returns it.
     pub fn merge_into<'a>(&mut self, record: &'a mut RunRecord, rules: &Flagging) -> &'a PointRecord {
-        let mut point = merge_processes(&self.processes, rules);
+        self.put_merged(record, merge_processes(&self.processes, rules))
+    }
+
+    /// `point` (the point as its processes so far give it) named for its side and put at its slot in
+    /// `record` (appended, and the slot remembered, the first time); returns it.
+    pub fn put_merged<'a>(&mut self, record: &'a mut RunRecord, mut point: PointRecord) -> &'a PointRecord {
         point.name = format!("{}{}", point.spec.name(), self.name_suffix);
         let points = side_points_mut(record, self.side);
         let slot = *self.slot.get_or_insert(points.len());

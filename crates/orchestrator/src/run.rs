@@ -11,11 +11,12 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 
 use super::machine_state::CpuWatch;
+use super::minimum_plan::Schedule;
 use super::point_state::PointState;
 use super::probe_process::{run_one, ProbeAnswer, ProbeEnd};
 use super::progress::Progress;
 use super::record_writer::RecordWriter;
-use super::schedule::{budget_allows, groups_of_round, side_order};
+use super::rounds::{run_rounds, Flow, Probes};
 use super::sides::SideRun;
 use overhead_analysis::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
 use overhead_clock::TimeSourceInfo;
@@ -71,7 +72,7 @@ pub struct RunOutcome {
 /// Errors: the record could not be written, or this executable could not be started as a probe.
 pub fn run(mut opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<RunOutcome> {
     let mut record = new_record(&opts);
-    let suffixes = name_suffixes(&opts.sides);
+    let suffixes = name_suffixes(opts.sides.iter().map(|s| s.spec.name.as_str()));
     let (mut points, measured_cpus) =
         planned_points(std::mem::take(&mut opts.plan), &opts.costs, &suffixes, &mut record.skipped);
     skip_per_side(&mut points, &opts.side_skips, &mut record);
@@ -84,20 +85,19 @@ pub fn run(mut opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<Run
         false => opts.sides.iter().map(|s| s.exe.clone()).collect(),
     };
     let progress = Progress::new(points.len() * opts.rounds.min_rounds);
+    let sides = exes.len();
     let mut runner = Runner {
         opts: &opts,
         interrupted,
         exes,
-        record,
-        points,
         writer,
         cpu_watch: CpuWatch::start(),
         progress,
         run_started: Instant::now(),
         run_pair: run_pair(&measured_cpus),
     };
-    runner.run_rounds()?;
-    runner.finish(&measured_cpus)
+    run_rounds(&opts.rounds, Schedule::Allotted, sides, &mut points, &mut record, &mut runner)?;
+    runner.finish(record, &points, &measured_cpus)
 }
 
 /// The run's first two measured CPUs (sorted), the pair a point on one CPU fingerprints; `None` with one.
@@ -166,14 +166,14 @@ fn sides_of(sides: &[SideRun]) -> Option<Sides> {
     })
 }
 
-/// What each side's point names get after the spec's: nothing for the first side (its points keep the names
-/// a run without sides gives them), `/side:NAME` for the others; one empty suffix for a run without sides.
-fn name_suffixes(sides: &[SideRun]) -> Vec<String> {
-    match sides.split_first() {
+/// What the point names of each side (named `sides`, in order) get after the spec's: nothing for the first
+/// side (its points keep the names a run without sides gives them), `/side:NAME` for the others; one empty
+/// suffix for a run without sides.
+pub(crate) fn name_suffixes<'a>(sides: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut names = sides.into_iter();
+    match names.next() {
         None => vec![String::new()],
-        Some((_, others)) => {
-            std::iter::once(String::new()).chain(others.iter().map(|s| format!("/side:{}", s.spec.name))).collect()
-        }
+        Some(_) => std::iter::once(String::new()).chain(names.map(|name| format!("/side:{name}"))).collect(),
     }
 }
 
@@ -193,7 +193,7 @@ fn start_warnings(opts: &RunOptions) -> Vec<String> {
 /// The plan's points to measure, in plan order, each on every side (one state per side, named with that
 /// side's suffix of `suffixes`, one suffix per side) and expected to cost what `costs` learned of it, and
 /// the CPUs they use (sorted, once each); its skipped cells go to `skipped` with their reasons.
-fn planned_points(
+pub(crate) fn planned_points(
     plan: Vec<Planned>,
     costs: &ProcessCosts,
     suffixes: &[String],
@@ -237,21 +237,12 @@ fn skip_per_side(points: &mut [PointState], side_skips: &super::side_plans::Side
     }
 }
 
-/// Whether the run goes on.
-enum Flow {
-    Go,
-    /// Ctrl-C: no more probes.
-    Stop,
-}
-
-/// The run in progress: the record, each point's state, and what starting a probe needs.
+/// The run in progress: what starting a probe needs, the record's writer, the progress bar, the clock.
 struct Runner<'a> {
     opts: &'a RunOptions,
     interrupted: &'a AtomicBool,
     /// The executable each side's probes run as `overhead probe` (this one alone without sides).
     exes: Vec<PathBuf>,
-    record: RunRecord,
-    points: Vec<PointState>,
     writer: RecordWriter,
     cpu_watch: CpuWatch,
     progress: Progress,
@@ -260,77 +251,53 @@ struct Runner<'a> {
     run_pair: Option<[usize; 2]>,
 }
 
+impl Probes for Runner<'_> {
+    fn elapsed(&self) -> Duration {
+        self.run_started.elapsed()
+    }
+
+    fn stopped(&self) -> bool {
+        self.interrupted.load(Ordering::SeqCst)
+    }
+
+    fn probe(
+        &mut self,
+        round: usize,
+        i: usize,
+        left: usize,
+        points: &mut [PointState],
+        record: &mut RunRecord,
+    ) -> Flow {
+        let name = format!("{}{}", points[i].spec.name(), points[i].name_suffix);
+        self.progress.start(round, left, &name);
+        self.probe_point(round, i, points, record)
+    }
+
+    fn group_done(&mut self, record: &mut RunRecord) -> anyhow::Result<()> {
+        Ok(self.writer.write_if_due(record)?)
+    }
+
+    fn owe(&mut self, probes: usize) {
+        self.progress.add(probes);
+    }
+
+    fn pass(&mut self) {
+        self.progress.skip();
+    }
+
+    fn say(&mut self, line: &str) {
+        self.progress.finish(line);
+    }
+}
+
 impl Runner<'_> {
-    /// Round after round until no point wants another process, the last round, or Ctrl-C.
-    ///
-    /// Errors: the record could not be written.
-    fn run_rounds(&mut self) -> anyhow::Result<()> {
-        let policy = self.opts.rounds;
-        let sides = self.exes.len();
-        for round in 1..=policy.max_rounds {
-            let elapsed = self.run_started.elapsed();
-            let wanted = groups_of_round(&policy, round, &self.points, sides, &self.record, elapsed);
-            if wanted.is_empty() {
-                break;
-            }
-            if round > policy.min_rounds {
-                self.progress.add(wanted.len() * sides);
-            }
-            if let Flow::Stop = self.run_round(round, &wanted)? {
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    /// One round: for each of `wanted` (groups: a point on every side) that the budget allows, a probe per
-    /// side that has not failed, back to back, the sides in the round's rotated order.
-    ///
-    /// Errors: the record could not be written.
-    fn run_round(&mut self, round: usize, wanted: &[usize]) -> anyhow::Result<Flow> {
-        let sides = self.exes.len();
-        let groups = self.points.len() / sides;
-        for (done_in_round, &g) in wanted.iter().enumerate() {
-            if self.interrupted.load(Ordering::SeqCst) {
-                return Ok(Flow::Stop);
-            }
-            let members = g * sides..(g + 1) * sides;
-            let elapsed = self.run_started.elapsed();
-            if !budget_allows(&self.opts.rounds, round, &self.points[members.clone()], groups, elapsed) {
-                for state in &mut self.points[members] {
-                    match round <= self.opts.rounds.min_rounds {
-                        true => state.short_of_minimum = true,
-                        false => state.out_of_budget = true,
-                    }
-                    self.progress.skip();
-                }
-                continue;
-            }
-            for (done_in_group, side) in side_order(round, sides).enumerate() {
-                let i = g * sides + side;
-                if self.points[i].failed {
-                    self.progress.skip();
-                    continue;
-                }
-                let left = (wanted.len() - done_in_round) * sides - done_in_group;
-                let name = format!("{}{}", self.points[i].spec.name(), self.points[i].name_suffix);
-                self.progress.start(round, left, &name);
-                if let Flow::Stop = self.probe(round, i) {
-                    return Ok(Flow::Stop);
-                }
-            }
-            self.writer.write_if_due(&mut self.record)?;
-        }
-        Ok(Flow::Go)
-    }
-
     /// Point `i`'s probe of round `round`, taken into the record.
-    fn probe(&mut self, round: usize, i: usize) -> Flow {
-        let job = self.job_for(&self.points[i]);
+    fn probe_point(&mut self, round: usize, i: usize, points: &mut [PointState], record: &mut RunRecord) -> Flow {
+        let job = self.job_for(&points[i], record);
         let started = Instant::now();
         let started_s = Some(started.duration_since(self.run_started).as_secs_f64());
         self.cpu_watch.before_probe();
-        let side = self.points[i].side;
+        let side = points[i].side;
         let env = self.opts.sides.get(side).map_or(&[][..], |s| &s.spec.env[..]);
         let end = run_one(&self.exes[side], env, &job, &self.opts.launch, self.opts.point_timeout, self.interrupted);
         let cpu = self.cpu_watch.after_probe(&job.spec.cpus);
@@ -340,19 +307,19 @@ impl Runner<'_> {
                 if let Some(cpu) = cpu {
                     cpu.put_into(&mut answer.point.extra);
                 }
-                self.take_answer(i, answer, ProbeTiming { round, wall_ms, started_s })
+                self.take_answer(i, answer, ProbeTiming { round, wall_ms, started_s }, points, record)
             }
-            ProbeEnd::Failed(kind, reason) => self.take_failure(i, round, kind, reason),
+            ProbeEnd::Failed(kind, reason) => self.take_failure(i, round, kind, reason, points, record),
             ProbeEnd::Interrupted => return Flow::Stop,
         }
         Flow::Go
     }
 
     /// The job of `point`'s next probe.
-    fn job_for(&self, point: &PointState) -> ProbeJob {
+    fn job_for(&self, point: &PointState, record: &RunRecord) -> ProbeJob {
         // The run's settings, as the point's experiment adjusts them (longer batches for streams).
         let harness = overhead_experiments::find(&point.spec.experiment)
-            .map_or(self.record.harness, |e| e.harness_config(self.record.harness));
+            .map_or(record.harness, |e| e.harness_config(record.harness));
         ProbeJob {
             v: VERSION,
             spec: point.spec.clone(),
@@ -365,35 +332,50 @@ impl Runner<'_> {
 
     /// A probe's answer: the point's new process, its batch size and refused pinnings, and the point merged
     /// again from all its processes under the rules as they stand.
-    fn take_answer(&mut self, i: usize, answer: ProbeAnswer, timing: ProbeTiming) {
+    fn take_answer(
+        &mut self,
+        i: usize,
+        answer: ProbeAnswer,
+        timing: ProbeTiming,
+        points: &mut [PointState],
+        record: &mut RunRecord,
+    ) {
         // One batch size for the point on every side, so each side times the same work.
         let sides = self.exes.len();
-        for state in &mut self.points[i / sides * sides..(i / sides + 1) * sides] {
+        for state in &mut points[i / sides * sides..(i / sides + 1) * sides] {
             state.batch_ops_hint = state.batch_ops_hint.or(answer.sized_batch_ops);
         }
-        let state = &mut self.points[i];
+        let state = &mut points[i];
         state.pin_refusals += answer.pin_refusals;
         let ProbeTiming { round, wall_ms, started_s } = timing;
         state.processes.push(Process { record: *answer.point, round, wall_ms, started_s });
-        let rules = flagging(&self.record, &self.points);
-        let point = self.points[i].merge_into(&mut self.record, &rules);
+        let rules = flagging(record, points);
+        let point = points[i].merge_into(record, &rules);
         self.progress.finish(&format!("{}  {}", point.name, overhead_humanize::format_ns(point.summary.median)));
     }
 
     /// A failed probe: the point gets no more rounds; without a result it becomes a skipped cell with the
     /// reason, with one its record keeps the failure as a note.
-    fn take_failure(&mut self, i: usize, round: usize, kind: SkipKind, reason: String) {
-        let state = &mut self.points[i];
+    fn take_failure(
+        &mut self,
+        i: usize,
+        round: usize,
+        kind: SkipKind,
+        reason: String,
+        points: &mut [PointState],
+        record: &mut RunRecord,
+    ) {
+        let state = &mut points[i];
         self.progress.finish(&format!("{}{}  {reason}", state.spec.name(), state.name_suffix));
         state.failed = true;
-        if let Some(point) = state.merged_mut(&mut self.record) {
+        if let Some(point) = state.merged_mut(record) {
             point.notes.push(format!("round {round}: the probe failed: {reason}"));
             return;
         }
         let skipped = SkippedPoint::new(state.spec.clone(), kind, reason);
-        match (state.side, self.record.sides.as_mut()) {
+        match (state.side, record.sides.as_mut()) {
             (side, Some(sides)) if side > 0 => sides.sides[side].skipped.push(skipped),
-            _ => self.record.skipped.push(skipped),
+            _ => record.skipped.push(skipped),
         }
     }
 
@@ -401,19 +383,24 @@ impl Runner<'_> {
     /// state, how it ended; the record analysed and written once more.
     ///
     /// Errors: the record could not be written.
-    fn finish(mut self, measured_cpus: &[usize]) -> anyhow::Result<RunOutcome> {
+    fn finish(
+        mut self,
+        mut record: RunRecord,
+        points: &[PointState],
+        measured_cpus: &[usize],
+    ) -> anyhow::Result<RunOutcome> {
         self.progress.done();
-        merge_all_again(&mut self.record, &self.points, &self.opts.rounds);
-        warn_of_refused_pinning(&mut self.record, &self.points);
-        warn_of_the_deadline(&mut self.record, &self.points, &self.opts.rounds);
-        self.record.machine_state = self.cpu_watch.finish(measured_cpus);
-        if let Some(warning) = self.record.machine_state.as_ref().and_then(|m| m.warning()) {
-            self.record.warnings.push(warning);
+        merge_all_again(&mut record, points, &self.opts.rounds);
+        warn_of_refused_pinning(&mut record, points);
+        warn_of_the_deadline(&mut record, points, &self.opts.rounds);
+        record.machine_state = self.cpu_watch.finish(measured_cpus);
+        if let Some(warning) = record.machine_state.as_ref().and_then(|m| m.warning()) {
+            record.warnings.push(warning);
         }
-        self.record.interrupted = self.interrupted.load(Ordering::SeqCst);
-        self.record.finished_utc = Some(chrono::Utc::now().to_rfc3339());
-        self.writer.write_now(&mut self.record)?;
-        Ok(RunOutcome { path: self.writer.path().to_path_buf(), record: self.record })
+        record.interrupted = self.interrupted.load(Ordering::SeqCst);
+        record.finished_utc = Some(chrono::Utc::now().to_rfc3339());
+        self.writer.write_now(&mut record)?;
+        Ok(RunOutcome { path: self.writer.path().to_path_buf(), record })
     }
 }
 
@@ -490,8 +477,9 @@ fn forecast(points: &[PointState], sides: usize, policy: &RoundPolicy, costs: &P
     line
 }
 
-/// A run warning when the deadline left points short of the minimum rounds: how many, and how many with one
-/// process, whose CI is its own batches' and understates what varies between processes (docs/METHOD.md §2).
+/// A run warning when the deadline left points short of the minimum rounds: how many, how many with one
+/// process, whose CI is its own batches' and understates what varies between processes (docs/METHOD.md §2),
+/// and which experiments they belong to, costliest first (the ones that gave way, docs/METHOD.md §4).
 fn warn_of_the_deadline(record: &mut RunRecord, points: &[PointState], policy: &RoundPolicy) {
     let short = points.iter().filter(|s| s.short_of_minimum && !s.processes.is_empty()).count();
     if short == 0 {
@@ -508,8 +496,35 @@ fn warn_of_the_deadline(record: &mut RunRecord, points: &[PointState], policy: &
             ", {single} only one (its CI is that process's batches', narrower than what varies between processes)"
         );
     }
+    warning += &format!("; the costliest gave way first: {}", short_experiments(points));
     record.warnings.push(warning + "; --only measures fewer points in the same time.");
 }
+
+/// The experiments of the points left short of the minimum, costliest process first: `NAME (N points, M ms
+/// a process)`, at most [`NAMED_SHORT`] of them, then how many more.
+fn short_experiments(points: &[PointState]) -> String {
+    let mut by_experiment: Vec<(&str, usize, f64)> = Vec::new();
+    for state in points.iter().filter(|s| s.short_of_minimum && !s.processes.is_empty()) {
+        let ms = state.expected_wall().as_secs_f64() * 1e3;
+        match by_experiment.iter_mut().find(|(e, _, _)| *e == state.spec.experiment) {
+            Some(entry) => (entry.1, entry.2) = (entry.1 + 1, entry.2.max(ms)),
+            None => by_experiment.push((&state.spec.experiment, 1, ms)),
+        }
+    }
+    by_experiment.sort_by(|a, b| b.2.total_cmp(&a.2));
+    let mut named: Vec<String> = by_experiment
+        .iter()
+        .take(NAMED_SHORT)
+        .map(|(e, n, ms)| format!("{e} ({n} points, {ms:.0} ms a process)"))
+        .collect();
+    if by_experiment.len() > NAMED_SHORT {
+        named.push(format!("{} more experiment(s)", by_experiment.len() - NAMED_SHORT));
+    }
+    named.join(", ")
+}
+
+/// How many experiments the deadline warning names.
+const NAMED_SHORT: usize = 6;
 
 /// A run warning when the kernel refused pinning for any point, counted from the refusals its processes
 /// reported (the notes say which threads ran unpinned).
@@ -587,6 +602,11 @@ mod tests {
         warn_of_the_deadline(&mut record, &points, &policy);
         assert!(record.warnings[1].starts_with("The run's deadline (26 s) came before the minimum rounds: 2 point(s)"));
         assert!(record.warnings[1].contains(", 1 only one"), "{}", record.warnings[1]);
+        assert!(
+            record.warnings[1].contains("gave way first: sync.faa (2 points, 10 ms a process)"),
+            "{}",
+            record.warnings[1]
+        );
     }
 
     #[test]

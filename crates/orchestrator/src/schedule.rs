@@ -9,12 +9,14 @@ use overhead_record::{RoundPolicy, RunRecord};
 
 /// The groups that round `round`, starting `elapsed` into the run, measures, in order. A group is one point
 /// on every side of the run: `points[g * sides .. (g + 1) * sides]` (one point alone in a run without
-/// sides), measured back to back so the sides' processes are neighbours. A group is wanted when one of its
-/// points has not failed and `policy` wants another process of it (its merged record in `record` so far). A
-/// minimum round goes in plan order while it is expected to end before the deadline; one that would not,
-/// and every refining round, serves the cheapest groups first, so the deadline cuts the fewest processes
-/// and the budget buys the most (Kalibera & Jones: repetitions where they narrow the most per second). The
-/// sort is stable: groups of equal cost keep plan order.
+/// sides), measured back to back so the sides' processes are neighbours. A group is wanted when
+/// [`group_wants`] says so and, in a minimum round, the plan of the minimum gives it more processes than it
+/// has (`allotted[g]` processes in all, [`crate::minimum_plan::allot`]; every group when `allotted` is empty). A minimum round goes in plan order while it is
+/// expected to end before the deadline; one that would not, and every refining round, serves the cheapest
+/// groups first, so the deadline cuts the fewest processes and the budget buys the most (Kalibera & Jones:
+/// repetitions where they narrow the most per second). A refining round serves the groups the deadline left
+/// short of the minimum before the others: a point's third process narrows its interval more than another's
+/// fourth. The sort is stable: groups of equal cost keep plan order.
 pub fn groups_of_round(
     policy: &RoundPolicy,
     round: usize,
@@ -22,16 +24,33 @@ pub fn groups_of_round(
     sides: usize,
     record: &RunRecord,
     elapsed: Duration,
+    allotted: &[usize],
 ) -> Vec<usize> {
-    let wants = |p: &PointState| !p.failed && policy.wants_another(p.merged(record), p.processes.len());
-    let mut wanted: Vec<usize> =
-        points.chunks(sides).enumerate().filter(|(_, g)| g.iter().any(wants)).map(|(i, _)| i).collect();
+    let given = |g: usize| {
+        let have = points[g * sides..(g + 1) * sides].iter().map(|p| p.processes.len()).max().unwrap_or(0);
+        round > policy.min_rounds || allotted.get(g).is_none_or(|&a| a > have)
+    };
+    let mut wanted: Vec<usize> = points
+        .chunks(sides)
+        .enumerate()
+        .filter(|(g, group)| given(*g) && group_wants(policy, group, record))
+        .map(|(g, _)| g)
+        .collect();
     let cost = |g: usize| expected_wall(&points[g * sides..(g + 1) * sides]);
     let expected: Duration = wanted.iter().map(|&g| cost(g)).sum();
-    if round > policy.min_rounds || policy.round_overruns(round, elapsed, expected) {
+    if round > policy.min_rounds {
+        let short = |g: usize| points[g * sides..(g + 1) * sides].iter().any(|p| p.processes.len() < policy.min_rounds);
+        wanted.sort_by_key(|&g| (!short(g), cost(g)));
+    } else if policy.round_overruns(round, elapsed, expected) {
         wanted.sort_by_key(|&g| cost(g));
     }
     wanted
+}
+
+/// Whether `group` (one point on every side) wants another process: one of its points has not failed and
+/// `policy` wants another process of it (its merged record in `record` so far).
+pub fn group_wants(policy: &RoundPolicy, group: &[PointState], record: &RunRecord) -> bool {
+    group.iter().any(|p| !p.failed && policy.wants_another(p.merged(record), p.processes.len()))
 }
 
 /// What the next processes of `group`'s points that have not failed are expected to take together.
@@ -40,8 +59,9 @@ pub fn expected_wall(group: &[PointState]) -> Duration {
 }
 
 /// Whether `group` (one point on every side) may have its probes of round `round`, `elapsed` into the run,
-/// out of `groups` groups sharing the budget: always in the first round; in the other minimum rounds while
-/// the run stays within its deadline; past them, only while the run stays within its budget
+/// out of `groups` groups sharing the budget: always its first process; its other processes of the minimum
+/// (in a minimum round, or in a refining one when the deadline left it short) while the run stays within its
+/// deadline; past them, only while the run stays within its budget
 /// ([`RoundPolicy::affordable`]) and the group within its share of it ([`RoundPolicy::within_share`]).
 pub fn budget_allows(
     policy: &RoundPolicy,
@@ -52,7 +72,9 @@ pub fn budget_allows(
 ) -> bool {
     let expected = expected_wall(group);
     let spent = group.iter().map(PointState::spent_wall).sum();
-    policy.within_share(round, spent, expected, groups) && policy.affordable(round, elapsed, expected)
+    // A group left short of the minimum is owed its next process as a minimum one, whatever the round.
+    let nth = round.min(group.iter().map(|p| p.processes.len()).max().unwrap_or(0) + 1);
+    policy.within_share(nth, spent, expected, groups) && policy.affordable(nth, elapsed, expected)
 }
 
 /// The order in which round `round` measures a group's `sides` sides: rotated by one each round (round 1
@@ -82,7 +104,7 @@ mod tests {
         let policy = RoundPolicy::for_mode(Mode::Default);
         let mut points = vec![state(30.0, 0), state(10.0, 0), state(20.0, 0)];
         points[2].failed = true;
-        assert_eq!(groups_of_round(&policy, 1, &points, 1, &sample_record(), Duration::ZERO), [0, 1]);
+        assert_eq!(groups_of_round(&policy, 1, &points, 1, &sample_record(), Duration::ZERO, &[]), [0, 1]);
     }
 
     #[test]
@@ -91,17 +113,19 @@ mod tests {
         // Below `stop_from` processes a point always wants another, whatever its CI.
         let points = vec![state(30.0, 1), state(10.0, 1), state(20.0, 1)];
         let refining = policy.min_rounds + 1;
-        assert_eq!(groups_of_round(&policy, refining, &points, 1, &sample_record(), Duration::ZERO), [1, 2, 0]);
+        assert_eq!(groups_of_round(&policy, refining, &points, 1, &sample_record(), Duration::ZERO, &[]), [1, 2, 0]);
     }
 
     #[test]
     fn the_budget_binds_only_past_the_minimum_rounds() {
         let policy = RoundPolicy::for_mode(Mode::Quick);
-        let point = state(10.0, 1);
+        let (point, done) = (state(10.0, 2), state(10.0, 3));
         let late = policy.budget();
         assert!(budget_allows(&policy, policy.min_rounds, std::slice::from_ref(&point), 1, late));
-        assert!(!budget_allows(&policy, policy.min_rounds + 1, std::slice::from_ref(&point), 1, late));
-        assert!(budget_allows(&policy, policy.min_rounds + 1, std::slice::from_ref(&point), 1, Duration::ZERO));
+        assert!(!budget_allows(&policy, policy.min_rounds + 1, std::slice::from_ref(&done), 1, late));
+        assert!(budget_allows(&policy, policy.min_rounds + 1, std::slice::from_ref(&done), 1, Duration::ZERO));
+        // A point the deadline left short of the minimum is owed its third in a refining round too.
+        assert!(budget_allows(&policy, policy.min_rounds + 1, std::slice::from_ref(&point), 1, late));
     }
 
     #[test]
@@ -110,11 +134,11 @@ mod tests {
         // Two points on two sides: the second point's group costs 300 + 100 ms, the first 100 + 100.
         let points = vec![state(100.0, 1), state(100.0, 1), state(300.0, 1), state(100.0, 1)];
         let refining = policy.min_rounds + 1;
-        assert_eq!(groups_of_round(&policy, 2, &points, 2, &sample_record(), Duration::ZERO), [0, 1]);
+        assert_eq!(groups_of_round(&policy, 2, &points, 2, &sample_record(), Duration::ZERO, &[]), [0, 1]);
         assert_eq!(expected_wall(&points[2..4]), Duration::from_millis(400));
         let mut failed = points;
         (failed[0].failed, failed[1].failed) = (true, true);
-        assert_eq!(groups_of_round(&policy, refining, &failed, 2, &sample_record(), Duration::ZERO), [1]);
+        assert_eq!(groups_of_round(&policy, refining, &failed, 2, &sample_record(), Duration::ZERO, &[]), [1]);
         assert_eq!(side_order(1, 3).collect::<Vec<_>>(), [0, 1, 2]);
         assert_eq!(side_order(2, 3).collect::<Vec<_>>(), [1, 2, 0]);
         assert_eq!(side_order(4, 2).collect::<Vec<_>>(), [1, 0]);
@@ -124,9 +148,9 @@ mod tests {
     fn a_minimum_round_goes_in_plan_order_while_it_fits_the_deadline() {
         let policy = RoundPolicy::for_mode(Mode::Default);
         let points = vec![state(300.0, 1), state(100.0, 1), state(200.0, 1)];
-        assert_eq!(groups_of_round(&policy, 2, &points, 1, &sample_record(), Duration::ZERO), [0, 1, 2]);
+        assert_eq!(groups_of_round(&policy, 2, &points, 1, &sample_record(), Duration::ZERO, &[]), [0, 1, 2]);
         let near = Duration::from_secs_f64(policy.deadline_s.unwrap() - 0.5);
-        assert_eq!(groups_of_round(&policy, 2, &points, 1, &sample_record(), near), [1, 2, 0], "cheapest first");
+        assert_eq!(groups_of_round(&policy, 2, &points, 1, &sample_record(), near, &[]), [1, 2, 0], "cheapest first");
     }
 
     #[test]
@@ -138,60 +162,5 @@ mod tests {
         let mut measured = state(40.0, 2);
         measured.learned_wall = Some(Duration::from_millis(250));
         assert_eq!(measured.expected_wall(), Duration::from_millis(40), "this run's processes come first");
-    }
-
-    /// Runs the schedule as `Runner::run_rounds` does, on a clock that advances by each process's cost:
-    /// returns the time the last probe ended and each point's process count.
-    fn simulate(policy: &RoundPolicy, costs_ms: &[f64]) -> (Duration, Vec<usize>) {
-        let record = sample_record();
-        let mut points: Vec<PointState> = costs_ms.iter().map(|&ms| state(ms, 0)).collect();
-        let mut clock = Duration::ZERO;
-        for round in 1..=policy.max_rounds {
-            for i in groups_of_round(policy, round, &points, 1, &record, clock) {
-                if budget_allows(policy, round, &points[i..=i], costs_ms.len(), clock) {
-                    clock += Duration::from_secs_f64(costs_ms[i] / 1e3);
-                    let process = Process {
-                        record: point("base.call", "os", &[], 1.0),
-                        round,
-                        wall_ms: costs_ms[i],
-                        started_s: None,
-                    };
-                    points[i].processes.push(process);
-                }
-            }
-        }
-        (clock, points.iter().map(|p| p.processes.len()).collect())
-    }
-
-    #[test]
-    fn a_slow_host_loses_its_most_expensive_processes_to_the_deadline_and_no_first_one() {
-        // Eighteen 100 ms points and two 5 s ones (an MPI launch on a slow host), three processes owed to
-        // each within a 20 s deadline and no refining: 35.4 s of minimum rounds.
-        let policy = RoundPolicy {
-            max_rounds: 3,
-            budget_s: 0.0,
-            deadline_s: Some(20.0),
-            ..RoundPolicy::for_mode(Mode::Default)
-        };
-        let mut costs = vec![100.0; 20];
-        (costs[3], costs[11]) = (5000.0, 5000.0);
-        let (ended, processes) = simulate(&policy, &costs);
-        assert!(ended.as_secs_f64() <= 20.0 + 1e-9, "the last probe ended at {ended:?}");
-        assert!(processes.iter().all(|&n| n >= 1), "every point keeps its first process: {processes:?}");
-        // Round 1 ends at 11.8 s; round 2 would end at 23.6 s, so it serves the cheap points first (13.6 s)
-        // and the first expensive one (18.6 s); round 3 has room for fourteen cheap processes.
-        assert_eq!((processes[3], processes[11]), (2, 1));
-        let cheap: Vec<usize> =
-            processes.iter().enumerate().filter(|(i, _)| ![3, 11].contains(i)).map(|(_, &n)| n).collect();
-        assert_eq!(cheap.iter().filter(|&&n| n == 3).count(), 14);
-        assert!(cheap.iter().all(|&n| n >= 2), "{cheap:?}");
-    }
-
-    #[test]
-    fn a_run_that_fits_its_deadline_gets_every_minimum_process() {
-        let policy = RoundPolicy { max_rounds: 3, budget_s: 0.0, ..RoundPolicy::for_mode(Mode::Quick) };
-        let (ended, processes) = simulate(&policy, &[100.0; 40]);
-        assert_eq!(ended, Duration::from_secs(12));
-        assert!(processes.iter().all(|&n| n == 3));
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! The orchestrator walks the whole plan once per round, one fresh probe process per point, so a slow
 //! minute of the machine lands on different points in different rounds. Every point gets `min_rounds`
-//! processes while the run's deadline allows (the first always); after that, a point whose CI is still wider
+//! processes while the run's deadline allows (the first always; when they do not all fit, the orchestrator
+//! plans which points give way, the costliest first, `minimum_plan.rs`); after that, a point whose CI is still wider
 //! than the target gets another round while the run's time budget allows, up to `max_rounds` (Kalibera &
 //! Jones 2013: spend repetitions where the variance is; JMH forks).
 

@@ -6,11 +6,13 @@
 //! quirks of many platforms; sysfs (`sysfs.rs`) is the fallback when the
 //! feature is off or hwloc fails at run time, and the last resort is a flat
 //! "every CPU its own core" guess (`flat.rs`) so that callers always get an
-//! answer. All three build the result through one builder (`raw.rs`).
+//! answer. All three build the result through one builder (`raw.rs`), and so does a topology
+//! described in `lscpu -p` text (`lscpu.rs`), for simulating a machine the tool does not run on.
 
 mod flat;
 #[cfg(feature = "hwloc")]
 mod hwloc;
+mod lscpu;
 mod pair_class;
 mod raw;
 mod sysfs;
