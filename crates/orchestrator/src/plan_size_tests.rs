@@ -145,3 +145,22 @@ fn thread_counts_follow_the_levels_and_teams_fill_them() {
     assert_eq!(context(&machines()[1].1, Mode::Quick).thread_counts(1), [1, 2, 16]);
     assert_eq!(context(&machines()[0].1, Mode::Quick).thread_counts(1), [1, 2]);
 }
+
+/// `sync.oversub` oversubscribes one package's cores outside `--full` (every CPU in it), so that its
+/// processes on 256 CPUs start hundreds of activities, not thousands; on one package it keeps every CPU.
+#[test]
+fn oversubscription_stays_in_one_package_outside_full() {
+    for (cpus, topology) in machines() {
+        let package_cores = if cpus >= 64 { cpus / 4 } else { cpus };
+        for (mode, expected) in [(Mode::Default, package_cores), (Mode::Quick, package_cores), (Mode::Full, cpus)] {
+            let oversub: Vec<PointSpec> =
+                planned(&topology, mode).into_iter().filter(|s| s.experiment == "sync.oversub").collect();
+            assert!(!oversub.is_empty());
+            for s in &oversub {
+                assert_eq!(s.cpus.len(), expected, "{cpus} CPUs, {mode:?}: {}", s.name());
+                let packages: BTreeSet<usize> = s.cpus.iter().map(|&c| topology.cpu(c).unwrap().package).collect();
+                assert!(mode == Mode::Full || packages.len() == 1, "{}", s.name());
+            }
+        }
+    }
+}

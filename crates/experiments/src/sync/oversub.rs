@@ -79,7 +79,8 @@ impl Experiment for Oversub {
 
     fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
         let Some(limits) = runtime.offers().activity_barrier.has() else { return Vec::new() };
-        let cpus = ctx.cpus.len();
+        let team = oversubscribed_cpus(ctx);
+        let cpus = team.len();
         let mut out = Vec::new();
         for variant in Variant::ALL {
             let barriers: &[Option<BarrierKind>] = if variant == Variant::JustSpawn {
@@ -90,7 +91,7 @@ impl Experiment for Oversub {
             for &barrier in barriers {
                 for &k in per_cpu(variant, ctx.mode) {
                     let params = Params { variant, barrier, cpus, activities: k * cpus };
-                    let spec = ctx.spec_of(self.id(), runtime, &params, ctx.cpus.clone());
+                    let spec = ctx.spec_of(self.id(), runtime, &params, team.clone());
                     out.push(match limits.refuses(variant, barrier) {
                         Some(reason) => Planned::Skip(spec, reason.into()),
                         None => Planned::Run(spec),
@@ -111,6 +112,18 @@ impl Experiment for Oversub {
         };
         anyhow::ensure!(activities > 0, "{}: sync.oversub needs at least one activity", spec.name());
         point.in_process(|r| r.activity_barrier())?.activity_barrier(variant, barrier, activities, &spec.cpus, h)
+    }
+}
+
+/// The CPUs the activities are oversubscribed on: every usable CPU in `--full`; otherwise one package's cores
+/// (one CPU a core, nearest the home CPU first: `PlanContext::team_cpus`) where the machine has more than one
+/// package, every usable CPU where it has one. Ben-Asher & Feitelson's question is what k activities a CPU
+/// cost against one, which one package answers; on every CPU of a 256-CPU machine each process starts
+/// thousands of threads and the plan's minimum no longer fits its run (docs/METHOD.md §9a).
+fn oversubscribed_cpus(ctx: &PlanContext) -> Vec<usize> {
+    match (ctx.mode, ctx.domain_threads().1) {
+        (Mode::Quick | Mode::Default, Some(package)) if package < ctx.cpus.len() => ctx.team_cpus(package),
+        _ => ctx.cpus.clone(),
     }
 }
 

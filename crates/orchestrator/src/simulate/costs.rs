@@ -11,7 +11,8 @@ use overhead_experiments::Planned;
 use overhead_record::{PointRecord, PointSpec, RoundPolicy, RunRecord, SkipKind};
 
 /// The parameters that count a point's threads (or activities, ranks, CPUs, waiters): where a planned point
-/// differs from a recorded one only in them, its cost is the recorded one's scaled by the ratio of counts.
+/// differs from a recorded one only in them, its cost is the recorded one's scaled along the counts
+/// ([`cost_factor`]).
 pub const THREAD_KEYS: [&str; 5] = ["threads", "activities", "ranks", "cpus", "waiters"];
 
 /// A gap between probes longer than this (ms) is a rewrite of the record: the probe's own gap (merging its
@@ -117,28 +118,62 @@ impl RecordedCosts {
         self.points.iter().filter(|p| !p.name.contains("/side:")).map(|p| Planned::Run(p.spec.clone())).collect()
     }
 
-    /// The recorded point nearest `spec` that differs in a thread count, and the ratio of counts.
+    /// The recorded point nearest `spec` that differs in a thread count, and the factor on its costs: where the
+    /// record holds that point at two or more counts (same experiment, runtime and other parameters), the
+    /// ratio of a least-squares line through their mean process costs at the two counts (a process's cost is
+    /// mostly fixed: its batches are sized to a time, and what grows is starting and joining the threads); with
+    /// one count only, the ratio of counts, an upper bound. A line that falls with the count scales nothing.
     fn by_threads(&self, spec: &PointSpec) -> Option<(&RecordedPoint, f64)> {
         let (key, wanted) = thread_count(&spec.params)?;
         let others = |params: &[(String, String)]| -> BTreeMap<String, String> {
             params.iter().filter(|(k, _)| k != key).cloned().collect()
         };
         let mine = others(&spec.params);
-        self.points
+        let same_kind = |p: &&RecordedPoint| {
+            p.spec.experiment == spec.experiment
+                && p.spec.runtime == spec.runtime
+                && !p.name.contains("/side:")
+                && thread_count(&p.spec.params).is_some_and(|(k, _)| k == key)
+        };
+        let (nearest, count) = self
+            .points
             .iter()
-            .filter(|p| {
-                p.spec.experiment == spec.experiment && p.spec.runtime == spec.runtime && !p.name.contains("/side:")
-            })
+            .filter(same_kind)
             .filter_map(|p| {
-                let (k, count) = thread_count(&p.spec.params)?;
+                let (_, count) = thread_count(&p.spec.params)?;
                 let theirs = others(&p.spec.params);
                 let differ = mine.iter().filter(|(k, v)| theirs.get(*k) != Some(v)).count();
-                let distance = (wanted / count).ln().abs();
-                (k == key).then_some((p, wanted / count, differ, distance))
+                Some((p, count, differ, (wanted / count).ln().abs()))
             })
             .min_by(|a, b| a.2.cmp(&b.2).then(a.3.total_cmp(&b.3)))
-            .map(|(p, ratio, _, _)| (p, ratio))
+            .map(|(p, count, _, _)| (p, count))?;
+        let siblings: Vec<(f64, f64)> = self
+            .points
+            .iter()
+            .filter(same_kind)
+            .filter(|p| others(&p.spec.params) == others(&nearest.spec.params))
+            .filter_map(|p| Some((thread_count(&p.spec.params)?.1, mean_wall(p))))
+            .collect();
+        Some((nearest, cost_factor(&siblings, count, wanted)))
     }
+}
+
+/// The factor from a point's cost at `count` threads to its cost at `wanted`: the ratio of the least-squares
+/// line through `(count, mean process ms)` of `siblings` (the same point at other counts) at the two counts;
+/// 1 where that line falls; the plain ratio of counts where there is no line (one count) or it is not
+/// positive at `count`.
+pub fn cost_factor(siblings: &[(f64, f64)], count: f64, wanted: f64) -> f64 {
+    let (xs, ys): (Vec<f64>, Vec<f64>) = siblings.iter().copied().unzip();
+    match overhead_stats::least_squares(&xs, &ys) {
+        Some(fit) if fit.b <= 0.0 => 1.0,
+        Some(fit) if fit.a + fit.b * count > 0.0 => (fit.a + fit.b * wanted) / (fit.a + fit.b * count),
+        _ => wanted / count,
+    }
+}
+
+/// The mean of a recorded point's process costs (ms).
+fn mean_wall(p: &RecordedPoint) -> f64 {
+    p.walls_ms.iter().sum::<f64>() / p.walls_ms.len().max(1) as f64
 }
 
 /// Where a simulated point's costs came from.
@@ -206,8 +241,7 @@ fn thread_count(params: &[(String, String)]) -> Option<(&str, f64)> {
 
 /// The point of `pool` (not empty) whose mean process cost is the median.
 fn median_by_cost(mut pool: Vec<&RecordedPoint>) -> &RecordedPoint {
-    let mean = |p: &RecordedPoint| p.walls_ms.iter().sum::<f64>() / p.walls_ms.len().max(1) as f64;
-    pool.sort_by(|a, b| mean(a).total_cmp(&mean(b)));
+    pool.sort_by(|a, b| mean_wall(a).total_cmp(&mean_wall(b)));
     pool[pool.len() / 2]
 }
 
@@ -257,5 +291,21 @@ mod tests {
         assert_eq!(r.wall_ms(0), 320.0);
         let m = c.replay(&spec(&[("size", "4")]), "");
         assert_eq!((m.source, m.point.name.as_str()), (Source::Median, "b"));
+    }
+
+    /// A process's cost is mostly fixed: 100 ms at one thread and 130 ms at 16 is a line of 2 ms a thread, so
+    /// 256 threads cost 610 ms, not sixteen times 130; a point known at one count scales by the ratio.
+    #[test]
+    fn a_thread_count_scales_along_the_line_through_the_recorded_counts() {
+        let c = costs(vec![
+            recorded("one", &[("threads", "1")], &[100.0]),
+            recorded("two", &[("threads", "2")], &[102.0]),
+            recorded("all", &[("threads", "16")], &[130.0]),
+        ]);
+        let r = c.replay(&spec(&[("threads", "256")]), "");
+        assert_eq!((r.source, r.point.name.as_str()), (Source::Scaled, "all"));
+        assert!((r.wall_ms(0) - 610.0).abs() < 5.0, "{}", r.wall_ms(0));
+        assert_eq!(cost_factor(&[(16.0, 130.0)], 16.0, 64.0), 4.0, "one count: the ratio, an upper bound");
+        assert_eq!(cost_factor(&[(1.0, 100.0), (16.0, 90.0)], 16.0, 64.0), 1.0, "a falling line scales nothing");
     }
 }
