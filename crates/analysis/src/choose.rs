@@ -268,20 +268,9 @@ mod tests {
             let medians: Vec<f64> = round_speed.iter().map(|s| 10.0 * s * factor).collect();
             let mean = medians.iter().sum::<f64>() / medians.len() as f64;
             let mut p = mutex("os", lock, "2", (mean * 0.88, mean, mean * 1.12));
-            p.processes = medians
-                .iter()
-                .enumerate()
-                .map(|(i, &m)| overhead_record::ProcessRecord {
-                    round: i + 1,
-                    batch_ops: 1,
-                    batches: 3,
-                    median_ns: m * (1.0 + jitter * [0.0, 1.0, -1.0, 0.5, -0.5][i]),
-                    wall_ms: 1.0,
-                    started_s: None,
-                    state: None,
-                    extra: Default::default(),
-                })
-                .collect();
+            let jittered: Vec<f64> =
+                medians.iter().enumerate().map(|(i, &m)| m * (1.0 + jitter * [0.0, 1.0, -1.0, 0.5, -0.5][i])).collect();
+            p.processes = overhead_record::fixture::processes(&jittered);
             p
         };
         let points = [with_rounds("a", 1.0, 0.004), with_rounds("b", 1.05, -0.004)];

@@ -37,8 +37,7 @@ fn remake(point: &mut PointRecord) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use overhead_record::fixture::{point, sample_record};
-    use overhead_record::ProcessRecord;
+    use overhead_record::fixture::{point, processes, sample_record};
     use overhead_stats::TwoLevel;
 
     /// The pipe round trip of a 2-vCPU record written on the linear scale: 141, 49 and 77 µs read
@@ -51,20 +50,7 @@ mod tests {
         let mean = medians.iter().sum::<f64>() / medians.len() as f64;
         (t.estimate, t.ci_low, t.ci_high, t.scale) = (mean, mean - 117_000.0, mean + 117_000.0, Scale::Linear);
         p.two_level = Some(t);
-        p.processes = medians
-            .iter()
-            .enumerate()
-            .map(|(i, &m)| ProcessRecord {
-                round: i + 1,
-                batch_ops: 10,
-                batches: 3,
-                median_ns: m,
-                wall_ms: 10.0,
-                started_s: None,
-                state: None,
-                extra: Default::default(),
-            })
-            .collect();
+        p.processes = processes(medians);
         p
     }
 

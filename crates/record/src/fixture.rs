@@ -19,6 +19,25 @@ pub fn spec(experiment: &str, runtime: &str, params: &[(&str, &str)], cpus: &[us
     }
 }
 
+/// Processes of one point, one per round from 1, whose median batches are `medians` (ns): one operation a
+/// batch, three batches, 1 ms each, no start time, state or extra values.
+pub fn processes(medians: &[f64]) -> Vec<crate::ProcessRecord> {
+    medians
+        .iter()
+        .enumerate()
+        .map(|(i, &median_ns)| crate::ProcessRecord {
+            round: i + 1,
+            batch_ops: 1,
+            batches: 3,
+            median_ns,
+            wall_ms: 1.0,
+            started_s: None,
+            state: None,
+            extra: Default::default(),
+        })
+        .collect()
+}
+
 /// A point of `experiment` for `runtime` with the given parameters whose samples centre on `median`.
 pub fn point(experiment: &str, runtime: &str, params: &[(&str, &str)], median: f64) -> PointRecord {
     let spec = spec(experiment, runtime, params, &[0, 1]);

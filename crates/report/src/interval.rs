@@ -34,24 +34,12 @@ pub fn point_interval(p: &PointRecord, scale: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use overhead_record::fixture::point;
-    use overhead_record::ProcessRecord;
+    use overhead_record::fixture::{point, processes};
 
     fn with_processes(k: usize) -> PointRecord {
         let mut p = point("base.call", "os", &[], 100.0);
         (p.summary.ci_low, p.summary.ci_high) = (90.0, 110.0);
-        p.processes = (1..=k)
-            .map(|round| ProcessRecord {
-                round,
-                batch_ops: 10,
-                batches: 3,
-                median_ns: 100.0,
-                wall_ms: 1.0,
-                started_s: None,
-                state: None,
-                extra: Default::default(),
-            })
-            .collect();
+        p.processes = processes(&vec![100.0; k]);
         p
     }
 

@@ -3,26 +3,13 @@
 
 use super::*;
 use overhead_record::fixture::point;
-use overhead_record::{ProcessRecord, SideRecord, SideSpec, SkipKind, ToolInfo, SIDE_ORDER};
+use overhead_record::{SideRecord, SideSpec, SkipKind, ToolInfo, SIDE_ORDER};
 use overhead_stats::synthetic::Rng;
 
 /// A point named after `experiment` whose processes, one per round from 1, have these medians (ns).
 fn measured(experiment: &str, medians: &[f64]) -> PointRecord {
     let mut p = point(experiment, "os", &[], medians[0]);
-    p.processes = medians
-        .iter()
-        .enumerate()
-        .map(|(i, &m)| ProcessRecord {
-            round: i + 1,
-            batch_ops: 1,
-            batches: 3,
-            median_ns: m,
-            wall_ms: 1.0,
-            started_s: None,
-            state: None,
-            extra: Default::default(),
-        })
-        .collect();
+    p.processes = overhead_record::fixture::processes(medians);
     p
 }
 
