@@ -577,8 +577,10 @@ mod tests {
             (1.8..3.5).contains(&counts.of(overhead_machine::CounterKind::ContextSwitches).expect("counted")),
             "{counts:?}"
         );
-        // The process's switches hold both threads' (other tests of this binary may add theirs).
+        // The process's switches hold both threads' (other tests of this binary may add theirs): two an
+        // operation, where one thread's alone would be one. 1.75 was seen beside the whole suite with MPI,
+        // Go and Java tests running, so the bound sits halfway between one thread and two.
         let process = counts.of(overhead_machine::CounterKind::ProcessVoluntarySwitches).expect("counted");
-        assert!(process >= 1.8, "{counts:?}");
+        assert!(process >= 1.5, "{counts:?}");
     }
 }
