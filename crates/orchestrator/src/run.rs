@@ -22,6 +22,7 @@ use overhead_analysis::{add_distinct_notes, cycle_floor_ns, merge_processes, Fla
 use overhead_clock::TimeSourceInfo;
 use overhead_experiments::Planned;
 use overhead_harness::{speed, HarnessConfig, Mode};
+use overhead_humanize::counted;
 use overhead_machine::MachineInfo;
 use overhead_protocol::{ProbeJob, VERSION};
 use overhead_record::{
@@ -493,15 +494,15 @@ fn warn_of_the_deadline(record: &mut RunRecord, points: &[PointState], policy: &
     );
     if single > 0 {
         warning += &format!(
-            ", {single} only one (its CI is that process's batches', narrower than what varies between processes)"
+            ", {single} only one (no interval over processes: its batches' scatter says nothing of the next process)"
         );
     }
     warning += &format!("; the costliest gave way first: {}", short_experiments(points));
     record.warnings.push(warning + "; --only measures fewer points in the same time.");
 }
 
-/// The experiments of the points left short of the minimum, costliest process first: `NAME (N points, M ms
-/// a process)`, at most [`NAMED_SHORT`] of them, then how many more.
+/// The experiments of the points left short of the minimum, costliest process first: `NAME (N points, up to
+/// M ms a process)` (M its costliest point's), at most [`NAMED_SHORT`] of them, then how many more.
 fn short_experiments(points: &[PointState]) -> String {
     let mut by_experiment: Vec<(&str, usize, f64)> = Vec::new();
     for state in points.iter().filter(|s| s.short_of_minimum && !s.processes.is_empty()) {
@@ -515,7 +516,7 @@ fn short_experiments(points: &[PointState]) -> String {
     let mut named: Vec<String> = by_experiment
         .iter()
         .take(NAMED_SHORT)
-        .map(|(e, n, ms)| format!("{e} ({n} points, {ms:.0} ms a process)"))
+        .map(|(e, n, ms)| format!("{e} ({}, up to {ms:.0} ms a process)", counted(*n, "point", "points")))
         .collect();
     if by_experiment.len() > NAMED_SHORT {
         named.push(format!("{} more experiment(s)", by_experiment.len() - NAMED_SHORT));
@@ -603,7 +604,7 @@ mod tests {
         assert!(record.warnings[1].starts_with("The run's deadline (26 s) came before the minimum rounds: 2 point(s)"));
         assert!(record.warnings[1].contains(", 1 only one"), "{}", record.warnings[1]);
         assert!(
-            record.warnings[1].contains("gave way first: sync.faa (2 points, 10 ms a process)"),
+            record.warnings[1].contains("gave way first: sync.faa (2 points, up to 10 ms a process)"),
             "{}",
             record.warnings[1]
         );
