@@ -24,6 +24,10 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
     let mode = args.mode();
     let experiments = select_experiments(&args.only).map_err(UsageError)?;
     let runtimes = select_runtimes(&args.runtime).map_err(UsageError)?;
+    // A simulation is of the described machine: this one's CPUs and toolchains are not asked.
+    if let Some(record) = &args.simulate {
+        return super::simulate::simulate_run(&args, record, &experiments, &runtimes);
+    }
     // The machine is detected once per run (topology included, a few ms): `--cpus` is checked against
     // the allowed CPUs it recorded, the plan gets its topology, and the record all of it.
     let machine = MachineInfo::detect();
@@ -32,9 +36,6 @@ pub fn run(args: RunArgs, build: &overhead_record::BuildStamp) -> anyhow::Result
     let tool = overhead_record::ToolInfo::from_stamp(build);
     let sides = sides_of(&args.side, &tool)?;
     let ctx = PlanContext { cpus, topology: machine.topology.clone(), mode, hosts: launch.hosts.clone() };
-    if let Some(record) = &args.simulate {
-        return super::simulate::simulate_run(&args, record, &experiments, &runtimes);
-    }
     if args.plan {
         print!("{}", plan_listing(&build_plan(&experiments, &runtimes, !args.runtime.is_empty(), &ctx)));
         return Ok(ExitCode::SUCCESS);

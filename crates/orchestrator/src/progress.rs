@@ -63,6 +63,15 @@ impl Progress {
         }
     }
 
+    /// A line about the run (not a probe's end: nothing is counted), above the bar on a terminal, on stderr
+    /// otherwise.
+    pub fn say(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+
     /// The run ended: the bar goes away.
     pub fn done(&self) {
         if let Some(bar) = &self.bar {

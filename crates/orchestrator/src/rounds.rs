@@ -59,8 +59,10 @@ pub fn run_rounds<P: Probes>(
         let elapsed = probes.elapsed();
         if schedule == Schedule::Allotted && (2..=policy.min_rounds).contains(&round) {
             let planned = plan_minimum(policy, round, sides, points, record, elapsed);
-            if planned != allotted {
-                say_what_gives_way(probes, round, policy, sides, points, &planned);
+            // A group whose points all failed is owed nothing: it neither gives way nor is said to.
+            let live = |g: &usize| group_wants(policy, &points[g * sides..(g + 1) * sides], record);
+            if (0..groups).filter(live).any(|g| planned[g] != allotted[g]) {
+                say_what_gives_way(probes, round, policy, sides, points, record, &planned);
             }
             allotted = planned;
             pass_by_allotment(probes, policy, sides, points, record, &allotted);
@@ -146,7 +148,8 @@ fn plan_minimum(
     let Some(deadline_s) = policy.deadline_s else {
         return vec![policy.min_rounds; groups];
     };
-    let left = Duration::from_secs_f64(deadline_s).saturating_sub(elapsed);
+    // `--budget` may ask for more seconds than a Duration holds (1e20): such a deadline never binds.
+    let left = Duration::try_from_secs_f64(deadline_s).unwrap_or(Duration::MAX).saturating_sub(elapsed);
     let rounds_left = policy.min_rounds + 1 - round;
     // The gap after each probe grows with the processes done, so it depends on how many the plan gives:
     // planned once with the whole minimum's, then again with the first plan's.
@@ -214,9 +217,11 @@ fn say_what_gives_way<P: Probes>(
     policy: &RoundPolicy,
     sides: usize,
     points: &[PointState],
+    record: &RunRecord,
     allotted: &[usize],
 ) {
-    let short: Vec<usize> = (0..allotted.len()).filter(|&g| allotted[g] < policy.min_rounds).collect();
+    let live = |g: usize| group_wants(policy, &points[g * sides..(g + 1) * sides], record);
+    let short: Vec<usize> = (0..allotted.len()).filter(|&g| allotted[g] < policy.min_rounds && live(g)).collect();
     if short.is_empty() {
         return;
     }
@@ -259,6 +264,10 @@ mod tests {
         costs_ms: Vec<f64>,
         gap_ms: f64,
         now: Duration,
+        /// Points whose first probe fails.
+        failing: Vec<usize>,
+        /// What the run said between rounds.
+        said: Vec<String>,
     }
 
     impl Probes for Ticks {
@@ -272,6 +281,10 @@ mod tests {
             let wall_ms = self.costs_ms[i];
             let started_s = Some(self.now.as_secs_f64());
             self.now += Duration::from_secs_f64((wall_ms + self.gap_ms) / 1e3);
+            if self.failing.contains(&i) {
+                points[i].failed = true;
+                return Flow::Go;
+            }
             let record = point("base.call", "os", &[], 1.0);
             points[i].processes.push(Process { record, round, wall_ms, started_s });
             Flow::Go
@@ -281,7 +294,9 @@ mod tests {
         }
         fn owe(&mut self, _: usize) {}
         fn pass(&mut self) {}
-        fn say(&mut self, _: &str) {}
+        fn say(&mut self, line: &str) {
+            self.said.push(line.to_string());
+        }
     }
 
     /// Runs the rounds of `schedule` on points costing `costs_ms` each: the time the last probe ended and each
@@ -294,9 +309,25 @@ mod tests {
     fn run_with_gap(policy: &RoundPolicy, schedule: Schedule, costs_ms: &[f64], gap_ms: f64) -> (Duration, Vec<usize>) {
         let spec = point("base.call", "os", &[], 1.0).spec;
         let mut points: Vec<PointState> = costs_ms.iter().map(|_| PointState::new(spec.clone(), None)).collect();
-        let mut ticks = Ticks { costs_ms: costs_ms.to_vec(), gap_ms, now: Duration::ZERO };
+        let mut ticks =
+            Ticks { costs_ms: costs_ms.to_vec(), gap_ms, now: Duration::ZERO, failing: vec![], said: vec![] };
         run_rounds(policy, schedule, 1, &mut points, &mut sample_record(), &mut ticks).unwrap();
         (ticks.now, points.iter().map(|p| p.processes.len()).collect())
+    }
+
+    /// A deadline past what a `Duration` holds (`--budget 1e20`) never binds, and a point that failed is owed
+    /// nothing: the run says no point gives way when every live one gets its minimum.
+    #[test]
+    fn a_huge_deadline_binds_nothing_and_a_failed_point_gives_nothing_way() {
+        let policy = RoundPolicy { max_rounds: 3, ..RoundPolicy::for_mode(Mode::Default) }.with_budget(1e20);
+        let spec = point("base.call", "os", &[], 1.0).spec;
+        let mut points: Vec<PointState> = (0..4).map(|_| PointState::new(spec.clone(), None)).collect();
+        let mut ticks =
+            Ticks { costs_ms: vec![10.0; 4], gap_ms: 0.0, now: Duration::ZERO, failing: vec![2], said: vec![] };
+        run_rounds(&policy, Schedule::Allotted, 1, &mut points, &mut sample_record(), &mut ticks).unwrap();
+        let processes: Vec<usize> = points.iter().map(|p| p.processes.len()).collect();
+        assert_eq!(processes, [3, 3, 0, 3]);
+        assert!(ticks.said.is_empty(), "{:?}", ticks.said);
     }
 
     #[test]

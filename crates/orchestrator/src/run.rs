@@ -287,7 +287,7 @@ impl Probes for Runner<'_> {
     }
 
     fn say(&mut self, line: &str) {
-        self.progress.finish(line);
+        self.progress.say(line);
     }
 }
 

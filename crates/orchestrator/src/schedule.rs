@@ -39,7 +39,10 @@ pub fn groups_of_round(
     let cost = |g: usize| expected_wall(&points[g * sides..(g + 1) * sides]);
     let expected: Duration = wanted.iter().map(|&g| cost(g)).sum();
     if round > policy.min_rounds {
-        let short = |g: usize| points[g * sides..(g + 1) * sides].iter().any(|p| p.processes.len() < policy.min_rounds);
+        // Short: a live point below the minimum (a point skipped on a side, or failed, is owed nothing).
+        let short = |g: usize| {
+            points[g * sides..(g + 1) * sides].iter().any(|p| !p.failed && p.processes.len() < policy.min_rounds)
+        };
         wanted.sort_by_key(|&g| (!short(g), cost(g)));
     } else if policy.round_overruns(round, elapsed, expected) {
         wanted.sort_by_key(|&g| cost(g));

@@ -79,8 +79,8 @@ impl Columns {
         let mut caches = Vec::new();
         for (field, name) in header.iter().enumerate() {
             for (part, level) in name.split(':').enumerate() {
-                if level.len() >= 2 && level.starts_with(['L', 'l']) && level[1..2].chars().all(|c| c.is_ascii_digit())
-                {
+                // Bytes, not a str slice: a header's second character may be any UTF-8 (`# CPU,Lé`).
+                if level.len() >= 2 && level.starts_with(['L', 'l']) && level.as_bytes()[1].is_ascii_digit() {
                     caches.push((level.to_string(), field, part));
                 }
             }
@@ -252,6 +252,8 @@ L3        32M      64M   16 Unified         3 32768        1             64
         assert!(Topology::from_lscpu("0,0,0,0\n").unwrap_err().contains("before the"));
         assert!(Topology::from_lscpu("# just a comment\n").unwrap_err().contains("no `# CPU"));
         assert!(Topology::from_lscpu("# CPU,Core\n").unwrap_err().contains("no CPU line"));
+        // A column whose name is not ASCII after its `L` is no cache level, and no panic.
+        assert!(Topology::from_lscpu("# CPU,Lé\n").unwrap_err().contains("no CPU line"));
         let bad = Topology::from_lscpu("# CPU,Core\n0,x\n").unwrap_err();
         assert!(bad.contains("\"x\" is not a number"), "{bad}");
         let table = Topology::from_lscpu("# CPU\n0\nNAME ONE-SIZE TYPE LEVEL\nL1d 48Q Data 1\n").unwrap_err();

@@ -161,12 +161,13 @@ impl RecordedCosts {
 /// The factor from a point's cost at `count` threads to its cost at `wanted`: the ratio of the least-squares
 /// line through `(count, mean process ms)` of `siblings` (the same point at other counts) at the two counts;
 /// 1 where that line falls; the plain ratio of counts where there is no line (one count) or it is not
-/// positive at `count`.
+/// positive at both counts (a line with a negative intercept, read below its root).
 pub fn cost_factor(siblings: &[(f64, f64)], count: f64, wanted: f64) -> f64 {
     let (xs, ys): (Vec<f64>, Vec<f64>) = siblings.iter().copied().unzip();
+    let line = |x: f64, fit: &overhead_stats::LinearFit| fit.a + fit.b * x;
     match overhead_stats::least_squares(&xs, &ys) {
         Some(fit) if fit.b <= 0.0 => 1.0,
-        Some(fit) if fit.a + fit.b * count > 0.0 => (fit.a + fit.b * wanted) / (fit.a + fit.b * count),
+        Some(fit) if line(count, &fit) > 0.0 && line(wanted, &fit) > 0.0 => line(wanted, &fit) / line(count, &fit),
         _ => wanted / count,
     }
 }
@@ -307,5 +308,7 @@ mod tests {
         assert!((r.wall_ms(0) - 610.0).abs() < 5.0, "{}", r.wall_ms(0));
         assert_eq!(cost_factor(&[(16.0, 130.0)], 16.0, 64.0), 4.0, "one count: the ratio, an upper bound");
         assert_eq!(cost_factor(&[(1.0, 100.0), (16.0, 90.0)], 16.0, 64.0), 1.0, "a falling line scales nothing");
+        // 10 ms at 8 threads and 90 at 16: the line crosses zero at 7; below it the ratio of counts.
+        assert_eq!(cost_factor(&[(8.0, 10.0), (16.0, 90.0)], 8.0, 2.0), 0.25);
     }
 }
