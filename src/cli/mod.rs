@@ -92,7 +92,7 @@ pub struct RunArgs {
     pub plan: bool,
     /// With --plan: simulate the run instead of listing it, each point's processes costing what they cost in
     /// this recorded run (`results.json`; its point of the same name, else one of another thread count scaled
-    /// by the ratio of counts, else its experiment's median), replayed through the run's own schedule on a
+    /// along the line through its recorded counts, else its experiment's median), replayed through the run's own schedule on a
     /// simulated clock. Prints each point with the processes it would get, then `simulated: P points, N
     /// processes, W s, fewest processes a point M`. The machine is the record's unless --topology describes
     /// another.

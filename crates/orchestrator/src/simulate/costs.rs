@@ -94,7 +94,7 @@ impl RecordedCosts {
 
     /// What the planned point `spec` (named with `suffix` on its side) replays: the recorded point of that
     /// name; else the recorded one of the same experiment and runtime that differs from it in a thread count
-    /// ([`THREAD_KEYS`]) and the fewest other parameters, its costs scaled by the ratio of counts; else the
+    /// ([`THREAD_KEYS`]) and the fewest other parameters, its costs scaled along its counts ([`cost_factor`]); else the
     /// experiment's median point (by mean process cost), else the run's.
     pub fn replay(&self, spec: &PointSpec, suffix: &str) -> Replayed<'_> {
         let name = format!("{}{suffix}", spec.name());
