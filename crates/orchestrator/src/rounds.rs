@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::between_probes::{gap_line, mean_gap_ms};
 use super::minimum_plan::{allot, GroupCost, Schedule};
 use super::point_state::PointState;
-use super::schedule::{budget_allows, expected_wall, group_wants, groups_of_round, side_order};
+use super::schedule::{budget_allows, costliest_experiments, expected_wall, group_wants, groups_of_round, side_order};
 use overhead_record::{RoundPolicy, RunRecord};
 
 /// Whether the run goes on.
@@ -225,30 +225,17 @@ fn say_what_gives_way<P: Probes>(
     if short.is_empty() {
         return;
     }
-    let mut by_experiment: Vec<(String, usize, Duration)> = Vec::new();
-    for &g in &short {
+    let costs = short.iter().map(|&g| {
         let group = &points[g * sides..(g + 1) * sides];
-        let (name, cost) = (&group[0].spec.experiment, expected_wall(group));
-        match by_experiment.iter_mut().find(|(e, _, _)| e == name) {
-            Some(entry) => (entry.1, entry.2) = (entry.1 + 1, entry.2.max(cost)),
-            None => by_experiment.push((name.clone(), 1, cost)),
-        }
-    }
-    by_experiment.sort_by_key(|e| std::cmp::Reverse(e.2));
-    let named: Vec<String> = by_experiment
-        .iter()
-        .take(8)
-        .map(|(e, n, cost)| format!("{e} ({n}, up to {:.0} ms a process)", cost.as_secs_f64() * 1e3))
-        .collect();
-    let more = by_experiment.len().saturating_sub(8);
-    let tail = if more > 0 { format!(" and {more} more experiment(s)") } else { String::new() };
+        (group[0].spec.experiment.as_str(), expected_wall(group))
+    });
+    let named = costliest_experiments(costs, 8);
     let single = short.iter().filter(|&&g| allotted[g] <= 1).count();
     probes.say(&format!(
         "round {round}: the minimum of {} processes does not fit the deadline; {} point(s) will get fewer ({single} \
-         only one), the costliest first: {}{tail}",
+         only one), the costliest first: {named}",
         policy.min_rounds,
         short.len() * sides,
-        named.join(", ")
     ));
 }
 
@@ -268,6 +255,12 @@ mod tests {
         failing: Vec<usize>,
         /// What the run said between rounds.
         said: Vec<String>,
+    }
+
+    impl Ticks {
+        fn new(costs_ms: &[f64], gap_ms: f64) -> Ticks {
+            Ticks { costs_ms: costs_ms.to_vec(), gap_ms, now: Duration::ZERO, failing: vec![], said: vec![] }
+        }
     }
 
     impl Probes for Ticks {
@@ -309,8 +302,7 @@ mod tests {
     fn run_with_gap(policy: &RoundPolicy, schedule: Schedule, costs_ms: &[f64], gap_ms: f64) -> (Duration, Vec<usize>) {
         let spec = point("base.call", "os", &[], 1.0).spec;
         let mut points: Vec<PointState> = costs_ms.iter().map(|_| PointState::new(spec.clone(), None)).collect();
-        let mut ticks =
-            Ticks { costs_ms: costs_ms.to_vec(), gap_ms, now: Duration::ZERO, failing: vec![], said: vec![] };
+        let mut ticks = Ticks::new(costs_ms, gap_ms);
         run_rounds(policy, schedule, 1, &mut points, &mut sample_record(), &mut ticks).unwrap();
         (ticks.now, points.iter().map(|p| p.processes.len()).collect())
     }
@@ -322,8 +314,7 @@ mod tests {
         let policy = RoundPolicy { max_rounds: 3, ..RoundPolicy::for_mode(Mode::Default) }.with_budget(1e20);
         let spec = point("base.call", "os", &[], 1.0).spec;
         let mut points: Vec<PointState> = (0..4).map(|_| PointState::new(spec.clone(), None)).collect();
-        let mut ticks =
-            Ticks { costs_ms: vec![10.0; 4], gap_ms: 0.0, now: Duration::ZERO, failing: vec![2], said: vec![] };
+        let mut ticks = Ticks { failing: vec![2], ..Ticks::new(&[10.0; 4], 0.0) };
         run_rounds(&policy, Schedule::Allotted, 1, &mut points, &mut sample_record(), &mut ticks).unwrap();
         let processes: Vec<usize> = points.iter().map(|p| p.processes.len()).collect();
         assert_eq!(processes, [3, 3, 0, 3]);

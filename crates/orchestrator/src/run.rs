@@ -17,12 +17,12 @@ use super::probe_process::{run_one, ProbeAnswer, ProbeEnd};
 use super::progress::Progress;
 use super::record_writer::RecordWriter;
 use super::rounds::{run_rounds, Flow, Probes};
+use super::schedule::costliest_experiments;
 use super::sides::SideRun;
 use overhead_analysis::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
 use overhead_clock::TimeSourceInfo;
 use overhead_experiments::Planned;
 use overhead_harness::{speed, HarnessConfig, Mode};
-use overhead_humanize::counted;
 use overhead_machine::MachineInfo;
 use overhead_protocol::{ProbeJob, VERSION};
 use overhead_record::{
@@ -501,27 +501,11 @@ fn warn_of_the_deadline(record: &mut RunRecord, points: &[PointState], policy: &
     record.warnings.push(warning + "; --only measures fewer points in the same time.");
 }
 
-/// The experiments of the points left short of the minimum, costliest process first: `NAME (N points, up to
-/// M ms a process)` (M its costliest point's), at most [`NAMED_SHORT`] of them, then how many more.
+/// The experiments of the points left short of the minimum, costliest process first
+/// ([`costliest_experiments`]), at most [`NAMED_SHORT`] of them.
 fn short_experiments(points: &[PointState]) -> String {
-    let mut by_experiment: Vec<(&str, usize, f64)> = Vec::new();
-    for state in points.iter().filter(|s| s.short_of_minimum && !s.processes.is_empty()) {
-        let ms = state.expected_wall().as_secs_f64() * 1e3;
-        match by_experiment.iter_mut().find(|(e, _, _)| *e == state.spec.experiment) {
-            Some(entry) => (entry.1, entry.2) = (entry.1 + 1, entry.2.max(ms)),
-            None => by_experiment.push((&state.spec.experiment, 1, ms)),
-        }
-    }
-    by_experiment.sort_by(|a, b| b.2.total_cmp(&a.2));
-    let mut named: Vec<String> = by_experiment
-        .iter()
-        .take(NAMED_SHORT)
-        .map(|(e, n, ms)| format!("{e} ({}, up to {ms:.0} ms a process)", counted(*n, "point", "points")))
-        .collect();
-    if by_experiment.len() > NAMED_SHORT {
-        named.push(format!("{} more experiment(s)", by_experiment.len() - NAMED_SHORT));
-    }
-    named.join(", ")
+    let short = points.iter().filter(|s| s.short_of_minimum && !s.processes.is_empty());
+    costliest_experiments(short.map(|s| (s.spec.experiment.as_str(), s.expected_wall())), NAMED_SHORT)
 }
 
 /// How many experiments the deadline warning names.

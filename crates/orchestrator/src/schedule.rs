@@ -86,6 +86,33 @@ pub fn side_order(round: usize, sides: usize) -> impl Iterator<Item = usize> {
     (0..sides).map(move |j| (round - 1 + j) % sides)
 }
 
+/// The experiments of points the schedule gave fewer processes, costliest first, as the run says them:
+/// `NAME (N points, up to M ms a process)` for each of `items` (a point's or group's experiment and what its
+/// next process costs), grouped by experiment with its costliest cost, at most `named` of them, then `K more
+/// experiment(s)`.
+pub fn costliest_experiments<'a>(items: impl IntoIterator<Item = (&'a str, Duration)>, named: usize) -> String {
+    let mut by_experiment: Vec<(&str, usize, Duration)> = Vec::new();
+    for (experiment, cost) in items {
+        match by_experiment.iter_mut().find(|(e, _, _)| *e == experiment) {
+            Some(entry) => (entry.1, entry.2) = (entry.1 + 1, entry.2.max(cost)),
+            None => by_experiment.push((experiment, 1, cost)),
+        }
+    }
+    by_experiment.sort_by_key(|e| std::cmp::Reverse(e.2));
+    let mut out: Vec<String> = by_experiment
+        .iter()
+        .take(named)
+        .map(|(e, n, cost)| {
+            let points = overhead_humanize::counted(*n, "point", "points");
+            format!("{e} ({points}, up to {:.0} ms a process)", cost.as_secs_f64() * 1e3)
+        })
+        .collect();
+    if by_experiment.len() > named {
+        out.push(format!("{} more experiment(s)", by_experiment.len() - named));
+    }
+    out.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +192,16 @@ mod tests {
         let mut measured = state(40.0, 2);
         measured.learned_wall = Some(Duration::from_millis(250));
         assert_eq!(measured.expected_wall(), Duration::from_millis(40), "this run's processes come first");
+    }
+
+    #[test]
+    fn the_costliest_experiments_are_named_first_with_their_costliest_point() {
+        let ms = Duration::from_millis;
+        let items = [("msg.switch", ms(10)), ("mpi.bw", ms(400)), ("msg.switch", ms(360)), ("sync.faa", ms(20))];
+        assert_eq!(
+            costliest_experiments(items, 2),
+            "mpi.bw (1 point, up to 400 ms a process), msg.switch (2 points, up to 360 ms a process), 1 more \
+             experiment(s)"
+        );
     }
 }
