@@ -9,6 +9,7 @@
 //! and rank 0 answers for the point. Souvatzis ran its SR/MPD processes "on a (local) network" the same way.
 
 pub mod launcher;
+pub mod pml;
 pub mod rank;
 
 use std::path::Path;

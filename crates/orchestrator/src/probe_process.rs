@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use wait_timeout::ChildExt;
 
+use overhead_hosts::pml::{self, LearnedPml, PmlLaunch};
 use overhead_hosts::{LaunchSettings, Launcher, RankSlot};
 use overhead_machine::Placement;
 use overhead_protocol::{ProbeJob, ProbeMessage, RawBatches};
@@ -45,7 +46,8 @@ pub fn run_one(
     timeout: Duration,
     interrupted: &AtomicBool,
 ) -> ProbeEnd {
-    let mut child = match start(exe, env, job, launch) {
+    let pml = pml_launch(job, env, launch);
+    let mut child = match start(exe, env, job, launch, &pml) {
         Ok(child) => child,
         Err(reason) => return ProbeEnd::Failed(SkipKind::Failed, reason),
     };
@@ -65,18 +67,49 @@ pub fn run_one(
     if interrupted.load(Ordering::SeqCst) {
         return ProbeEnd::Interrupted;
     }
-    interpret(job, &out, &err, status)
+    let mut end = interpret(job, &out, &err, status);
+    if let ProbeEnd::Result(answer) = &mut end {
+        if pml == PmlLaunch::Learn {
+            LEARNED_PML.learn_from(&err);
+        }
+        answer.point.notes.extend(pml.note());
+    }
+    end
+}
+
+/// The PML OpenMPI chose at this run's first launch of ranks on this machine alone (`overhead_hosts::pml`).
+static LEARNED_PML: LearnedPml = LearnedPml::new();
+
+/// What `job`'s launch does about OpenMPI's PML: nothing unless its ranks run on this machine alone under
+/// OpenMPI and nothing the user set chooses one (`pml::may_name`); then learn it, or name what was learned.
+fn pml_launch(job: &ProbeJob, env: &[(String, String)], launch: &LaunchSettings) -> PmlLaunch {
+    let as_ranks = overhead_experiments::Point::resolve(&job.spec).is_some_and(|p| p.runs_as_ranks());
+    let Some(launcher) = as_ranks.then(Launcher::find).and_then(Result::ok) else {
+        return PmlLaunch::AsConfigured;
+    };
+    let own_env = |name: &str| std::env::var(name).ok();
+    if pml::may_name(launcher.flavour, !job.spec.hosts.is_empty(), &launch.launcher_args, env, own_env) {
+        LEARNED_PML.launch()
+    } else {
+        PmlLaunch::AsConfigured
+    }
 }
 
 /// The probe of `job`, started with its output piped.
 ///
 /// Errors: why it could not start, as the failure's reason.
-fn start(exe: &Path, env: &[(String, String)], job: &ProbeJob, launch: &LaunchSettings) -> Result<Child, String> {
+fn start(
+    exe: &Path,
+    env: &[(String, String)],
+    job: &ProbeJob,
+    launch: &LaunchSettings,
+    pml: &PmlLaunch,
+) -> Result<Child, String> {
     let job_json = serde_json::to_string(job).expect("jobs always serialise");
     // A side with an environment of its own (or another binary) finds its own external toolchains: its
     // `overhead probe` starts the external probe, not this process.
     let own_toolchains = env.is_empty() && std::env::current_exe().is_ok_and(|this| this == exe);
-    let mut command = probe_command(exe, job, &job_json, launch, own_toolchains)
+    let mut command = probe_command(exe, job, &job_json, launch, pml, own_toolchains)
         .map_err(|e| format!("could not start the probe: {e:#}"))?;
     // Its own process group, so that a kill reaches whatever it started on this machine too (the ranks a
     // launcher forks).
@@ -131,13 +164,18 @@ fn probe_command(
     job: &ProbeJob,
     job_json: &str,
     launch: &LaunchSettings,
+    pml: &PmlLaunch,
     own_toolchains: bool,
 ) -> anyhow::Result<Command> {
     // The same rule the probe's ranks apply to themselves (`Point::runs_as_ranks`).
     if overhead_experiments::Point::resolve(&job.spec).is_some_and(|p| p.runs_as_ranks()) {
         let launcher = Launcher::find().map_err(|e| anyhow::anyhow!("no MPI launcher: {e}"))?;
         let args = ["probe".to_string(), "--job".into(), job_json.to_string()];
-        let mut command = launcher.command(&rank_slots(&job.spec), &launch.launcher_args, exe, &args);
+        let launcher_args = [launch.launcher_args.clone(), pml.launcher_args()].concat();
+        let mut command = launcher.command(&rank_slots(&job.spec), &launcher_args, exe, &args);
+        if let Some((name, value)) = pml.env() {
+            command.env(name, value);
+        }
         if job.spec.placement == Some(Placement::SameCpu) {
             // Ranks that share a CPU must give it up while they wait (Souvatzis's message that requires a
             // context switch), not poll for their time slice: OpenMPI then sched_yield()s while idle. MPICH
@@ -294,13 +332,42 @@ mod tests {
         let yields = |runtime: &str, cpus: Vec<usize>, placement| {
             let mut job = job();
             (job.spec.runtime, job.spec.cpus, job.spec.placement) = (runtime.into(), cpus, placement);
-            let command = probe_command(Path::new("overhead"), &job, "{}", &LaunchSettings::default(), true).unwrap();
+            let (settings, pml) = (LaunchSettings::default(), PmlLaunch::AsConfigured);
+            let command = probe_command(Path::new("overhead"), &job, "{}", &settings, &pml, true).unwrap();
             command.get_envs().any(|(k, v)| k == YIELD_WHEN_IDLE && v == Some("1".as_ref()))
         };
         assert!(yields("mpi", vec![0, 0], Some(Placement::SameCpu)));
         assert!(!yields("mpi", vec![0, 1], Some(Placement::OtherCore)));
         assert!(!yields("mpi", vec![0], None));
         assert!(!yields("os", vec![0, 0], Some(Placement::SameCpu)));
+    }
+
+    /// A launch that learns OpenMPI's PML asks it to say which it chose; a later one names it after the user's
+    /// launcher arguments, and a point that is not ranks is started as it always was.
+    #[test]
+    fn a_rank_launch_learns_the_pml_then_names_it() {
+        let Ok(launcher) = Launcher::find() else { return };
+        if launcher.flavour != overhead_hosts::Flavour::OpenMpi {
+            return;
+        }
+        let mut ranks = job();
+        (ranks.spec.runtime, ranks.spec.cpus) = ("mpi".into(), vec![0, 1]);
+        let settings = LaunchSettings {
+            launcher_args: vec!["--mca".into(), "btl".into(), "self,vader".into()],
+            ..Default::default()
+        };
+        let text = |c: &Command| c.get_args().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>();
+        let learning = probe_command(Path::new("overhead"), &ranks, "{}", &settings, &PmlLaunch::Learn, true).unwrap();
+        assert!(learning.get_envs().any(|(k, v)| k == pml::VERBOSE_VARIABLE.0 && v == Some("10".as_ref())));
+        assert!(!text(&learning).contains(&"pml".to_string()));
+        let named = PmlLaunch::Named("ob1".into());
+        let args = text(&probe_command(Path::new("overhead"), &ranks, "{}", &settings, &named, true).unwrap());
+        let at = args.iter().position(|a| a == "pml").expect("the PML is named");
+        assert_eq!(args[at + 1], "ob1");
+        assert!(args.iter().position(|a| a == "btl").unwrap() < at, "after the user's own arguments: {args:?}");
+        assert!(args.iter().position(|a| a == "probe").unwrap() > at, "before the program: {args:?}");
+        let os = text(&probe_command(Path::new("overhead"), &job(), "{}", &settings, &named, true).unwrap());
+        assert!(!os.contains(&"pml".to_string()), "{os:?}");
     }
 
     /// A launcher's framed advice is reduced to each message's first line; the agent's own lines stay.
