@@ -17,6 +17,7 @@ pub mod sched;
 pub mod spawn;
 pub mod sync;
 pub mod timer;
+pub mod wake;
 
 pub use catalog::{Registries, CATALOG};
 pub use plan::{PairSpan, PlanContext, Planned};
@@ -126,6 +127,7 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &timer::HotPath,
         &timer::Wakeup,
         &timer::Stolen,
+        &wake::Handoff,
         &mem::C2c,
         &mem::Contention,
         &mem::Mix,

@@ -18,6 +18,7 @@ mod rwlock;
 pub mod sem;
 pub mod spin_lock;
 pub mod timed_wait;
+pub mod wake;
 pub mod wake_all;
 mod yield_round;
 
