@@ -161,6 +161,7 @@ mod unit_tests {
             "yield_oversub",
             "convert",
             "timers",
+            "wake",
             "ipc",
             "counts",
             "host_states",

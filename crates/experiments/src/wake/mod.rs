@@ -3,4 +3,4 @@
 
 mod handoff;
 
-pub use handoff::{Handoff, HandoffResult};
+pub use handoff::{Handoff, HandoffResult, Params};

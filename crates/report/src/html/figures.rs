@@ -236,7 +236,18 @@ mod tests {
         let ids: Vec<&str> = figure_kinds(EXPERIMENT_FIGURES).iter().map(|g| g.id).collect();
         assert_eq!(
             ids,
-            ["sides", "choose", "curves", "granularity", "heat-maps", "mpi-hosts", "distributions", "speed", "shares"]
+            [
+                "sides",
+                "choose",
+                "curves",
+                "granularity",
+                "heat-maps",
+                "mpi-hosts",
+                "wake-paths",
+                "distributions",
+                "speed",
+                "shares"
+            ]
         );
     }
 }

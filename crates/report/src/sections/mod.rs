@@ -14,6 +14,7 @@ pub mod networked_case;
 pub mod primitives;
 pub mod rpc;
 pub mod timers;
+pub mod wake;
 pub mod yield_and_oversub;
 
 /// The sections that present experiments, each listed once however many experiments it presents; the
@@ -24,6 +25,7 @@ pub const EXPERIMENT_SECTIONS: &[&Section] = &[
     &yield_and_oversub::YIELD_AND_OVERSUB,
     &convert::SECTION,
     &timers::SECTION,
+    &wake::SECTION,
     &ipc::IPC,
     &rpc::SECTION,
     &mem::SECTION,
@@ -32,7 +34,8 @@ pub const EXPERIMENT_SECTIONS: &[&Section] = &[
 ];
 
 /// The figure groups that show experiments, placed among the page's generic ones by [`Figures::position`].
-pub const EXPERIMENT_FIGURES: &[&Figures] = &[&mem::shares::SHARES, &grain_figures::GRANULARITY, &mpi::FIGURES];
+pub const EXPERIMENT_FIGURES: &[&Figures] =
+    &[&mem::shares::SHARES, &grain_figures::GRANULARITY, &mpi::FIGURES, &wake::FIGURES];
 
 use overhead_record::RunRecord;
 use overhead_render::figure::Figure;
