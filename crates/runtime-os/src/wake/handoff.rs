@@ -61,8 +61,10 @@ pub struct Handoffs {
 struct Slot<T>(T);
 
 /// What the two threads share besides the mechanism.
-#[derive(Default)]
 struct Shared {
+    /// Both threads attached their ends: a message into a ring its waiter has not enabled yet is refused
+    /// (EBADFD), so no round starts before.
+    attached: std::sync::Barrier,
     /// The waker's `t0` of the round in flight.
     t0: Slot<AtomicU64>,
     /// The waiter's `t2` of the round in flight.
@@ -87,7 +89,12 @@ pub fn measure<C: Ticks + 'static>(
     let (fwd_wait, fwd_wake) = mechanism.open().map_err(|e| anyhow::anyhow!("{}: {e}", mechanism.name()))?;
     let answer = mechanism.answer();
     let (back_wait, back_wake) = answer.open().map_err(|e| anyhow::anyhow!("{}: {e}", answer.name()))?;
-    let shared = Arc::new(Shared::default());
+    let shared = Arc::new(Shared {
+        attached: std::sync::Barrier::new(2),
+        t0: Slot::default(),
+        t2: Slot::default(),
+        armed: Slot::default(),
+    });
     let total = warmup + rounds;
     let settle_ticks = (SETTLE_NS * clock.hz() / 1e9) as u64;
     let spin_ticks = (SPIN_NS * clock.hz() / 1e9) as u64;
@@ -99,9 +106,11 @@ pub fn measure<C: Ticks + 'static>(
             waiter_loop(fwd_wait, back_wake, &shared, &clock, cpus[1], state, warmup, total, spin_ticks)
         })?
     };
-    let waker = waker_loop(fwd_wake, back_wait, &shared, clock, cpus[0], state, warmup, rounds, same_cpu, settle_ticks);
-    let waited = waiter.join().map_err(|_| anyhow::anyhow!("the waiter thread panicked"))?;
-    let (mut handoffs, (switches, caught)) = (waker?, waited?);
+    // A waker that failed leaves the waiter waiting for ever: its error is returned without joining it (the
+    // probe process ends with the error, and the thread with it).
+    let mut handoffs =
+        waker_loop(fwd_wake, back_wait, &shared, clock, cpus[0], state, warmup, rounds, same_cpu, settle_ticks)?;
+    let (switches, caught) = waiter.join().map_err(|_| anyhow::anyhow!("the waiter thread panicked"))??;
     (handoffs.waiter_switches, handoffs.caught_spinning) = (switches, caught);
     Ok(handoffs)
 }
@@ -123,6 +132,7 @@ fn waker_loop<C: Ticks>(
     overhead_machine::pin_current_thread(cpu).with_context(|| format!("pinning the waker to CPU {cpu}"))?;
     wake.attach()?;
     answer.attach()?;
+    shared.attached.wait();
     let mut out = Handoffs {
         waker_ticks: Vec::with_capacity(rounds),
         latency_ticks: Vec::with_capacity(rounds),
@@ -182,9 +192,14 @@ fn waiter_loop<C: Ticks>(
     total: usize,
     spin_ticks: u64,
 ) -> anyhow::Result<(u64, u64)> {
-    overhead_machine::pin_current_thread(cpu).with_context(|| format!("pinning the waiter to CPU {cpu}"))?;
-    wait.attach()?;
-    answer.attach()?;
+    let attached = (|| {
+        overhead_machine::pin_current_thread(cpu).with_context(|| format!("pinning the waiter to CPU {cpu}"))?;
+        wait.attach()?;
+        answer.attach()?;
+        anyhow::Ok(())
+    })();
+    shared.attached.wait();
+    attached?;
     let (mut switches_before, mut caught) = (0, 0);
     for round in 0..total {
         if round == warmup {
@@ -260,16 +275,25 @@ mod tests {
         }
     }
 
-    /// A spinning waiter on another CPU catches wakes in its spin where the machine has a second CPU.
+    /// Every mechanism a waiter can poll runs spinning from its first round: the waker starts only once both
+    /// ends are attached (a message into a `DEFER_TASKRUN` ring its waiter had not enabled yet was refused with
+    /// EBADFD, and the waiter then waited for ever). On another CPU where there is one.
     #[test]
-    fn a_spinning_waiter_polls_without_sleeping() {
+    fn a_spinning_waiter_polls_from_the_first_round() {
         let cpus = overhead_machine::allowed_cpus();
-        let [first, second, ..] = cpus.as_slice() else { return };
-        let h =
-            measure(Mechanism::Futex, [*first, *second], WaiterState::Spinning, 5, 50, &Clock::MONOTONIC_RAW).unwrap();
-        assert_eq!(h.rtt_ticks.len(), 50);
-        assert!(h.caught_spinning <= 50);
-        assert!(h.latency_ticks.iter().zip(&h.rtt_ticks).all(|(&l, &r)| l < r as i64), "{h:?}");
+        let pair = match cpus.as_slice() {
+            [first, second, ..] => [*first, *second],
+            [only] => [*only, *only],
+            [] => return,
+        };
+        for mechanism in Mechanism::ALL.into_iter().filter(|m| m.can_spin() && m.open().is_ok()) {
+            for _ in 0..20 {
+                let h = measure(mechanism, pair, WaiterState::Spinning, 0, 3, &Clock::MONOTONIC_RAW).unwrap();
+                assert_eq!(h.rtt_ticks.len(), 3, "{}", mechanism.name());
+                assert!(h.caught_spinning <= 3);
+                assert!(h.latency_ticks.iter().zip(&h.rtt_ticks).all(|(&l, &r)| l < r as i64), "{h:?}");
+            }
+        }
     }
 
     #[test]

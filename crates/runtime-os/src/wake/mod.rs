@@ -89,9 +89,7 @@ impl Mechanism {
     /// Whether a waiter of this mechanism can poll for a wake without blocking as runtimes do before they
     /// park (a futex word, `epoll_wait` with no timeout, a ring's completion queue). The eventfd read and the
     /// ring's armed read or futex wait have no such poll that is not another mechanism, so they are measured
-    /// blocked only. A `DEFER_TASKRUN` ring polled by entering the kernel when `IORING_SQ_TASKRUN` is set hung
-    /// its first spinning process here (kernel 6.18, 2026-11-28); it is measured blocked only until that is
-    /// understood (docs/METHOD.md §9, "Waking another thread").
+    /// blocked only.
     pub fn can_spin(self) -> bool {
         matches!(
             self,
@@ -101,6 +99,7 @@ impl Mechanism {
                 | Mechanism::EventfdEpoll
                 | Mechanism::PipeEpoll
                 | Mechanism::UringMsgRing
+                | Mechanism::UringMsgRingDefer
         )
     }
 
