@@ -115,6 +115,8 @@ pub fn registry() -> &'static [&'static dyn Experiment] {
         &sync::Mutex,
         &sync::RwLock,
         &sync::Sem,
+        &sync::Getcpu,
+        &sync::Percpu,
         &msg::Call,
         &msg::AsyncSend,
         &msg::Switch,

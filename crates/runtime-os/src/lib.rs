@@ -10,6 +10,7 @@ pub mod futex_lock;
 pub mod hashed_faa;
 pub mod hot_team;
 pub mod ipc;
+pub mod percpu;
 pub mod pipe;
 mod plugin;
 mod primitives;
