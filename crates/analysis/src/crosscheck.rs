@@ -41,6 +41,10 @@ fn pair(peer: &PeerRecord, case: &PeerCase, points: &[PointRecord], states: Opti
         .filter_map(|reading| {
             let peer_ns = *reading.values_ns.get(&case.case)?;
             let ours = point?.processes.iter().find(|q| q.round == reading.round)?;
+            let ours_ns = match &case.ours_key {
+                Some(key) => *ours.extra.get(key)?,
+                None => ours.median_ns,
+            };
             let state_ns = |extra, state: Option<usize>| -> Option<f64> {
                 let f = Fingerprint::of(extra)?;
                 states?.pair(f.pair)?.state_rtt_ns(state?)
@@ -48,11 +52,11 @@ fn pair(peer: &PeerRecord, case: &PeerCase, points: &[PointRecord], states: Opti
             let ours_state_ns = state_ns(&ours.extra, ours.state);
             let peer_state_ns = state_ns(&reading.extra, reading.state);
             let same_state = matches!((ours.state, reading.state), (Some(a), Some(b)) if a == b);
-            (peer_ns > 0.0 && ours.median_ns > 0.0).then(|| PairRound {
+            (peer_ns > 0.0 && ours_ns > 0.0).then(|| PairRound {
                 round: reading.round,
-                ours_ns: ours.median_ns,
+                ours_ns,
                 peer_ns,
-                ratio: ours.median_ns / peer_ns,
+                ratio: ours_ns / peer_ns,
                 ours_state_ns,
                 peer_state_ns,
                 counts: !case.cross_core || same_state,
@@ -66,7 +70,10 @@ fn pair(peer: &PeerRecord, case: &PeerCase, points: &[PointRecord], states: Opti
     CrosscheckPair {
         peer: peer.peer.clone(),
         case: case.case.clone(),
-        point: case.point.clone(),
+        point: match &case.ours_key {
+            Some(key) => format!("{} ({key})", case.point),
+            None => case.point.clone(),
+        },
         cross_core: case.cross_core,
         tolerance,
         rounds,
@@ -161,6 +168,7 @@ mod tests {
                     conversion: "one way × 2 = round trip".into(),
                     cross_core,
                     method_difference: "a different loop".into(),
+                    ours_key: None,
                 }],
                 readings: theirs
                     .iter()
@@ -191,6 +199,29 @@ mod tests {
         assert_eq!(pair.verdict, CrosscheckVerdict::Agrees, "{}", pair.says);
         assert!(pair.says.contains("1 round(s) in different host states"), "{}", pair.says);
         assert!((pair.ratio.unwrap() - 1.01).abs() < 0.02, "{:?}", pair.ratio);
+    }
+
+    /// A case with `ours_key` compares the peer with that number of each of our processes, not their
+    /// medians, and names it after our point; a process without the key gives no round.
+    #[test]
+    fn a_case_may_compare_another_number_of_ours() {
+        let mut record = record(false);
+        for (i, p) in record.points[0].processes.iter_mut().enumerate() {
+            if i > 0 {
+                p.extra.insert("waker_ns_p50".into(), 2.0 * p.median_ns);
+            }
+        }
+        record.crosscheck.as_mut().unwrap().peers[0].cases[0].ours_key = Some("waker_ns_p50".into());
+        crate::analyze(&mut record, &overhead_record::RecordOrder);
+        let pair = &record.crosscheck.as_ref().unwrap().pairs[0];
+        assert!(pair.point.ends_with(" (waker_ns_p50)"), "{}", pair.point);
+        assert_eq!(pair.rounds.len(), 3, "the process without the key gives no round: {pair:?}");
+        let ours = &record.points[0].processes;
+        for r in &pair.rounds {
+            let process = ours.iter().find(|p| p.round == r.round).unwrap();
+            assert_eq!(r.ours_ns, process.extra["waker_ns_p50"], "round {}", r.round);
+        }
+        assert!(pair.ratio.unwrap() > 1.8, "twice the medians: {:?}", pair.ratio);
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub struct PeerRecord {
 }
 
 /// One number a peer prints and the point of ours it is compared with.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PeerCase {
     /// The peer's name for it (`null`, `Pipe latency`, `bounded0_spsc`).
     pub case: String,
@@ -48,6 +48,11 @@ pub struct PeerCase {
     pub cross_core: bool,
     /// What could make the two differ by method rather than by error, said when they do.
     pub method_difference: String,
+    /// The key of our process's `extra` the peer's number is compared with, when it is not the point's
+    /// median (`waker_ns_p50`: `perf bench futex wake` times the waker's call, not the wake latency); absent
+    /// in records before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ours_key: Option<String>,
 }
 
 /// One run of a peer: its numbers in our metric (ns), when it started, and its fingerprints.

@@ -47,8 +47,8 @@ pub fn crosscheck_section(record: &RunRecord, format: Format) -> String {
             out += &format!("- {}: {} — install: {}\n", m.peer, m.reason, m.install);
         }
     }
-    out += "\nratio: the median over the rounds that count of our process's median ÷ the peer's number, both in our \
-            metric (round trip or per operation, ns). A pair on one CPU counts every round and agrees within ±10%; \
+    out += "\nratio: the median over the rounds that count of our process's median (or the number named in brackets \
+            after our point) ÷ the peer's number, both in our metric (round trip or per operation, ns). A pair on one CPU counts every round and agrees within ±10%; \
             a pair across CPUs counts only rounds where both met the same host state and agrees within ±15%; its \
             other rounds are marked ≠ and listed, not counted.\n";
     out

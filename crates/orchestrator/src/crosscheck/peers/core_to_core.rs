@@ -29,6 +29,7 @@ impl Peer for CoreToCore {
             cross_core: true,
             method_difference: "its mean over samples against our median; its two threads are new for each sample"
                 .into(),
+            ours_key: None,
         }]
     }
 

@@ -59,7 +59,7 @@ impl Peer for CrossbeamBench {
                 cross_core: true,
                 method_difference: "the programs time one run from the threads' spawn (4 producers for mpsc), ours \
                                     the median batch of a stream already running"
-                    .into(),
+                    .into(), ours_key: None,
             })
             .collect()
     }

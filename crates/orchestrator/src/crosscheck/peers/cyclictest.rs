@@ -32,6 +32,7 @@ impl Peer for Cyclictest {
             method_difference: "cyclictest's Avg is the mean of 3,000 wake-ups of one thread with its memory \
                                 locked (-m), ours the median of each process's, each process a fresh one"
                 .into(),
+            ours_key: None,
         }]
     }
 

@@ -39,6 +39,7 @@ impl Peer for Syncbench {
                 method_difference: "EPCC subtracts a reference of the same delay loop run by one thread, ours an \
                                     empty control; its threads are placed by GOMP_CPU_AFFINITY, ours pinned"
                     .into(),
+                ours_key: None,
             })
             .collect()
     }

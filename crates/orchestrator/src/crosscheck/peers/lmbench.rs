@@ -92,6 +92,7 @@ impl Peer for Lmbench {
             conversion: "µs → ns".into(),
             cross_core: false,
             method_difference: self.method_difference.into(),
+            ours_key: None,
         }]
     }
 

@@ -5,6 +5,7 @@ mod crossbeam;
 mod cyclictest;
 mod epcc;
 mod lmbench;
+mod perf_futex_wake;
 mod perf_sched_pipe;
 
 use std::path::PathBuf;
@@ -18,6 +19,7 @@ pub fn all(crossbeam: &[PathBuf]) -> Vec<Box<dyn Peer>> {
         peers.push(Box::new(program));
     }
     peers.push(Box::new(perf_sched_pipe::PerfSchedPipe));
+    peers.push(Box::new(perf_futex_wake::PerfFutexWake));
     peers.push(Box::new(cyclictest::Cyclictest));
     peers.push(Box::new(core_to_core::CoreToCore));
     peers.push(Box::new(epcc::Syncbench));

@@ -34,6 +34,7 @@ impl Peer for PerfSchedPipe {
             method_difference: "perf's mean includes starting its second process, and a perf from 2025 on writes \
                                 before it reads, so one loop is half a round trip"
                 .into(),
+            ours_key: None,
         }]
     }
 
