@@ -116,7 +116,8 @@ pub fn missing(runtime: &dyn RuntimeUnderTest, requires: &[Capability]) -> Optio
 
 /// Whether `runtime` has an implementation object for `capability` (the accessor behind it is `Some`);
 /// `None` for [`Capability::Kernel`] and [`Capability::Ranks`], whose experiments are written against the
-/// kernel and the MPI shim directly. What a
+/// kernel and the MPI shim directly, and for [`Capability::RawSwitch`] of a runtime with `Primitives` (a method
+/// it may refuse). What a
 /// runtime measured in this process offers ([`RuntimeUnderTest::offers`]) must agree with it, and an
 /// external runtime has none but its granularity sweep (a test checks every runtime).
 pub fn implements(runtime: &dyn RuntimeUnderTest, capability: Capability) -> Option<bool> {
@@ -126,7 +127,10 @@ pub fn implements(runtime: &dyn RuntimeUnderTest, capability: Capability) -> Opt
         C::Kernel | C::Ranks => return None,
         C::ChannelThroughput => runtime.channel_throughput().is_some(),
         C::RwLock => runtime.rwlock().is_some(),
-        C::Call | C::SpawnJoin | C::Semaphore | C::RawSwitch => runtime.primitives().is_some(),
+        C::Call | C::SpawnJoin | C::Semaphore => runtime.primitives().is_some(),
+        // The raw switch is one method of `Primitives` that a runtime may refuse (monoio has no yield that
+        // gives way): without the trait it certainly lacks it; with it, only its offers can tell.
+        C::RawSwitch => return runtime.primitives().is_none().then_some(false),
         C::Channel | C::MessageSwitch | C::Rendezvous => runtime.messages().is_some(),
         C::Yield => runtime.yield_round().is_some(),
         C::WakeAll => runtime.wake_all().is_some(),

@@ -244,12 +244,17 @@ macro_rules! local_primitives {
             ) -> anyhow::Result<overhead_harness::Measurement> {
                 $crate::local_runtime::semaphore::<$local>(op, h)
             }
-            /// [`crate::local_runtime::switch_round_trip`] on this runtime's executor.
+            /// [`crate::local_runtime::switch_round_trip`] on this runtime's executor, unless the runtime's offers
+            /// say it has no yield that gives way (monoio): then the error, not a partner that never runs.
             fn switch_round_trip(
                 &self,
                 _cpus: [usize; 2],
                 h: &overhead_harness::Harness,
             ) -> anyhow::Result<overhead_record::Outcome> {
+                use overhead_runtime_api::RuntimeUnderTest as _;
+                if let Some(why) = self.offers().raw_switch.lacks() {
+                    anyhow::bail!("{}: no raw switch: {why}", self.name());
+                }
                 $crate::local_runtime::switch_round_trip::<$local>(h)
             }
         }

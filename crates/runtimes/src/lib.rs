@@ -11,7 +11,9 @@ pub use overhead_runtime_api::{
     implements, missing, Capability, Offer, Offers, RuntimeUnderTest, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS,
     RANKS_UNDER_MPI,
 };
-pub use overhead_runtime_async::{async_channels, async_runtime, local_runtime, smol_rt, task_pool, tokio_rt};
+pub use overhead_runtime_async::{
+    async_channels, async_runtime, local_runtime, monoio_rt, smol_rt, task_pool, tokio_rt,
+};
 pub use overhead_runtime_external::{self as external, mpi};
 pub use overhead_runtime_fibers as fiber;
 pub use overhead_runtime_os as os;

@@ -1,6 +1,6 @@
 //! Every runtime under test, in column order (docs/ARCHITECTURE.md "Runtimes under test").
 
-use super::{external, fiber, mpi, openmp, os, rayon_rt, smol_rt, tokio_rt, RuntimeUnderTest};
+use super::{external, fiber, monoio_rt, mpi, openmp, os, rayon_rt, smol_rt, tokio_rt, RuntimeUnderTest};
 
 /// The runtimes, in the order of every table's columns: kernel threads first, then the project's fibers,
 /// the peers, and the external probes. Adding a runtime is one line here and one module.
@@ -12,6 +12,7 @@ pub fn registry() -> &'static [&'static dyn RuntimeUnderTest] {
         &fiber::FIBER_COROSENSEI,
         &tokio_rt::Tokio,
         &smol_rt::Smol,
+        &monoio_rt::Monoio,
         &rayon_rt::Rayon,
         &openmp::OpenMp,
         &external::GO,
