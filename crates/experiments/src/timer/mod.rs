@@ -10,4 +10,4 @@ pub use hotpath::HotPath;
 pub use hotpath::HotPathResult;
 pub use hotpath::Params as HotPathParams;
 pub use stolen::Stolen;
-pub use wakeup::{chunk_medians, Wakeup};
+pub use wakeup::{latency_outcome, Wakeup};

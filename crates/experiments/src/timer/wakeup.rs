@@ -101,13 +101,7 @@ pub fn wakeups_for(config: &HarnessConfig) -> usize {
 /// The point's outcome from its wake-ups: chunk medians as samples, the distribution in the details.
 fn outcome(wakeups: &Wakeups, interval_ns: i64, chunks: usize) -> Outcome {
     let latencies = &wakeups.latencies_ns;
-    let mut hist = latency_histogram();
-    let mut early = 0u64;
-    for &latency in latencies {
-        early += u64::from(latency < 0);
-        hist.saturating_record(latency.max(0) as u64);
-    }
-    let samples = chunk_medians(latencies, chunks);
+    let early = latencies.iter().filter(|&&l| l < 0).count() as u64;
     let mut notes = Vec::new();
     if early > 0 {
         notes.push(format!("{early} wake-ups came before their intended time (recorded as 0 ns)"));
@@ -123,14 +117,28 @@ fn outcome(wakeups: &Wakeups, interval_ns: i64, chunks: usize) -> Outcome {
         early_wakeups: early as f64,
         timer_slack_ns: slack.is_finite().then_some(slack),
     };
+    // CLOCK_MONOTONIC counts whole ns.
+    latency_outcome(latencies, chunks, 1.0, notes).with_result(&result)
+}
+
+/// The outcome of a point that records one latency per event (ns; one below zero is recorded as 0): the
+/// medians of `chunks` consecutive runs of them as its samples (so the point's median is the typical latency
+/// with a CI over processes, and an export keeps few entries), zeros as the control (no cheaper twin of an
+/// event to subtract), the distribution (HdrHistogram, 3 significant digits) in the details, `notes` as given.
+/// `timer.wakeup` and `wake.handoff` use it.
+pub fn latency_outcome(latencies_ns: &[i64], chunks: usize, resolution_ns: f64, notes: Vec<String>) -> Outcome {
+    let mut hist = latency_histogram();
+    for &latency in latencies_ns {
+        hist.saturating_record(latency.max(0) as u64);
+    }
+    let samples = chunk_medians(latencies_ns, chunks);
     let measurement = Measurement {
         counts_per_op: None,
-        batch_ops: (latencies.len() / samples.len().max(1)) as u64,
+        batch_ops: (latencies_ns.len() / samples.len().max(1)) as u64,
         control_ns: vec![0.0; samples.len()],
         samples_ns: samples,
         per_thread_ns: Vec::new(),
-        // CLOCK_MONOTONIC counts whole ns.
-        resolution_ns: 1.0,
+        resolution_ns,
     };
     Outcome {
         measurement,
@@ -138,7 +146,6 @@ fn outcome(wakeups: &Wakeups, interval_ns: i64, chunks: usize) -> Outcome {
         extra: Default::default(),
         details: Details { distribution: Some(distribution(&hist)), ..Default::default() },
     }
-    .with_result(&result)
 }
 
 /// Medians (ns) of `chunks` consecutive, near-equal runs of `latencies` (sizes differ by at most one);

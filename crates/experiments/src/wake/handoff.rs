@@ -1,16 +1,16 @@
 //! `wake.handoff`: one matrix of wake paths (futex, futex_waitv, eventfd, epoll, io_uring), with the waker's
 //! cost and the wake latency apart, per placement and waiter state.
 
-use overhead_harness::{Harness, Measurement, Mode};
+use overhead_harness::{Harness, Mode};
 use overhead_machine::Placement;
-use overhead_record::{Details, Metric};
+use overhead_record::Metric;
 use overhead_runtimes::os::wake::handoff::{measure, Handoffs, WaiterState, SETTLE_NS, SPIN_NS};
 use overhead_runtimes::os::wake::Mechanism;
 use overhead_runtimes::RuntimeUnderTest;
-use overhead_stats::{distribution, latency_histogram, percentile};
+use overhead_stats::percentile;
 use serde::{Deserialize, Serialize};
 
-use crate::timer::chunk_medians;
+use crate::timer::latency_outcome;
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 
 /// `wake.handoff`'s parameters (the plan adds the placement).
@@ -152,10 +152,6 @@ fn outcome(
 ) -> Outcome {
     let negative = h.latency_ticks.iter().filter(|&&t| t < 0).count();
     let latency_ns: Vec<i64> = h.latency_ticks.iter().map(|&t| to_ns(t.max(0) as f64).round() as i64).collect();
-    let mut hist = latency_histogram();
-    for &ns in &latency_ns {
-        hist.saturating_record(ns.max(0) as u64);
-    }
     let sorted = |mut values: Vec<f64>| {
         values.sort_by(f64::total_cmp);
         values
@@ -208,22 +204,7 @@ fn outcome(
             "{negative} rounds read a latency below zero (the two CPUs' counters differ; recorded as 0)"
         ));
     }
-    let samples = chunk_medians(&latency_ns, chunks);
-    let measurement = Measurement {
-        counts_per_op: None,
-        batch_ops: (latency_ns.len() / samples.len().max(1)) as u64,
-        control_ns: vec![0.0; samples.len()],
-        samples_ns: samples,
-        per_thread_ns: Vec::new(),
-        resolution_ns: to_ns(1.0).max(1.0),
-    };
-    Outcome {
-        measurement,
-        notes,
-        extra: Default::default(),
-        details: Details { distribution: Some(distribution(&hist)), ..Default::default() },
-    }
-    .with_result(&result)
+    latency_outcome(&latency_ns, chunks, to_ns(1.0).max(1.0), notes).with_result(&result)
 }
 
 /// This kernel's release (`uname -r`), for the record: every wake path's cost depends on it.

@@ -78,35 +78,10 @@ pub fn unavailable() -> Option<&'static str> {
     })
 }
 
-/// Every capability lacking, each for `why`.
-fn all_lacking(why: &'static str) -> Offers {
-    Offers {
-        context: Offer::Lacks(why),
-        kernel: Offer::Lacks(why),
-        call: Offer::Lacks(why),
-        spawn_join: Offer::Lacks(why),
-        semaphore: Offer::Lacks(why),
-        channel: Offer::Lacks(why),
-        message_switch: Offer::Lacks(why),
-        rendezvous: Offer::Lacks(why),
-        channel_throughput: Offer::Lacks(why),
-        raw_switch: Offer::Lacks(why),
-        yield_round: Offer::Lacks(why),
-        wake_all: Offer::Lacks(why),
-        fork_join: Offer::Lacks(why),
-        activity_barrier: Offer::Lacks(why),
-        atomic: Offer::Lacks(why),
-        barrier: Offer::Lacks(why),
-        lock: Offer::Lacks(why),
-        rwlock: Offer::Lacks(why),
-        ranks: Offer::Lacks(why),
-    }
-}
-
 /// What this machine lets monoio offer: [`OFFERS`], or nothing, each with the reason io_uring is missing.
 fn offers_here() -> &'static Offers {
     static HERE: OnceLock<Offers> = OnceLock::new();
-    HERE.get_or_init(|| unavailable().map_or(OFFERS, all_lacking))
+    HERE.get_or_init(|| unavailable().map_or(OFFERS, Offers::lacking))
 }
 
 crate::local_runtime::local_primitives!(Monoio, MonoioLocal);
