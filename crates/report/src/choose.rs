@@ -5,6 +5,7 @@
 //! (`html/choose.rs`).
 
 use comfy_table::{Cell, CellAlignment};
+use overhead_humanize::format_ratio;
 
 use super::{format_ns, new_table, Format};
 use overhead_record::{Candidate, ChoiceTable, RatioCi, RunRecord, SkipKind, Verdict};
@@ -20,15 +21,9 @@ interval has no upper end (≥ ×k) and its low end alone decides; undecided: no
 at or below zero). Flags as in the results table: a flagged best or tie is only as sure as its flags allow. cs/op and kernel: context switches per \
 operation of every thread of the probe process and the kernel's share of its CPU time (the section on the kernel's counts).";
 
-/// A ratio as the tables print it: three significant digits (`1.05`, `12.3`, `216`, `0.0456`;
-/// `overhead_humanize::format_ratio`).
-pub fn ratio_text(x: f64) -> String {
-    overhead_humanize::format_ratio(x)
-}
-
 /// `×1.05 (0.91–1.28)`: a ratio with its interval.
 fn ratio_with_interval(r: &RatioCi) -> String {
-    format!("×{} ({}–{})", ratio_text(r.ratio), ratio_text(r.low), ratio_text(r.high))
+    format!("×{} ({}–{})", format_ratio(r.ratio), format_ratio(r.low), format_ratio(r.high))
 }
 
 /// The ratio column: `×1.05 (0.91–1.28)`, then ` ‡` when the interval is the paired one; `≥ ×4.50 (no upper end)` when the best's CI reaches zero; `—`
@@ -37,7 +32,7 @@ pub fn ratio_column(c: &Candidate) -> String {
     let paired = if c.paired_rounds.is_some() { " ‡" } else { "" };
     match (&c.ratio, c.open_low) {
         (Some(r), _) => ratio_with_interval(r) + paired,
-        (None, Some(low)) => format!("≥ ×{} (no upper end)", ratio_text(low)),
+        (None, Some(low)) => format!("≥ ×{} (no upper end)", format_ratio(low)),
         (None, None) => "—".into(),
     }
 }
@@ -48,8 +43,8 @@ pub fn verdict_text(c: &Candidate) -> String {
     match (c.verdict, &c.ratio, c.open_low) {
         (Verdict::Best, ..) => "best".into(),
         (Verdict::Tied, ..) => "tied with best".into(),
-        (Verdict::Slower, Some(r), _) => format!("×{} slower", ratio_text(r.ratio)),
-        (Verdict::Slower, None, Some(low)) => format!("≥ ×{} slower", ratio_text(low)),
+        (Verdict::Slower, Some(r), _) => format!("×{} slower", format_ratio(r.ratio)),
+        (Verdict::Slower, None, Some(low)) => format!("≥ ×{} slower", format_ratio(low)),
         (Verdict::Slower, None, None) => "slower".into(),
         (Verdict::Undecided, ..) => "undecided".into(),
     }

@@ -3,11 +3,11 @@
 //! (`RunRecord::sides`, `overhead_analysis::sides`; docs/METHOD.md §17). `--table sides --format csv` gives
 //! the same as one row per point and per family ([`sides_csv`]).
 
+use overhead_humanize::format_ratio;
 use std::fmt::Write as _;
 
 use comfy_table::{Cell, CellAlignment};
 
-use super::choose::ratio_text;
 use super::{new_table, Format};
 use overhead_record::{RunRecord, SideRatio, SideRecord, SideScope, Sides};
 
@@ -140,14 +140,14 @@ fn crates_against(side: &SideRecord, baseline: &SideRecord) -> String {
 pub fn verdict(r: &SideRatio) -> String {
     match (r.flagged, r.ratio >= 1.0) {
         (false, _) => "no change shown".into(),
-        (true, true) => format!("×{} slower", ratio_text(r.ratio)),
-        (true, false) => format!("×{} faster", ratio_text(r.ratio)),
+        (true, true) => format!("×{} slower", format_ratio(r.ratio)),
+        (true, false) => format!("×{} faster", format_ratio(r.ratio)),
     }
 }
 
 /// `×1.05 (1.02–1.08)`.
 fn ratio_cell(r: &SideRatio) -> String {
-    format!("×{} ({}–{})", ratio_text(r.ratio), ratio_text(r.ci_low), ratio_text(r.ci_high))
+    format!("×{} ({}–{})", format_ratio(r.ratio), format_ratio(r.ci_low), format_ratio(r.ci_high))
 }
 
 /// Per family and side: ratio with CI, points, verdict.

@@ -4,13 +4,13 @@
 //! reference on Souvatzis's switch-bound rows, the cheapest implementation of each kind, the findings that
 //! matter, and the commands that show the rest. `overhead run --verbose` prints the full report instead.
 
+use overhead_humanize::format_ratio;
 use std::fmt::Write as _;
 use std::path::Path;
 
 use overhead_analysis::op_counts::Finding;
 use overhead_record::RunRecord;
 
-use super::choose::ratio_text;
 use super::format_ns;
 use super::html::headline::headline;
 use super::table::{completion, flags_of, machine_shape};
@@ -203,9 +203,10 @@ fn comparisons(record: &RunRecord, shown: usize) -> String {
     );
     for c in record.comparisons.iter().take(shown) {
         let switch = c.raw_switch.map_or(String::new(), |r| {
-            format!("; switch ×{} [{}, {}]", ratio_text(r.ratio), ratio_text(r.low), ratio_text(r.high))
+            format!("; switch ×{} [{}, {}]", format_ratio(r.ratio), format_ratio(r.low), format_ratio(r.high))
         });
-        let _ = writeln!(out, "  {}: ×{} over {} rows{switch}", c.runtime, ratio_text(c.switch_bound_geomean), c.rows);
+        let _ =
+            writeln!(out, "  {}: ×{} over {} rows{switch}", c.runtime, format_ratio(c.switch_bound_geomean), c.rows);
     }
     out += &more_line(record.comparisons.len(), shown, "primitives");
     out
@@ -225,7 +226,7 @@ fn choices(record: &RunRecord, shown: usize) -> String {
         let tied = if tied.is_empty() { String::new() } else { format!(" (tied within the CIs: {})", tied.join(", ")) };
         let runner_up = t.candidates.iter().find(|c| !t.best_group().any(|b| b.point == c.point));
         let next = runner_up
-            .and_then(|c| Some(format!("; next {} ×{}", name(c), ratio_text(c.ratio?.ratio))))
+            .and_then(|c| Some(format!("; next {} ×{}", name(c), format_ratio(c.ratio?.ratio))))
             .unwrap_or_default();
         let setting = t.setting_text();
         let at = if setting.is_empty() { String::new() } else { format!(" {setting}") };

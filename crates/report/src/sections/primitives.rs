@@ -4,6 +4,7 @@
 
 use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
+use overhead_humanize::format_ratio;
 use overhead_render::new_table;
 
 use overhead_analysis::primitive_rows::{matches, ROWS};
@@ -103,17 +104,12 @@ fn comparison_line(c: &RuntimeComparison) -> String {
     if let Some(RatioCi { ratio, low, high }) = c.raw_switch {
         line += &format!(
             "; raw switch round trip {runtime} / {reference} = {} (95% CI {}–{})",
-            ratio_digits(ratio),
-            ratio_digits(low),
-            ratio_digits(high)
+            format_ratio(ratio),
+            format_ratio(low),
+            format_ratio(high)
         );
     }
     line
-}
-
-/// Three significant digits, the report's one ratio format.
-fn ratio_digits(x: f64) -> String {
-    overhead_humanize::format_ratio(x)
 }
 
 /// The report's `primitives` section (docs/ARCHITECTURE.md "Renderers").
