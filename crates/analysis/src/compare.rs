@@ -68,7 +68,7 @@ impl ComparedRuns {
         }
         let positive: Vec<f64> = all.iter().map(|p| p.median_ns).filter(|m| *m > 0.0).collect();
         let median = if positive.len() == all.len() {
-            (positive.iter().map(|m| m.ln()).sum::<f64>() / positive.len() as f64).exp()
+            overhead_stats::geometric_mean(&positive)
         } else {
             all.iter().map(|p| p.median_ns).sum::<f64>() / all.len() as f64
         };

@@ -14,6 +14,7 @@ pub mod host_states;
 pub mod intervals;
 mod merge;
 pub mod merge_details;
+pub mod networked_case;
 pub mod op_counts;
 pub mod placement_class;
 pub mod primitive_rows;

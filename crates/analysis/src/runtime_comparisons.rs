@@ -57,7 +57,7 @@ fn comparison(record: &RunRecord, runtime: &str, catalog: &dyn Catalog) -> Optio
     if ratios.is_empty() {
         return None;
     }
-    let geomean = (ratios.iter().map(|x| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
+    let geomean = overhead_stats::geometric_mean(&ratios);
     let csloop = ROWS.iter().find(|r| r.experiment == "sched.switch").expect("csloop row");
     let raw_switch = summary(record, csloop, runtime, catalog)
         .zip(summary(record, csloop, REFERENCE, catalog))

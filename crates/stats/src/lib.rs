@@ -7,6 +7,7 @@
 mod changepoints;
 mod distribution;
 mod fit;
+mod geometric;
 mod histogram;
 mod levels;
 mod modes;
@@ -19,6 +20,7 @@ mod two_level;
 pub use changepoints::{changepoints, classify, SeriesClass};
 pub use distribution::Distribution;
 pub use fit::{least_squares, LinearFit};
+pub use geometric::geometric_mean;
 pub use histogram::{distribution, latency_histogram};
 pub use levels::{levels, levels_apart, Levels};
 pub use modes::{process_modes, ProcessMode};
