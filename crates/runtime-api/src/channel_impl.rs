@@ -4,7 +4,7 @@
 //! data ([`super::Offers`]: `channel`, `message_switch`, `rendezvous`, `channel_throughput`); the first one
 //! a runtime lists for a row is its own idiom, the one Souvatzis's table shows.
 
-use super::channel_throughput::Capacity;
+use super::channel_shape::Capacity;
 
 /// One channel implementation. Serialises to the `impl:` value (snake case), which is public: point names
 /// and users' scripts hold it.
@@ -165,9 +165,9 @@ impl ChannelImpl {
 
     /// Whether this implementation has `pattern`'s consumers: every one but the single-consumer queues
     /// (`std::sync::mpsc` and tokio's mpsc, whose receiver cannot be shared or cloned), which have no `mpmc`.
-    pub fn has_pattern(self, pattern: super::channel_throughput::Pattern) -> bool {
+    pub fn has_pattern(self, pattern: super::channel_shape::Pattern) -> bool {
         let single_consumer = matches!(self, ChannelImpl::StdMpsc | ChannelImpl::TokioMpsc);
-        !(single_consumer && pattern == super::channel_throughput::Pattern::Mpmc)
+        !(single_consumer && pattern == super::channel_shape::Pattern::Mpmc)
     }
 
     /// The crate whose version the record names for this implementation ([`overhead_record`]'s crate

@@ -9,6 +9,7 @@ pub mod activity_barrier;
 mod capability;
 pub mod channel_impl;
 pub mod channel_parties;
+pub mod channel_shape;
 pub mod channel_throughput;
 pub mod contention;
 pub mod external_probe;

@@ -9,7 +9,7 @@ use overhead_record::Metric;
 use overhead_runtimes::os::ipc::{open, stream, End, IpcTransport, Role};
 
 /// `msg.bw`'s parameters are `msg.ipc`'s (transport, payload: bytes per message); `placement` follows.
-use super::ipc::{transport_points, AgainstPeer, Params};
+use super::peer_points::{transport_points, AgainstPeer, Params, PeerMeasure};
 
 /// Message sizes (bytes): large ones only, where bandwidth rather than the round trip decides.
 fn payloads(mode: Mode) -> Vec<usize> {
@@ -79,7 +79,7 @@ impl Experiment for Bandwidth {
             outcome
         } else {
             let peer_cpu = *spec.cpus.get(1).unwrap_or(&spec.cpus[0]);
-            open(transport, payload, AgainstPeer { h, payload, peer_cpu, role: Role::Sink })
+            open(transport, payload, AgainstPeer { h, payload, peer_cpu, measure: Batches })
                 .with_context(|| format!("{}: opening the {} channel", spec.name(), transport.name()))??
         };
         let median = outcome.measurement.summary().map_or(f64::NAN, |s| s.median);
@@ -95,13 +95,24 @@ impl Experiment for Bandwidth {
     }
 }
 
+/// `msg.bw`'s side of a forked peer: batches streamed into a sink.
+#[derive(Debug, Clone, Copy)]
+struct Batches;
+
+impl PeerMeasure for Batches {
+    const ROLE: Role = Role::Sink;
+    fn measure<E: End>(self, h: &Harness, end: &mut E, payload: usize) -> anyhow::Result<Measurement> {
+        batches(h, end, payload)
+    }
+}
+
 /// Times batches of `payload`-byte messages streamed through `end`, whose other side is a sink (a forked
 /// [`Peer`], or rank 1 on another host): one operation is one message; the control is the empty loop plus
 /// an empty batch (count 0 and its answer). One batch of one message untimed first. The timed loop only
 /// sends and receives from buffers made before it.
 ///
 /// Errors: the first batch failed, or one during the measurement did (the first error).
-pub(super) fn batches<E: End>(h: &Harness, end: &mut E, payload: usize) -> anyhow::Result<Measurement> {
+fn batches<E: End>(h: &Harness, end: &mut E, payload: usize) -> anyhow::Result<Measurement> {
     let msg = vec![0x5au8; payload];
     let mut ack = [0u8; 8];
     stream(end, &msg, 1, &mut ack).context("first batch")?;

@@ -1,21 +1,15 @@
 //! `msg.ipc`: ping-pong round trips between two processes, transport × payload × placement.
 
 use anyhow::Context as _;
-use serde::{Deserialize, Serialize};
 
-use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PairSpan, PlanContext, Planned, Point, KERNEL};
+use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use overhead_harness::{Harness, Measurement, Mode};
 use overhead_machine::Placement;
 use overhead_record::Metric;
-use overhead_runtimes::os::ipc::{open, payload_limit, round_trip, End, IpcTransport, Peer, Role, WithEnds};
+use overhead_runtimes::os::ipc::{open, round_trip, End, IpcTransport, Role};
 
-/// `msg.ipc`'s parameters, in name order; `placement` follows (two-party points).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Params {
-    pub transport: IpcTransport,
-    /// Bytes per message, each way.
-    pub payload: usize,
-}
+pub use super::peer_points::Params;
+use super::peer_points::{transport_points, AgainstPeer, PeerMeasure};
 
 /// Payloads (bytes): Walfield's 0–60 message registers end near 256 bytes; today's IPC carries pages
 /// and buffers, so the matrix runs from one word to 1 MiB — powers of 4 in `--full`, four sizes by
@@ -78,7 +72,7 @@ impl Experiment for Ipc {
             return Ok(outcome);
         }
         let peer_cpu = *spec.cpus.get(1).unwrap_or(&spec.cpus[0]);
-        open(transport, payload, AgainstPeer { h, payload, peer_cpu, role: Role::Echo })
+        open(transport, payload, AgainstPeer { h, payload, peer_cpu, measure: RoundTrips })
             .with_context(|| format!("{}: opening the {} channel", spec.name(), transport.name()))?
     }
     /// Rank 1 of a `placement:other_host` point: the echo, on a TCP connection from rank 0.
@@ -115,61 +109,21 @@ fn round_trips<E: End>(h: &Harness, end: &mut E, payload: usize) -> anyhow::Resu
     Ok(measurement)
 }
 
-/// The points of a peer experiment (`msg.ipc`, `msg.bw`) over `transports` × `payloads`, in that order: the
-/// first payload at each pair placement this machine has, the others at the same CPU and the nearest other
-/// (`PairSpan::first_at_every_class`; every placement in `--full`), skipped with the reason where the transport
-/// cannot carry the payload here (`payload_limit`), and over TCP the pair across hosts.
-pub(super) fn transport_points(
-    ctx: &PlanContext,
-    experiment: &str,
-    runtime: &dyn overhead_runtimes::RuntimeUnderTest,
-    transports: &[IpcTransport],
-    payloads: &[usize],
-) -> Vec<Planned> {
-    let mut out = Vec::new();
-    for &transport in transports {
-        let limit = payload_limit(transport);
-        for (i, &payload) in payloads.iter().enumerate() {
-            let span = PairSpan::first_at_every_class(i);
-            let planned = ctx.spanned_pair_points(span, experiment, runtime, &Params { transport, payload });
-            match limit.as_ref().filter(|l| payload > l.bytes) {
-                Some(l) => out.extend(planned.into_iter().map(|p| match p {
-                    Planned::Run(spec) | Planned::Skip(spec, _) => Planned::Skip(spec, l.why.clone()),
-                })),
-                None => out.extend(planned),
-            }
-            if transport == IpcTransport::Tcp {
-                out.extend(ctx.other_host_pair(experiment, runtime, &Params { transport, payload }));
-            }
-        }
-    }
-    out
-}
+/// `msg.ipc`'s side of a forked peer: round trips against an echo.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RoundTrips;
 
-/// The measurement against a forked peer, once the channel's end type is known: round trips against an echo
-/// (`msg.ipc`, [`round_trips`]) or batches streamed into a sink (`msg.bw`, `bandwidth::batches`).
-pub(super) struct AgainstPeer<'h> {
-    pub h: &'h Harness,
-    pub payload: usize,
-    pub peer_cpu: usize,
-    pub role: Role,
-}
-
-impl WithEnds for AgainstPeer<'_> {
-    type Output = anyhow::Result<Outcome>;
-    fn with<E: End>(self, parent: E, child: E) -> anyhow::Result<Outcome> {
-        let AgainstPeer { h, payload, peer_cpu, role } = self;
-        Peer::measure_against(parent, child, peer_cpu, payload, role, |end| match role {
-            Role::Echo => round_trips(h, end, payload),
-            Role::Sink => super::bandwidth::batches(h, end, payload),
-        })
-        .map(Outcome::from)
+impl PeerMeasure for RoundTrips {
+    const ROLE: Role = Role::Echo;
+    fn measure<E: End>(self, h: &Harness, end: &mut E, payload: usize) -> anyhow::Result<Measurement> {
+        round_trips(h, end, payload)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use overhead_runtimes::os::ipc::{payload_limit, Peer, WithEnds};
 
     /// Every transport returns every payload byte for byte, 1 MiB included, where this machine lets it
     /// carry the size; the rest are refused by `open` with the limit's reason.

@@ -4,6 +4,7 @@ mod async_send;
 mod bandwidth;
 mod call;
 mod ipc;
+mod peer_points;
 mod rendezvous;
 mod switch;
 mod throughput;
