@@ -12,6 +12,7 @@ use std::path::Path;
 const LAYERS: &[&str] = &[
     "machine",
     "clock",
+    "convert",
     "humanize",
     "stats",
     "harness",
@@ -148,6 +149,7 @@ const KEPT_APART: &[(&str, &[&str])] = &[
         &["tokio", "smol", "rayon", "tonic", "hyper", "corosensei", "cc", "overhead-runtimes", "overhead-experiments"],
     ),
     ("clock", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
+    ("convert", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
     ("harness", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
     ("grpc", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
     ("timerq", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),

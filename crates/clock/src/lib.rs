@@ -1,11 +1,10 @@
 //! Time sources: the counter the harness reads at batch edges, and its calibration.
 //!
 //! docs/METHOD.md §8: the TSC when it is invariant, calibrated against `CLOCK_MONOTONIC_RAW` with the
-//! calibration error recorded; the virtual counter on aarch64; `clock_gettime` otherwise. [`convert`]:
-//! tick↔ns conversion routines (Kiszka 2006).
+//! calibration error recorded; the virtual counter on aarch64; `clock_gettime` otherwise. The tick↔ns
+//! conversion routines under test (Kiszka 2006), which the clock never uses, are `overhead-convert`.
 
 mod calibrate;
-pub mod convert;
 mod counter;
 mod source;
 

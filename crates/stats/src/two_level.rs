@@ -242,7 +242,7 @@ fn variance(xs: &[f64]) -> f64 {
 pub mod tests {
     #[allow(unused_imports)] // the generators below need none of it; the tests do
     use super::*;
-    use overhead_clock::convert::SplitMix64;
+    use overhead_convert::SplitMix64;
 
     /// A small deterministic generator (the crate's SplitMix64) with normal draws (Box–Muller), so the
     /// simulations below are the same on every run.

@@ -4,7 +4,7 @@
 
 use super::count::{Conversion, HotPathCounter};
 use super::source::TickSource;
-use overhead_clock::convert::Converter;
+use overhead_convert::Converter;
 
 /// The counter, its converter and the counting hook: everything that reads or converts time.
 ///

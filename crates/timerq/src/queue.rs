@@ -9,7 +9,7 @@ use super::base::{TimeBase, TimeKeeper};
 use super::count::{HotPathCounter, NoCount};
 use super::heap::TimerHeap;
 use super::source::TickSource;
-use overhead_clock::convert::Converter;
+use overhead_convert::Converter;
 
 /// A timer of one queue: an index below the queue's capacity, from [`TimerQueue::timer`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

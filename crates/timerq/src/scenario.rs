@@ -28,7 +28,7 @@ use super::count::{Counts, HotPathCounter};
 use super::queue::{TimerId, TimerQueue};
 use super::source::TickSource;
 use super::TimeBase;
-use overhead_clock::convert::Converter;
+use overhead_convert::Converter;
 
 /// Delay of a timer that is meant to fire (scenarios 2 and 4), ns: due at once, so the next interrupt
 /// handles it.

@@ -2,7 +2,7 @@
 //! and the scenario workloads against Kiszka's summary tables.
 
 use super::*;
-use overhead_clock::convert::Converter;
+use overhead_convert::Converter;
 
 /// Deterministic xorshift64*, so a failure replays.
 struct Rng(u64);

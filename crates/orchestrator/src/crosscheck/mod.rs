@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use overhead_analysis::{merge_processes, Process};
-use overhead_clock::convert::SplitMix64;
+use overhead_convert::SplitMix64;
 use overhead_experiments::Planned;
 use overhead_harness::host_pair::pair_rtt;
 use overhead_harness::{Harness, HarnessConfig, Mode};

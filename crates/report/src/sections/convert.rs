@@ -7,7 +7,7 @@ use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 use overhead_render::new_table;
 
-use overhead_clock::convert::{Direction, Routine, RANGES};
+use overhead_convert::{Direction, Routine, RANGES};
 use overhead_experiments::clock::{ConvertParams, ConvertResult};
 use overhead_humanize::format_ns;
 use overhead_record::{PointRecord, PointSpec, RunRecord};

@@ -5,9 +5,7 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
-use overhead_clock::convert::{
-    input_max, worst_error, Direction, Imp, Prepared, QuantaPeer, Routine, NS_PER_S, RANGES,
-};
+use overhead_convert::{input_max, worst_error, Direction, Imp, Prepared, QuantaPeer, Routine, NS_PER_S, RANGES};
 use overhead_harness::{Harness, Measurement};
 use overhead_record::{Details, LabelledTable, Metric};
 
@@ -69,7 +67,7 @@ impl ConvertResult {
 /// (1.07 s at 4 GHz), as a timer queue would for its longer timeouts.
 ///
 /// Each point also searches the routine's worst error against `exact` (see
-/// `clock::convert::search`) for intervals up to 1 µs … 1 year at this machine's counter rate, 1 GHz
+/// `overhead_convert::search`) for intervals up to 1 µs … 1 year at this machine's counter rate, 1 GHz
 /// and 4 GHz: `details.tables["max_error"]` (found) and `["error_bound"]` (analytic), and the machine
 /// `clock.convert`'s parameters.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]

@@ -5,8 +5,8 @@
 use std::hint::black_box;
 
 use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, KERNEL};
-use overhead_clock::convert::Converter;
 use overhead_clock::TimeSourceKind;
+use overhead_convert::Converter;
 use overhead_harness::Harness;
 use overhead_record::{Details, LabelledTable, Metric};
 use overhead_timerq::{

@@ -116,7 +116,7 @@ impl Imuldiv {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::Direction;
+    use crate::Direction;
 
     #[test]
     fn llmulshft_factor_is_the_largest_31_bit_one() {

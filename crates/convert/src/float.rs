@@ -34,7 +34,7 @@ impl F64Scale {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::Direction;
+    use crate::Direction;
 
     #[test]
     fn exact_on_small_values_and_bounded_on_large_ones() {

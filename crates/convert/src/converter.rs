@@ -102,7 +102,7 @@ impl Fraction {
 /// and the conversion is monotonic (a larger input never gives a smaller result).
 ///
 /// ```
-/// use overhead_clock::convert::Converter;
+/// use overhead_convert::Converter;
 /// let c = Converter::new(3_000_000_000);
 /// assert_eq!(c.ticks_to_ns(3_000_000_000), 1_000_000_000);
 /// assert_eq!(c.ns_to_ticks(1_000), 3_000);

@@ -123,7 +123,7 @@ impl SplitMix64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::{Prepared, Routine};
+    use crate::{Prepared, Routine};
 
     fn tick_to_ns(hz: u64) -> Ratio {
         Ratio::new(Direction::TickToNs, hz)

@@ -31,7 +31,7 @@ impl Naive {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::convert::Direction;
+    use crate::Direction;
 
     #[test]
     fn exact_up_to_the_overflow_point_and_wrong_after() {
