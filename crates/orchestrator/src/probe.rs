@@ -138,38 +138,23 @@ pub fn point_record(
         .zip(&m.per_thread_ns)
         .filter_map(|(&cpu, samples)| Summary::of(samples).map(|summary| ThreadResult { cpu, summary }))
         .collect();
+    let metric = experiment.info().metric;
     Ok(PointRecord {
-        name: spec.name(),
-        spec: spec.clone(),
-        metric: experiment.info().metric,
-        unit: "ns".into(),
         // A team the runtime forms itself (OpenMP) has no per-thread samples; its size is the `threads` parameter.
         threads: spec.param("threads").and_then(|t| t.parse().ok()).unwrap_or(m.per_thread_ns.len()).max(1),
         batch_ops: m.batch_ops,
         noisy: summary.is_noisy(noisy_fraction),
         below_resolution: m.below_resolution(),
         resolution_ns: m.resolution_ns,
-        summary,
-        control,
         samples_ns: m.samples_ns.clone(),
         control_ns: m.control_ns.clone(),
-        processes: Vec::new(),
-        two_level: None,
-        modes: Vec::new(),
         per_thread,
         notes,
-        unstable: false,
-        for_host: None,
-        below_resolution_why: None,
-        slow: false,
-        host_state: false,
-        by_state: None,
-        regimes: None,
-        wall_ms: 0.0,
         // The one process's counts, as its own estimate; the orchestrator's merge estimates them over processes.
         counts: overhead_record::estimate_counts([&extra]),
         extra,
         details,
+        ..PointRecord::unmerged(spec.clone(), metric, summary, control)
     })
 }
 

@@ -42,36 +42,16 @@ pub fn processes(medians: &[f64]) -> Vec<crate::ProcessRecord> {
 pub fn point(experiment: &str, runtime: &str, params: &[(&str, &str)], median: f64) -> PointRecord {
     let spec = spec(experiment, runtime, params, &[0, 1]);
     let samples: Vec<f64> = [0.95, 0.975, 1.0, 1.0, 1.025, 1.05].iter().map(|f| f * median).collect();
+    let (summary, control) = (Summary::of(&samples).unwrap(), Summary::of(&[0.25, 0.25, 0.5]).unwrap());
     PointRecord {
-        name: spec.name(),
-        spec,
-        metric: Metric::PerOp,
-        unit: "ns".into(),
         threads: 2,
         batch_ops: 1 << 20,
-        summary: Summary::of(&samples).unwrap(),
-        control: Summary::of(&[0.25, 0.25, 0.5]).unwrap(),
         samples_ns: samples,
         control_ns: vec![0.25, 0.25, 0.5],
-        processes: Vec::new(),
-        two_level: None,
-        modes: Vec::new(),
-        per_thread: Vec::new(),
-        noisy: false,
-        unstable: false,
-        for_host: None,
-        below_resolution: false,
-        below_resolution_why: None,
-        slow: false,
-        host_state: false,
-        by_state: None,
-        regimes: None,
-        wall_ms: 0.0,
         resolution_ns: 1e-5,
         notes: vec!["a note".into()],
         extra: [("resolution_ns".to_string(), 10.0)].into(),
-        counts: Vec::new(),
-        details: Default::default(),
+        ..PointRecord::unmerged(spec, Metric::PerOp, summary, control)
     }
 }
 

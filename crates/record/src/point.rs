@@ -213,6 +213,45 @@ pub struct PointRecord {
 }
 
 impl PointRecord {
+    /// A point as one process measured it, before any merge: named after `spec`, times in ns, its summary
+    /// and its control's; one thread, no batch size, samples or resolution until the caller sets them (a
+    /// struct update: `PointRecord { threads, batch_ops, samples_ns, ..PointRecord::unmerged(…) }`); no
+    /// processes, two-level estimate, modes, regimes or host states (the merge's); no flags, notes, extra,
+    /// counts or details.
+    pub fn unmerged(spec: PointSpec, metric: Metric, summary: Summary, control: Summary) -> PointRecord {
+        PointRecord {
+            name: spec.name(),
+            spec,
+            metric,
+            unit: "ns".into(),
+            threads: 1,
+            batch_ops: 0,
+            summary,
+            control,
+            samples_ns: Vec::new(),
+            control_ns: Vec::new(),
+            processes: Vec::new(),
+            two_level: None,
+            modes: Vec::new(),
+            per_thread: Vec::new(),
+            noisy: false,
+            unstable: false,
+            for_host: None,
+            slow: false,
+            host_state: false,
+            by_state: None,
+            regimes: None,
+            below_resolution: false,
+            below_resolution_why: None,
+            wall_ms: 0.0,
+            resolution_ns: 0.0,
+            notes: Vec::new(),
+            extra: BTreeMap::new(),
+            counts: Vec::new(),
+            details: Details::default(),
+        }
+    }
+
     /// Whether the report marks the point `noisy`: judged against this host's typical spread where the
     /// analysis judged it so ([`PointRecord::for_host`]), else the absolute flag.
     pub fn shown_noisy(&self) -> bool {
