@@ -17,23 +17,11 @@ use std::collections::BTreeMap;
 /// Runs `job` and returns the message to print: a result, or an error saying what went wrong.
 pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
     let error = |message: String| ProbeMessage::Error { v: VERSION, message };
-    if job.v != VERSION {
-        return error(format!("probe protocol version {} not supported; this probe speaks {VERSION}", job.v));
-    }
     let spec = &job.spec;
-    let Some(experiment) = find(&spec.experiment) else {
-        return error(format!("unknown experiment {:?}", spec.experiment));
+    let (experiment, point) = match resolve(job) {
+        Ok(resolved) => resolved,
+        Err(message) => return error(message),
     };
-    // The runtime, resolved once: the experiment gets it with the spec and measures without looking it up.
-    let Some(mut point) = Point::resolve(spec) else {
-        return error(format!("{:#}", unimplemented_runtime(spec)));
-    };
-    if point.runs_as_ranks() {
-        match super::ranks::join(spec) {
-            Ok(rank) => point.rank = rank,
-            Err(e) => return error(format!("{e:#}")),
-        }
-    }
     let Some(&home) = spec.cpus.get(point.rank) else {
         return error(format!("the point names no CPU for rank {}", point.rank));
     };
@@ -74,32 +62,9 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
     if let Some(pair) = job.host_pair {
         put_fingerprints(&mut extra, pair, host_before, host_after);
     }
-    // The kernel's events per operation, where the measurement counted them (docs/METHOD.md §18).
-    if let Some(counts) = &outcome.measurement.counts_per_op {
-        for &(kind, per_op) in &counts.0 {
-            extra.insert(per_op_key(kind), per_op);
-        }
-        // The process's CPU time at the end of the measurement, user and kernel (the kernel's split covers its
-        // whole life), and the run's own part of it: the point's kernel share is pooled over its processes
-        // where the runs dominate (`overhead_record::estimate_counts`).
-        if let Some((before, after)) = times {
-            extra.insert(CPU_USER_KEY.into(), after.user_ns as f64);
-            extra.insert(CPU_SYSTEM_KEY.into(), after.system_ns as f64);
-            extra.insert(WINDOW_CPU_KEY.into(), after.total_ns().saturating_sub(before.total_ns()) as f64);
-            if let Some(tick) = overhead_machine::accounting_tick_ns() {
-                extra.insert(TICK_KEY.into(), tick as f64);
-            }
-        }
-    }
-    // Where the harness counts but the kernel refused perf, or counting is off (not where the experiment times
-    // itself): say what is absent and why.
+    put_kernel_counts(&mut extra, &outcome.measurement, times);
     if job.harness.counted_pairs > 0 {
-        match (&outcome.measurement.counts_per_op, overhead_machine::ThreadCounters::perf_absent()) {
-            (_, None) => {}
-            (Some(_), Some(why)) => notes
-                .push(format!("no perf counts (the measuring thread's context switches, migrations, faults): {why}")),
-            (None, Some(why)) => notes.push(format!("no kernel counts: {why}")),
-        }
+        notes.extend(absent_counts_note(&outcome.measurement));
     }
     match point_record(spec, &outcome.measurement, notes, extra, outcome.details.clone(), job.harness.noisy_fraction) {
         Ok(point) => ProbeMessage::Result {
@@ -110,6 +75,57 @@ pub fn run_probe(job: &ProbeJob) -> ProbeMessage {
         },
         Err(message) => error(message),
     }
+}
+
+/// The experiment and the point of `job`, its runtime resolved once (the experiment gets it with the spec and
+/// measures without looking it up), and for ranks this process's rank in the job.
+///
+/// Errors: another protocol version, an unknown experiment, a runtime that does not implement it, or ranks
+/// that cannot join their job; in words.
+fn resolve(job: &ProbeJob) -> Result<(&'static dyn overhead_experiments::Experiment, Point<'_>), String> {
+    if job.v != VERSION {
+        return Err(format!("probe protocol version {} not supported; this probe speaks {VERSION}", job.v));
+    }
+    let spec = &job.spec;
+    let experiment = find(&spec.experiment).ok_or_else(|| format!("unknown experiment {:?}", spec.experiment))?;
+    let mut point = Point::resolve(spec).ok_or_else(|| format!("{:#}", unimplemented_runtime(spec)))?;
+    if point.runs_as_ranks() {
+        point.rank = super::ranks::join(spec).map_err(|e| format!("{e:#}"))?;
+    }
+    Ok((experiment, point))
+}
+
+/// The kernel's events per operation into `extra`, where the measurement counted them (docs/METHOD.md §18),
+/// with the process's CPU time at the end of the measurement, user and kernel (the kernel's split covers its
+/// whole life), and the run's own part of it (`times`: before and after): the point's kernel share is pooled
+/// over its processes where the runs dominate (`overhead_record::estimate_counts`).
+fn put_kernel_counts(
+    extra: &mut BTreeMap<String, f64>,
+    measurement: &Measurement,
+    times: Option<(ProcessTimes, ProcessTimes)>,
+) {
+    let Some(counts) = &measurement.counts_per_op else { return };
+    for &(kind, per_op) in &counts.0 {
+        extra.insert(per_op_key(kind), per_op);
+    }
+    if let Some((before, after)) = times {
+        extra.insert(CPU_USER_KEY.into(), after.user_ns as f64);
+        extra.insert(CPU_SYSTEM_KEY.into(), after.system_ns as f64);
+        extra.insert(WINDOW_CPU_KEY.into(), after.total_ns().saturating_sub(before.total_ns()) as f64);
+        if let Some(tick) = overhead_machine::accounting_tick_ns() {
+            extra.insert(TICK_KEY.into(), tick as f64);
+        }
+    }
+}
+
+/// Where the harness counts but the kernel refused perf, or counting is off (not where the experiment times
+/// itself): what is absent and why; `None` where perf counted.
+fn absent_counts_note(measurement: &Measurement) -> Option<String> {
+    let why = overhead_machine::ThreadCounters::perf_absent()?;
+    Some(match measurement.counts_per_op {
+        Some(_) => format!("no perf counts (the measuring thread's context switches, migrations, faults): {why}"),
+        None => format!("no kernel counts: {why}"),
+    })
 }
 
 /// One process's record of the point `spec` from its measurement (ns per operation), whoever measured it:
