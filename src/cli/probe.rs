@@ -13,8 +13,8 @@ use overhead_protocol::{ProbeJob, ProbeMessage, VERSION};
 pub fn probe(job: &str) -> anyhow::Result<ExitCode> {
     let message = match serde_json::from_str::<ProbeJob>(job) {
         Ok(parsed) => {
-            let external = overhead_runtimes::find(&parsed.spec.runtime).and_then(|r| r.external());
-            if let Some(external) = external.filter(|e| !e.driven_from_rust(&parsed.spec.experiment)) {
+            let external = overhead_experiments::Point::resolve(&parsed.spec).and_then(|p| p.external_probe());
+            if let Some(external) = external {
                 let mut command = external.command(&parsed.spec, job)?;
                 // Only returns on failure: the external probe answers on this process's stdout.
                 let failed = std::os::unix::process::CommandExt::exec(&mut command);

@@ -25,6 +25,12 @@ impl<'a> Point<'a> {
         overhead_runtimes::find(&spec.runtime).map(|runtime| Point { spec, runtime, rank: 0 })
     }
 
+    /// The external runtime's probe of the point (Go, Java), when its runtime is external and the experiment is
+    /// not one driven from Rust (`grain.sweep`), which this probe runs and which starts the external probe itself.
+    pub fn external_probe(&self) -> Option<&'static dyn overhead_runtimes::external_probe::ExternalProbe> {
+        self.runtime.external().filter(|e| !e.driven_from_rust(&self.spec.experiment))
+    }
+
     /// Whether the point's processes are MPI ranks started by the launcher: its runtime runs as ranks
     /// (`mpi`), or it spans hosts (`spec.hosts`).
     pub fn runs_as_ranks(&self) -> bool {

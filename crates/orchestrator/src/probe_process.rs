@@ -184,8 +184,8 @@ fn probe_command(
         }
         return Ok(command);
     }
-    let external = overhead_runtimes::find(&job.spec.runtime).and_then(|r| r.external());
-    match external.filter(|e| own_toolchains && !e.driven_from_rust(&job.spec.experiment)) {
+    let external = overhead_experiments::Point::resolve(&job.spec).and_then(|p| p.external_probe());
+    match external.filter(|_| own_toolchains) {
         Some(external) => external.command(&job.spec, job_json),
         None => {
             let mut command = Command::new(exe);
