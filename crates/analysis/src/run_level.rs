@@ -216,102 +216,135 @@ impl RunLevel {
     /// speed slope are pooled over its points and moderated towards [`DEFAULTS`].
     pub fn estimate(groups: &[Vec<&RunSummary>], source: RunLevelSource) -> RunLevel {
         let groups: Vec<&Vec<&RunSummary>> = groups.iter().filter(|g| g.len() >= 2).collect();
-        let families: Vec<String> = {
-            let mut f: Vec<String> = groups
-                .iter()
-                .flat_map(|g| g.iter().flat_map(|r| r.points.keys().map(|n| family_of(n).to_string())))
-                .collect();
-            f.sort();
-            f.dedup();
-            f
-        };
+        let families = families_of(&groups);
         // First the speed covariate per family, on the raw values; then everything on the adjusted ones.
-        let slopes: BTreeMap<String, (Option<SpeedCovariate>, String)> =
-            families.iter().map(|f| (f.clone(), speed_covariate(&groups, f))).collect();
-        let adjusted = |r: &RunSummary, name: &str, centre: f64| -> Option<(f64, f64)> {
-            let p = r.points.get(name)?;
-            let (y, se) = (p.median_ns.ln(), p.log_se()?);
-            let slope = slopes.get(family_of(name)).and_then(|s| s.0).map_or(0.0, |c| c.0);
-            let c = r.speed_ns.map(|s| s.ln() - centre).unwrap_or(0.0);
-            Some((y - slope * c, se * se))
-        };
+        let slopes: Slopes = families.iter().map(|f| (f.clone(), speed_covariate(&groups, f))).collect();
         let mut points: BTreeMap<String, PointData> = BTreeMap::new();
-        // Per family: Σ (SSm − mean SS / n), Σ (R − 1)(1 − 1/n), Σ(R − 1); and for λ: Σ df·w̄.
-        let mut shift: BTreeMap<String, (f64, f64, f64)> = BTreeMap::new();
+        let mut shift: BTreeMap<String, ShiftSums> = BTreeMap::new();
         for group in &groups {
-            let centre = speed_centre(group);
-            let names: std::collections::BTreeSet<&String> = group.iter().flat_map(|r| r.points.keys()).collect();
-            // Residuals of the points present in every run of the group, per family, for the shift.
-            let mut residuals: BTreeMap<&str, Vec<Residuals>> = BTreeMap::new();
-            for name in names {
-                let values: Vec<(f64, f64)> = group.iter().filter_map(|r| adjusted(r, name, centre)).collect();
-                let n = values.len();
-                if n < 2 {
-                    continue;
-                }
-                let mean = values.iter().map(|v| v.0).sum::<f64>() / n as f64;
-                let ss: f64 = values.iter().map(|v| (v.0 - mean).powi(2)).sum();
-                let d = points.entry(name.clone()).or_default();
-                d.ss += ss;
-                d.within += (n as f64 - 1.0) / n as f64 * values.iter().map(|v| v.1).sum::<f64>();
-                d.df += n as f64 - 1.0;
-                if n == group.len() {
-                    residuals.entry(family_of(name)).or_default().push((
-                        values.iter().map(|v| v.0 - mean).collect(),
-                        ss,
-                        values.iter().map(|v| v.1).sum::<f64>() / n as f64,
-                    ));
-                }
-            }
-            let r = group.len() as f64;
-            for (family, res) in residuals {
-                let n = res.len() as f64;
-                if n < 2.0 {
-                    continue;
-                }
-                // The shift of run k: the mean of the points' residuals weighted by their precision inside a
-                // run (a_p ∝ 1/w̄_p, which the residuals do not set), so that a few noisy points do not pass for
-                // a shift. E[Σ_k m_k²] = (R − 1)(τ² + Σ a_p²(σ²_p + w̄_p)), and Σ a_p² s²_p estimates
-                // Σ a_p²(σ²_p + w̄_p + τ²): hence the numerator and the (1 − Σ a_p²) below.
-                let weights: Vec<f64> = res.iter().map(|p| 1.0 / p.2.max(1e-12)).collect();
-                let total: f64 = weights.iter().sum();
-                let a: Vec<f64> = weights.iter().map(|w| w / total).collect();
-                let ssm: f64 =
-                    (0..group.len()).map(|k| res.iter().zip(&a).map(|(p, a)| a * p.0[k]).sum::<f64>().powi(2)).sum();
-                let a2: f64 = a.iter().map(|a| a * a).sum();
-                let noise: f64 = res.iter().zip(&a).map(|(p, a)| a * a * p.1).sum();
-                let e = shift.entry(family.to_string()).or_default();
-                e.0 += ssm - noise;
-                e.1 += (r - 1.0) * (1.0 - a2);
-                e.2 += r - 1.0;
-            }
+            accumulate_group(group, &slopes, &mut points, &mut shift);
         }
         let mut level = RunLevel { source, shared_left_out: 0, families: BTreeMap::new(), points };
         for family in families {
-            let (default_lambda, tau) = default_of(&family);
-            let (num, den, df) = shift.get(&family).copied().unwrap_or_default();
-            let tau2_hat = if den > 0.0 { (num / den).max(0.0) } else { tau * tau };
-            let shift_data = (den > 0.0).then_some(tau2_hat);
-            let shift_var = (PRIOR_RUNS * tau * tau + df * tau2_hat) / (PRIOR_RUNS + df);
-            // λ: the points' run-level variance beyond the data's own shift, over their within-run variance,
-            // pooled over the family; then moderated like the shift.
-            let (mut excess, mut scale) = (0.0, 0.0);
-            for d in level.points.iter().filter(|(n, _)| family_of(n) == family).map(|(_, d)| d) {
-                excess += d.ss - d.within - d.df * tau2_hat;
-                scale += d.within;
-            }
-            let lambda_data = (scale > 0.0).then(|| (excess / scale).max(0.0));
-            let lambda_hat = lambda_data.unwrap_or(default_lambda);
-            let lambda = (PRIOR_RUNS * default_lambda + df * lambda_hat) / (PRIOR_RUNS + df);
-            let (covariate, speed_decision) = slopes.get(&family).cloned().unwrap_or((None, String::new()));
-            let (speed_slope, speed_slope_var) = (covariate.map(|c| c.0), covariate.map_or((0.0, 0.0), |c| (c.1, c.2)));
-            let data = lambda_data.zip(shift_data);
-            let family_level =
-                FamilyRunLevel { lambda, shift_var, df, data, speed_slope, speed_slope_var, speed_decision };
+            let sums = shift.get(&family).copied().unwrap_or_default();
+            let covariate = slopes.get(&family).cloned().unwrap_or((None, String::new()));
+            let family_level = family_level(&family, sums, &level.points, covariate);
             level.families.insert(family, family_level);
         }
         level
     }
+}
+
+/// Each family's speed covariate and the words of its decision ([`speed_covariate`]).
+type Slopes = BTreeMap<String, (Option<SpeedCovariate>, String)>;
+
+/// A family's sums for its shared shift over the groups: Σ (SSm − noise), Σ (R − 1)(1 − Σ a²), Σ (R − 1).
+type ShiftSums = (f64, f64, f64);
+
+/// The families of every point of `groups`, sorted.
+fn families_of(groups: &[&Vec<&RunSummary>]) -> Vec<String> {
+    let mut f: Vec<String> =
+        groups.iter().flat_map(|g| g.iter().flat_map(|r| r.points.keys().map(|n| family_of(n).to_string()))).collect();
+    f.sort();
+    f.dedup();
+    f
+}
+
+/// A point's log median in run `r`, adjusted for the run's speed by its family's slope (`centre`: the group's
+/// mean log speed), and its squared log standard error.
+fn adjusted(r: &RunSummary, name: &str, centre: f64, slopes: &Slopes) -> Option<(f64, f64)> {
+    let p = r.points.get(name)?;
+    let (y, se) = (p.median_ns.ln(), p.log_se()?);
+    let slope = slopes.get(family_of(name)).and_then(|s| s.0).map_or(0.0, |c| c.0);
+    let c = r.speed_ns.map(|s| s.ln() - centre).unwrap_or(0.0);
+    Some((y - slope * c, se * se))
+}
+
+/// One group of runs of one configuration into the points' sums and the families' shift sums.
+fn accumulate_group(
+    group: &[&RunSummary],
+    slopes: &Slopes,
+    points: &mut BTreeMap<String, PointData>,
+    shift: &mut BTreeMap<String, ShiftSums>,
+) {
+    let centre = speed_centre(group);
+    let names: std::collections::BTreeSet<&String> = group.iter().flat_map(|r| r.points.keys()).collect();
+    // Residuals of the points present in every run of the group, per family, for the shift.
+    let mut residuals: BTreeMap<&str, Vec<Residuals>> = BTreeMap::new();
+    for name in names {
+        let values: Vec<(f64, f64)> = group.iter().filter_map(|r| adjusted(r, name, centre, slopes)).collect();
+        let n = values.len();
+        if n < 2 {
+            continue;
+        }
+        let mean = values.iter().map(|v| v.0).sum::<f64>() / n as f64;
+        let ss: f64 = values.iter().map(|v| (v.0 - mean).powi(2)).sum();
+        let d = points.entry(name.clone()).or_default();
+        d.ss += ss;
+        d.within += (n as f64 - 1.0) / n as f64 * values.iter().map(|v| v.1).sum::<f64>();
+        d.df += n as f64 - 1.0;
+        if n == group.len() {
+            residuals.entry(family_of(name)).or_default().push((
+                values.iter().map(|v| v.0 - mean).collect(),
+                ss,
+                values.iter().map(|v| v.1).sum::<f64>() / n as f64,
+            ));
+        }
+    }
+    for (family, res) in residuals {
+        if let Some((num, den, df)) = family_shift(&res, group.len()) {
+            let e = shift.entry(family.to_string()).or_default();
+            e.0 += num;
+            e.1 += den;
+            e.2 += df;
+        }
+    }
+}
+
+/// One group's contribution to a family's shift sums from its points' residuals (`runs` runs each); `None`
+/// below two points. The shift of run k: the mean of the points' residuals weighted by their precision inside a
+/// run (a_p ∝ 1/w̄_p, which the residuals do not set), so that a few noisy points do not pass for a shift.
+/// E[Σ_k m_k²] = (R − 1)(τ² + Σ a_p²(σ²_p + w̄_p)), and Σ a_p² s²_p estimates Σ a_p²(σ²_p + w̄_p + τ²): hence
+/// the numerator and the (1 − Σ a_p²).
+fn family_shift(res: &[Residuals], runs: usize) -> Option<ShiftSums> {
+    if res.len() < 2 {
+        return None;
+    }
+    let r = runs as f64;
+    let weights: Vec<f64> = res.iter().map(|p| 1.0 / p.2.max(1e-12)).collect();
+    let total: f64 = weights.iter().sum();
+    let a: Vec<f64> = weights.iter().map(|w| w / total).collect();
+    let ssm: f64 = (0..runs).map(|k| res.iter().zip(&a).map(|(p, a)| a * p.0[k]).sum::<f64>().powi(2)).sum();
+    let a2: f64 = a.iter().map(|a| a * a).sum();
+    let noise: f64 = res.iter().zip(&a).map(|(p, a)| a * a * p.1).sum();
+    Some((ssm - noise, (r - 1.0) * (1.0 - a2), r - 1.0))
+}
+
+/// A family's run level from its shift sums and its points' data: the shift's variance and λ, each moderated
+/// toward the family's default by [`PRIOR_RUNS`], and its speed covariate.
+fn family_level(
+    family: &str,
+    (num, den, df): ShiftSums,
+    points: &BTreeMap<String, PointData>,
+    (covariate, speed_decision): (Option<SpeedCovariate>, String),
+) -> FamilyRunLevel {
+    let (default_lambda, tau) = default_of(family);
+    let tau2_hat = if den > 0.0 { (num / den).max(0.0) } else { tau * tau };
+    let shift_data = (den > 0.0).then_some(tau2_hat);
+    let shift_var = (PRIOR_RUNS * tau * tau + df * tau2_hat) / (PRIOR_RUNS + df);
+    // λ: the points' run-level variance beyond the data's own shift, over their within-run variance, pooled
+    // over the family; then moderated like the shift.
+    let (mut excess, mut scale) = (0.0, 0.0);
+    for d in points.iter().filter(|(n, _)| family_of(n) == family).map(|(_, d)| d) {
+        excess += d.ss - d.within - d.df * tau2_hat;
+        scale += d.within;
+    }
+    let lambda_data = (scale > 0.0).then(|| (excess / scale).max(0.0));
+    let lambda_hat = lambda_data.unwrap_or(default_lambda);
+    let lambda = (PRIOR_RUNS * default_lambda + df * lambda_hat) / (PRIOR_RUNS + df);
+    let (speed_slope, speed_slope_var) = (covariate.map(|c| c.0), covariate.map_or((0.0, 0.0), |c| (c.1, c.2)));
+    let data = lambda_data.zip(shift_data);
+    FamilyRunLevel { lambda, shift_var, df, data, speed_slope, speed_slope_var, speed_decision }
 }
 
 /// One point's residuals from its mean in each run of a group, its sum of squares, and its mean within-run
