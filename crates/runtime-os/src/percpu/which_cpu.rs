@@ -35,6 +35,8 @@ impl CpuSource {
             }
             CpuSource::Rdpid if !has_rdpid() => Some("this CPU has no RDPID (CPUID.7.0:ECX[22])".into()),
             CpuSource::Rdtscp if !has_rdtscp() => Some("this CPU has no RDTSCP (CPUID.80000001h:EDX[27])".into()),
+            CpuSource::Rdpid if !names_this_cpu(read_rdpid) => Some(TSC_AUX_UNSET.into()),
+            CpuSource::Rdtscp if !names_this_cpu(read_rdtscp) => Some(TSC_AUX_UNSET.into()),
             _ => None,
         }
     }
@@ -97,6 +99,16 @@ fn has_rdpid() -> bool {
 #[cfg(not(target_arch = "x86_64"))]
 fn has_rdtscp() -> bool {
     false
+}
+
+/// Why `RDPID` and `RDTSCP` are refused where the instruction exists but its `TSC_AUX` does not hold the CPU
+/// (a hypervisor or kernel that does not set it): their answer would be a number, not this CPU's.
+const TSC_AUX_UNSET: &str = "TSC_AUX does not hold the CPU number here (its reading never matched sched_getcpu)";
+
+/// Whether `read` names the CPU `sched_getcpu` names, in one of a few tries (the thread may move between
+/// the two reads).
+fn names_this_cpu(read: fn() -> u32) -> bool {
+    (0..8).any(|_| read() == read_sched_getcpu())
 }
 
 /// `TSC_AUX`'s CPU number (Linux puts the node in bits 12 and up).
