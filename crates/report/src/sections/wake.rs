@@ -221,8 +221,12 @@ fn wake_figures(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
                 .collect();
             let title = format!("Wake latency, {}", group_title(g));
             let svg = ranked_bars_svg(&title, "wake latency (median; whisker to p99.9)", &bars)?;
-            let caption =
-                vec![format!("{} paths, {}; the highlighted bar is the cheapest here", g.rows.len(), machine)];
+            let caption = vec![format!(
+                "{} paths, {}; the highlighted bar has the lowest median, and the paths whose CIs reach it are tied \
+                 with it (the section's table names them)",
+                g.rows.len(),
+                machine
+            )];
             Ok(Figure { id: format!("fig-{}", slug(&title)), svg, legend: Vec::new(), title, caption })
         })
         .collect()
