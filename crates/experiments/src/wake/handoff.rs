@@ -89,33 +89,7 @@ impl Experiment for Handoff {
     }
 
     fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
-        // Outside `--full`, the same CPU and the nearest other core: eleven paths at every placement class
-        // would grow the plan with the machine (docs/METHOD.md §9a).
-        let placed = |params: &Params| -> Vec<Planned> {
-            ctx.pair_points(self.id(), runtime, params)
-                .into_iter()
-                .filter(|p| {
-                    ctx.mode == Mode::Full
-                        || matches!(spec_of(p).placement, Some(Placement::SameCpu | Placement::OtherCore))
-                })
-                .collect()
-        };
-        let mut out = Vec::new();
-        for mechanism in Mechanism::ALL {
-            let blocked = Params { mechanism, waiter: WaiterState::Blocked };
-            let planned = placed(&blocked);
-            if let Err(why) = mechanism.open() {
-                out.extend(planned.into_iter().map(|p| skip(p, &why.0)));
-                continue;
-            }
-            out.extend(planned);
-            if mechanism.can_spin() {
-                let spinning = Params { mechanism, waiter: WaiterState::Spinning };
-                // A spinning waiter on the waker's own CPU would only hold it away from the waker.
-                out.extend(placed(&spinning).into_iter().filter(|p| spec_of(p).placement != Some(Placement::SameCpu)));
-            }
-        }
-        out
+        plan(ctx, runtime, |mechanism| mechanism.open().map(drop))
     }
 
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
@@ -126,6 +100,42 @@ impl Experiment for Handoff {
         let handoffs = measure(mechanism, cpus, waiter, WARMUP_ROUNDS, rounds, &h.clock)?;
         Ok(outcome(&handoffs, mechanism, waiter, h.config.repetitions, |t| h.clock.ticks_to_ns(t)))
     }
+}
+
+/// The points of [`Handoff`] on `ctx`'s machine, each mechanism planned where `available` says the kernel has
+/// it and skipped with its reason where not (the plan asks the kernel by opening each: [`Mechanism::open`]).
+fn plan(
+    ctx: &PlanContext,
+    runtime: &dyn RuntimeUnderTest,
+    available: impl Fn(Mechanism) -> Result<(), overhead_runtimes::os::wake::Unavailable>,
+) -> Vec<Planned> {
+    // Outside `--full`, the same CPU and the nearest other core: eleven paths at every placement class
+    // would grow the plan with the machine (docs/METHOD.md §9a).
+    let placed = |params: &Params| -> Vec<Planned> {
+        ctx.pair_points(Handoff::ID, runtime, params)
+            .into_iter()
+            .filter(|p| {
+                ctx.mode == Mode::Full
+                    || matches!(spec_of(p).placement, Some(Placement::SameCpu | Placement::OtherCore))
+            })
+            .collect()
+    };
+    let mut out = Vec::new();
+    for mechanism in Mechanism::ALL {
+        let blocked = Params { mechanism, waiter: WaiterState::Blocked };
+        let planned = placed(&blocked);
+        if let Err(why) = available(mechanism) {
+            out.extend(planned.into_iter().map(|p| skip(p, &why.0)));
+            continue;
+        }
+        out.extend(planned);
+        if mechanism.can_spin() {
+            let spinning = Params { mechanism, waiter: WaiterState::Spinning };
+            // A spinning waiter on the waker's own CPU would only hold it away from the waker.
+            out.extend(placed(&spinning).into_iter().filter(|p| spec_of(p).placement != Some(Placement::SameCpu)));
+        }
+    }
+    out
 }
 
 fn spec_of(planned: &Planned) -> &overhead_record::PointSpec {
@@ -215,6 +225,37 @@ fn kernel_release() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kernel without io_uring (as under `kernel.io_uring_disabled` or a container's seccomp filter) skips
+    /// every ring path at every placement with the kernel's reason, plans no spinning point for it, and still
+    /// plans the others.
+    #[test]
+    fn a_path_the_kernel_lacks_is_skipped_with_its_reason() {
+        let ctx = crate::rpc::tests::two_cores(Mode::Default);
+        let runtime = overhead_runtimes::find("os").unwrap();
+        let why = "io_uring_setup (default flags): EPERM: refused (kernel.io_uring_disabled, …)";
+        let planned = plan(&ctx, runtime, |m| {
+            if m.uses_io_uring() {
+                Err(overhead_runtimes::os::wake::Unavailable(why.into()))
+            } else {
+                Ok(())
+            }
+        });
+        let mut ring_skips = 0;
+        for p in &planned {
+            let params: Params = spec_of(p).params_as().unwrap();
+            match p {
+                Planned::Skip(_, reason) => {
+                    assert!(params.mechanism.uses_io_uring() && reason == why, "{reason}");
+                    assert_eq!(params.waiter, WaiterState::Blocked, "no spinning point for a missing path");
+                    ring_skips += 1;
+                }
+                Planned::Run(_) => assert!(!params.mechanism.uses_io_uring()),
+            }
+        }
+        assert_eq!(ring_skips, 5 * 2, "five ring paths at the same CPU and the other core");
+        assert!(planned.iter().any(|p| matches!(p, Planned::Run(s) if s.param("mechanism") == Some("futex"))));
+    }
 
     #[test]
     fn the_outcome_keeps_sender_and_receiver_apart() {
