@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::fan_out::spawn_all;
 use super::{Spawn, TaskPool};
-use overhead_harness::{empty_loop, Harness};
+use overhead_harness::{empty_loop, Harness, Measurement};
 use overhead_record::Outcome;
 use overhead_runtime_api::activity_barrier::{BarrierKind, Variant};
 use overhead_runtime_api::yield_barrier::YieldBarrier;
@@ -57,97 +57,127 @@ pub fn activity_barrier<P: TaskPool>(
     h: &Harness,
 ) -> anyhow::Result<Outcome> {
     let pool = P::start(cpus)?;
-    let pool = &pool;
-    let control = |n: u64| pool.on_worker(move |_| async move { empty_loop(n) });
-    let gated_control = |n: u64| {
-        pool.on_worker(move |spawner| async move {
-            gated::<P, _, _>(&spawner, a, move || async move { empty_loop(n) }).await
-        })
-    };
     let measurement = match (variant, barrier) {
-        (Variant::JustSpawn, _) => h.measure(
-            |n| {
-                pool.on_worker(move |spawner| async move {
-                    let mut tasks = Vec::with_capacity(a);
-                    for _ in 0..n {
-                        spawn_all(&spawner, a as u64, || async {}, &mut tasks).await;
-                    }
-                })
-            },
-            control,
-        ),
-        (Variant::SpawnSync, BarrierKind::Yield) => h.measure(
-            |n| {
-                pool.on_worker(move |spawner| async move {
-                    let mut tasks = Vec::with_capacity(a);
-                    for _ in 0..n {
-                        // A fresh barrier per spawn, as the study's lived in the spawn descriptor.
-                        let b = Arc::new(YieldBarrier::new(a));
-                        let spawn = || {
-                            let b = b.clone();
-                            async move { yield_wait::<P>(&b, &mut false).await }
-                        };
-                        spawn_all(&spawner, a as u64, spawn, &mut tasks).await;
-                    }
-                })
-            },
-            control,
-        ),
-        (Variant::SpawnSync, BarrierKind::Blocking) => h.measure(
-            |n| {
-                pool.on_worker(move |spawner| async move {
-                    let mut tasks = Vec::with_capacity(a);
-                    for _ in 0..n {
-                        let b = Arc::new(P::barrier(a));
-                        let spawn = || {
-                            let b = b.clone();
-                            async move { P::barrier_wait(&b).await }
-                        };
-                        spawn_all(&spawner, a as u64, spawn, &mut tasks).await;
-                    }
-                })
-            },
-            control,
-        ),
-        (Variant::JustSync, BarrierKind::Yield) => h.measure(
-            |n| {
-                pool.on_worker(move |spawner| async move {
-                    let b = Arc::new(YieldBarrier::new(a));
-                    gated::<P, _, _>(&spawner, a, || {
-                        let b = b.clone();
-                        async move {
-                            let mut sense = false;
-                            for _ in 0..n {
-                                yield_wait::<P>(&b, &mut sense).await;
-                            }
-                        }
-                    })
-                    .await
-                })
-            },
-            gated_control,
-        ),
-        (Variant::JustSync, BarrierKind::Blocking) => h.measure(
-            |n| {
-                pool.on_worker(move |spawner| async move {
-                    let b = Arc::new(P::barrier(a));
-                    gated::<P, _, _>(&spawner, a, || {
-                        let b = b.clone();
-                        async move {
-                            for _ in 0..n {
-                                P::barrier_wait(&b).await;
-                            }
-                        }
-                    })
-                    .await
-                })
-            },
-            gated_control,
-        ),
+        (Variant::JustSpawn, _) => just_spawn(&pool, a, h),
+        (Variant::SpawnSync, BarrierKind::Yield) => spawn_sync_yield(&pool, a, h),
+        (Variant::SpawnSync, BarrierKind::Blocking) => spawn_sync_blocking(&pool, a, h),
+        (Variant::JustSync, BarrierKind::Yield) => just_sync_yield(&pool, a, h),
+        (Variant::JustSync, BarrierKind::Blocking) => just_sync_blocking(&pool, a, h),
     };
     let mut outcome = Outcome::from(measurement);
     outcome.notes.extend(pool.notes());
     Ok(outcome)
+}
+
+/// The control of the spawning variants: a worker task running the empty loop.
+fn control<P: TaskPool>(pool: &P, n: u64) {
+    pool.on_worker(move |_| async move { empty_loop(n) })
+}
+
+/// The control of the synchronising variants: the same `a` gated tasks each running the empty loop.
+fn gated_control<P: TaskPool>(pool: &P, a: usize, n: u64) {
+    pool.on_worker(
+        move |spawner| async move { gated::<P, _, _>(&spawner, a, move || async move { empty_loop(n) }).await },
+    )
+}
+
+/// `just_spawn`: `n` rounds of spawning `a` empty tasks and joining them.
+fn just_spawn<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurement {
+    h.measure(
+        |n| {
+            pool.on_worker(move |spawner| async move {
+                let mut tasks = Vec::with_capacity(a);
+                for _ in 0..n {
+                    spawn_all(&spawner, a as u64, || async {}, &mut tasks).await;
+                }
+            })
+        },
+        |n| control(pool, n),
+    )
+}
+
+/// `spawn_sync` with the yielding barrier: `n` rounds of spawning `a` tasks that meet at a fresh barrier.
+fn spawn_sync_yield<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurement {
+    h.measure(
+        |n| {
+            pool.on_worker(move |spawner| async move {
+                let mut tasks = Vec::with_capacity(a);
+                for _ in 0..n {
+                    // A fresh barrier per spawn, as the study's lived in the spawn descriptor.
+                    let b = Arc::new(YieldBarrier::new(a));
+                    let spawn = || {
+                        let b = b.clone();
+                        async move { yield_wait::<P>(&b, &mut false).await }
+                    };
+                    spawn_all(&spawner, a as u64, spawn, &mut tasks).await;
+                }
+            })
+        },
+        |n| control(pool, n),
+    )
+}
+
+/// `spawn_sync` with the runtime's blocking barrier.
+fn spawn_sync_blocking<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurement {
+    h.measure(
+        |n| {
+            pool.on_worker(move |spawner| async move {
+                let mut tasks = Vec::with_capacity(a);
+                for _ in 0..n {
+                    let b = Arc::new(P::barrier(a));
+                    let spawn = || {
+                        let b = b.clone();
+                        async move { P::barrier_wait(&b).await }
+                    };
+                    spawn_all(&spawner, a as u64, spawn, &mut tasks).await;
+                }
+            })
+        },
+        |n| control(pool, n),
+    )
+}
+
+/// `just_sync` with the yielding barrier: `a` gated tasks meeting `n` times at one barrier.
+fn just_sync_yield<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurement {
+    h.measure(
+        |n| {
+            pool.on_worker(move |spawner| async move {
+                let b = Arc::new(YieldBarrier::new(a));
+                gated::<P, _, _>(&spawner, a, || {
+                    let b = b.clone();
+                    async move {
+                        let mut sense = false;
+                        for _ in 0..n {
+                            yield_wait::<P>(&b, &mut sense).await;
+                        }
+                    }
+                })
+                .await
+            })
+        },
+        |n| gated_control(pool, a, n),
+    )
+}
+
+/// `just_sync` with the runtime's blocking barrier.
+fn just_sync_blocking<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurement {
+    h.measure(
+        |n| {
+            pool.on_worker(move |spawner| async move {
+                let b = Arc::new(P::barrier(a));
+                gated::<P, _, _>(&spawner, a, || {
+                    let b = b.clone();
+                    async move {
+                        for _ in 0..n {
+                            P::barrier_wait(&b).await;
+                        }
+                    }
+                })
+                .await
+            })
+        },
+        |n| gated_control(pool, a, n),
+    )
 }
 
 #[cfg(test)]
