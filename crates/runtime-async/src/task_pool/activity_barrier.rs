@@ -69,6 +69,20 @@ pub fn activity_barrier<P: TaskPool>(
     Ok(outcome)
 }
 
+/// Times batches of `round(spawner, n)`, each run as one worker task (the parent of the tasks the round
+/// spawns, as rayon's parent is a worker), against `control`.
+fn on_worker_batches<P: TaskPool, Fut>(
+    pool: &P,
+    h: &Harness,
+    round: impl Fn(P::Spawner, u64) -> Fut,
+    control: impl FnMut(u64),
+) -> Measurement
+where
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    h.measure(|n| pool.on_worker(|spawner| round(spawner, n)), control)
+}
+
 /// The control of the spawning variants: a worker task running the empty loop.
 fn control<P: TaskPool>(pool: &P, n: u64) {
     pool.on_worker(move |_| async move { empty_loop(n) })
@@ -83,14 +97,14 @@ fn gated_control<P: TaskPool>(pool: &P, a: usize, n: u64) {
 
 /// `just_spawn`: `n` rounds of spawning `a` empty tasks and joining them.
 fn just_spawn<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurement {
-    h.measure(
-        |n| {
-            pool.on_worker(move |spawner| async move {
-                let mut tasks = Vec::with_capacity(a);
-                for _ in 0..n {
-                    spawn_all(&spawner, a as u64, || async {}, &mut tasks).await;
-                }
-            })
+    on_worker_batches(
+        pool,
+        h,
+        move |spawner, n| async move {
+            let mut tasks = Vec::with_capacity(a);
+            for _ in 0..n {
+                spawn_all(&spawner, a as u64, || async {}, &mut tasks).await;
+            }
         },
         |n| control(pool, n),
     )
@@ -98,20 +112,20 @@ fn just_spawn<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurement {
 
 /// `spawn_sync` with the yielding barrier: `n` rounds of spawning `a` tasks that meet at a fresh barrier.
 fn spawn_sync_yield<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurement {
-    h.measure(
-        |n| {
-            pool.on_worker(move |spawner| async move {
-                let mut tasks = Vec::with_capacity(a);
-                for _ in 0..n {
-                    // A fresh barrier per spawn, as the study's lived in the spawn descriptor.
-                    let b = Arc::new(YieldBarrier::new(a));
-                    let spawn = || {
-                        let b = b.clone();
-                        async move { yield_wait::<P>(&b, &mut false).await }
-                    };
-                    spawn_all(&spawner, a as u64, spawn, &mut tasks).await;
-                }
-            })
+    on_worker_batches(
+        pool,
+        h,
+        move |spawner, n| async move {
+            let mut tasks = Vec::with_capacity(a);
+            for _ in 0..n {
+                // A fresh barrier per spawn, as the study's lived in the spawn descriptor.
+                let b = Arc::new(YieldBarrier::new(a));
+                let spawn = || {
+                    let b = b.clone();
+                    async move { yield_wait::<P>(&b, &mut false).await }
+                };
+                spawn_all(&spawner, a as u64, spawn, &mut tasks).await;
+            }
         },
         |n| control(pool, n),
     )
@@ -119,19 +133,19 @@ fn spawn_sync_yield<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurement
 
 /// `spawn_sync` with the runtime's blocking barrier.
 fn spawn_sync_blocking<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurement {
-    h.measure(
-        |n| {
-            pool.on_worker(move |spawner| async move {
-                let mut tasks = Vec::with_capacity(a);
-                for _ in 0..n {
-                    let b = Arc::new(P::barrier(a));
-                    let spawn = || {
-                        let b = b.clone();
-                        async move { P::barrier_wait(&b).await }
-                    };
-                    spawn_all(&spawner, a as u64, spawn, &mut tasks).await;
-                }
-            })
+    on_worker_batches(
+        pool,
+        h,
+        move |spawner, n| async move {
+            let mut tasks = Vec::with_capacity(a);
+            for _ in 0..n {
+                let b = Arc::new(P::barrier(a));
+                let spawn = || {
+                    let b = b.clone();
+                    async move { P::barrier_wait(&b).await }
+                };
+                spawn_all(&spawner, a as u64, spawn, &mut tasks).await;
+            }
         },
         |n| control(pool, n),
     )
@@ -139,21 +153,21 @@ fn spawn_sync_blocking<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurem
 
 /// `just_sync` with the yielding barrier: `a` gated tasks meeting `n` times at one barrier.
 fn just_sync_yield<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurement {
-    h.measure(
-        |n| {
-            pool.on_worker(move |spawner| async move {
-                let b = Arc::new(YieldBarrier::new(a));
-                gated::<P, _, _>(&spawner, a, || {
-                    let b = b.clone();
-                    async move {
-                        let mut sense = false;
-                        for _ in 0..n {
-                            yield_wait::<P>(&b, &mut sense).await;
-                        }
+    on_worker_batches(
+        pool,
+        h,
+        move |spawner, n| async move {
+            let b = Arc::new(YieldBarrier::new(a));
+            gated::<P, _, _>(&spawner, a, || {
+                let b = b.clone();
+                async move {
+                    let mut sense = false;
+                    for _ in 0..n {
+                        yield_wait::<P>(&b, &mut sense).await;
                     }
-                })
-                .await
+                }
             })
+            .await
         },
         |n| gated_control(pool, a, n),
     )
@@ -161,20 +175,20 @@ fn just_sync_yield<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurement 
 
 /// `just_sync` with the runtime's blocking barrier.
 fn just_sync_blocking<P: TaskPool>(pool: &P, a: usize, h: &Harness) -> Measurement {
-    h.measure(
-        |n| {
-            pool.on_worker(move |spawner| async move {
-                let b = Arc::new(P::barrier(a));
-                gated::<P, _, _>(&spawner, a, || {
-                    let b = b.clone();
-                    async move {
-                        for _ in 0..n {
-                            P::barrier_wait(&b).await;
-                        }
+    on_worker_batches(
+        pool,
+        h,
+        move |spawner, n| async move {
+            let b = Arc::new(P::barrier(a));
+            gated::<P, _, _>(&spawner, a, || {
+                let b = b.clone();
+                async move {
+                    for _ in 0..n {
+                        P::barrier_wait(&b).await;
                     }
-                })
-                .await
+                }
             })
+            .await
         },
         |n| gated_control(pool, a, n),
     )

@@ -129,9 +129,7 @@ fn waker_loop<C: Ticks>(
     same_cpu: bool,
     settle_ticks: u64,
 ) -> anyhow::Result<Handoffs> {
-    overhead_machine::pin_current_thread(cpu).with_context(|| format!("pinning the waker to CPU {cpu}"))?;
-    wake.attach()?;
-    answer.attach()?;
+    attach_here("waker", cpu, &mut *answer, &mut *wake)?;
     shared.attached.wait();
     let mut out = Handoffs {
         waker_ticks: Vec::with_capacity(rounds),
@@ -157,6 +155,14 @@ fn waker_loop<C: Ticks>(
         }
     }
     Ok(out)
+}
+
+/// Pins the calling thread (the `who` of the round) to `cpu` and attaches the two ends it holds there.
+fn attach_here(who: &str, cpu: usize, wait: &mut dyn WaitEnd, wake: &mut dyn WakeEnd) -> anyhow::Result<()> {
+    overhead_machine::pin_current_thread(cpu).with_context(|| format!("pinning the {who} to CPU {cpu}"))?;
+    wait.attach()?;
+    wake.attach()?;
+    Ok(())
 }
 
 /// Returns once the waiter has said it is about to block and has had the time to: on the same CPU the
@@ -192,12 +198,7 @@ fn waiter_loop<C: Ticks>(
     total: usize,
     spin_ticks: u64,
 ) -> anyhow::Result<(u64, u64)> {
-    let attached = (|| {
-        overhead_machine::pin_current_thread(cpu).with_context(|| format!("pinning the waiter to CPU {cpu}"))?;
-        wait.attach()?;
-        answer.attach()?;
-        anyhow::Ok(())
-    })();
+    let attached = attach_here("waiter", cpu, &mut *wait, &mut *answer);
     shared.attached.wait();
     attached?;
     let (mut switches_before, mut caught) = (0, 0);
