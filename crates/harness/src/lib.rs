@@ -10,6 +10,7 @@ mod known_cost;
 mod measurement;
 mod runs;
 mod single;
+pub mod sizing;
 pub mod speed;
 mod spin_barrier;
 mod team;

@@ -1,6 +1,6 @@
 //! Measuring an operation on the calling thread.
 
-use super::{CountsPerOp, Harness, Measurement};
+use super::{sizing, CountsPerOp, Harness, Measurement};
 use overhead_clock::Ticks;
 
 impl<C: Ticks> Harness<C> {
@@ -35,8 +35,9 @@ impl<C: Ticks> Harness<C> {
         m
     }
 
-    /// Doubles N from 1 until a test batch reaches the target duration, confirmed by a second batch of the
-    /// same N (the faster of the two counts), or the op cap. Without the confirmation one preempted or cold
+    /// Grows N from 1 until a test batch reaches the target duration, confirmed by a second batch of the
+    /// same N, or the op cap: doubling, then one predicted step ([`sizing::next_batch_ops`]; a confirmation
+    /// that falls short predicts the next N from its own time). Without the confirmation one preempted or cold
     /// batch early on (a page fault, a descheduled vCPU) stops the doubling at a tiny N, and every kept batch
     /// is then too short to time well. A batch-size hint (the point's first process's N,
     /// [`Harness::with_batch_hint`]) is tried first and kept when one batch of it is near the target.
@@ -55,12 +56,18 @@ impl<C: Ticks> Harness<C> {
         }
         let mut n = 1u64;
         loop {
-            if n >= self.config.max_batch_ops || (timed(n) >= target_ticks && timed(n) >= target_ticks) {
-                self.note_sized(n);
-                return n;
+            if n >= self.config.max_batch_ops {
+                break;
             }
-            n *= 2;
+            let first = timed(n);
+            let short = if first < target_ticks { first } else { timed(n) };
+            if short >= target_ticks {
+                break;
+            }
+            n = sizing::next_batch_ops(n, short, target_ticks, self.config.max_batch_ops);
         }
+        self.note_sized(n);
+        n
     }
 
     /// Converts paired batch tick counts to ns per operation.
@@ -94,19 +101,22 @@ mod tests {
         R(u64),
     }
 
-    /// The sizes of sizing's test batches when `n` is the first N to reach the target: 1, 2, 4, … up to
-    /// `n`, then `n` again (the confirmation).
-    fn doubling_to(n: u64) -> Vec<u64> {
-        let mut v: Vec<u64> = std::iter::successors(Some(1), |&k| (k < n).then_some(2 * k)).collect();
-        v.push(n);
+    /// The sizes of sizing's test batches when doubling reaches half the target at `doubled` and
+    /// predicts `predicted`, which reaches the target: 1, 2, 4, … up to `doubled`, then `predicted` twice
+    /// (the batch and its confirmation).
+    fn sizing_batches(doubled: u64, predicted: u64) -> Vec<u64> {
+        let mut v: Vec<u64> = std::iter::successors(Some(1), |&k| (k < doubled).then_some(2 * k)).collect();
+        v.extend([predicted, predicted]);
         v
     }
 
-    /// Sizing doubles N from 1 while a batch falls short of the target, and stops at the first N whose
-    /// batch and a second one of the same N both reach it: 3 ticks an operation against 1000 ticks settles
-    /// at 512 (1536 ticks; 256 gives 768). Every kept sample is then exactly 3 ticks at 2 GHz, 1.5 ns.
+    /// Sizing doubles N from 1 while a batch is shorter than half the target, then predicts the N for 1.1×
+    /// the target, and stops when that batch and a second one of the same N both reach it: 3 ticks an
+    /// operation against 1000 ticks doubles to 256 (768 ticks), predicts 367, rounded up to 384 (1152
+    /// ticks), where doubling alone went on to 512 (1536 ticks). Every kept sample is then exactly 3 ticks at
+    /// 2 GHz, 1.5 ns.
     #[test]
-    fn sizing_doubles_to_the_target_and_confirms_it() {
+    fn sizing_doubles_then_predicts_the_target_and_confirms_it() {
         let clock = ScriptedClock::new(2e9);
         let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
         let ran = RefCell::new(Vec::new());
@@ -117,19 +127,19 @@ mod tests {
             },
             |_| {},
         );
-        assert_eq!(m.batch_ops, 512);
-        assert_eq!(h.first_sized_batch_ops(), Some(512));
-        assert_eq!(ran.borrow()[..11], doubling_to(512).into_iter().map(Ran::T).collect::<Vec<_>>());
+        assert_eq!(m.batch_ops, 384);
+        assert_eq!(h.first_sized_batch_ops(), Some(384));
+        assert_eq!(ran.borrow()[..11], sizing_batches(256, 384).into_iter().map(Ran::T).collect::<Vec<_>>());
         assert_eq!(ran.borrow().len(), 11 + 1 + 3, "sizing, then one test batch per warm-up and kept pair");
         assert_eq!(m.samples_ns, vec![1.5; 3]);
         assert_eq!(m.control_ns, vec![0.0; 3]);
-        assert_eq!(m.resolution_ns, 0.5 / 512.0, "one tick (0.5 ns) over the batch");
+        assert_eq!(m.resolution_ns, 0.5 / 384.0, "one tick (0.5 ns) over the batch");
     }
 
     /// A batch that reaches the target early (preempted, cold) is not believed: its confirming batch falls
-    /// short, and doubling goes on to the N a steady operation needs.
+    /// short (12 ticks, too short to predict from), and doubling goes on to the N a steady operation needs.
     #[test]
-    fn a_confirmation_that_falls_short_keeps_doubling() {
+    fn a_confirmation_that_falls_short_keeps_sizing() {
         let clock = ScriptedClock::new(1e9);
         let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
         let ran = RefCell::new(Vec::new());
@@ -142,9 +152,9 @@ mod tests {
             |_| {},
         );
         let mut expected = vec![1, 2, 4];
-        expected.extend(&doubling_to(512)[2..]);
+        expected.extend(&sizing_batches(256, 384)[2..]);
         assert_eq!(ran.borrow()[..expected.len()], expected.into_iter().map(Ran::T).collect::<Vec<_>>());
-        assert_eq!(m.batch_ops, 512);
+        assert_eq!(m.batch_ops, 384);
         assert_eq!(m.samples_ns, vec![3.0; 3]);
     }
 
@@ -183,10 +193,11 @@ mod tests {
                 clock.advance(4 * n + 100 * pairs.get())
             },
         );
-        // 10 ticks an operation plus a read: 128 operations take 1287 ticks, 64 take 647.
-        let n = 128;
+        // 10 ticks an operation plus a read: 64 operations take 647 ticks, past half the target, and
+        // predict 1.1 × 1000 / 647 × 64 = 109, rounded up to 112 (1127 ticks).
+        let n = 112;
         assert_eq!(m.batch_ops, n);
-        assert_eq!(m.samples_ns, vec![6.0; 4]);
+        assert!(m.samples_ns.iter().all(|&s| (s - 6.0).abs() < 1e-12) && m.samples_ns.len() == 4, "{:?}", m.samples_ns);
         // The kept pairs are the 2nd to 5th: the warm-up pair was the 1st.
         let control = |pair: u64| (4 * n + 100 * pair + 7) as f64 / n as f64;
         assert_eq!(m.control_ns, (2..=5).map(control).collect::<Vec<_>>());
@@ -215,10 +226,10 @@ mod tests {
                 clock.advance(1_000_000)
             },
         );
-        // 5 ticks an operation: 256 operations (1280 ticks) reach 1000.
-        let n = 256;
+        // 5 ticks an operation: 128 operations (640 ticks) predict 220, rounded up to 224 (1120 ticks).
+        let n = 224;
         let mut expected = Vec::new();
-        for k in doubling_to(n) {
+        for k in sizing_batches(128, n) {
             expected.extend([Ran::T(k), Ran::R(k)]);
         }
         for _ in 0..2 + 3 {
@@ -230,7 +241,7 @@ mod tests {
     }
 
     /// A hinted N is timed once and kept when that batch is within ¼× to 4× the target; otherwise it is
-    /// dropped and sizing doubles from 1. Only the probe's first sizing takes the hint, and the first N
+    /// dropped and sizing starts from 1. Only the probe's first sizing takes the hint, and the first N
     /// stays the one reported.
     #[test]
     fn a_hint_is_kept_within_a_factor_of_four_of_the_target() {
@@ -257,14 +268,15 @@ mod tests {
         assert_eq!(sizing(256).1, vec![256], "one hinted batch, no doubling");
         assert_eq!(sizing(1024).0, 1024);
         let (n, sizes, h) = sizing(1400);
-        assert_eq!(n, 512);
+        assert_eq!(n, 384);
         assert_eq!(sizes[0], 1400);
-        assert_eq!(sizes[1..], doubling_to(512));
-        assert_eq!(sizing(64).0, 512);
-        // The hint is gone: the next measurement sizes from 1, and the first N stays.
+        assert_eq!(sizes[1..], sizing_batches(256, 384));
+        assert_eq!(sizing(64).0, 384);
+        // The hint is gone: the next measurement sizes from 1 (512 operations of 1 tick predict 1100,
+        // rounded up to 1152), and the first N stays.
         let m = h.measure(clock.ops(1), |_| {});
-        assert_eq!(m.batch_ops, 1024);
-        assert_eq!(h.first_sized_batch_ops(), Some(512));
+        assert_eq!(m.batch_ops, 1152);
+        assert_eq!(h.first_sized_batch_ops(), Some(384));
     }
 
     /// The method on a known-cost operation: doubling the work doubles the measured time, and the
@@ -345,7 +357,6 @@ mod tests {
             |_| {},
         );
         assert!(m.batch_ops > 1000, "an empty loop needs many iterations per ms: {}", m.batch_ops);
-        assert!(m.batch_ops.is_power_of_two());
         assert_eq!(m.control_ns.len(), m.samples_ns.len());
     }
 

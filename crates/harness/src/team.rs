@@ -67,7 +67,7 @@ impl<C: Ticks> Harness<C> {
     ///
     /// Both bodies get `(thread_index, n)`. Thread 0 leads: it posts each batch's size and kind, all
     /// threads start it together after a spin barrier, and a second barrier ends it; the leader sizes N
-    /// by doubling on the team's batch time, so no thread's batch runs far past the target (a
+    /// on the team's batch time ([`super::sizing`]), so no thread's batch runs far past the target (a
     /// thread that shares its CPU with another process, each operation a time slice, would otherwise run a
     /// batch sized for its fast partner: seconds instead of half a millisecond). A repetition's team sample
     /// follows `timing` (the team finishes when its last member does). Per-thread samples, each thread's own
@@ -316,7 +316,7 @@ fn team_counts(logs: &[TeamLog], pairs: usize) -> Vec<(Counts, Counts)> {
         .collect()
 }
 
-/// The leader's schedule: doubling test batches until the target, then warm-up and kept pairs
+/// The leader's schedule: test batches growing to the target ([`super::sizing`]), then warm-up and kept pairs
 /// (control, test), then stop.
 struct LeaderPlan {
     target_ticks: f64,
@@ -368,9 +368,9 @@ impl LeaderPlan {
             match last_ticks {
                 None => return self.n,
                 Some(t) if (t as f64) < self.target_ticks && self.n < self.max_ops => {
-                    // Below the target (or an unconfirmed hit whose second batch fell short): double.
+                    // Below the target (or an unconfirmed hit whose second batch fell short): grow.
                     self.confirming = false;
-                    self.n *= 2;
+                    self.n = super::sizing::next_batch_ops(self.n, t as f64, self.target_ticks, self.max_ops);
                     return self.n;
                 }
                 // A first hit is confirmed by a second batch of the same N, as in `Harness::measure`.
@@ -432,14 +432,15 @@ mod tests {
         assert_eq!(m.samples_ns.len(), h.config.repetitions);
         assert_eq!(m.per_thread_ns.len(), 2);
         assert!(m.per_thread_ns.iter().all(|t| t.len() == h.config.repetitions));
-        // Every thread ran the same batches: sizing (1 + 2 + … + N = 2N − 1, plus a confirming batch of N
-        // unless N is the op cap, more when a confirmation falls short under load), then (warm-up + kept) × N.
+        // Every thread ran the same batches: sizing (at least a batch of N and its confirmation, more when
+        // doubling reached N or a confirmation fell short under load; 1 + 2 + … + N/2 = N − 1 when N is the op
+        // cap), then (warm-up + kept) × N.
         let n = m.batch_ops;
         let (a, b) = (ops[0].load(Ordering::Relaxed), ops[1].load(Ordering::Relaxed));
         assert_eq!(a, b, "both threads run every batch");
         let kept = (h.config.warmup + h.config.repetitions) as u64 * n;
-        let confirmation = if n < h.config.max_batch_ops { n } else { 0 };
-        assert!(a >= (2 * n - 1) + confirmation + kept, "thread ops {a} < sizing + confirmation + kept for N = {n}");
+        let sizing = if n < h.config.max_batch_ops { 2 * n } else { n - 1 };
+        assert!(a >= sizing + kept, "thread ops {a} < sizing + kept for N = {n}");
     }
 
     /// A team's sample is, per kept pair, the slowest thread's test batch less the slowest thread's control
@@ -472,29 +473,32 @@ mod tests {
             },
         );
         let m = &report.measurement;
-        assert_eq!(m.batch_ops, 64);
-        assert_eq!(h.first_sized_batch_ops(), Some(64));
+        // Sizing runs no control, so thread 0 is the slow one (30 ticks an operation and a read of 5): 32
+        // operations take 965 ticks, past half the target, and predict 1.1 × 1000 / 965 × 32 = 36.5,
+        // rounded up to 40 (1205 ticks).
+        assert_eq!(m.batch_ops, 40);
+        assert_eq!(h.first_sized_batch_ops(), Some(40));
         assert_eq!(m.samples_ns, vec![14.0; 3]);
-        assert_eq!(m.control_ns, vec![(2 * 64 + 5) as f64 / 2.0 / 64.0; 3], "control and read, in ns per operation");
+        assert_eq!(m.control_ns, vec![(2 * 40 + 5) as f64 / 2.0 / 40.0; 3], "control and read, in ns per operation");
         // Kept pairs 2, 3, 4: slow threads 2, 0, 1.
         assert_eq!(m.per_thread_ns, vec![vec![4.0, 14.0, 4.0], vec![4.0, 4.0, 14.0], vec![14.0, 4.0, 4.0]]);
-        let mut expected: Vec<(bool, u64)> = [1, 2, 4, 8, 16, 32, 64, 64].map(|n| (false, n)).into();
-        expected.extend([(true, 64), (false, 64)].repeat(1 + 3));
+        let mut expected: Vec<(bool, u64)> = [1, 2, 4, 8, 16, 32, 40, 40].map(|n| (false, n)).into();
+        expected.extend([(true, 40), (false, 40)].repeat(1 + 3));
         for (thread, ran) in ran.iter().enumerate() {
             assert_eq!(*ran.lock().unwrap(), expected, "thread {thread}");
         }
     }
 
     /// N is sized on the slowest thread's batches, not the leader's: here thread 1 takes 100 ticks an operation
-    /// and the leader 1, against a 1000-tick target, so N settles at 16 (1600 ticks on thread 1; 8 give 800),
-    /// where the leader's own batches would have taken N to 1024.
+    /// and the leader 1, against a 1000-tick target, so N settles at 11 (8 operations take 805 ticks on
+    /// thread 1 and predict 10.9; 11 take 1105), where the leader's own batches would have taken N past 1000.
     #[test]
     fn n_is_sized_on_the_slowest_thread() {
         let clock = ScriptedClock::new(2e9).with_read_ticks(5);
         let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
         let cpus: Vec<usize> = allowed_cpus().into_iter().cycle().take(2).collect();
         let report = h.measure_team(&cpus, |thread, n| clock.advance(n * if thread == 1 { 100 } else { 1 }), |_, _| {});
-        assert_eq!(report.measurement.batch_ops, 16);
+        assert_eq!(report.measurement.batch_ops, 11);
     }
 
     /// A span runs from the earliest start to the latest end: two parties that take turns on one CPU
