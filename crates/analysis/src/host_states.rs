@@ -19,11 +19,11 @@ use std::collections::BTreeMap;
 use adjustp::{adjust, Procedure};
 use statrs::distribution::{ContinuousCDF, FisherSnedecor};
 
-use overhead_harness::speed::every_probe;
 use overhead_record::{
     own_pair, Fingerprint, HostState, HostStates, PairStates, PointByState, PointRecord, RunRecord, StateEstimate,
     StateSpan, HOST_RTT_COST,
 };
+use overhead_schema::speed::every_probe;
 use overhead_stats::{percentile, Summary, TwoLevel};
 
 /// The false discovery rate of the `host-state` flags.

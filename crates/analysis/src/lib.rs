@@ -65,8 +65,8 @@ pub fn analyze(record: &mut RunRecord, catalog: &dyn Catalog) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use overhead_harness::speed::{AFTER, BEFORE};
     use overhead_record::fixture::{point, sample_record};
+    use overhead_schema::speed::{AFTER, BEFORE};
 
     #[test]
     fn analysis_writes_flags_and_warning_into_the_record_and_is_idempotent() {

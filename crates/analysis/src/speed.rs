@@ -1,9 +1,9 @@
 //! The machine's speed across a run, from the reference loop timed around every point
-//! ([`overhead_harness::speed`]): which points ran while the CPU was slower than usual (the `slow` flag), and
+//! ([`overhead_schema::speed`]): which points ran while the CPU was slower than usual (the `slow` flag), and
 //! by how much the run's speed varied (the record's `speed_warning`). Part of [`super::analyze`].
 
-use overhead_harness::speed::{every_probe, point_reference_ns, SLOW_FACTOR};
 use overhead_record::{probe_cpu_other_share, PointRecord, RunSpeed, SpeedWindow, SHARED_POINT_THRESHOLD};
+use overhead_schema::speed::{every_probe, point_reference_ns, SLOW_FACTOR};
 use overhead_stats::{percentile, Summary};
 
 /// The length of one window of the run's speed course (s): long enough for tens of processes in a window,
@@ -148,9 +148,9 @@ pub fn run_speed(points: &[PointRecord]) -> Option<RunSpeed> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use overhead_harness::speed::{AFTER, BEFORE};
     use overhead_record::fixture::point;
     use overhead_record::ProcessRecord;
+    use overhead_schema::speed::{AFTER, BEFORE};
 
     fn process(before: f64, after: f64) -> ProcessRecord {
         ProcessRecord {

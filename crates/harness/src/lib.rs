@@ -4,10 +4,8 @@
 //! Experiments never time themselves: they hand the harness a *test* body and a *control* body, each
 //! `FnMut(n)` running its operation `n` times, and get back per-operation samples in ns.
 
-mod config;
 pub mod host_pair;
 mod known_cost;
-mod measurement;
 mod runs;
 mod single;
 pub mod sizing;
@@ -17,11 +15,10 @@ mod team;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
-pub use config::{HarnessConfig, Mode};
 pub use known_cost::{chain, chain_batch};
-pub use measurement::{CountsPerOp, Measurement};
+pub use overhead_schema::{CountsPerOp, HarnessConfig, Measurement, Mode, TeamReport, COUNTED_PAIRS};
 pub use spin_barrier::SpinBarrier;
-pub use team::{Seat, TeamReport, TeamTiming};
+pub use team::{Seat, TeamTiming};
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -49,11 +46,6 @@ pub struct Harness<C = Clock> {
     /// clones, so a harness handed into a runtime's context reports back to the probe.
     sizing: Arc<BatchSizing>,
 }
-
-/// Pairs of (control, test) batches run after the timed ones, untimed, with the kernel's counters open, in
-/// every mode ([`HarnessConfig::counted_pairs`]): what `Measurement::counts_per_op` is the median of
-/// ([`Harness::counted_pairs`]).
-pub const COUNTED_PAIRS: usize = 2;
 
 /// The batch size a probe reuses from the point's first process (docs/METHOD.md "Rounds"): every process of
 /// a point then times the same loop of N operations, so N is not one more thing that differs between them.

@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{CountsPerOp, Harness, Measurement, SpinBarrier};
+use super::{CountsPerOp, Harness, SpinBarrier, TeamReport};
 use overhead_clock::Ticks;
 use overhead_machine::{cpu_mask, pin_current_thread, process_counts, set_affinity_mask, Counts, ThreadCounters};
 
@@ -13,14 +13,6 @@ const CONTROL: u64 = 1 << 63;
 /// The counted bit of a posted command: an untimed batch run with the kernel's counters open, after the
 /// kept pairs ([`super::HarnessConfig::counted_pairs`]; docs/METHOD.md §18).
 const COUNTED: u64 = 1 << 62;
-
-/// What a team measurement hands back besides the samples.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TeamReport {
-    pub measurement: Measurement,
-    /// CPUs whose pinning the kernel refused, with the error text; the thread ran unpinned.
-    pub pin_failures: Vec<(usize, String)>,
-}
 
 /// Where one thread of a team may run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

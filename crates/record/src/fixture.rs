@@ -2,8 +2,8 @@
 
 use crate::{BuildStamp, Metric, PointRecord, PointSpec, RunRecord, SkipKind, SkippedPoint, ToolInfo, SCHEMA_VERSION};
 use overhead_clock::{calibrate, Calibration};
-use overhead_harness::{HarnessConfig, Mode};
 use overhead_machine::MachineInfo;
+use overhead_schema::{HarnessConfig, Mode};
 use overhead_stats::Summary;
 use std::collections::BTreeMap;
 

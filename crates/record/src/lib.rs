@@ -73,8 +73,8 @@ pub use summaries::{load_summaries, Summaries};
 use serde::{Deserialize, Serialize};
 
 use overhead_clock::TimeSourceInfo;
-use overhead_harness::{HarnessConfig, Mode};
 use overhead_machine::MachineInfo;
+use overhead_schema::{HarnessConfig, Mode};
 
 /// Version of the `"overhead"` section's layout. Bump on any change that an older reader would misread.
 /// 2: points are merged from several processes (`processes`, `two_level`, `unstable`, `wall_ms`).

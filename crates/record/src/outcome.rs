@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::Details;
-use overhead_harness::{Measurement, TeamReport};
+use overhead_schema::{Measurement, TeamReport};
 
 /// What an experiment hands back for one point.
 #[derive(Debug, Clone)]

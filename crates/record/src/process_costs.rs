@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use overhead_harness::Mode;
+use overhead_schema::Mode;
 
 use super::RunSummary;
 

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use overhead_harness::Mode;
+use overhead_schema::Mode;
 
 /// How many processes a point gets and how long a run may refine.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::RunRecord;
-use overhead_harness::Mode;
+use overhead_schema::Mode;
 use overhead_stats::{Summary, Z95};
 
 /// What must be equal for two runs to be repetitions of one configuration: the machine, its kernel, the

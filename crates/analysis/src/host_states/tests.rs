@@ -231,7 +231,7 @@ fn a_time_below_one_cycle_is_not_tested() {
     let mut record = run(8, 10);
     // The reference loop's fastest iteration says a cycle is 0.25 ns here; a point of 0.1–0.3 ns is no cost.
     for q in record.points.iter_mut().flat_map(|p| p.processes.iter_mut()) {
-        q.extra.insert(overhead_harness::speed::BEFORE.into(), 0.25);
+        q.extra.insert(overhead_schema::speed::BEFORE.into(), 0.25);
     }
     let stolen = &mut record.points[1];
     for (i, q) in stolen.processes.iter_mut().enumerate() {

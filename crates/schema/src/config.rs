@@ -42,7 +42,7 @@ pub struct HarnessConfig {
     pub noisy_fraction: f64,
     /// Untimed (control, test) pairs run after the kept ones with the kernel's counters open, whose events
     /// per operation the measurement reports (docs/METHOD.md §18); 0 counts nothing. Records written before
-    /// it existed read as [`super::COUNTED_PAIRS`].
+    /// it existed read as [`crate::COUNTED_PAIRS`].
     #[serde(default = "default_counted_pairs")]
     pub counted_pairs: usize,
     /// The mode these settings are for, so an experiment that sizes its own work (wake-ups per process,
@@ -69,7 +69,7 @@ impl HarnessConfig {
             repetitions,
             max_batch_ops: 1 << 32,
             noisy_fraction: 0.05,
-            counted_pairs: super::COUNTED_PAIRS,
+            counted_pairs: crate::COUNTED_PAIRS,
             mode,
         }
     }
@@ -77,5 +77,5 @@ impl HarnessConfig {
 
 /// [`HarnessConfig::counted_pairs`] of a record written before it existed.
 fn default_counted_pairs() -> usize {
-    super::COUNTED_PAIRS
+    crate::COUNTED_PAIRS
 }

@@ -95,3 +95,11 @@ impl Measurement {
         self.summary().is_none_or(|s| s.ci_low <= self.resolution_ns)
     }
 }
+
+/// What a team measurement hands back besides the samples (`overhead_harness::Harness::measure_seated_team`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TeamReport {
+    pub measurement: Measurement,
+    /// CPUs whose pinning the kernel refused, with the error text; the thread ran unpinned.
+    pub pin_failures: Vec<(usize, String)>,
+}
