@@ -25,14 +25,14 @@ pub struct ImplementationKey {
 /// and `sync.rwlock` are named by their IDs; a point of an experiment a build does
 /// not have never occurs in its records.
 pub const IMPLEMENTATION_KEYS: &[ImplementationKey] = &[
-    ImplementationKey { experiment: "msg.async", key: "impl" },
-    ImplementationKey { experiment: "msg.switch", key: "impl" },
-    ImplementationKey { experiment: "msg.rendezvous", key: "impl" },
-    ImplementationKey { experiment: "msg.throughput", key: "impl" },
-    ImplementationKey { experiment: "sync.faa", key: "impl" },
-    ImplementationKey { experiment: "sync.barrier", key: "impl" },
-    ImplementationKey { experiment: "sync.mutex", key: "lock" },
-    ImplementationKey { experiment: "sync.rwlock", key: "lock" },
+    ImplementationKey { experiment: overhead_schema::experiments::msg::ASYNC, key: "impl" },
+    ImplementationKey { experiment: overhead_schema::experiments::msg::SWITCH, key: "impl" },
+    ImplementationKey { experiment: overhead_schema::experiments::msg::RENDEZVOUS, key: "impl" },
+    ImplementationKey { experiment: overhead_schema::experiments::msg::THROUGHPUT, key: "impl" },
+    ImplementationKey { experiment: overhead_schema::experiments::sync::FAA, key: "impl" },
+    ImplementationKey { experiment: overhead_schema::experiments::sync::BARRIER, key: "impl" },
+    ImplementationKey { experiment: overhead_schema::experiments::sync::MUTEX, key: "lock" },
+    ImplementationKey { experiment: overhead_schema::experiments::sync::RWLOCK, key: "lock" },
 ];
 
 /// The parameter that names the implementation in `experiment`'s points; `None` for an experiment whose
@@ -406,6 +406,9 @@ mod tests {
         }
         fn own_impl(&self, _: &str, _: &str) -> Option<String> {
             None
+        }
+        fn snapshot(&self) -> overhead_record::CatalogSnapshot {
+            overhead_record::CatalogSnapshot::default()
         }
     }
 

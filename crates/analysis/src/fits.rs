@@ -171,19 +171,19 @@ pub const THREADS_FIT: FitSpec = FitSpec { x: "threads", x_unit: "threads", mode
 /// The fitted experiments, in the order the record lists their fits (the run's), each with the specs its
 /// points take ([`fit_spec`] chooses among them per point).
 pub const FITTED: &[(&str, &[FitSpec])] = &[
-    ("sched.yield", &[YIELD_FIT]),
-    ("sched.broadcast", &[BROADCAST_FIT]),
-    ("spawn.forkjoin", &[FORKJOIN_FIT]),
-    ("sync.oversub", &[SPAWN_SYNC_FIT, OVERSUB_LINEAR_FIT]),
-    ("mem.contention", &[THREADS_FIT]),
-    ("mem.mix", &[THREADS_FIT]),
+    (overhead_schema::experiments::sched::YIELD, &[YIELD_FIT]),
+    (overhead_schema::experiments::sched::BROADCAST, &[BROADCAST_FIT]),
+    (overhead_schema::experiments::spawn::FORKJOIN, &[FORKJOIN_FIT]),
+    (overhead_schema::experiments::sync::OVERSUB, &[SPAWN_SYNC_FIT, OVERSUB_LINEAR_FIT]),
+    (overhead_schema::experiments::mem::CONTENTION, &[THREADS_FIT]),
+    (overhead_schema::experiments::mem::MIX, &[THREADS_FIT]),
 ];
 
 /// The fit the series of `point` gets, if its experiment is fitted: `sync.oversub`'s `spawn_sync` variant the
 /// quadratic, every other point its experiment's one spec.
 pub fn fit_spec(point: &PointRecord) -> Option<FitSpec> {
     let (experiment, specs) = FITTED.iter().find(|(e, _)| *e == point.spec.experiment)?;
-    if *experiment == "sync.oversub" {
+    if *experiment == overhead_schema::experiments::sync::OVERSUB {
         let spawn_sync = point.spec.param("variant") == Some("spawn_sync");
         return Some(if spawn_sync { SPAWN_SYNC_FIT } else { OVERSUB_LINEAR_FIT });
     }

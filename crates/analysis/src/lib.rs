@@ -37,6 +37,9 @@ use overhead_record::{Catalog, RunRecord};
 /// the order of experiments and runtimes and the runtimes' own channels (`overhead_experiments::CATALOG`;
 /// [`overhead_record::RecordOrder`] where the registries are not at hand).
 pub fn analyze(record: &mut RunRecord, catalog: &dyn Catalog) {
+    // What the registries answer goes into the record first, for its readers (the report reads it instead
+    // of the registries).
+    record.catalog = catalog.snapshot();
     // First: every interval over processes on the scale a time lives on (an older record's made again);
     // then a point whose time depends on the host's state headlines one state, and everything below reads
     // the headline.

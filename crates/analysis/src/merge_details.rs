@@ -14,8 +14,10 @@ use overhead_stats::Summary;
 /// The experiments whose matrices are their result: `(experiment, matrix keys, summarised per placement
 /// class)`. `mem.c2c`'s core-to-core round trips get a `by_class` table on this machine's topology;
 /// `mpi.hosts`'s matrices are of hosts, which have no such class.
-pub const MERGED_MATRICES: &[(&str, &[&str], bool)] =
-    &[("mem.c2c", &["rtt"], true), ("mpi.hosts", &["rtt", "bw"], false)];
+pub const MERGED_MATRICES: &[(&str, &[&str], bool)] = &[
+    (overhead_schema::experiments::mem::C2C, &["rtt"], true),
+    (overhead_schema::experiments::mpi::HOSTS, &["rtt", "bw"], false),
+];
 
 /// The details of a point of `experiment` merged from its processes' (in the order they ran), or `None` to
 /// keep the representative process's: an experiment not in [`MERGED_MATRICES`], or processes whose matrices

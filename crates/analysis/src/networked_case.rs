@@ -96,7 +96,11 @@ pub struct RoundTrip<'a> {
 pub fn round_trip(record: &RunRecord) -> Option<RoundTrip<'_>> {
     let across = |p: &&PointRecord| p.spec.placement_param() == Some(Placement::OtherHost);
     let small = |p: &PointRecord| p.spec.param("payload") == Some("8");
-    let mpi = record.points.iter().filter(across).find(|p| p.spec.experiment == "mpi.pingpong" && small(p));
+    let mpi = record
+        .points
+        .iter()
+        .filter(across)
+        .find(|p| p.spec.experiment == overhead_schema::experiments::mpi::PINGPONG && small(p));
     if let Some(point) = mpi {
         return Some(RoundTrip {
             point,
@@ -104,11 +108,11 @@ pub fn round_trip(record: &RunRecord) -> Option<RoundTrip<'_>> {
                      transport's, so it is dearer than the study's bare Ethernet round trip",
         });
     }
-    let tcp = record
-        .points
-        .iter()
-        .filter(across)
-        .find(|p| p.spec.experiment == "msg.ipc" && p.spec.param("transport") == Some("tcp") && small(p));
+    let tcp = record.points.iter().filter(across).find(|p| {
+        p.spec.experiment == overhead_schema::experiments::msg::IPC
+            && p.spec.param("transport") == Some("tcp")
+            && small(p)
+    });
     tcp.map(|point| RoundTrip { point, source: "8-byte TCP round trip between two hosts (msg.ipc transport tcp)" })
 }
 

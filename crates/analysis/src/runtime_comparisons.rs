@@ -58,7 +58,7 @@ fn comparison(record: &RunRecord, runtime: &str, catalog: &dyn Catalog) -> Optio
         return None;
     }
     let geomean = overhead_stats::geometric_mean(&ratios);
-    let csloop = ROWS.iter().find(|r| r.experiment == "sched.switch").expect("csloop row");
+    let csloop = ROWS.iter().find(|r| r.experiment == overhead_schema::experiments::sched::SWITCH).expect("csloop row");
     let raw_switch = summary(record, csloop, runtime, catalog)
         .zip(summary(record, csloop, REFERENCE, catalog))
         .and_then(|(a, b)| ratio_with_ci(a, b));

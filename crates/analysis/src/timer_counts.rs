@@ -8,7 +8,7 @@ use overhead_record::{CountFit, PointRecord};
 use overhead_stats::least_squares;
 
 /// The experiment whose rows are fitted.
-pub const EXPERIMENT: &str = "timer.hotpath";
+pub const EXPERIMENT: &str = overhead_schema::experiments::timer::HOTPATH;
 
 /// A count of [`HotPathResult`] a line is fitted against.
 type Count = fn(&HotPathResult) -> f64;

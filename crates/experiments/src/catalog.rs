@@ -1,7 +1,7 @@
 //! The registries' answers to the analysis ([`overhead_record::Catalog`]): the experiments' order, the
 //! runtimes' columns and each runtime's own channel, read from the registries themselves.
 
-use overhead_record::Catalog;
+use overhead_record::{Catalog, CatalogSnapshot, ExperimentAbout, OwnImpl};
 
 /// The catalog of this build's registries.
 #[derive(Debug, Clone, Copy, Default)]
@@ -20,6 +20,25 @@ impl Catalog for Registries {
     fn own_impl(&self, experiment: &str, runtime: &str) -> Option<String> {
         super::msg::own_impl(experiment, runtime).map(|i| i.as_str().to_string())
     }
+    fn snapshot(&self) -> CatalogSnapshot {
+        let experiments: Vec<ExperimentAbout> = super::registry()
+            .iter()
+            .map(|e| {
+                let info = e.info();
+                ExperimentAbout { id: info.id.into(), summary: info.summary.into(), source: info.source.into() }
+            })
+            .collect();
+        let runtimes: Vec<String> = overhead_runtimes::registry().iter().map(|r| r.name().to_string()).collect();
+        let own_impls = experiments
+            .iter()
+            .flat_map(|e| runtimes.iter().map(move |r| (e, r)))
+            .filter_map(|(e, r)| {
+                let implementation = self.own_impl(&e.id, r)?;
+                Some(OwnImpl { experiment: e.id.clone(), runtime: r.clone(), implementation })
+            })
+            .collect();
+        CatalogSnapshot { experiments, runtimes, own_impls }
+    }
 }
 
 #[cfg(test)]
@@ -34,5 +53,26 @@ mod tests {
         assert!(CATALOG.runtime_rank("os") < CATALOG.runtime_rank("no-such-runtime"));
         assert!(CATALOG.own_impl("msg.async", "os").is_some_and(|i| !i.is_empty()));
         assert_eq!(CATALOG.own_impl("sched.switch", "os"), None);
+    }
+
+    /// The snapshot a record keeps answers every question as the registries do.
+    #[test]
+    fn the_snapshot_answers_as_the_registries() {
+        let snapshot = CATALOG.snapshot();
+        assert_eq!(snapshot.experiments.len(), super::super::registry().len());
+        for e in super::super::registry() {
+            assert_eq!(snapshot.experiment_rank(e.id()), CATALOG.experiment_rank(e.id()));
+            for r in overhead_runtimes::registry() {
+                assert_eq!(snapshot.runtime_rank(r.name()), CATALOG.runtime_rank(r.name()));
+                assert_eq!(
+                    snapshot.own_impl(e.id(), r.name()),
+                    CATALOG.own_impl(e.id(), r.name()),
+                    "{} {}",
+                    e.id(),
+                    r.name()
+                );
+            }
+        }
+        assert!(!snapshot.own_impls.is_empty());
     }
 }

@@ -145,6 +145,7 @@ pub(crate) fn new_record(opts: &RunOptions) -> RunRecord {
         choices: Vec::new(),
         sides: sides_of(&opts.sides),
         crosscheck: None,
+        catalog: Default::default(),
     }
 }
 

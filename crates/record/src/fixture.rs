@@ -95,6 +95,7 @@ pub fn sample_record() -> RunRecord {
         choices: Vec::new(),
         sides: None,
         crosscheck: None,
+        catalog: Default::default(),
         points: vec![faa],
     }
 }

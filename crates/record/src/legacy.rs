@@ -8,7 +8,7 @@ use super::PointSpec;
 
 /// Experiments renamed after records were written under the old ID: `(old, today's)`. `clock.skew` measured the
 /// counters' offset, and NTP and PTP call skew what `clock.rate` measures, so it became `clock.offset`.
-pub const RENAMED_EXPERIMENTS: [(&str, &str); 1] = [("clock.skew", "clock.offset")];
+pub const RENAMED_EXPERIMENTS: [(&str, &str); 1] = [("clock.skew", overhead_schema::experiments::clock::OFFSET)];
 
 /// Today's ID of `experiment`: itself, unless it was renamed ([`RENAMED_EXPERIMENTS`]). `--only` reads the old
 /// IDs through this too.
@@ -17,7 +17,11 @@ pub fn current_experiment_id(experiment: &str) -> &str {
 }
 
 /// The message rows that gained `impl:` when the implementations were named.
-const MESSAGE_ROWS: [&str; 3] = ["msg.async", "msg.switch", "msg.rendezvous"];
+const MESSAGE_ROWS: [&str; 3] = [
+    overhead_schema::experiments::msg::ASYNC,
+    overhead_schema::experiments::msg::SWITCH,
+    overhead_schema::experiments::msg::RENDEZVOUS,
+];
 
 /// The `impl:` value a point of `experiment` by `runtime` measured before points named it: each runtime's own
 /// channel then (std's mpsc for `os`, the fibers' own, tokio's mpsc, Go's chan, Java's queues, MPI's
@@ -31,7 +35,9 @@ pub fn implied_impl(experiment: &str, runtime: &str) -> Option<&'static str> {
         "fiber-asm" | "fiber-ucontext" | "fiber-corosensei" => "fiber",
         "tokio" => "tokio_mpsc",
         "go" => "chan",
-        "java-platform" | "java-virtual" if experiment == "msg.async" => "linked_transfer_queue",
+        "java-platform" | "java-virtual" if experiment == overhead_schema::experiments::msg::ASYNC => {
+            "linked_transfer_queue"
+        }
         "java-platform" | "java-virtual" => "synchronous_queue",
         "mpi" => "mpi",
         _ => return None,

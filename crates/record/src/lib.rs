@@ -37,7 +37,7 @@ mod speed;
 mod summaries;
 
 pub use between_runs::BetweenRuns;
-pub use catalog::{Catalog, RecordOrder};
+pub use catalog::{Catalog, CatalogSnapshot, ExperimentAbout, OwnImpl, RecordOrder};
 pub use choice::{Candidate, ChoiceTable, NotMeasured, PointFlag, Verdict};
 pub use comparison::{CountFit, RatioCi, RuntimeComparison};
 pub use crosscheck::{
@@ -218,6 +218,11 @@ pub struct RunRecord {
     /// pair's verdict (docs/METHOD.md §20). Absent from a record of `overhead run`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crosscheck: Option<Crosscheck>,
+    /// What the registries answered when the record was last analysed: the experiments' order, summaries and
+    /// sources, the runtimes' column order, each runtime's own channel (derived by the analysis). The report
+    /// reads these instead of the registries. Empty in records analysed before it existed.
+    #[serde(default, skip_serializing_if = "CatalogSnapshot::is_empty")]
+    pub catalog: CatalogSnapshot,
 }
 
 impl RunRecord {

@@ -6,7 +6,8 @@ use overhead_render::{render_matrix, Format};
 
 /// Experiments whose matrices a section of their own shows (`mem.c2c`: the `mem` section's heat map;
 /// `mpi.hosts`: the `mpi` section's host matrices); this section leaves them out rather than print them twice.
-pub const SHOWN_ELSEWHERE: &[&str] = &[overhead_experiments::mem::C2c::ID, overhead_experiments::mpi::Hosts::ID];
+pub const SHOWN_ELSEWHERE: &[&str] =
+    &[overhead_schema::experiments::mem::C2C, overhead_schema::experiments::mpi::HOSTS];
 
 /// Every matrix of every point, in point order then by name: a heading naming the point, the matrix's
 /// key, title and unit, the grid, and a line with its smallest and largest cell. Empty when no point

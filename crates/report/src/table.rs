@@ -6,8 +6,8 @@ use comfy_table::{Cell, CellAlignment, ContentArrangement};
 pub use overhead_render::{new_table, Format};
 
 use super::{counted, format_ns};
-use overhead_harness::speed::SLOW_FACTOR;
 use overhead_record::{Metric, PointRecord, RunRecord, SkipKind};
+use overhead_schema::speed::SLOW_FACTOR;
 
 /// The whole report for `record`: header (machine, time source, warnings), the results table, the
 /// primitives table, every point's matrices, and the skipped points with their reasons.

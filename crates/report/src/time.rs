@@ -95,7 +95,7 @@ mod tests {
         assert!(text.contains("75%"), "{text}");
         assert!(time_spent(&sample_record()).is_empty());
         assert!(!text.contains("fewer than"), "{text}");
-        record.rounds = Some(overhead_record::RoundPolicy::for_mode(overhead_harness::Mode::Default));
+        record.rounds = Some(overhead_record::RoundPolicy::for_mode(overhead_schema::Mode::Default));
         record.points[1].processes.truncate(2);
         let short = time_spent(&record);
         assert!(short.contains("1 point(s) got fewer than 3 processes") && short.contains("450 ms each"), "{short}");

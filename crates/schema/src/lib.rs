@@ -5,7 +5,9 @@
 //! reading a record links no timed loop.
 
 mod config;
+pub mod experiments;
 mod measurement;
+pub mod runtimes;
 pub mod speed;
 
 pub use config::{HarnessConfig, Mode};

@@ -12,7 +12,7 @@ pub struct LoopOverhead;
 impl LoopOverhead {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "base.loop";
+    pub const ID: &'static str = overhead_schema::experiments::base::LOOP;
 }
 
 impl Experiment for LoopOverhead {

@@ -13,7 +13,7 @@ pub struct Syscall;
 impl Syscall {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "base.syscall";
+    pub const ID: &'static str = overhead_schema::experiments::base::SYSCALL;
 }
 
 impl Experiment for Syscall {

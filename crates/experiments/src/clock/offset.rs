@@ -67,7 +67,7 @@ pub struct OffsetResult {
 impl Offset {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "clock.offset";
+    pub const ID: &'static str = overhead_schema::experiments::clock::OFFSET;
 }
 
 impl Experiment for Offset {

@@ -54,7 +54,7 @@ pub struct RateResult {
 impl Rate {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "clock.rate";
+    pub const ID: &'static str = overhead_schema::experiments::clock::RATE;
 }
 
 impl Experiment for Rate {

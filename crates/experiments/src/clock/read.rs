@@ -43,7 +43,7 @@ pub struct ReadResult {
 impl Read {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "clock.read";
+    pub const ID: &'static str = overhead_schema::experiments::clock::READ;
 }
 
 impl Experiment for Read {

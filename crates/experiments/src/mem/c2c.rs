@@ -93,7 +93,7 @@ pub struct C2cResult {
 impl C2c {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "mem.c2c";
+    pub const ID: &'static str = overhead_schema::experiments::mem::C2C;
 }
 
 impl Experiment for C2c {

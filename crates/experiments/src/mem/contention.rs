@@ -83,7 +83,7 @@ pub struct Contention;
 impl Contention {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "mem.contention";
+    pub const ID: &'static str = overhead_schema::experiments::mem::CONTENTION;
 }
 
 impl Experiment for Contention {

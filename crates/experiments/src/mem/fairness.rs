@@ -77,7 +77,7 @@ pub struct Fairness;
 impl Fairness {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "mem.fairness";
+    pub const ID: &'static str = overhead_schema::experiments::mem::FAIRNESS;
 }
 
 impl Experiment for Fairness {

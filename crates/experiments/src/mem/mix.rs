@@ -134,7 +134,7 @@ pub struct Mix;
 impl Mix {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "mem.mix";
+    pub const ID: &'static str = overhead_schema::experiments::mem::MIX;
 }
 
 impl Experiment for Mix {

@@ -46,7 +46,7 @@ pub struct Bandwidth;
 
 impl Bandwidth {
     /// Public ID (docs/ARCHITECTURE.md "Experiments").
-    pub const ID: &'static str = "mpi.bw";
+    pub const ID: &'static str = overhead_schema::experiments::mpi::BW;
 }
 
 impl Experiment for Bandwidth {

@@ -29,12 +29,12 @@ pub struct Allreduce;
 
 impl Barrier {
     /// Public ID (docs/ARCHITECTURE.md "Experiments").
-    pub const ID: &'static str = "mpi.barrier";
+    pub const ID: &'static str = overhead_schema::experiments::mpi::BARRIER;
 }
 
 impl Allreduce {
     /// Public ID (docs/ARCHITECTURE.md "Experiments").
-    pub const ID: &'static str = "mpi.allreduce";
+    pub const ID: &'static str = overhead_schema::experiments::mpi::ALLREDUCE;
 }
 
 impl Experiment for Barrier {

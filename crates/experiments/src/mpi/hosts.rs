@@ -60,7 +60,7 @@ pub struct Hosts;
 
 impl Hosts {
     /// Public ID (docs/ARCHITECTURE.md "Experiments").
-    pub const ID: &'static str = "mpi.hosts";
+    pub const ID: &'static str = overhead_schema::experiments::mpi::HOSTS;
 }
 
 impl Experiment for Hosts {

@@ -34,7 +34,7 @@ pub struct PingPong;
 
 impl PingPong {
     /// Public ID (docs/ARCHITECTURE.md "Experiments").
-    pub const ID: &'static str = "mpi.pingpong";
+    pub const ID: &'static str = overhead_schema::experiments::mpi::PINGPONG;
 }
 
 impl Experiment for PingPong {

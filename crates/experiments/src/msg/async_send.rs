@@ -14,7 +14,7 @@ pub struct AsyncSend;
 impl AsyncSend {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "msg.async";
+    pub const ID: &'static str = overhead_schema::experiments::msg::ASYNC;
 }
 
 impl Experiment for AsyncSend {

@@ -42,7 +42,7 @@ pub struct BandwidthResult {
 impl Bandwidth {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "msg.bw";
+    pub const ID: &'static str = overhead_schema::experiments::msg::BW;
 }
 
 impl Experiment for Bandwidth {

@@ -22,7 +22,7 @@ pub struct Call;
 impl Call {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "msg.call";
+    pub const ID: &'static str = overhead_schema::experiments::msg::CALL;
 }
 
 impl Experiment for Call {

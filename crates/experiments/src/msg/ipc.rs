@@ -42,7 +42,7 @@ pub struct Ipc;
 impl Ipc {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "msg.ipc";
+    pub const ID: &'static str = overhead_schema::experiments::msg::IPC;
 }
 
 impl Experiment for Ipc {

@@ -15,7 +15,7 @@ pub struct Rendezvous;
 impl Rendezvous {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "msg.rendezvous";
+    pub const ID: &'static str = overhead_schema::experiments::msg::RENDEZVOUS;
 }
 
 impl Experiment for Rendezvous {

@@ -16,7 +16,7 @@ pub struct Switch;
 impl Switch {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "msg.switch";
+    pub const ID: &'static str = overhead_schema::experiments::msg::SWITCH;
 }
 
 impl Experiment for Switch {

@@ -84,7 +84,7 @@ pub struct Throughput;
 impl Throughput {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "msg.throughput";
+    pub const ID: &'static str = overhead_schema::experiments::msg::THROUGHPUT;
 }
 
 /// The (pattern, capacity, placement) cells of a mode's grid, before an implementation filters them.

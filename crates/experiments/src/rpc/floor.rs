@@ -97,7 +97,7 @@ pub struct Floor;
 impl Floor {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "rpc.floor";
+    pub const ID: &'static str = overhead_schema::experiments::rpc::FLOOR;
 }
 
 impl Experiment for Floor {

@@ -49,7 +49,7 @@ pub struct Methods;
 impl Methods {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "rpc.methods";
+    pub const ID: &'static str = overhead_schema::experiments::rpc::METHODS;
 }
 
 impl Experiment for Methods {

@@ -49,7 +49,7 @@ pub struct BroadcastResult {
 impl Broadcast {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "sched.broadcast";
+    pub const ID: &'static str = overhead_schema::experiments::sched::BROADCAST;
 }
 
 impl Experiment for Broadcast {

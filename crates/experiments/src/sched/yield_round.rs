@@ -41,7 +41,7 @@ pub struct Yield;
 impl Yield {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "sched.yield";
+    pub const ID: &'static str = overhead_schema::experiments::sched::YIELD;
 }
 
 impl Experiment for Yield {

@@ -46,7 +46,7 @@ pub struct BulkResult {
 impl Bulk {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "spawn.bulk";
+    pub const ID: &'static str = overhead_schema::experiments::spawn::BULK;
 }
 
 impl Experiment for Bulk {

@@ -22,7 +22,7 @@ pub struct Create;
 impl Create {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "spawn.create";
+    pub const ID: &'static str = overhead_schema::experiments::spawn::CREATE;
 }
 
 impl Experiment for Create {

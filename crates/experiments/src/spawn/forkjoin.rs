@@ -45,7 +45,7 @@ pub struct ForkJoinResult {
 impl ForkJoin {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "spawn.forkjoin";
+    pub const ID: &'static str = overhead_schema::experiments::spawn::FORKJOIN;
 }
 
 impl Experiment for ForkJoin {

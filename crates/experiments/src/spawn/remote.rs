@@ -39,7 +39,7 @@ pub struct Remote;
 impl Remote {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "spawn.remote";
+    pub const ID: &'static str = overhead_schema::experiments::spawn::REMOTE;
 }
 
 impl Experiment for Remote {

@@ -24,7 +24,7 @@ pub struct Barrier;
 impl Barrier {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "sync.barrier";
+    pub const ID: &'static str = overhead_schema::experiments::sync::BARRIER;
 }
 
 impl Experiment for Barrier {

@@ -33,7 +33,7 @@ pub struct Faa;
 impl Faa {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "sync.faa";
+    pub const ID: &'static str = overhead_schema::experiments::sync::FAA;
 }
 
 impl Experiment for Faa {

@@ -31,7 +31,7 @@ pub struct Mutex;
 impl Mutex {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "sync.mutex";
+    pub const ID: &'static str = overhead_schema::experiments::sync::MUTEX;
 }
 
 impl Experiment for Mutex {

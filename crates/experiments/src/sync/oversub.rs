@@ -62,7 +62,7 @@ pub struct Oversub;
 impl Oversub {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "sync.oversub";
+    pub const ID: &'static str = overhead_schema::experiments::sync::OVERSUB;
 }
 
 impl Experiment for Oversub {

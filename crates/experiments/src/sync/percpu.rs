@@ -23,7 +23,7 @@ pub struct Getcpu;
 
 impl Getcpu {
     /// Public ID (docs/ARCHITECTURE.md "Experiments").
-    pub const ID: &'static str = "sync.getcpu";
+    pub const ID: &'static str = overhead_schema::experiments::sync::GETCPU;
 }
 
 impl Experiment for Getcpu {
@@ -72,7 +72,7 @@ pub struct Percpu;
 
 impl Percpu {
     /// Public ID (docs/ARCHITECTURE.md "Experiments").
-    pub const ID: &'static str = "sync.percpu";
+    pub const ID: &'static str = overhead_schema::experiments::sync::PERCPU;
 }
 
 impl Experiment for Percpu {

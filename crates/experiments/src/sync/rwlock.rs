@@ -38,7 +38,7 @@ pub struct RwLock;
 impl RwLock {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "sync.rwlock";
+    pub const ID: &'static str = overhead_schema::experiments::sync::RWLOCK;
 }
 
 /// The (writers, threads) pairs a run of `mode` measures, threads from `thread_counts` (1…CPUs by mode,

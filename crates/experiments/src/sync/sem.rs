@@ -16,7 +16,7 @@ pub struct Sem;
 impl Sem {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "sync.sem";
+    pub const ID: &'static str = overhead_schema::experiments::sync::SEM;
 }
 
 impl Experiment for Sem {

@@ -69,7 +69,7 @@ pub struct StolenResult {
 impl Stolen {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "timer.stolen";
+    pub const ID: &'static str = overhead_schema::experiments::timer::STOLEN;
 }
 
 impl Experiment for Stolen {

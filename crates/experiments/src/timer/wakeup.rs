@@ -45,7 +45,7 @@ pub struct WakeupResult {
 impl Wakeup {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "timer.wakeup";
+    pub const ID: &'static str = overhead_schema::experiments::timer::WAKEUP;
 }
 
 impl Experiment for Wakeup {

@@ -59,7 +59,7 @@ pub struct Handoff;
 
 impl Handoff {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it.
-    pub const ID: &'static str = "wake.handoff";
+    pub const ID: &'static str = overhead_schema::experiments::wake::HANDOFF;
 }
 
 /// Timed rounds per process: a blocked round costs a settle and two wakes (≈ 50–120 µs on a 2-vCPU VM).

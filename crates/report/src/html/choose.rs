@@ -4,7 +4,7 @@
 //! tables with their ratios (docs/METHOD.md "Choosing an implementation").
 
 use crate::choose::{heading, verdict_text};
-use overhead_record::{ChoiceTable, RunRecord, Verdict};
+use overhead_record::{CatalogSnapshot, ChoiceTable, RunRecord, Verdict};
 use overhead_render::figure::{slug, Figure};
 use overhead_render::plot::{ranked_bars_svg, LegendEntry, RankedBar, RANKED_HIGHLIGHT, RANKED_OTHER};
 
@@ -12,12 +12,12 @@ use overhead_render::plot::{ranked_bars_svg, LegendEntry, RankedBar, RANKED_HIGH
 ///
 /// Errors: a plot could not be drawn.
 pub fn choice_figures(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
-    record.choices.iter().map(choice_figure).collect()
+    record.choices.iter().map(|t| choice_figure(t, &record.catalog)).collect()
 }
 
 /// One table's chart, its legend (the best group, the others) and its caption: what the primitive is,
 /// each candidate's verdict, and the candidates without a result.
-fn choice_figure(t: &ChoiceTable) -> anyhow::Result<Figure> {
+fn choice_figure(t: &ChoiceTable, catalog: &CatalogSnapshot) -> anyhow::Result<Figure> {
     let bars: Vec<RankedBar> = t
         .candidates
         .iter()
@@ -33,8 +33,8 @@ fn choice_figure(t: &ChoiceTable) -> anyhow::Result<Figure> {
     let title = heading(t);
     let axis = format!("median time {}, 95% CI", t.metric.time_per());
     let mut caption = Vec::new();
-    if let Some(e) = overhead_experiments::find(&t.experiment) {
-        caption.push(format!("{}: {}.", e.info().id, e.info().summary));
+    if let Some(e) = catalog.about(&t.experiment) {
+        caption.push(format!("{}: {}.", e.id, e.summary));
     }
     let verdicts: Vec<String> = t.candidates.iter().map(|c| format!("{}: {}", c.label(), verdict_text(c))).collect();
     caption.push(format!("{}.", verdicts.join("; ")));

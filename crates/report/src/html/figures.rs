@@ -112,7 +112,7 @@ pub fn figure_groups(record: &RunRecord) -> anyhow::Result<Vec<FigureGroup>> {
 
 /// Every curve of the record as a figure.
 fn curve_figures(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
-    curves(record).iter().map(curve_figure).collect()
+    curves(record).iter().map(|c| curve_figure(c, &record.catalog)).collect()
 }
 
 /// The speed figure, when the record has a course.
@@ -157,7 +157,7 @@ fn speed_figure(record: &RunRecord) -> anyhow::Result<Option<Figure>> {
     }))
 }
 
-fn curve_figure(curve: &Curve) -> anyhow::Result<Figure> {
+fn curve_figure(curve: &Curve, catalog: &overhead_record::CatalogSnapshot) -> anyhow::Result<Figure> {
     let panel: Vec<String> = curve.panel.iter().map(|(k, v)| format!("{k}:{v}")).collect();
     let title = if panel.is_empty() {
         curve.experiment.clone()
@@ -165,8 +165,8 @@ fn curve_figure(curve: &Curve) -> anyhow::Result<Figure> {
         format!("{} — {}", curve.experiment, panel.join(" "))
     };
     let mut caption = Vec::new();
-    if let Some(e) = overhead_experiments::find(&curve.experiment) {
-        caption.push(format!("{}: {}. Source: {}.", e.info().id, e.info().summary, e.info().source));
+    if let Some(e) = catalog.about(&curve.experiment) {
+        caption.push(format!("{}: {}. Source: {}.", e.id, e.summary, e.source));
     }
     caption.extend(curve.series.iter().filter_map(|s| match (&s.fit, &s.fit_note) {
         (Some(f), _) => Some(format!("fit, {}: {}", s.label, f.formula(format_ns))),
@@ -187,7 +187,7 @@ fn curve_figure(curve: &Curve) -> anyhow::Result<Figure> {
 
 /// Experiments whose matrices a group of their own draws (`mpi.hosts`: host × host, with each cell's
 /// placement class); the generic heat maps leave them out rather than draw them twice.
-const OWN_HEAT_MAPS: &[&str] = &[overhead_experiments::mpi::Hosts::ID];
+const OWN_HEAT_MAPS: &[&str] = &[overhead_schema::experiments::mpi::HOSTS];
 
 fn heat_maps(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
     let mut figures = Vec::new();

@@ -35,7 +35,7 @@ struct KeyCost {
 const KEY_COSTS: &[KeyCost] = &[
     KeyCost {
         label: "system call (getppid)",
-        experiment: overhead_experiments::base::Syscall::ID,
+        experiment: overhead_schema::experiments::base::SYSCALL,
         runtime: "os",
         params: &[],
         pick: Pick::Only,
@@ -43,7 +43,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "clock read (clock_gettime MONOTONIC)",
-        experiment: overhead_experiments::clock::Read::ID,
+        experiment: overhead_schema::experiments::clock::READ,
         runtime: "os",
         params: &[("source", "clock_gettime_monotonic")],
         pick: Pick::Only,
@@ -51,7 +51,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "futex handoff round trip, same CPU",
-        experiment: overhead_experiments::sched::Switch::ID,
+        experiment: overhead_schema::experiments::sched::SWITCH,
         runtime: "os",
         params: &[("mechanism", "futex"), ("placement", "same_cpu")],
         pick: Pick::Only,
@@ -59,7 +59,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "futex handoff round trip, other CPU",
-        experiment: overhead_experiments::sched::Switch::ID,
+        experiment: overhead_schema::experiments::sched::SWITCH,
         runtime: "os",
         params: &[("mechanism", "futex")],
         pick: Pick::OtherCpu,
@@ -67,7 +67,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "thread create + join",
-        experiment: overhead_experiments::spawn::Create::ID,
+        experiment: overhead_schema::experiments::spawn::CREATE,
         runtime: "os",
         params: &[("kind", "thread")],
         pick: Pick::Only,
@@ -75,7 +75,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "process fork + wait",
-        experiment: overhead_experiments::spawn::Create::ID,
+        experiment: overhead_schema::experiments::spawn::CREATE,
         runtime: "os",
         params: &[("kind", "process")],
         pick: Pick::Only,
@@ -83,7 +83,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "fiber switch round trip",
-        experiment: overhead_experiments::sched::Switch::ID,
+        experiment: overhead_schema::experiments::sched::SWITCH,
         runtime: "fiber-asm",
         params: &[],
         pick: Pick::Only,
@@ -91,7 +91,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "tokio task spawn + join",
-        experiment: overhead_experiments::spawn::Create::ID,
+        experiment: overhead_schema::experiments::spawn::CREATE,
         runtime: "tokio",
         params: &[("kind", "task")],
         pick: Pick::Only,
@@ -99,7 +99,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "pipe round trip, 8 B",
-        experiment: overhead_experiments::msg::Ipc::ID,
+        experiment: overhead_schema::experiments::msg::IPC,
         runtime: "os",
         params: &[("transport", "pipe"), ("payload", "8")],
         pick: Pick::OtherCpu,
@@ -107,7 +107,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "cache line, core to core, one way",
-        experiment: overhead_experiments::mem::C2c::ID,
+        experiment: overhead_schema::experiments::mem::C2C,
         runtime: "os",
         params: &[("op", "cas")],
         pick: Pick::Only,
@@ -115,7 +115,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "contended atomic add",
-        experiment: overhead_experiments::sync::Faa::ID,
+        experiment: overhead_schema::experiments::sync::FAA,
         runtime: "os",
         params: &[("impl", "hw"), ("variable", "shared")],
         pick: Pick::MostThreads,
@@ -123,7 +123,7 @@ const KEY_COSTS: &[KeyCost] = &[
     },
     KeyCost {
         label: "barrier episode (spin barrier)",
-        experiment: overhead_experiments::sync::Barrier::ID,
+        experiment: overhead_schema::experiments::sync::BARRIER,
         runtime: "os",
         params: &[("impl", "spin")],
         pick: Pick::MostThreads,

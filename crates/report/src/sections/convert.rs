@@ -13,7 +13,7 @@ use overhead_humanize::format_ns;
 use overhead_record::{PointRecord, PointSpec, RunRecord};
 use overhead_render::Format;
 
-const EXPERIMENT: &str = overhead_experiments::clock::Convert::ID;
+const EXPERIMENT: &str = overhead_schema::experiments::clock::CONVERT;
 
 /// The recommended fast path's cost goal per conversion (ns).
 const FAST_PATH_GOAL_NS: f64 = 2.0;

@@ -8,12 +8,12 @@ use overhead_render::new_table;
 
 use overhead_experiments::grain::{tables, SweepResult};
 use overhead_humanize::format_ns;
+use overhead_record::Catalog as _;
 use overhead_record::{LabelledTable, PointRecord, RunRecord};
 use overhead_render::Format;
-use overhead_runtimes::column_rank;
 
 /// The experiment this section reads.
-const EXPERIMENT: &str = overhead_experiments::grain::Sweep::ID;
+const EXPERIMENT: &str = overhead_schema::experiments::grain::SWEEP;
 
 /// The value of `column` in the row labelled `label` of `table`.
 fn cell(table: &LabelledTable, label: &str, column: &str) -> Option<f64> {
@@ -24,7 +24,7 @@ fn cell(table: &LabelledTable, label: &str, column: &str) -> Option<f64> {
 /// The sweep's points, in runtime order.
 fn sweep_points(record: &RunRecord) -> Vec<&PointRecord> {
     let mut points: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == EXPERIMENT).collect();
-    points.sort_by_key(|p| (column_rank(&p.spec.runtime), p.name.clone()));
+    points.sort_by_key(|p| (record.catalog.runtime_rank(&p.spec.runtime), p.name.clone()));
     points
 }
 

@@ -25,7 +25,7 @@ pub const GRANULARITY: Figures = Figures {
 /// record has no sweep.
 pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
     let points: Vec<&PointRecord> =
-        record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::grain::Sweep::ID).collect();
+        record.points.iter().filter(|p| p.spec.experiment == overhead_schema::experiments::grain::SWEEP).collect();
     let mut series = Vec::new();
     let mut marks = Vec::new();
     for p in &points {
@@ -58,7 +58,7 @@ pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
         series.push(Series { label, points: members, fit: None, fit_note: None });
     }
     (!series.is_empty()).then(|| Curve {
-        experiment: overhead_experiments::grain::Sweep::ID.into(),
+        experiment: overhead_schema::experiments::grain::SWEEP.into(),
         panel: Vec::new(),
         x: "tasks".into(),
         log_x: true,
@@ -76,13 +76,13 @@ fn grain_figures(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
         let caption = curve.marks.iter().map(|m| format!("{}: {}", m.label, format_ns(m.y))).collect();
         figures.push(Figure {
             id: "fig-grain-sweep".into(),
-            title: overhead_experiments::grain::Sweep::ID.into(),
+            title: overhead_schema::experiments::grain::SWEEP.into(),
             svg: curve_svg(&curve, "grain.sweep: elapsed vs. tasks")?,
             legend: legend(&curve),
             caption,
         });
     }
-    for p in record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::grain::Sweep::ID) {
+    for p in record.points.iter().filter(|p| p.spec.experiment == overhead_schema::experiments::grain::SWEEP) {
         if let Some(share) = p.details.tables.get("share") {
             let title = format!("{}: share of tasks per CPU", p.name);
             let (svg, legend) = table_bars(&p.spec.runtime, "tasks the work is split into (K)", share)?;

@@ -13,8 +13,8 @@ use overhead_render::new_table;
 use overhead_render::Format;
 use overhead_runtimes::os::ipc::IpcTransport;
 
-const PING_PONG: &str = overhead_experiments::msg::Ipc::ID;
-const BANDWIDTH: &str = overhead_experiments::msg::Bandwidth::ID;
+const PING_PONG: &str = overhead_schema::experiments::msg::IPC;
+const BANDWIDTH: &str = overhead_schema::experiments::msg::BW;
 
 /// The placements with any point of `experiment`, in the record's order.
 fn placements(record: &RunRecord, experiment: &str) -> Vec<Placement> {

@@ -37,6 +37,7 @@ pub const EXPERIMENT_SECTIONS: &[&Section] = &[
 pub const EXPERIMENT_FIGURES: &[&Figures] =
     &[&mem::shares::SHARES, &grain_figures::GRANULARITY, &mpi::FIGURES, &wake::FIGURES];
 
+use overhead_record::Catalog as _;
 use overhead_record::RunRecord;
 use overhead_render::figure::Figure;
 use overhead_render::Format;
@@ -63,7 +64,7 @@ pub struct Section {
 pub fn runtimes_of<'a>(record: &'a RunRecord, experiment: &str) -> Vec<&'a str> {
     let mut names: Vec<&str> =
         record.points.iter().filter(|p| p.spec.experiment == experiment).map(|p| p.spec.runtime.as_str()).collect();
-    names.sort_by_key(|name| (overhead_runtimes::column_rank(name), *name));
+    names.sort_by_key(|name| (record.catalog.runtime_rank(name), *name));
     names.dedup();
     names
 }

@@ -346,7 +346,7 @@ fn host_matrices(record: &RunRecord, format: Format) -> String {
     for s in record
         .skipped
         .iter()
-        .filter(|s| s.spec.experiment == Hosts::ID && s.spec.runtime == overhead_runtimes::mpi::NAME)
+        .filter(|s| s.spec.experiment == Hosts::ID && s.spec.runtime == overhead_schema::runtimes::MPI)
     {
         if !out.is_empty() {
             out += "\n";
@@ -361,7 +361,7 @@ fn mpi_version(record: &RunRecord, format: Format) -> String {
     let mut versions: Vec<String> = record
         .points
         .iter()
-        .filter(|p| p.spec.runtime == overhead_runtimes::mpi::NAME || !p.spec.hosts.is_empty())
+        .filter(|p| p.spec.runtime == overhead_schema::runtimes::MPI || !p.spec.hosts.is_empty())
         .filter_map(version_of)
         .collect();
     versions.dedup();

@@ -10,7 +10,6 @@ use overhead_analysis::networked_case::{
     columns, point_of, round_trip, runtime_cases, Estimate, Networked, RuntimeCase, HEAVY_ROWS, LOCAL_ACCEPTABLE,
 };
 use overhead_analysis::primitive_rows::ROWS;
-use overhead_experiments::CATALOG;
 use overhead_humanize::format_ns;
 use overhead_record::RunRecord;
 use overhead_render::{new_table, Format};
@@ -64,7 +63,7 @@ fn subheading(title: &str, format: Format) -> String {
 /// The section: the round trip, the fractions table, the verdicts; empty when the record has none of
 /// Souvatzis's rows; without an other-host round trip, the reason there is no verdict.
 pub fn networked_case(record: &RunRecord, format: Format) -> String {
-    let runtimes = columns(record, &CATALOG);
+    let runtimes = columns(record, &record.catalog);
     if runtimes.is_empty() {
         return String::new();
     }
@@ -102,7 +101,7 @@ pub fn networked_case(record: &RunRecord, format: Format) -> String {
          synchronisation\", L216)\n\n"
     );
     out += &subheading("verdict per runtime", format);
-    let cases = runtime_cases(record, &runtimes, rtt, &CATALOG);
+    let cases = runtime_cases(record, &runtimes, rtt, &record.catalog);
     out += &format!("{}{blank}", verdicts_table(&cases, format));
     out += &format!(
         "{bullet}Networked case: good enough when the upper bound of r is ≤ 1/4, not good enough when its lower \
@@ -128,12 +127,12 @@ fn fractions_table(record: &RunRecord, runtimes: &[String], rtt: Estimate, forma
     let mut header = vec!["primitive (Souvatzis)".to_string()];
     header.extend(runtimes.iter().cloned());
     table.set_header(header);
-    for row in ROWS.iter().filter(|row| runtimes.iter().any(|r| point_of(record, row, r, &CATALOG).is_some())) {
+    for row in ROWS.iter().filter(|row| runtimes.iter().any(|r| point_of(record, row, r, &record.catalog).is_some())) {
         let heavy = HEAVY_ROWS.contains(&row.label);
         let label = if heavy { format!("{} †", row.label) } else { row.label.to_string() };
         let mut cells = vec![Cell::new(label)];
         for runtime in runtimes {
-            let text = point_of(record, row, runtime, &CATALOG)
+            let text = point_of(record, row, runtime, &record.catalog)
                 .map_or("—".into(), |p| fraction_text(p.summary.median / rtt.median));
             cells.push(Cell::new(text).set_alignment(CellAlignment::Right));
         }

@@ -9,9 +9,9 @@ use overhead_render::new_table;
 
 use overhead_analysis::primitive_rows::{matches, ROWS};
 use overhead_humanize::format_ns;
+use overhead_record::Catalog as _;
 use overhead_record::{RatioCi, RunRecord, RuntimeComparison};
 use overhead_render::Format;
-use overhead_runtimes::column_rank;
 
 /// The runtimes the record has anything for, Souvatzis's columns first.
 fn columns(record: &RunRecord) -> Vec<String> {
@@ -22,7 +22,7 @@ fn columns(record: &RunRecord) -> Vec<String> {
             seen.push(spec.runtime.clone());
         }
     }
-    seen.sort_by_key(|r| column_rank(r));
+    seen.sort_by_key(|r| record.catalog.runtime_rank(r));
     seen
 }
 
@@ -42,14 +42,13 @@ pub fn primitives_table(record: &RunRecord, format: Format) -> String {
     for row in ROWS {
         let mut cells = vec![Cell::new(row.label)];
         for runtime in &runtimes {
-            let point = record.points.iter().find(|p| matches(row, &p.spec, runtime, &overhead_experiments::CATALOG));
+            let point = record.points.iter().find(|p| matches(row, &p.spec, runtime, &record.catalog));
             let text = match point {
                 Some(p) => {
                     format!("{} ±{}{}", format_ns(p.summary.median), format_ns(p.summary.ci_half_width()), breakdown(p))
                 }
                 None => {
-                    let skipped =
-                        record.skipped.iter().find(|s| matches(row, &s.spec, runtime, &overhead_experiments::CATALOG));
+                    let skipped = record.skipped.iter().find(|s| matches(row, &s.spec, runtime, &record.catalog));
                     match skipped {
                         Some(s) => {
                             footnotes.push(format!("{} / {runtime}: {}", row.label, s.reason));

@@ -16,8 +16,8 @@ use overhead_render::new_table;
 use overhead_render::Format;
 use overhead_runtimes::os::ipc::IpcTransport;
 
-const METHODS: &str = overhead_experiments::rpc::Methods::ID;
-const FLOOR: &str = overhead_experiments::rpc::Floor::ID;
+const METHODS: &str = overhead_schema::experiments::rpc::METHODS;
+const FLOOR: &str = overhead_schema::experiments::rpc::FLOOR;
 
 /// The study's header: time (ms) client/server, % time client/server, calls, µs per call client/server, delta.
 const HEADER: [&str; 9] = [
@@ -148,7 +148,7 @@ fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
         .points
         .iter()
         .filter(|p| {
-            p.spec.experiment == overhead_experiments::msg::Ipc::ID
+            p.spec.experiment == overhead_schema::experiments::msg::IPC
                 && p.spec.placement_param() == floor.spec.placement_param()
         })
         .filter_map(|p| {

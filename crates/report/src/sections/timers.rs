@@ -12,7 +12,7 @@ use overhead_record::{PointRecord, PointSpec, RunRecord};
 use overhead_render::Format;
 use overhead_timerq::{Scenario, StartMode, TimeBaseKind, COUNT_COLUMNS};
 
-const EXPERIMENT: &str = overhead_experiments::timer::HotPath::ID;
+const EXPERIMENT: &str = overhead_schema::experiments::timer::HOTPATH;
 
 /// 002's row label: `TSC-based`, `ns-based+ABS`, …
 fn row_label(base: TimeBaseKind, start: StartMode) -> String {

@@ -54,7 +54,7 @@ pub fn yield_and_oversub_tables(record: &RunRecord, format: Format) -> String {
         out += &subheading("sched.yield: time per yield round vs. load (Ben-Asher & Feitelson 1991 Fig. 3)", format);
         out += &yield_table;
     }
-    for runtime in runtimes_of(record, overhead_experiments::sync::Oversub::ID) {
+    for runtime in runtimes_of(record, overhead_schema::experiments::sync::OVERSUB) {
         let table = oversub(record, runtime, format);
         if !table.is_empty() {
             if !out.is_empty() {
@@ -91,13 +91,13 @@ fn formulas<'a>(fits: impl Iterator<Item = (String, &'a FitRecord)>, format: For
 /// Rows = load, columns = (runtime, CPUs), cells = median per round; then the `a + b·load` fits.
 fn yield_rounds(record: &RunRecord, format: Format) -> String {
     let points: Vec<&PointRecord> =
-        record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::sched::Yield::ID).collect();
+        record.points.iter().filter(|p| p.spec.experiment == overhead_schema::experiments::sched::YIELD).collect();
     if points.is_empty() {
         return String::new();
     }
     let loads: BTreeSet<u64> = points.iter().filter_map(|p| Some(yield_params(p)?.load? as u64)).collect();
     let mut columns: Vec<(&str, u64)> = Vec::new();
-    for runtime in runtimes_of(record, overhead_experiments::sched::Yield::ID) {
+    for runtime in runtimes_of(record, overhead_schema::experiments::sched::YIELD) {
         let cpus: BTreeSet<u64> = points
             .iter()
             .filter(|p| p.spec.runtime == runtime)
@@ -134,11 +134,12 @@ fn yield_rounds(record: &RunRecord, format: Format) -> String {
     let fits = record
         .fits
         .iter()
-        .filter(|f| f.experiment == overhead_experiments::sched::Yield::ID)
+        .filter(|f| f.experiment == overhead_schema::experiments::sched::YIELD)
         .map(|f| (label(&f.runtime, &f.series), f));
     out += &formulas(fits, format);
-    let few =
-        too_few_points(&record.points).into_iter().filter(|s| s.experiment == overhead_experiments::sched::Yield::ID);
+    let few = too_few_points(&record.points)
+        .into_iter()
+        .filter(|s| s.experiment == overhead_schema::experiments::sched::YIELD);
     out += &notes(few.map(|s| (label(&s.runtime, &s.series), s.note())), format);
     out
 }
@@ -155,7 +156,7 @@ fn oversub(record: &RunRecord, runtime: &str, format: Format) -> String {
     let points: Vec<&PointRecord> = record
         .points
         .iter()
-        .filter(|p| p.spec.experiment == overhead_experiments::sync::Oversub::ID && p.spec.runtime == runtime)
+        .filter(|p| p.spec.experiment == overhead_schema::experiments::sync::OVERSUB && p.spec.runtime == runtime)
         .collect();
     if points.is_empty() {
         return String::new();
@@ -185,7 +186,7 @@ fn oversub(record: &RunRecord, runtime: &str, format: Format) -> String {
     let fits: Vec<&FitRecord> = record
         .fits
         .iter()
-        .filter(|f| f.experiment == overhead_experiments::sync::Oversub::ID && f.runtime == runtime)
+        .filter(|f| f.experiment == overhead_schema::experiments::sync::OVERSUB && f.runtime == runtime)
         .collect();
     let label_of = |series: &[(String, String)], name: String| {
         let get = |k: &str| series.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
@@ -198,7 +199,7 @@ fn oversub(record: &RunRecord, runtime: &str, format: Format) -> String {
     out += &formulas(fits.iter().map(|f| (label(f), *f)), format);
     let few = too_few_points(&record.points)
         .into_iter()
-        .filter(|s| s.experiment == overhead_experiments::sync::Oversub::ID && s.runtime == runtime);
+        .filter(|s| s.experiment == overhead_schema::experiments::sync::OVERSUB && s.runtime == runtime);
     out += &notes(few.map(|s| (label_of(&s.series, s.name()), s.note())), format);
     let bullet = if format == Format::Md { "- " } else { "  " };
     for f in fits.iter().filter(|f| f.c.is_some() && f.is_supported()) {

@@ -24,7 +24,7 @@ use overhead_runtime_api::{Offer, Offers, RuntimeUnderTest};
 pub struct Mpi;
 
 /// Its public name (the `runtime:` of its points), for the reports that present its points.
-pub const NAME: &str = "mpi";
+pub const NAME: &str = overhead_schema::runtimes::MPI;
 
 /// Why `mpi` lacks the other capabilities.
 const RANKS_ONLY: &str =

@@ -82,7 +82,7 @@ pub struct Convert;
 impl Convert {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "clock.convert";
+    pub const ID: &'static str = overhead_schema::experiments::clock::CONVERT;
 }
 
 impl Experiment for Convert {

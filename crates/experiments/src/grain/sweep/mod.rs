@@ -89,7 +89,7 @@ pub struct Sweep;
 impl Sweep {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "grain.sweep";
+    pub const ID: &'static str = overhead_schema::experiments::grain::SWEEP;
 }
 
 impl Experiment for Sweep {

@@ -179,7 +179,7 @@ pub struct RemoteResult {
 impl Remote {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "mem.remote";
+    pub const ID: &'static str = overhead_schema::experiments::mem::REMOTE;
 }
 
 impl Experiment for Remote {

@@ -37,7 +37,7 @@ pub use overhead_record::HotPathResult;
 impl HotPath {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which
     /// the reports and the analysis match on.
-    pub const ID: &'static str = "timer.hotpath";
+    pub const ID: &'static str = overhead_schema::experiments::timer::HOTPATH;
 }
 
 impl Experiment for HotPath {

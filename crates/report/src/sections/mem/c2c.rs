@@ -19,7 +19,7 @@ pub const MAX_COMPACT_COLUMNS: usize = 128;
 /// Every `mem.c2c` point: heading, heat map, legend, class table. Empty when there is none.
 pub fn render(record: &RunRecord, format: Format) -> String {
     let points: Vec<&PointRecord> =
-        record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::mem::C2c::ID).collect();
+        record.points.iter().filter(|p| p.spec.experiment == overhead_schema::experiments::mem::C2C).collect();
     let mut out = String::new();
     for p in points {
         let Some(rtt) = p.details.matrices.get("rtt") else { continue };

@@ -22,7 +22,7 @@ pub fn render(record: &RunRecord, format: Format) -> String {
 
 /// `mem.contention`: rows = threads, columns = store / atomic add (ns per access), then a fit per op.
 fn contention(record: &RunRecord, format: Format) -> String {
-    let points = of(record, overhead_experiments::mem::Contention::ID);
+    let points = of(record, overhead_schema::experiments::mem::CONTENTION);
     if points.is_empty() {
         return String::new();
     }
@@ -39,13 +39,13 @@ fn contention(record: &RunRecord, format: Format) -> String {
     out += "cells: median per access (store or atomic add, 100 in-line per iteration, empty loop subtracted) ± \
             half-width of its 95% CI; the slope b is what each added writer adds to every access (the study's bus \
             served one access at a time: a line)\n";
-    out += &formulas(record, overhead_experiments::mem::Contention::ID, "op", &columns, format);
+    out += &formulas(record, overhead_schema::experiments::mem::CONTENTION, "op", &columns, format);
     out
 }
 
 /// `mem.mix`: rows = threads, columns = x (ns per block of 100 operations), then a fit per x.
 fn mix(record: &RunRecord, format: Format) -> String {
-    let points = of(record, overhead_experiments::mem::Mix::ID);
+    let points = of(record, overhead_schema::experiments::mem::MIX);
     if points.is_empty() {
         return String::new();
     }
@@ -64,7 +64,7 @@ fn mix(record: &RunRecord, format: Format) -> String {
     out += "cells: median per block (x stores to one line shared by all threads, 100 − x increments of a local \
             in memory, empty loop subtracted) ± half-width of its 95% CI; the slope b is what each added thread \
             costs a block: about nothing at x = 1, most at x = 100, where the block is Fig. 1's stores\n";
-    out += &formulas(record, overhead_experiments::mem::Mix::ID, "x", &columns, format);
+    out += &formulas(record, overhead_schema::experiments::mem::MIX, "x", &columns, format);
     out
 }
 

@@ -12,7 +12,7 @@ use overhead_render::new_table;
 use overhead_render::Format;
 
 /// The experiment this part reads.
-const EXPERIMENT: &str = overhead_experiments::mem::Fairness::ID;
+const EXPERIMENT: &str = overhead_schema::experiments::mem::FAIRNESS;
 
 /// Ben-Asher & Feitelson 1991 Table 2: accesses of PEs 1–10 per 1000 of PE 1's.
 pub const SEED_TABLE_2: [u32; 10] = [1000, 993, 893, 688, 671, 658, 501, 501, 501, 501];

@@ -11,7 +11,7 @@ use overhead_render::new_table;
 use overhead_render::Format;
 
 /// The experiment this part reads.
-const EXPERIMENT: &str = overhead_experiments::mem::Remote::ID;
+const EXPERIMENT: &str = overhead_schema::experiments::mem::REMOTE;
 
 /// Table 3's rows: case parameter, access, conditions, the study's rate.
 pub const ROWS: [(&str, &str, &str, &str); 8] = [

@@ -21,7 +21,7 @@ pub const SHARES: Figures = Figures {
 /// Ben-Asher & Feitelson 1991 Table 2's shares: each `mem.fairness` point's accesses per thread, per 1000 of the first's.
 fn shares(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
     let mut figures = Vec::new();
-    for p in record.points.iter().filter(|p| p.spec.experiment == overhead_experiments::mem::Fairness::ID) {
+    for p in record.points.iter().filter(|p| p.spec.experiment == overhead_schema::experiments::mem::FAIRNESS) {
         let Some(counts) = p.details.tables.get("counts") else { continue };
         let Some(column) = counts.columns.iter().position(|c| c.starts_with("per 1000")) else { continue };
         let categories: Vec<String> = counts.rows.iter().map(|(label, _)| label.clone()).collect();
