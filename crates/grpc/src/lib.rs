@@ -5,25 +5,9 @@
 //! like the timer queue: the experiments (`overhead_experiments::rpc`) drive it, and nothing else needs the
 //! gRPC stack; docs/ARCHITECTURE.md "The rpc family".
 
+pub use overhead_schema::variants::rpc::RpcTransport;
+
 pub mod bare;
 pub mod evict;
 pub mod service;
 pub mod transport;
-
-use serde::{Deserialize, Serialize};
-
-/// How the client and the server talk (the `transport` parameter of both experiments). serde: `"unix"`,
-/// `"tcp"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RpcTransport {
-    /// A UNIX domain stream socket in a fresh temporary directory.
-    Unix,
-    /// TCP over the loopback interface, 127.0.0.1 on a port the kernel picks, with `TCP_NODELAY`.
-    Tcp,
-}
-
-impl RpcTransport {
-    /// Both transports, in the order the plan lists them.
-    pub const ALL: [RpcTransport; 2] = [RpcTransport::Unix, RpcTransport::Tcp];
-}

@@ -16,7 +16,9 @@ pub mod fixture;
 mod host_spread;
 mod host_state;
 mod hot_path;
-/// serde, for [`param_enum!`]'s expansion in the crates that use it.
+/// A parameter enum's serde as its name (defined in `overhead_schema`, under the record).
+pub use overhead_schema::param_enum;
+/// serde, for the crates that name it through the record.
 #[doc(hidden)]
 pub use serde;
 pub mod gbench;

@@ -2,47 +2,10 @@
 //! experiment 2 (Fig. 10), written once as `sync.oversub` against [`ActivityBarrier`]
 //! (docs/ARCHITECTURE.md "Runtimes under test").
 
+pub use overhead_schema::variants::activity_barrier::{BarrierKind, Variant};
+
 use overhead_harness::Harness;
 use overhead_record::Outcome;
-
-/// What one operation of `sync.oversub` is (its `variant:` parameter).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Variant {
-    /// Spawn A activities that do nothing and wait for all of them ("just spawn").
-    JustSpawn,
-    /// Spawn A activities that pass one barrier together, and wait for all of them ("spawn & sync").
-    SpawnSync,
-    /// One barrier episode of A activities spawned before ("just sync").
-    JustSync,
-}
-
-impl Variant {
-    /// Every variant, in plan order.
-    pub const ALL: [Variant; 3] = [Variant::JustSpawn, Variant::SpawnSync, Variant::JustSync];
-
-    /// The parameter value (`just_spawn`, `spawn_sync`, `just_sync`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::JustSpawn => "just_spawn",
-            Variant::SpawnSync => "spawn_sync",
-            Variant::JustSync => "just_sync",
-        }
-    }
-}
-
-overhead_record::param_enum!(Variant);
-
-/// The barrier the activities pass (the `barrier:` parameter).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BarrierKind {
-    /// The study's `sync`: spin on the flag, yielding every time it is down
-    /// ([`super::yield_barrier::YieldBarrier`]).
-    Yield,
-    /// Waiters sleep: std's `Barrier` for threads, the async runtime's barrier for tasks (`tokio::sync::Barrier`,
-    /// `smol::lock::Barrier`).
-    Blocking,
-}
 
 /// [`super::Capability::ActivityBarrier`]: `activities` activities spread round-robin over `cpus` (the
 /// runtime's way: pinned threads, or a pool of one pinned worker per CPU), one operation being `variant`

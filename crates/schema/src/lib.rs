@@ -7,11 +7,16 @@
 mod config;
 pub mod experiments;
 mod measurement;
+mod param_enum;
 pub mod runtimes;
 pub mod speed;
+pub mod variants;
 
 pub use config::{HarnessConfig, Mode};
 pub use measurement::{CountsPerOp, Measurement, TeamReport};
+
+/// serde, for [`param_enum!`]'s expansion in the crates that use it.
+pub use serde;
 
 /// Pairs of (control, test) batches run after the timed ones, untimed, with the kernel's counters open, in
 /// every mode ([`HarnessConfig::counted_pairs`]): what `Measurement::counts_per_op` is the median of

@@ -5,6 +5,8 @@
 //! configuration uses [`NoCount`], a zero-sized type whose methods are empty and inlined, so the timed
 //! hot path carries no counter field and no counting instruction.
 
+pub use overhead_schema::variants::timer_scenario::{Counts, COUNT_COLUMNS, COUNT_EXTRA_KEYS, SEED_TABLE_COLUMNS};
+
 /// One tick↔ns conversion, by the kind Kiszka's summary tables count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Conversion {
@@ -41,82 +43,6 @@ impl HotPathCounter for NoCount {
     fn programmed(&mut self) {}
     #[inline(always)]
     fn counter_read(&mut self) {}
-}
-
-/// Column labels of Kiszka's summary tables (the first [`SEED_TABLE_COLUMNS`]), then the
-/// `program_timer()` calls and counter reads of its pseudo-code: the order of [`Counts::columns`].
-pub const COUNT_COLUMNS: [&str; 6] =
-    ["total", "tsc->ns", "ns->tsc", "possible 32-bit ns->tsc", "program_timer", "counter reads"];
-
-/// How many of [`COUNT_COLUMNS`] are 002's summary-table columns proper.
-pub const SEED_TABLE_COLUMNS: usize = 4;
-
-/// Keys under which a `timer.hotpath` point records its counts per operation in `extra`, in the order of
-/// [`COUNT_COLUMNS`].
-pub const COUNT_EXTRA_KEYS: [&str; 6] = [
-    "conversions_per_op",
-    "ticks_to_ns_per_op",
-    "ns_to_ticks_per_op",
-    "ns_to_ticks_32bit_candidates_per_op",
-    "hw_programs_per_op",
-    "counter_reads_per_op",
-];
-
-/// Conversions, programmings and counter reads counted, in the columns of Kiszka's summary tables
-/// (plus `hw_programs` and `counter_reads`, which 002 shows in its pseudo-code but not in its tables).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    /// 002's "tsc->ns" column.
-    pub ticks_to_ns: u64,
-    /// 002's "ns->tsc" column: dates and delays.
-    pub ns_to_ticks: u64,
-    /// 002's "possible 32-bit ns->tsc" column: the delays among `ns_to_ticks`.
-    pub ns_to_ticks_32bit_candidates: u64,
-    /// Calls of `program_timer()` (one-shot hardware timer programmings).
-    pub hw_programs: u64,
-    /// Reads of the counter (`get_tsc()`, and the one inside each `get_time()`).
-    pub counter_reads: u64,
-}
-
-impl Counts {
-    /// A row: tsc->ns, ns->tsc, of which 32-bit candidates, program_timer calls, counter reads.
-    pub const fn new(ticks_to_ns: u64, ns_to_ticks: u64, candidates: u64, hw_programs: u64, reads: u64) -> Counts {
-        Counts { ticks_to_ns, ns_to_ticks, ns_to_ticks_32bit_candidates: candidates, hw_programs, counter_reads: reads }
-    }
-
-    /// 002's "total conversions" column: both directions.
-    pub fn total(&self) -> u64 {
-        self.ticks_to_ns + self.ns_to_ticks
-    }
-
-    /// The counts in the order of [`COUNT_COLUMNS`]: total, tsc->ns, ns->tsc, 32-bit candidates,
-    /// programs, counter reads.
-    pub fn columns(&self) -> [u64; 6] {
-        [
-            self.total(),
-            self.ticks_to_ns,
-            self.ns_to_ticks,
-            self.ns_to_ticks_32bit_candidates,
-            self.hw_programs,
-            self.counter_reads,
-        ]
-    }
-
-    /// True when the conversion counts (002's summary-table columns) agree, whatever the rest.
-    pub fn same_conversions(&self, other: &Counts) -> bool {
-        self.columns()[..SEED_TABLE_COLUMNS] == other.columns()[..SEED_TABLE_COLUMNS]
-    }
-
-    /// Every count multiplied by `k`: what `k` operations of a per-operation row add up to.
-    pub fn times(&self, k: u64) -> Counts {
-        Counts::new(
-            self.ticks_to_ns * k,
-            self.ns_to_ticks * k,
-            self.ns_to_ticks_32bit_candidates * k,
-            self.hw_programs * k,
-            self.counter_reads * k,
-        )
-    }
 }
 
 impl HotPathCounter for Counts {

@@ -24,6 +24,8 @@
 //! `get_tsc()`). The other departures of the queue from 002's pseudo-code change no count; see
 //! [`TimerQueue`].
 
+pub use overhead_schema::variants::timer_scenario::{Scenario, StartMode, TimeBaseKind};
+
 use super::count::{Counts, HotPathCounter};
 use super::queue::{TimerId, TimerQueue};
 use super::source::TickSource;
@@ -37,177 +39,6 @@ pub const SLEEP_NS: u64 = 0;
 pub const PERIOD_NS: u64 = 1;
 /// Delay of a timeout meant to be stopped before it fires (scenarios 3 and 5), ns.
 pub const TIMEOUT_NS: u64 = 1_000_000_000;
-
-/// One of Kiszka's five scenarios of heavy timer use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scenario {
-    /// §1: started once, fires continuously; hot path: the timer interrupt.
-    PeriodicTimer,
-    /// §2: explicit relative delays (`task_sleep`); hot path: start and interrupt.
-    RelativeTimer,
-    /// §3: relative timeouts of IPC and device operations, usually stopped before firing.
-    RelativeTimeout,
-    /// §4: absolute timers (TDMA slots); hot path: `get_time()`, start and interrupt.
-    AbsoluteTimer,
-    /// §5: absolute timeouts (POSIX IPC), usually stopped; hot path: `get_time()`, start and stop.
-    AbsoluteTimeout,
-}
-
-/// How the timer is started: `timer_start(delay)` or 002's proposed `timer_start_abs(date)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StartMode {
-    /// `timer_start(delay)`, after computing the delay where the caller has a date.
-    Relative,
-    /// 002's "+ABS" rows.
-    Absolute,
-}
-
-/// The time base as a value (parameters, reports); the queue's type parameter is [`TimeBase`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimeBaseKind {
-    /// Dates in counter ticks, 002's "TSC-based".
-    Tsc,
-    /// Dates in ns, 002's "ns-based".
-    Ns,
-}
-
-impl Scenario {
-    /// In 002's order.
-    pub const ALL: [Scenario; 5] = [
-        Scenario::PeriodicTimer,
-        Scenario::RelativeTimer,
-        Scenario::RelativeTimeout,
-        Scenario::AbsoluteTimer,
-        Scenario::AbsoluteTimeout,
-    ];
-
-    /// The parameter value, e.g. `periodic_timer`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Scenario::PeriodicTimer => "periodic_timer",
-            Scenario::RelativeTimer => "relative_timer",
-            Scenario::RelativeTimeout => "relative_timeout",
-            Scenario::AbsoluteTimer => "absolute_timer",
-            Scenario::AbsoluteTimeout => "absolute_timeout",
-        }
-    }
-
-    /// The scenario named `name` (see [`Scenario::name`]).
-    pub fn parse(name: &str) -> Option<Scenario> {
-        Scenario::ALL.into_iter().find(|s| s.name() == name)
-    }
-
-    /// Its section number in Kiszka 2006 (1–5).
-    pub fn section(self) -> usize {
-        Scenario::ALL.iter().position(|&s| s == self).unwrap_or(0) + 1
-    }
-
-    /// 002's heading.
-    pub fn title(self) -> &'static str {
-        match self {
-            Scenario::PeriodicTimer => "Periodic timers",
-            Scenario::RelativeTimer => "Relative timers",
-            Scenario::RelativeTimeout => "Relative timeouts",
-            Scenario::AbsoluteTimer => "Absolute timers",
-            Scenario::AbsoluteTimeout => "Absolute timeouts",
-        }
-    }
-
-    /// What one measured operation is, in 002's words.
-    pub fn hot_path(self) -> &'static str {
-        match self {
-            Scenario::PeriodicTimer => "timer_irq()",
-            Scenario::RelativeTimer => "timer_start() + timer_irq()",
-            Scenario::RelativeTimeout => "timer_start() + timer_stop()",
-            Scenario::AbsoluteTimer => "get_time() + task_sleep_until() + timer_irq()",
-            Scenario::AbsoluteTimeout => "get_time() + sem_timeddown() start + timer_stop()",
-        }
-    }
-
-    /// The start modes 002 analyses for it (absolute only where 002 has a "+ABS" row).
-    pub fn starts(self) -> &'static [StartMode] {
-        match self {
-            Scenario::RelativeTimer | Scenario::RelativeTimeout => &[StartMode::Relative],
-            _ => &[StartMode::Relative, StartMode::Absolute],
-        }
-    }
-
-    /// True when the timer fires on the hot path (timers); false when it is stopped first (timeouts).
-    pub fn fires(self) -> bool {
-        !matches!(self, Scenario::RelativeTimeout | Scenario::AbsoluteTimeout)
-    }
-
-    /// 002's summary-table row for this scenario, base and start mode: conversions per hot-path
-    /// operation, with `hw_programs` and `counter_reads` from its pseudo-code (the `program_timer()`
-    /// calls not marked `[rarely]`, and the `get_tsc()` reads, one in each `get_time()`). `None` where
-    /// 002 has no such row.
-    pub fn seed_002(self, base: TimeBaseKind, start: StartMode) -> Option<Counts> {
-        use StartMode::{Absolute as Abs, Relative as Rel};
-        use TimeBaseKind::{Ns, Tsc};
-        let c = Counts::new;
-        Some(match (self, base, start) {
-            (Scenario::PeriodicTimer, Tsc, _) => c(0, 0, 0, 1, 3),
-            (Scenario::PeriodicTimer, Ns, _) => c(1, 1, 0, 1, 2),
-            (Scenario::RelativeTimer, Tsc, Rel) => c(0, 1, 1, 1, 3),
-            (Scenario::RelativeTimer, Ns, Rel) => c(2, 1, 0, 1, 3),
-            (Scenario::RelativeTimeout, Tsc, Rel) => c(0, 1, 1, 0, 1),
-            (Scenario::RelativeTimeout, Ns, Rel) => c(1, 0, 0, 0, 1),
-            (Scenario::AbsoluteTimer, Tsc, Rel) => c(2, 1, 1, 1, 5),
-            (Scenario::AbsoluteTimer, Tsc, Abs) => c(1, 1, 0, 1, 3),
-            (Scenario::AbsoluteTimer, Ns, Rel) => c(4, 1, 0, 1, 5),
-            (Scenario::AbsoluteTimer, Ns, Abs) => c(2, 1, 0, 1, 3),
-            (Scenario::AbsoluteTimeout, Tsc, Rel) => c(2, 1, 1, 0, 3),
-            (Scenario::AbsoluteTimeout, Tsc, Abs) => c(1, 1, 0, 0, 1),
-            (Scenario::AbsoluteTimeout, Ns, Rel) => c(3, 0, 0, 0, 3),
-            (Scenario::AbsoluteTimeout, Ns, Abs) => c(1, 0, 0, 0, 1),
-            _ => return None,
-        })
-    }
-}
-
-impl StartMode {
-    /// Both modes.
-    pub const ALL: [StartMode; 2] = [StartMode::Relative, StartMode::Absolute];
-
-    /// The parameter value: `relative` or `absolute`.
-    pub fn name(self) -> &'static str {
-        match self {
-            StartMode::Relative => "relative",
-            StartMode::Absolute => "absolute",
-        }
-    }
-
-    /// The mode named `name`.
-    pub fn parse(name: &str) -> Option<StartMode> {
-        [StartMode::Relative, StartMode::Absolute].into_iter().find(|m| m.name() == name)
-    }
-}
-
-impl TimeBaseKind {
-    /// Both, in 002's row order.
-    pub const ALL: [TimeBaseKind; 2] = [TimeBaseKind::Tsc, TimeBaseKind::Ns];
-
-    /// The parameter value, [`TimeBase::NAME`] of the matching type: `tsc` or `ns`.
-    pub fn name(self) -> &'static str {
-        match self {
-            TimeBaseKind::Tsc => super::TickBase::NAME,
-            TimeBaseKind::Ns => super::NsBase::NAME,
-        }
-    }
-
-    /// The base named `name`.
-    pub fn parse(name: &str) -> Option<TimeBaseKind> {
-        TimeBaseKind::ALL.into_iter().find(|b| b.name() == name)
-    }
-
-    /// 002's row label: `TSC-based` or `ns-based`.
-    pub fn label(self) -> &'static str {
-        match self {
-            TimeBaseKind::Tsc => "TSC-based",
-            TimeBaseKind::Ns => "ns-based",
-        }
-    }
-}
 
 /// A queue set up for one scenario and start mode, ready to run its hot-path operation.
 #[derive(Debug, Clone)]
@@ -343,8 +174,3 @@ pub fn count_per_op<B: TimeBase, S: TickSource>(
     let fired = w.run(ops);
     Ok((*w.queue().time().counter(), fired))
 }
-
-// Parameter values of `timer.hotpath` points: each serialised as its `name()`.
-overhead_record::param_enum!(Scenario);
-overhead_record::param_enum!(TimeBaseKind);
-overhead_record::param_enum!(StartMode);

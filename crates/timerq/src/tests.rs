@@ -259,3 +259,12 @@ fn names_round_trip_and_bad_start_is_refused() {
     .unwrap_err();
     assert!(err.to_string().contains("relative_timeout"), "{err}");
 }
+
+/// The time base a parameter names is the queue's type of that name (the names live in the schema, the
+/// types here).
+#[test]
+fn a_time_base_kind_names_its_queue_type() {
+    use crate::{NsBase, TickBase, TimeBase, TimeBaseKind};
+    assert_eq!(TimeBaseKind::Tsc.name(), <TickBase as TimeBase>::NAME);
+    assert_eq!(TimeBaseKind::Ns.name(), <NsBase as TimeBase>::NAME);
+}

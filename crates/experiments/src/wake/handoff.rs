@@ -89,7 +89,7 @@ impl Experiment for Handoff {
     }
 
     fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
-        plan(ctx, runtime, |mechanism| mechanism.open().map(drop))
+        plan(ctx, runtime, |mechanism| overhead_runtimes::os::wake::open(mechanism).map(drop))
     }
 
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {

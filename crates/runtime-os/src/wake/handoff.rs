@@ -18,7 +18,6 @@ use std::thread;
 
 use anyhow::Context as _;
 use overhead_clock::Ticks;
-use serde::{Deserialize, Serialize};
 
 use super::{Mechanism, WaitEnd, WakeEnd};
 
@@ -30,15 +29,7 @@ pub const SPIN_NS: f64 = 50_000.0;
 /// block (ns): the system call's entry and the scheduler's switch away take a few µs.
 pub const SETTLE_NS: f64 = 20_000.0;
 
-/// The waiter's state when the wake comes. serde: the `waiter:` parameter (`blocked`, `spinning`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WaiterState {
-    /// Asleep in the mechanism's wait.
-    Blocked,
-    /// Polling the mechanism, up to [`SPIN_NS`], before it blocks.
-    Spinning,
-}
+pub use overhead_schema::variants::wake::WaiterState;
 
 /// What one process's rounds measured (ticks of the clock given to [`measure`]).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -86,9 +77,9 @@ pub fn measure<C: Ticks + 'static>(
     rounds: usize,
     clock: &C,
 ) -> anyhow::Result<Handoffs> {
-    let (fwd_wait, fwd_wake) = mechanism.open().map_err(|e| anyhow::anyhow!("{}: {e}", mechanism.name()))?;
+    let (fwd_wait, fwd_wake) = super::open(mechanism).map_err(|e| anyhow::anyhow!("{}: {e}", mechanism.name()))?;
     let answer = mechanism.answer();
-    let (back_wait, back_wake) = answer.open().map_err(|e| anyhow::anyhow!("{}: {e}", answer.name()))?;
+    let (back_wait, back_wake) = super::open(answer).map_err(|e| anyhow::anyhow!("{}: {e}", answer.name()))?;
     let shared = Arc::new(Shared {
         attached: std::sync::Barrier::new(2),
         t0: Slot::default(),
@@ -261,7 +252,7 @@ mod tests {
         let cpu = overhead_machine::allowed_cpus()[0];
         let cpus = [cpu, cpu];
         for mechanism in Mechanism::ALL {
-            if let Err(why) = mechanism.open() {
+            if let Err(why) = super::open(mechanism) {
                 eprintln!("{}: skipped: {why}", mechanism.name());
                 continue;
             }
@@ -289,7 +280,7 @@ mod tests {
             [only] => [*only, *only],
             [] => return,
         };
-        for mechanism in Mechanism::ALL.into_iter().filter(|m| m.can_spin() && m.open().is_ok()) {
+        for mechanism in Mechanism::ALL.into_iter().filter(|m| m.can_spin() && super::open(*m).is_ok()) {
             for _ in 0..20 {
                 let h = measure(mechanism, pair, WaiterState::Spinning, 0, 3, &Clock::MONOTONIC_RAW).unwrap();
                 assert_eq!(h.rtt_ticks.len(), 3, "{}", mechanism.name());
