@@ -191,6 +191,16 @@ const KEPT_APART: &[(&str, &[&str])] = &[
 /// dependencies too, since they are built. A crates.io package's own dependencies are not followed: the
 /// names listed here are the edges this workspace chooses.
 fn reachable_packages(layer: &str) -> Vec<String> {
+    reachable(layer, true)
+}
+
+/// As [`reachable_packages`], through the `[dependencies]` tables only (what `cargo tree -e normal` shows):
+/// what the crate's build links, without what its tests need.
+fn reachable_in_build(layer: &str) -> Vec<String> {
+    reachable(layer, false)
+}
+
+fn reachable(layer: &str, with_dev: bool) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
     let mut todo = vec![layer.to_string()];
     let mut out: Vec<String> = Vec::new();
@@ -206,7 +216,7 @@ fn reachable_packages(layer: &str) -> Vec<String> {
                 table = line.trim_matches(|c| c == '[' || c == ']').to_string();
                 continue;
             }
-            if !table.ends_with("dependencies") {
+            if !table.ends_with("dependencies") || (!with_dev && table.ends_with("dev-dependencies")) {
                 continue;
             }
             let name: String =
@@ -236,5 +246,17 @@ fn readers_reach_nothing_that_measures_and_timed_loops_draw_nothing() {
         }
     }
     assert!(found.is_empty(), "{found:#?}");
-    assert!(reachable_packages("report").contains(&"tokio".to_string()), "the scan follows workspace edges");
+    assert!(reachable_packages("orchestrator").contains(&"tokio".to_string()), "the scan follows workspace edges");
+}
+
+/// The report's build reaches nothing that measures: it renders what the analysis put in the record
+/// (the registries' answers included, `RunRecord::catalog`). Its tests analyse fixtures with the
+/// registries, so its dev-dependencies may reach them; `cargo tree -p overhead-report -e normal` may not.
+#[test]
+fn the_report_builds_without_anything_that_measures() {
+    let reached = reachable_in_build("report");
+    let found: Vec<&String> = reached.iter().filter(|p| MEASURING.contains(&p.as_str())).collect();
+    assert!(found.is_empty(), "the report's build reaches {found:?}");
+    assert!(reachable_packages("report").contains(&"overhead-experiments".to_string()), "its tests may");
+    assert!(!reachable_in_build("report").contains(&"overhead-experiments".to_string()));
 }

@@ -43,30 +43,8 @@ const KEPT_BATCHES: usize = 7;
 /// preempted vCPU), where spinning would burn the partner's time slice.
 const SPINS_BEFORE_YIELD: u32 = 1 << 14;
 
-/// How the line is passed: one line compare-and-swapped by both sides, or two lines, each written by one
-/// side and read by the other. serde: `cas`, `load_store`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Op {
-    Cas,
-    LoadStore,
-}
-
-impl Op {
-    /// The parameter value: `cas`, `load_store`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Cas => "cas",
-            Op::LoadStore => "load_store",
-        }
-    }
-}
-
-/// `mem.c2c`'s parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Params {
-    pub op: Op,
-}
+pub use overhead_schema::experiments::mem::C2cOp as Op;
+pub use overhead_schema::experiments::mem::C2cParams as Params;
 
 /// The core-to-core matrix (one point per [`Op`] for the whole machine). Results in `details`:
 /// `matrices["rtt"]` (ns, round trip between the row and column CPUs, ± the half-width of the median's

@@ -28,45 +28,9 @@ macro_rules! rep10 {
     ($($s:tt)*) => {{ $($s)* $($s)* $($s)* $($s)* $($s)* $($s)* $($s)* $($s)* $($s)* $($s)* }};
 }
 
-/// What every thread does to the shared line, 100 times per iteration. Serialized snake_case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Op {
-    /// A plain store of the loop index (`AtomicU64::store(i, Relaxed)`: one `mov` on x86-64), the study's
-    /// `*pg=lg`. A store retires into the store buffer; the core then needs the line exclusive to drain it.
-    Store,
-    /// `fetch_add(1, Relaxed)` with the result unused: one locked add on x86-64 (`lock inc`; `lock xadd`
-    /// when the result is used), an atomic read-modify-write that holds the line for its whole duration.
-    AtomicAdd,
-}
+pub use overhead_schema::experiments::mem::Op;
 
-impl Op {
-    /// Every op, in plan and report column order.
-    pub const ALL: [Op; 2] = [Op::Store, Op::AtomicAdd];
-
-    /// The parameter value (`store`, `atomic_add`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Store => "store",
-            Op::AtomicAdd => "atomic_add",
-        }
-    }
-
-    /// Words for a report column.
-    pub fn label(self) -> &'static str {
-        match self {
-            Op::Store => "store",
-            Op::AtomicAdd => "atomic add",
-        }
-    }
-}
-
-/// `mem.contention`'s parameters, in name order: the op, then the team size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Params {
-    pub op: Op,
-    pub threads: usize,
-}
+pub use overhead_schema::experiments::mem::ContentionParams as Params;
 
 /// Ben-Asher & Feitelson 1991 §3.1, Experiment 1 (Fig. 1): `threads` pinned threads (one per core first, [`PlanContext::team_cpus`])
 /// all access ONE shared cache line, 100 accesses written out in-line per loop iteration (the study's

@@ -8,7 +8,6 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crossbeam_utils::CachePadded;
@@ -354,23 +353,7 @@ pub fn max_over_min(x: &[f64]) -> Option<f64> {
     (!x.is_empty() && min > 0.0).then(|| max / min)
 }
 
-/// What a `mem.fairness` point reports beside its median (its `extra`), over the kept windows of all threads.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct FairnessResult {
-    /// Jain's fairness index of the accesses per thread (1 = even, 1/n = one thread took them all); absent
-    /// when no thread made an access.
-    pub jain_index: Option<f64>,
-    /// The most accesses of a thread over the fewest; absent when a thread made none.
-    pub max_over_min: Option<f64>,
-    /// Accesses of every thread together.
-    pub total_accesses: f64,
-    /// Windows kept.
-    pub windows: f64,
-    /// A kept window's mean length (ms).
-    pub window_ms: f64,
-    /// Accesses a thread made in a row before another thread's (`atomic_inc` only, when any were counted).
-    pub mean_consecutive_accesses: Option<f64>,
-}
+pub use overhead_schema::experiments::mem::FairnessResult;
 
 /// The point from the kept windows (after `warmup`).
 fn outcome(access: Access, cpus: &[usize], run: &HammerRun, warmup: usize, h: &Harness) -> Outcome {

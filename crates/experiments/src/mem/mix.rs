@@ -17,8 +17,7 @@ use overhead_record::Metric;
 #[cfg(test)]
 const BLOCK_OPS: u32 = 100;
 
-/// The study's values of x (shared writes per block of 100), planned in default and `--full` runs.
-pub const X_VALUES: [u32; 5] = [1, 10, 20, 50, 100];
+pub use overhead_schema::experiments::mem::X_VALUES;
 
 /// The values of x a `--quick` run plans: all local but one, half, all shared.
 pub const QUICK_X_VALUES: [u32; 3] = [1, 50, 100];
@@ -108,12 +107,7 @@ fn block_loop<W: SharedWrite>(x: u32) -> Option<fn(&AtomicU64, u64) -> u64> {
     })
 }
 
-/// `mem.mix`'s parameters, in name order: shared writes per block, then the team size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Params {
-    pub x: u32,
-    pub threads: usize,
-}
+pub use overhead_schema::experiments::mem::MixParams as Params;
 
 /// Ben-Asher & Feitelson 1991 §3.1, Experiment 2 (Fig. 2): `threads` pinned threads (one per core first) each run blocks of
 /// 100 operations generated at compile time per x (`rep!`): x plain stores to ONE line shared by all the

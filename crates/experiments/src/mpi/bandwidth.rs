@@ -1,7 +1,5 @@
 //! `mpi.bw`: osu_bw's window of non-blocking sends between two ranks.
 
-use serde::{Deserialize, Serialize};
-
 use super::pingpong::two_rank_points;
 use super::{follow, lead_measure, RANKS};
 use crate::{Experiment, ExperimentInfo, Outcome, PairSpan, PlanContext, Planned, Point};
@@ -12,23 +10,9 @@ use overhead_runtimes::mpi::shim::Op;
 /// Messages in flight per window: osu_bw's default.
 pub const WINDOW: usize = 64;
 
-/// `mpi.bw`'s parameters; `placement` follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BwParams {
-    /// Bytes per message.
-    pub payload: usize,
-    /// Messages in flight per window.
-    pub window: usize,
-}
+pub use overhead_schema::experiments::mpi::BwParams;
 
-/// What an `mpi.bw` point reports beside its median (its `extra`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct BandwidthResult {
-    /// Bytes per message.
-    pub payload_bytes: f64,
-    /// The payload over the median time per message (MB/s, 10⁶ bytes, as osu_bw).
-    pub mb_per_s: f64,
-}
+pub use overhead_schema::experiments::mpi::BandwidthResult;
 
 fn payloads(mode: Mode) -> Vec<usize> {
     match mode {

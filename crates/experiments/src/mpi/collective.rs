@@ -1,8 +1,6 @@
 //! `mpi.barrier` and `mpi.allreduce`: osu_barrier's and osu_allreduce's collectives against the number of
 //! ranks, on this machine and across hosts.
 
-use serde::{Deserialize, Serialize};
-
 use super::{follow, lead_measure, RANKS};
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
@@ -11,13 +9,7 @@ use overhead_record::{Metric, PointSpec};
 use overhead_runtimes::mpi::shim::Op;
 use overhead_runtimes::RuntimeUnderTest;
 
-/// A collective's parameters: bytes per rank (0 for the barrier, which carries none) and ranks; `placement`
-/// follows on points across hosts (`other_host`: one rank per host).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CollectiveParams {
-    pub bytes: usize,
-    pub ranks: usize,
-}
+pub use overhead_schema::experiments::mpi::CollectiveParams;
 
 /// osu_barrier (OSU micro-benchmarks): MPI_Barrier on every rank, one operation per barrier episode.
 pub struct Barrier;

@@ -28,8 +28,7 @@ pub const BW_WINDOW: u64 = 64;
 pub const RTT_REPETITIONS: usize = 15;
 /// Repetitions of every direction's bandwidth per process (each about 0.1 s on 1 GB/s).
 pub const BW_REPETITIONS: usize = 5;
-/// The reason the point is skipped without two hosts.
-pub const NEEDS_HOSTS: &str = "needs --hosts with two or more hosts";
+pub use overhead_schema::experiments::mpi::NEEDS_HOSTS;
 
 /// `mpi.hosts`'s parameters: the ranks, one per host; `placement:other_host` follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -124,11 +123,8 @@ impl Experiment for Hosts {
     }
 }
 
-/// The round-trip matrix's title.
-pub const RTT_TITLE: &str = "8 B MPI ping-pong round trip between the row and column hosts, ± CI half-width";
-/// The bandwidth matrix's title.
-pub const BW_TITLE: &str =
-    "1 MiB MPI bandwidth from the row host to the column host (windows of 64 and an ack), ± CI half-width";
+pub use overhead_schema::experiments::mpi::BW_TITLE;
+pub use overhead_schema::experiments::mpi::RTT_TITLE;
 
 /// What rank 0 measured: every cell's repetitions, and the point's samples.
 struct Measured {

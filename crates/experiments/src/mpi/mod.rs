@@ -19,7 +19,4 @@ use overhead_runtimes::Capability;
 /// What every `mpi.*` experiment requires of its runtime.
 const RANKS: &[Capability] = &[Capability::Ranks];
 
-/// Why an MPI point does not put two ranks on one CPU: each rank polls while it waits (the default progress
-/// of OpenMPI and MPICH), so two on one CPU take turns by time slice and the slice is what is measured.
-pub const NOT_ON_ONE_CPU: &str =
-    "MPI ranks poll while they wait: two on one CPU take turns by time slice, which is not MPI's cost";
+pub use overhead_schema::experiments::mpi::NOT_ON_ONE_CPU;

@@ -1,6 +1,6 @@
 //! `mpi.pingpong`: osu_latency's ping-pong between two ranks, payload × placement, as a round trip.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::{follow, lead_measure, NOT_ON_ONE_CPU, RANKS};
 use crate::{Experiment, ExperimentInfo, Outcome, PairSpan, PlanContext, Planned, Point};
@@ -8,12 +8,7 @@ use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
 use overhead_runtimes::mpi::shim::Op;
 
-/// `mpi.pingpong`'s parameters; `placement` follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PingPongParams {
-    /// Bytes per message, each way.
-    pub payload: usize,
-}
+pub use overhead_schema::experiments::mpi::PingPongParams;
 
 /// Payloads (bytes), osu_latency's range 0 B–1 MiB: powers of 4 in `--full`, three sizes by default, one
 /// in `--quick`.

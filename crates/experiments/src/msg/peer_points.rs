@@ -2,19 +2,11 @@
 //! measurement against a forked peer, each experiment's side of it behind [`PeerMeasure`] (so neither
 //! experiment's file needs the other's).
 
-use serde::{Deserialize, Serialize};
-
 use crate::{Outcome, PairSpan, PlanContext, Planned};
 use overhead_harness::{Harness, Measurement};
 use overhead_runtimes::os::ipc::{payload_limit, End, IpcTransport, Peer, Role, WithEnds};
 
-/// `msg.ipc`'s parameters, in name order; `placement` follows (two-party points).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Params {
-    pub transport: IpcTransport,
-    /// Bytes per message, each way.
-    pub payload: usize,
-}
+pub use overhead_schema::experiments::msg::IpcParams as Params;
 
 /// The points of a peer experiment (`msg.ipc`, `msg.bw`) over `transports` × `payloads`, in that order: the
 /// first payload at each pair placement this machine has, the others at the same CPU and the nearest other

@@ -7,22 +7,9 @@ use overhead_clock::Ticks;
 use overhead_grpc::service::{Method, Tally};
 use overhead_record::LabelledTable;
 
-/// Key of the per-method table in an `rpc.methods` point's `details.tables`.
-pub const TABLE_KEY: &str = "methods";
+pub use overhead_schema::experiments::rpc::TABLE_KEY;
 
-/// Columns of the per-method table, unit in each name: calls; total time of the calls on each side (ms);
-/// each side's share of the client's total over all methods (%: the study's "% Time" of the run, whose
-/// "Kernel" share was of the same total); µs per call on each side; the delta (µs per call).
-pub const COLUMNS: [&str; 8] = [
-    "calls",
-    "client_ms",
-    "server_ms",
-    "client_pct",
-    "server_pct",
-    "client_us_per_call",
-    "server_us_per_call",
-    "delta_us",
-];
+pub use overhead_schema::experiments::rpc::COLUMNS;
 
 /// One method's calls and total time on each side, ns.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

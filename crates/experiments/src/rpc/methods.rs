@@ -4,7 +4,6 @@
 //! table in the point's `details`, the per-call values in its `extra`).
 
 use anyhow::Context as _;
-use serde::{Deserialize, Serialize};
 
 use super::accounting::{methods_table, per_call, totals, TABLE_KEY};
 use super::server::{serve_across_hosts, GrpcServer};
@@ -33,11 +32,7 @@ const MIX: [Method; 32] = [
 /// lazily made state on both sides) are not what a call costs.
 const WARMUP_ROUNDS: usize = 2;
 
-/// `rpc.methods`'s parameters; `placement` follows (added by the plan).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Params {
-    pub transport: RpcTransport,
-}
+pub use overhead_schema::experiments::rpc::MethodsParams as Params;
 
 /// Walfield's per-method accounting on a gRPC service between two pinned processes: per call over the
 /// study's mix (the point's median), and per method on each side (the table). With `--hosts`, TCP also runs

@@ -5,13 +5,7 @@ use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
 use overhead_runtimes::{Capability, RuntimeUnderTest};
 
-/// `sched.yield`'s parameters: CPUs of the point and extra yielding activities per CPU (a cell skipped for
-/// a whole runtime has no load).
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-pub struct Params {
-    pub cpus: usize,
-    pub load: Option<usize>,
-}
+pub use overhead_schema::experiments::sched::YieldParams as Params;
 
 /// Ben-Asher & Feitelson 1991 §5.1 (Fig. 3): one measuring activity per CPU yields in a loop while `load` extra
 /// activities per CPU do nothing but yield too; the empty loop is the control. The time per iteration

@@ -20,15 +20,7 @@ fn per_cpu(variant: Variant, mode: Mode) -> &'static [usize] {
     }
 }
 
-/// `sync.oversub`'s parameters: `barrier` is absent for `just_spawn`, which passes none; `activities` is
-/// the total over all `cpus`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Params {
-    pub variant: Variant,
-    pub barrier: Option<BarrierKind>,
-    pub cpus: usize,
-    pub activities: usize,
-}
+pub use overhead_schema::experiments::sync::OversubParams as Params;
 
 /// Ben-Asher & Feitelson 1991 §8.2 experiment 2 (Fig. 10): A activities (k per CPU, round-robin over the usable CPUs, far
 /// more than CPUs; parameter `activities` = A, `cpus` the CPU count) and a barrier, three ways, against

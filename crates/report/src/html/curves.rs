@@ -55,7 +55,7 @@ fn curves_of(record: &RunRecord, experiment: &str) -> Vec<Curve> {
 }
 
 /// The parameter to put on the x axis: numeric on every point, at least two values; a fit's `x` first, then
-/// the `x` of the experiment's fit ([`overhead_experiments::Experiment::fit_spec`]).
+/// the `x` of the experiment's fit (`overhead_experiments::Experiment::fit_spec`).
 fn axis_parameter(points: &[&PointRecord], fits: &[&FitRecord]) -> Option<String> {
     let first = points.first()?;
     let candidates: Vec<&String> = first

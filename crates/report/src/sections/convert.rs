@@ -8,10 +8,10 @@ use comfy_table::{Cell, CellAlignment};
 use overhead_render::new_table;
 
 use overhead_convert::{Direction, Routine, RANGES};
-use overhead_experiments::clock::{ConvertParams, ConvertResult};
 use overhead_humanize::format_ns;
 use overhead_record::{PointRecord, PointSpec, RunRecord};
 use overhead_render::Format;
+use overhead_schema::experiments::clock::{ConvertParams, ConvertResult};
 
 const EXPERIMENT: &str = overhead_schema::experiments::clock::CONVERT;
 

@@ -6,11 +6,11 @@ use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 use overhead_render::new_table;
 
-use overhead_experiments::grain::{tables, SweepResult};
 use overhead_humanize::format_ns;
 use overhead_record::Catalog as _;
 use overhead_record::{LabelledTable, PointRecord, RunRecord};
 use overhead_render::Format;
+use overhead_schema::experiments::grain::{tables, SweepResult};
 
 /// The experiment this section reads.
 const EXPERIMENT: &str = overhead_schema::experiments::grain::SWEEP;

@@ -2,12 +2,12 @@
 //! count with each runtime's optimum marked, and each point's share of tasks per CPU.
 
 use crate::sections::Figures;
-use overhead_experiments::grain::SweepResult;
 use overhead_humanize::format_ns;
 use overhead_record::{PointRecord, RunRecord};
 use overhead_render::curve::{Curve, CurvePoint, Mark, Series};
 use overhead_render::figure::{slug, table_bars, Figure};
 use overhead_render::plot::{curve_svg, legend};
+use overhead_schema::experiments::grain::SweepResult;
 
 /// The page's granularity group (docs/ARCHITECTURE.md "Renderers").
 pub const GRANULARITY: Figures = Figures {

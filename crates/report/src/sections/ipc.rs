@@ -5,13 +5,13 @@
 use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 
-use overhead_experiments::msg::IpcParams;
 use overhead_humanize::format_ns;
 use overhead_machine::Placement;
 use overhead_record::{PointSpec, RunRecord};
 use overhead_render::new_table;
 use overhead_render::Format;
-use overhead_runtimes::os::ipc::IpcTransport;
+use overhead_schema::experiments::msg::IpcParams;
+use overhead_schema::variants::ipc::IpcTransport;
 
 const PING_PONG: &str = overhead_schema::experiments::msg::IPC;
 const BANDWIDTH: &str = overhead_schema::experiments::msg::BW;

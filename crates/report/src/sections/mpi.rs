@@ -7,9 +7,6 @@
 use comfy_table::{Cell, CellAlignment};
 
 use crate::sections::{Figures, Section};
-use overhead_experiments::mpi::{
-    Allreduce, Bandwidth, BandwidthResult, Barrier, CollectiveParams, Hosts, PingPong, PingPongParams,
-};
 use overhead_humanize::format_ns;
 use overhead_machine::Placement;
 use overhead_record::{Matrix, PointRecord, PointSpec, RunRecord};
@@ -17,6 +14,7 @@ use overhead_render::figure::{slug, Figure};
 use overhead_render::matrix::{format_number, render_matrix};
 use overhead_render::plot::heat_map_svg_of;
 use overhead_render::{new_table, Format};
+use overhead_schema::experiments::mpi::{BandwidthResult, CollectiveParams, PingPongParams};
 
 /// The report's `mpi` section (docs/ARCHITECTURE.md "Renderers").
 pub const SECTION: Section = Section {
@@ -184,7 +182,7 @@ fn two_rank_table(
 /// osu_latency's table: the round trip by payload × placement.
 fn pingpong(record: &RunRecord, format: Format) -> String {
     let payload = |s: &PointSpec| s.params_as::<PingPongParams>().ok().map(|p| p.payload);
-    let table = two_rank_table(record, PingPong::ID, payload, median_ci, format);
+    let table = two_rank_table(record, overhead_schema::experiments::mpi::PINGPONG, payload, median_ci, format);
     if table.is_empty() {
         return table;
     }
@@ -196,14 +194,14 @@ fn pingpong(record: &RunRecord, format: Format) -> String {
 
 /// osu_bw's table: MB/s by payload × placement, with the interval the time's CI gives.
 fn bandwidth(record: &RunRecord, format: Format) -> String {
-    let payload = |s: &PointSpec| s.params_as::<overhead_experiments::mpi::BwParams>().ok().map(|p| p.payload);
+    let payload = |s: &PointSpec| s.params_as::<overhead_schema::experiments::mpi::BwParams>().ok().map(|p| p.payload);
     let text = |p: &PointRecord| {
         let Ok(r) = p.result_as::<BandwidthResult>() else { return "—".into() };
         let mb = |ns: f64| r.payload_bytes / ns * 1e3;
         let high = if p.summary.ci_low > 0.0 { format_number(mb(p.summary.ci_low), false) } else { "∞".into() };
         format!("{} ({}–{})", format_number(r.mb_per_s, false), format_number(mb(p.summary.ci_high), false), high)
     };
-    let table = two_rank_table(record, Bandwidth::ID, payload, text, format);
+    let table = two_rank_table(record, overhead_schema::experiments::mpi::BW, payload, text, format);
     if table.is_empty() {
         return table;
     }
@@ -212,7 +210,7 @@ fn bandwidth(record: &RunRecord, format: Format) -> String {
 
 /// osu_barrier and osu_allreduce: rows of ranks (one host, then one per host), a column per collective.
 fn collectives(record: &RunRecord, format: Format) -> String {
-    let ids = [Barrier::ID, Allreduce::ID];
+    let ids = [overhead_schema::experiments::mpi::BARRIER, overhead_schema::experiments::mpi::ALLREDUCE];
     let points: Vec<(&PointRecord, CollectiveParams)> = record
         .points
         .iter()
@@ -232,7 +230,7 @@ fn collectives(record: &RunRecord, format: Format) -> String {
     let mut table = new_table(format);
     let mut header = vec!["ranks".to_string(), "placement".to_string()];
     header.extend(columns.iter().map(|&(e, b)| {
-        if e == Barrier::ID {
+        if e == overhead_schema::experiments::mpi::BARRIER {
             "barrier".into()
         } else {
             format!("allreduce {}", bytes_text(b))
@@ -311,7 +309,7 @@ fn class_grid(m: &Matrix, machines: &[String], format: Format) -> String {
 /// class of each cell and where each rank ran.
 fn host_matrices(record: &RunRecord, format: Format) -> String {
     let mut out = String::new();
-    for p in record.points.iter().filter(|p| p.spec.experiment == Hosts::ID) {
+    for p in record.points.iter().filter(|p| p.spec.experiment == overhead_schema::experiments::mpi::HOSTS) {
         let mut part = String::new();
         for key in ["rtt", "bw"] {
             if let Some(m) = p.details.matrices.get(key) {
@@ -343,11 +341,10 @@ fn host_matrices(record: &RunRecord, format: Format) -> String {
     }
     // Only the mpi runtime's cell says why there is no matrix; the others' (a runtime named with --runtime
     // that has no ranks) are in the list of skipped points already.
-    for s in record
-        .skipped
-        .iter()
-        .filter(|s| s.spec.experiment == Hosts::ID && s.spec.runtime == overhead_schema::runtimes::MPI)
-    {
+    for s in record.skipped.iter().filter(|s| {
+        s.spec.experiment == overhead_schema::experiments::mpi::HOSTS
+            && s.spec.runtime == overhead_schema::runtimes::MPI
+    }) {
         if !out.is_empty() {
             out += "\n";
         }
@@ -372,7 +369,7 @@ fn mpi_version(record: &RunRecord, format: Format) -> String {
 /// `mpi.hosts`' matrices as heat maps, with host axes and each cell's placement class in the caption.
 fn host_figures(record: &RunRecord) -> anyhow::Result<Vec<Figure>> {
     let mut figures = Vec::new();
-    for p in record.points.iter().filter(|p| p.spec.experiment == Hosts::ID) {
+    for p in record.points.iter().filter(|p| p.spec.experiment == overhead_schema::experiments::mpi::HOSTS) {
         let machines = ranks_note(p).as_deref().map(machines).unwrap_or_default();
         for key in ["rtt", "bw"] {
             let Some(m) = p.details.matrices.get(key) else { continue };
@@ -438,16 +435,41 @@ mod tests {
         let mut record = sample_record();
         record.skipped.clear();
         record.points = vec![
-            mpi_point(PingPong::ID, &[("payload", "8"), ("placement", "other_core")], 550.0, false),
-            mpi_point(PingPong::ID, &[("payload", "8"), ("placement", "other_host")], 8_000.0, true),
-            mpi_point(PingPong::ID, &[("payload", "1048576"), ("placement", "other_host")], 2e6, true),
-            mpi_point(Barrier::ID, &[("bytes", "0"), ("ranks", "2")], 400.0, false),
-            mpi_point(Barrier::ID, &[("bytes", "0"), ("ranks", "2"), ("placement", "other_host")], 5_500.0, true),
-            mpi_point(Allreduce::ID, &[("bytes", "8"), ("ranks", "2")], 420.0, false),
-            mpi_point(Allreduce::ID, &[("bytes", "8"), ("ranks", "2"), ("placement", "other_host")], 5_600.0, true),
+            mpi_point(
+                overhead_schema::experiments::mpi::PINGPONG,
+                &[("payload", "8"), ("placement", "other_core")],
+                550.0,
+                false,
+            ),
+            mpi_point(
+                overhead_schema::experiments::mpi::PINGPONG,
+                &[("payload", "8"), ("placement", "other_host")],
+                8_000.0,
+                true,
+            ),
+            mpi_point(
+                overhead_schema::experiments::mpi::PINGPONG,
+                &[("payload", "1048576"), ("placement", "other_host")],
+                2e6,
+                true,
+            ),
+            mpi_point(overhead_schema::experiments::mpi::BARRIER, &[("bytes", "0"), ("ranks", "2")], 400.0, false),
+            mpi_point(
+                overhead_schema::experiments::mpi::BARRIER,
+                &[("bytes", "0"), ("ranks", "2"), ("placement", "other_host")],
+                5_500.0,
+                true,
+            ),
+            mpi_point(overhead_schema::experiments::mpi::ALLREDUCE, &[("bytes", "8"), ("ranks", "2")], 420.0, false),
+            mpi_point(
+                overhead_schema::experiments::mpi::ALLREDUCE,
+                &[("bytes", "8"), ("ranks", "2"), ("placement", "other_host")],
+                5_600.0,
+                true,
+            ),
         ];
         let mut bw = mpi_point(
-            Bandwidth::ID,
+            overhead_schema::experiments::mpi::BW,
             &[("payload", "1048576"), ("window", "64"), ("placement", "other_host")],
             1_048_576.0 / 650.0 * 1e3,
             true,
@@ -455,18 +477,33 @@ mod tests {
         bw.extra.insert("mb_per_s".into(), 650.0);
         bw.extra.insert("payload_bytes".into(), 1_048_576.0);
         record.points.push(bw);
-        let mut hosts = mpi_point(Hosts::ID, &[("ranks", "2"), ("placement", "other_host")], 8_100.0, true);
+        let mut hosts = mpi_point(
+            overhead_schema::experiments::mpi::HOSTS,
+            &[("ranks", "2"), ("placement", "other_host")],
+            8_100.0,
+            true,
+        );
         hosts
             .details
             .matrices
-            .insert("rtt".into(), host_matrix(overhead_experiments::mpi::hosts::RTT_TITLE, "ns", 8_100.0));
+            .insert("rtt".into(), host_matrix(overhead_schema::experiments::mpi::RTT_TITLE, "ns", 8_100.0));
         hosts
             .details
             .matrices
-            .insert("bw".into(), host_matrix(overhead_experiments::mpi::hosts::BW_TITLE, "MB/s", 640.0));
+            .insert("bw".into(), host_matrix(overhead_schema::experiments::mpi::BW_TITLE, "MB/s", 640.0));
         record.points.push(hosts);
-        let skipped = point(PingPong::ID, "mpi", &[("payload", "8"), ("placement", "same_cpu")], 1.0).spec;
-        record.skipped.push(SkippedPoint::new(skipped, SkipKind::Skipped, overhead_experiments::mpi::NOT_ON_ONE_CPU));
+        let skipped = point(
+            overhead_schema::experiments::mpi::PINGPONG,
+            "mpi",
+            &[("payload", "8"), ("placement", "same_cpu")],
+            1.0,
+        )
+        .spec;
+        record.skipped.push(SkippedPoint::new(
+            skipped,
+            SkipKind::Skipped,
+            overhead_schema::experiments::mpi::NOT_ON_ONE_CPU,
+        ));
         record
     }
 
@@ -527,9 +564,9 @@ mod tests {
     fn one_host_says_why_there_is_no_matrix_and_nothing_without_mpi() {
         assert!(mpi_tables(&sample_record(), Format::Table).is_empty());
         let mut record = sample_record();
-        let spec = point(Hosts::ID, "mpi", &[("ranks", "2")], 1.0).spec;
+        let spec = point(overhead_schema::experiments::mpi::HOSTS, "mpi", &[("ranks", "2")], 1.0).spec;
         record.skipped =
-            vec![SkippedPoint::new(spec, SkipKind::Skipped, overhead_experiments::mpi::hosts::NEEDS_HOSTS)];
+            vec![SkippedPoint::new(spec, SkipKind::Skipped, overhead_schema::experiments::mpi::NEEDS_HOSTS)];
         let text = mpi_tables(&record, Format::Table);
         assert_eq!(text, "mpi.hosts: no host matrix (needs --hosts with two or more hosts)\n");
     }

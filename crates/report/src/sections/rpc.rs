@@ -7,14 +7,14 @@
 use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 
-use overhead_experiments::msg::IpcParams;
-use overhead_experiments::rpc::accounting::{COLUMNS, TABLE_KEY};
-use overhead_experiments::rpc::{FloorResult, MethodsParams, RpcTransport};
 use overhead_humanize::format_ns;
 use overhead_record::{PointRecord, PointSpec, RunRecord};
 use overhead_render::new_table;
 use overhead_render::Format;
-use overhead_runtimes::os::ipc::IpcTransport;
+use overhead_schema::experiments::msg::IpcParams;
+use overhead_schema::experiments::rpc::{FloorResult, MethodsParams, COLUMNS, TABLE_KEY};
+use overhead_schema::variants::ipc::IpcTransport;
+use overhead_schema::variants::rpc::RpcTransport;
 
 const METHODS: &str = overhead_schema::experiments::rpc::METHODS;
 const FLOOR: &str = overhead_schema::experiments::rpc::FLOOR;

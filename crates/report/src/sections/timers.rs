@@ -6,11 +6,12 @@ use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
 use overhead_render::new_table;
 
-use overhead_experiments::timer::{HotPathParams, HotPathResult};
 use overhead_humanize::format_ns;
+use overhead_record::HotPathResult;
 use overhead_record::{PointRecord, PointSpec, RunRecord};
 use overhead_render::Format;
-use overhead_timerq::{Scenario, StartMode, TimeBaseKind, COUNT_COLUMNS};
+use overhead_schema::experiments::timer::HotPathParams;
+use overhead_schema::variants::timer_scenario::{Scenario, StartMode, TimeBaseKind, COUNT_COLUMNS};
 
 const EXPERIMENT: &str = overhead_schema::experiments::timer::HOTPATH;
 

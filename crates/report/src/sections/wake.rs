@@ -7,15 +7,14 @@ use comfy_table::{Cell, CellAlignment};
 
 use crate::interval::point_interval;
 use crate::sections::{Figures, Section};
-use overhead_experiments::wake::{Handoff, HandoffResult};
 use overhead_humanize::format_ns;
 use overhead_machine::Placement;
 use overhead_record::{PointRecord, RunRecord};
 use overhead_render::figure::{slug, Figure};
 use overhead_render::plot::{ranked_bars_svg, RankedBar};
 use overhead_render::{new_table, Format};
-use overhead_runtimes::os::wake::handoff::WaiterState;
-use overhead_runtimes::os::wake::Mechanism;
+use overhead_schema::experiments::wake::{HandoffParams, HandoffResult, HANDOFF};
+use overhead_schema::variants::wake::{Mechanism, WaiterState};
 
 /// The report's `wake` section (docs/ARCHITECTURE.md "Renderers").
 pub const SECTION: Section = Section {
@@ -51,10 +50,8 @@ struct Group<'a> {
 /// spinning, each group's rows by median wake latency.
 fn groups(record: &RunRecord) -> Vec<Group<'_>> {
     let mut out: Vec<Group> = Vec::new();
-    for p in record.points.iter().filter(|p| p.spec.experiment == Handoff::ID) {
-        let (Ok(params), Ok(result)) =
-            (p.spec.params_as::<overhead_experiments::wake::Params>(), p.result_as::<HandoffResult>())
-        else {
+    for p in record.points.iter().filter(|p| p.spec.experiment == HANDOFF) {
+        let (Ok(params), Ok(result)) = (p.spec.params_as::<HandoffParams>(), p.result_as::<HandoffResult>()) else {
             continue;
         };
         let Some(placement) = p.spec.placement else { continue };
@@ -109,7 +106,7 @@ pub fn wake_tables(record: &RunRecord, format: Format) -> String {
     }
     out += &cheapest(&groups);
     let skipped: Vec<String> =
-        record.skipped.iter().filter(|s| s.spec.experiment == Handoff::ID).map(|s| s.reason.clone()).fold(
+        record.skipped.iter().filter(|s| s.spec.experiment == HANDOFF).map(|s| s.reason.clone()).fold(
             Vec::new(),
             |mut seen, reason| {
                 if !seen.contains(&reason) {
@@ -239,7 +236,7 @@ mod tests {
 
     fn handoff(mechanism: &str, waiter: &str, placement: &str, median: f64) -> PointRecord {
         let params = [("mechanism", mechanism), ("waiter", waiter), ("placement", placement)];
-        let mut p = point(Handoff::ID, "os", &params, median);
+        let mut p = point(HANDOFF, "os", &params, median);
         p.spec.placement = Some(if placement == "same_cpu" { Placement::SameCpu } else { Placement::OtherCore });
         let result = HandoffResult {
             rounds: 500.0,

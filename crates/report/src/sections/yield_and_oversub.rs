@@ -11,12 +11,12 @@ use std::collections::BTreeSet;
 use comfy_table::{Cell, CellAlignment};
 
 use overhead_analysis::fits::too_few_points;
-use overhead_experiments::sched::YieldParams;
-use overhead_experiments::sync::OversubParams;
 use overhead_humanize::format_ns;
 use overhead_record::{FitRecord, PointRecord, RunRecord};
 use overhead_render::Format;
-use overhead_runtimes::activity_barrier::{BarrierKind, Variant};
+use overhead_schema::experiments::sched::YieldParams;
+use overhead_schema::experiments::sync::OversubParams;
+use overhead_schema::variants::activity_barrier::{BarrierKind, Variant};
 
 /// `sync.oversub`'s columns: (variant, barrier, label).
 const OVERSUB_COLUMNS: [(Variant, Option<BarrierKind>, &str); 5] = [

@@ -12,7 +12,8 @@ use overhead_record::{SkipKind, SkippedPoint};
 
 fn hotpath(scenario: &str, base: &str, start: &str, median: f64, counts: [f64; 6]) -> PointRecord {
     let mut p = point(EXPERIMENT, "os", &[("scenario", scenario), ("time_base", base), ("start", start)], median);
-    p.extra = overhead_timerq::COUNT_EXTRA_KEYS.iter().map(|k| k.to_string()).zip(counts).collect();
+    p.extra =
+        overhead_schema::variants::timer_scenario::COUNT_EXTRA_KEYS.iter().map(|k| k.to_string()).zip(counts).collect();
     p.extra.insert("fired_per_op".into(), 1.0);
     p
 }

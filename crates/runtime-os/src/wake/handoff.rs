@@ -252,7 +252,7 @@ mod tests {
         let cpu = overhead_machine::allowed_cpus()[0];
         let cpus = [cpu, cpu];
         for mechanism in Mechanism::ALL {
-            if let Err(why) = super::open(mechanism) {
+            if let Err(why) = crate::wake::open(mechanism) {
                 eprintln!("{}: skipped: {why}", mechanism.name());
                 continue;
             }
@@ -280,7 +280,7 @@ mod tests {
             [only] => [*only, *only],
             [] => return,
         };
-        for mechanism in Mechanism::ALL.into_iter().filter(|m| m.can_spin() && super::open(*m).is_ok()) {
+        for mechanism in Mechanism::ALL.into_iter().filter(|m| m.can_spin() && crate::wake::open(*m).is_ok()) {
             for _ in 0..20 {
                 let h = measure(mechanism, pair, WaiterState::Spinning, 0, 3, &Clock::MONOTONIC_RAW).unwrap();
                 assert_eq!(h.rtt_ticks.len(), 3, "{}", mechanism.name());

@@ -1,5 +1,8 @@
 //! The `msg.*` experiments: messages between threads and processes (Souvatzis; Walfield; lmbench).
 
+use crate::variants::ipc::IpcTransport;
+use serde::{Deserialize, Serialize};
+
 /// The experiment ID `msg.switch`.
 pub const SWITCH: &str = "msg.switch";
 
@@ -20,3 +23,11 @@ pub const THROUGHPUT: &str = "msg.throughput";
 
 /// The experiment ID `msg.rendezvous`.
 pub const RENDEZVOUS: &str = "msg.rendezvous";
+
+/// `msg.ipc`'s parameters, in name order; `placement` follows (two-party points).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IpcParams {
+    pub transport: IpcTransport,
+    /// Bytes per message, each way.
+    pub payload: usize,
+}

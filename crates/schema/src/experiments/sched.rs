@@ -8,3 +8,11 @@ pub const BROADCAST: &str = "sched.broadcast";
 
 /// The experiment ID `sched.yield`.
 pub const YIELD: &str = "sched.yield";
+
+/// `sched.yield`'s parameters: CPUs of the point and extra yielding activities per CPU (a cell skipped for
+/// a whole runtime has no load).
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+pub struct YieldParams {
+    pub cpus: usize,
+    pub load: Option<usize>,
+}

@@ -1,5 +1,7 @@
 //! The `sync.*` experiments: atomics, locks, semaphores and barriers.
 
+use crate::variants::activity_barrier::{BarrierKind, Variant};
+
 /// The experiment ID `sync.rwlock`.
 pub const RWLOCK: &str = "sync.rwlock";
 
@@ -23,3 +25,13 @@ pub const FAA: &str = "sync.faa";
 
 /// The experiment ID `sync.mutex`.
 pub const MUTEX: &str = "sync.mutex";
+
+/// `sync.oversub`'s parameters: `barrier` is absent for `just_spawn`, which passes none; `activities` is
+/// the total over all `cpus`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OversubParams {
+    pub variant: Variant,
+    pub barrier: Option<BarrierKind>,
+    pub cpus: usize,
+    pub activities: usize,
+}

@@ -1,5 +1,7 @@
 //! The `timer.*` experiments: timers (Kiszka 2006).
 
+use crate::variants::timer_scenario::{Scenario, StartMode, TimeBaseKind};
+
 /// The experiment ID `timer.stolen`.
 pub const STOLEN: &str = "timer.stolen";
 
@@ -8,3 +10,11 @@ pub const WAKEUP: &str = "timer.wakeup";
 
 /// The experiment ID `timer.hotpath`.
 pub const HOTPATH: &str = "timer.hotpath";
+
+/// `timer.hotpath`'s parameters.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+pub struct HotPathParams {
+    pub scenario: Scenario,
+    pub time_base: TimeBaseKind,
+    pub start: StartMode,
+}

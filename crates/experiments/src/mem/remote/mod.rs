@@ -16,7 +16,6 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 
 use crossbeam_utils::CachePadded;
@@ -54,84 +53,21 @@ pub const INLINE: u64 = 250;
 /// The note on every point measured against the clock.
 pub const CLOCK_NOTE: &str = "reference: the clock — too few CPUs for an isolated reference activity";
 
-/// One row of Table 3 (`case` parameter).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Case {
-    /// Local B increments its own line, nobody else touches it (seed: 1.00).
-    LocalFree,
-    /// B on its own line while one remote activity C increments another word of the same line; B's rate
-    /// (seed: 0.74).
-    LocalOneRemote,
-    /// As above with every other usable CPU a remote activity on that word; B's rate (seed: 0.57).
-    LocalManyRemote,
-    /// C increments a line first touched by another CPU, which then leaves it alone (seed: 0.11).
-    RemoteUnused,
-    /// C's rate in `local_one_remote`'s setting: to a line another core is using (seed: 0.11).
-    RemoteUsed,
-    /// Every CPU but the reference's increments one word; the slowest and fastest remote (seed: 0.01–0.03).
-    RemoteHeavy,
-    /// A dependent pointer chase over a buffer 4× the last-level cache, first touched on the walker's
-    /// node, against a second such buffer: the local-node walk against itself.
-    NumaLocal,
-    /// The same walk over a buffer first touched on another node, against the local-node walk.
-    NumaRemote,
-}
+pub use overhead_schema::experiments::mem::Case;
 
-impl Case {
-    /// Every row, in Table 3's order, the NUMA rows last.
-    pub const ALL: [Case; 8] = [
-        Case::LocalFree,
-        Case::LocalOneRemote,
-        Case::LocalManyRemote,
-        Case::RemoteUnused,
-        Case::RemoteUsed,
-        Case::RemoteHeavy,
-        Case::NumaLocal,
-        Case::NumaRemote,
-    ];
-
-    /// The parameter value (`local_free`, …).
-    pub fn name(self) -> &'static str {
-        match self {
-            Case::LocalFree => "local_free",
-            Case::LocalOneRemote => "local_one_remote",
-            Case::LocalManyRemote => "local_many_remote",
-            Case::RemoteUnused => "remote_unused",
-            Case::RemoteUsed => "remote_used",
-            Case::RemoteHeavy => "remote_heavy",
-            Case::NumaLocal => "numa_local",
-            Case::NumaRemote => "numa_remote",
-        }
-    }
-
-    /// CPUs an isolated reference activity needs beside this case's activities (A included).
-    fn cpus_with_reference(self) -> usize {
-        match self {
-            Case::LocalFree => 2,
-            Case::LocalOneRemote | Case::RemoteUsed | Case::RemoteUnused | Case::RemoteHeavy => 3,
-            Case::LocalManyRemote => 4,
-            Case::NumaLocal | Case::NumaRemote => 1,
-        }
+/// CPUs an isolated reference activity needs beside this case's activities (A included).
+pub(crate) fn cpus_with_reference(case: Case) -> usize {
+    match case {
+        Case::LocalFree => 2,
+        Case::LocalOneRemote | Case::RemoteUsed | Case::RemoteUnused | Case::RemoteHeavy => 3,
+        Case::LocalManyRemote => 4,
+        Case::NumaLocal | Case::NumaRemote => 1,
     }
 }
 
-/// What the rates are relative to (`reference` parameter).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reference {
-    /// An isolated activity A on a CPU of its own (the study's method): thread 0.
-    Activity,
-    /// The clock: the measured activity's rate against its own undisturbed rate in an adjacent window.
-    Clock,
-}
+pub use overhead_schema::experiments::mem::Reference;
 
-/// `mem.remote`'s parameters (a `placement` follows where two CPUs are involved).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Params {
-    pub case: Case,
-    pub reference: Reference,
-}
+pub use overhead_schema::experiments::mem::RemoteParams as Params;
 
 /// Ben-Asher & Feitelson 1991 §4 (Table 3): relative access rates, one point per [`Case`]. Runtime `os`; every thread
 /// pinned.
@@ -154,27 +90,7 @@ pub struct Params {
 /// `details.tables["rates"]`: each measured activity's median relative rate and ns per increment.
 pub struct Remote;
 
-/// What a `mem.remote` point reports beside its median (its `extra`). Relative rates are the measured
-/// activities' access rates over the reference's (1 = undisturbed), medians over the kept windows.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct RemoteResult {
-    /// The measured activities' relative rate.
-    pub relative_rate: f64,
-    /// The slowest measured activity's relative rate (more than one measured activity only).
-    pub relative_rate_min: Option<f64>,
-    /// The fastest measured activity's relative rate (more than one measured activity only).
-    pub relative_rate_max: Option<f64>,
-    /// Windows kept.
-    pub windows: f64,
-    /// Kept windows dropped because an activity was not counting yet (the counting cases only).
-    pub dropped_windows: Option<f64>,
-    /// A kept window's median length (ms; the counting cases only).
-    pub window_ms: Option<f64>,
-    /// The streamed buffer (MiB; the NUMA cases only).
-    pub buffer_mib: Option<f64>,
-    /// Steps timed per window (the NUMA cases only).
-    pub steps_per_window: Option<f64>,
-}
+pub use overhead_schema::experiments::mem::RemoteResult;
 
 impl Remote {
     /// Public ID (docs/ARCHITECTURE.md "Experiments"): the record's `experiment` of every point of it, which

@@ -25,7 +25,7 @@ pub(super) fn plan(
             out.push(numa_point(ctx, case, &cpus, &spec));
             continue;
         }
-        let isolated = n >= case.cpus_with_reference();
+        let isolated = n >= super::cpus_with_reference(case);
         let reference = if isolated { Reference::Activity } else { Reference::Clock };
         // Thread 0 is A with the study's reference, the measured activity with the clock's.
         let a = usize::from(isolated);

@@ -185,7 +185,7 @@ fn team_cases_run_end_to_end() {
     let mut measured = 0;
     for case in cases {
         for reference in [Reference::Activity, Reference::Clock] {
-            let width = case.cpus_with_reference() - usize::from(reference == Reference::Clock);
+            let width = super::cpus_with_reference(case) - usize::from(reference == Reference::Clock);
             let setup = Setup::new(case, reference, &cpus[..width]).unwrap();
             let run = run_team(&setup, h.clock, 2e5, 3);
             assert_eq!(run.joint.len(), 3);

@@ -86,13 +86,7 @@ impl Experiment for HotPath {
     }
 }
 
-/// `timer.hotpath`'s parameters.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-pub struct Params {
-    pub scenario: Scenario,
-    pub time_base: TimeBaseKind,
-    pub start: StartMode,
-}
+pub use overhead_schema::experiments::timer::HotPathParams as Params;
 
 /// One point's scenario, time base and start mode.
 #[derive(Debug, Clone, Copy)]

@@ -5,11 +5,11 @@
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement};
 
-use overhead_experiments::mem::C2cParams;
 use overhead_record::{LabelledTable, Matrix, PointRecord, RunRecord};
 use overhead_render::matrix::{format_number, render_matrix, MAX_TERMINAL_COLUMNS};
 use overhead_render::new_table;
 use overhead_render::Format;
+use overhead_schema::experiments::mem::C2cParams;
 
 /// The shades, lightest (fastest) first.
 pub const SHADES: [char; 5] = [' ', '░', '▒', '▓', '█'];

@@ -7,11 +7,11 @@ use std::collections::BTreeSet;
 
 use comfy_table::{Cell, CellAlignment};
 
-use overhead_experiments::mem::{ContentionParams, MixParams, Op, X_VALUES};
 use overhead_humanize::format_ns;
 use overhead_record::{FitRecord, PointRecord, RunRecord};
 use overhead_render::new_table;
 use overhead_render::Format;
+use overhead_schema::experiments::mem::{ContentionParams, MixParams, Op, X_VALUES};
 
 /// Fig. 1 then Fig. 2, one blank line apart; each empty without its experiment's points, so empty when the
 /// record has neither.

@@ -5,11 +5,11 @@
 
 use comfy_table::{Cell, CellAlignment};
 
-use overhead_experiments::mem::FairnessResult;
 use overhead_humanize::format_ns;
 use overhead_record::{LabelledTable, PointRecord, RunRecord};
 use overhead_render::new_table;
 use overhead_render::Format;
+use overhead_schema::experiments::mem::FairnessResult;
 
 /// The experiment this part reads.
 const EXPERIMENT: &str = overhead_schema::experiments::mem::FAIRNESS;

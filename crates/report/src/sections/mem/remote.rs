@@ -5,10 +5,10 @@
 
 use comfy_table::{Cell, CellAlignment};
 
-use overhead_experiments::mem::{Reference, RemoteParams, RemoteResult};
 use overhead_record::{PointRecord, RunRecord};
 use overhead_render::new_table;
 use overhead_render::Format;
+use overhead_schema::experiments::mem::{Reference, RemoteParams, RemoteResult};
 
 /// The experiment this part reads.
 const EXPERIMENT: &str = overhead_schema::experiments::mem::REMOTE;

@@ -2,10 +2,10 @@
 //! threads, per 1000 of the first thread's.
 
 use crate::sections::Figures;
-use overhead_experiments::mem::FairnessResult;
 use overhead_record::RunRecord;
 use overhead_render::figure::{slug, Figure};
 use overhead_render::plot::{bars_legend, bars_svg};
+use overhead_schema::experiments::mem::FairnessResult;
 
 /// The page's shares group (docs/ARCHITECTURE.md "Renderers").
 pub const SHARES: Figures = Figures {
