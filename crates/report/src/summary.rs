@@ -15,9 +15,12 @@ use super::format_ns;
 use super::html::headline::headline;
 use super::table::{completion, flags_of, machine_shape};
 
-/// The summary's length limit, in lines of at most [`WIDTH`] characters: one screen of a 120 × 40 terminal
-/// and then some.
+/// The screen's length limit for the summary and the record's path after it, in lines of at most [`WIDTH`]
+/// characters: one screen of a 120 × 40 terminal and then some.
 pub const MAX_LINES: usize = 60;
+
+/// The line `overhead run` prints after the summary: the record's path, so that a script takes the last line.
+const RECORD_LINE: usize = 1;
 
 /// The summary's width: a longer line is wrapped at a space, its continuation indented.
 pub const WIDTH: usize = 118;
@@ -36,7 +39,7 @@ pub fn run_summary(record: &RunRecord, record_path: &Path) -> String {
     let mut budget = Budget { comparisons: COMPARISONS, choices: CHOICES };
     loop {
         let text = summary_within(record, record_path, budget);
-        if text.lines().count() <= MAX_LINES || budget.comparisons == 0 {
+        if text.lines().count() + RECORD_LINE <= MAX_LINES || budget.comparisons == 0 {
             return text;
         }
         match budget.choices {
@@ -336,7 +339,8 @@ mod tests {
         let long = "a warning that goes on and on about the machine. ".repeat(20);
         record.warnings = vec![long.clone(), long.clone(), long.clone(), long];
         let text = run_summary(&record, Path::new("r/results.json"));
-        assert!(text.lines().count() <= MAX_LINES, "{} lines:\n{text}", text.lines().count());
+        // The record's path follows on the screen.
+        assert!(text.lines().count() < MAX_LINES, "{} lines:\n{text}", text.lines().count());
         assert!(text.contains("(the full report has"), "{text}");
         assert!(text.trim_end().ends_with("--verbose"), "{text}");
     }
