@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use overhead_orchestrator::run_probe;
+use overhead_probe::run_probe;
 use overhead_protocol::{ProbeJob, ProbeMessage, VERSION};
 
 /// Runs one job and prints its message on stdout. Exits 1 when the point failed. A point of an external

@@ -30,6 +30,7 @@ const LAYERS: &[&str] = &[
     "runtime-external",
     "runtimes",
     "experiments",
+    "probe",
     "analysis",
     "history",
     "orchestrator",

@@ -206,10 +206,10 @@ fn rank_slots(spec: &overhead_record::PointSpec) -> Vec<RankSlot> {
 }
 
 /// The point of an external probe's raw batches, made as `overhead probe` makes its own
-/// (`probe::point_record`): the same summary, CI and flags for every runtime.
+/// (`overhead_probe::point_record`): the same summary, CI and flags for every runtime.
 fn point_of_batches(job: &ProbeJob, batches: &RawBatches) -> Result<Box<PointRecord>, String> {
     let measurement = batches.measurement()?;
-    let point = super::probe::point_record(
+    let point = overhead_probe::point_record(
         &job.spec,
         &measurement,
         batches.notes.clone(),
