@@ -8,10 +8,10 @@ use std::time::Duration;
 use super::run::{default_out_dir, ensure_writable};
 use super::{CrosscheckArgs, TimeSourceChoice, UsageError};
 use overhead_clock::{calibrate, Calibration};
+use overhead_crosscheck::{crosscheck as run_crosscheck, CrosscheckOptions};
 use overhead_experiments::PlanContext;
 use overhead_harness::Mode;
 use overhead_machine::MachineInfo;
-use overhead_orchestrator::crosscheck::{crosscheck as run_crosscheck, CrosscheckOptions};
 use overhead_orchestrator::{build_plan, select_experiments, select_runtimes, RoundPolicy, RunOptions};
 use overhead_record::{ProcessCosts, ToolInfo};
 

@@ -30,10 +30,11 @@ const LAYERS: &[&str] = &[
     "runtime-external",
     "runtimes",
     "experiments",
-    "probe",
     "analysis",
     "history",
+    "probe",
     "orchestrator",
+    "crosscheck",
     "render",
     "report",
 ];

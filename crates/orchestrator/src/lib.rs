@@ -2,12 +2,11 @@
 //! probe processes with a watchdog, and writes the run record as it goes (at most once a second, and at the end).
 
 mod between_probes;
-pub mod crosscheck;
 mod machine_state;
 mod minimum_plan;
 mod plan;
 mod point_state;
-mod probe_process;
+pub mod probe_process;
 mod progress;
 mod record_writer;
 mod rounds;
@@ -20,7 +19,7 @@ mod simulate;
 pub use minimum_plan::Schedule;
 pub use overhead_record::RoundPolicy;
 pub use plan::{build_plan, build_plan_where, select_experiments, select_runtimes};
-pub use run::{run, RunOptions, RunOutcome};
+pub use run::{flagging_of, new_record, run, RunOptions, RunOutcome};
 pub use side_plans::{merge as merge_side_plans, plan_json, plan_of as side_plan_of, SideSkips};
 pub use sides::{check_sides, parse_side, SideRun};
 pub use simulate::{simulate, RecordedCosts, RecordedPoint, SimulatedPoint, Simulation, Source};

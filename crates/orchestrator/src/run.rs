@@ -117,7 +117,7 @@ fn host_pair(spec: &PointSpec, run_pair: &Option<[usize; 2]>) -> Option<[usize; 
 }
 
 /// The record before the first probe: the run's settings, the machine, its warnings, no points yet.
-pub(crate) fn new_record(opts: &RunOptions) -> RunRecord {
+pub fn new_record(opts: &RunOptions) -> RunRecord {
     RunRecord {
         schema_version: SCHEMA_VERSION,
         tool: opts.tool.clone(),
@@ -529,7 +529,7 @@ fn flagging(record: &RunRecord, points: &[PointState]) -> Flagging {
 
 /// The rules a point's flags are judged by: the record's noisy fraction, [`UNSTABLE_SPREAD`], and one cycle
 /// from the reference loop in `extras` (every process's extra values).
-pub(crate) fn flagging_of<'a>(
+pub fn flagging_of<'a>(
     record: &RunRecord,
     extras: impl Iterator<Item = &'a std::collections::BTreeMap<String, f64>>,
 ) -> Flagging {

@@ -3,6 +3,12 @@
 //! compared with, in an order drawn afresh each round (RMIT: randomised multiple interleaved trials, Abedi and
 //! Brecht, ICPE 2017), every measurement bracketed by the host-state fingerprint; the analysis then compares
 //! like with like (`overhead_analysis::crosscheck`).
+//!
+//! Its own crate, above the run it borrows the probe processes and the record of (`overhead-orchestrator`):
+//! the peers, their commands and parsers, and the rounds. What the record holds of it
+//! (`overhead_record::Crosscheck`), the verdicts (`overhead_analysis::crosscheck`) and its section
+//! (`overhead_report`'s `crosscheck_text`) stay with the other records, analyses and sections, since the
+//! crates that read records may not reach the crates that measure.
 
 mod peer;
 mod peers;
@@ -23,8 +29,8 @@ use overhead_record::{
     HOST_RTT_AFTER, HOST_RTT_BEFORE, HOST_RTT_COST,
 };
 
-use super::probe_process::{run_one, ProbeEnd};
-use super::run::{flagging_of, new_record, RunOptions, RunOutcome};
+use overhead_orchestrator::probe_process::{run_one, ProbeEnd};
+use overhead_orchestrator::{flagging_of, new_record, RunOptions, RunOutcome};
 
 pub use peer::{Peer, PeerCommand};
 
@@ -280,9 +286,9 @@ mod tests {
             return;
         }
         let ctx = overhead_experiments::PlanContext { cpus, topology, mode: Mode::Default, hosts: Vec::new() };
-        let plan = super::super::build_plan(
-            &super::super::select_experiments(&[]).unwrap(),
-            &super::super::select_runtimes(&[]).unwrap(),
+        let plan = overhead_orchestrator::build_plan(
+            &overhead_orchestrator::select_experiments(&[]).unwrap(),
+            &overhead_orchestrator::select_runtimes(&[]).unwrap(),
             false,
             &ctx,
         );
