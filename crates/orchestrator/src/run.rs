@@ -22,12 +22,12 @@ use super::sides::SideRun;
 use overhead_analysis::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
 use overhead_clock::TimeSourceInfo;
 use overhead_experiments::Planned;
-use overhead_harness::{speed, HarnessConfig, Mode};
+use overhead_harness::{speed, Mode};
 use overhead_machine::MachineInfo;
 use overhead_protocol::{ProbeJob, VERSION};
 use overhead_record::{
     first_two_cpus, PointSpec, ProcessCosts, RoundPolicy, RunRecord, SideRecord, Sides, SkipKind, SkippedPoint,
-    ToolInfo, SCHEMA_VERSION, SIDE_ORDER,
+    ToolInfo, SIDE_ORDER,
 };
 
 /// A validated run: what to measure, where to write, with which clock.
@@ -118,35 +118,18 @@ fn host_pair(spec: &PointSpec, run_pair: &Option<[usize; 2]>) -> Option<[usize; 
 
 /// The record before the first probe: the run's settings, the machine, its warnings, no points yet.
 pub fn new_record(opts: &RunOptions) -> RunRecord {
-    RunRecord {
-        schema_version: SCHEMA_VERSION,
-        tool: opts.tool.clone(),
-        mode: opts.mode,
-        command_line: opts.command_line.clone(),
-        started_utc: chrono::Utc::now().to_rfc3339(),
-        finished_utc: None,
-        interrupted: false,
-        time_source: opts.time_source.clone(),
-        harness: HarnessConfig::for_mode(opts.mode),
-        rounds: Some(opts.rounds),
-        machine: opts.machine.clone(),
-        warnings: start_warnings(opts),
-        speed_warning: None,
-        speed: None,
-        machine_state: None,
-        host_states: None,
-        host_spread: None,
-        between_runs: None,
-        points: Vec::new(),
-        skipped: Vec::new(),
-        fits: Vec::new(),
-        comparisons: Vec::new(),
-        count_fits: Vec::new(),
-        choices: Vec::new(),
-        sides: sides_of(&opts.sides),
-        crosscheck: None,
-        catalog: Default::default(),
-    }
+    let mut record = RunRecord::begun(
+        opts.tool.clone(),
+        opts.mode,
+        opts.command_line.clone(),
+        chrono::Utc::now().to_rfc3339(),
+        opts.time_source.clone(),
+        opts.machine.clone(),
+    );
+    record.rounds = Some(opts.rounds);
+    record.warnings = start_warnings(opts);
+    record.sides = sides_of(&opts.sides);
+    record
 }
 
 /// The record's sides before the first probe: what each side is and its build, no points yet; `None` for a

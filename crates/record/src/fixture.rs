@@ -1,9 +1,9 @@
 //! Records made up for tests: known values, real machine description.
 
-use crate::{BuildStamp, Metric, PointRecord, PointSpec, RunRecord, SkipKind, SkippedPoint, ToolInfo, SCHEMA_VERSION};
+use crate::{BuildStamp, Metric, PointRecord, PointSpec, RunRecord, SkipKind, SkippedPoint, ToolInfo};
 use overhead_clock::{calibrate, Calibration};
 use overhead_machine::MachineInfo;
-use overhead_schema::{HarnessConfig, Mode};
+use overhead_schema::Mode;
 use overhead_stats::Summary;
 use std::collections::BTreeMap;
 
@@ -64,40 +64,19 @@ pub fn count(key: &str, median: f64, ci_low: f64, ci_high: f64) -> crate::CountE
 
 pub fn sample_record() -> RunRecord {
     let faa = point("sync.faa", "os", &[("variable", "shared"), ("threads", "2")], 10.0);
-    RunRecord {
-        schema_version: SCHEMA_VERSION,
-        tool: ToolInfo::from_stamp(&BuildStamp {
-            name: "overhead",
-            version: "0.1.0",
-            git_commit: None,
-            crate_versions: "",
-        }),
-        mode: Mode::Quick,
-        command_line: vec!["overhead".into(), "run".into()],
-        started_utc: "2026-11-21T10:00:00+00:00".into(),
-        finished_utc: None,
-        interrupted: true,
-        time_source: calibrate(true, Calibration::DEFAULT),
-        harness: HarnessConfig::for_mode(Mode::Quick),
-        rounds: None,
-        machine: MachineInfo::detect(),
-        warnings: vec!["a warning".into()],
-        speed_warning: None,
-        speed: None,
-        machine_state: None,
-        host_states: None,
-        host_spread: None,
-        between_runs: None,
-        skipped: vec![SkippedPoint::new(faa.spec.clone(), SkipKind::TimedOut, "timed out after 1 s")],
-        fits: Vec::new(),
-        comparisons: Vec::new(),
-        count_fits: Vec::new(),
-        choices: Vec::new(),
-        sides: None,
-        crosscheck: None,
-        catalog: Default::default(),
-        points: vec![faa],
-    }
+    let mut record = RunRecord::begun(
+        ToolInfo::from_stamp(&BuildStamp { name: "overhead", version: "0.1.0", git_commit: None, crate_versions: "" }),
+        Mode::Quick,
+        vec!["overhead".into(), "run".into()],
+        "2026-11-21T10:00:00+00:00".into(),
+        calibrate(true, Calibration::DEFAULT),
+        MachineInfo::detect(),
+    );
+    record.interrupted = true;
+    record.warnings = vec!["a warning".into()];
+    record.skipped = vec![SkippedPoint::new(faa.spec.clone(), SkipKind::TimedOut, "timed out after 1 s")];
+    record.points = vec![faa];
+    record
 }
 
 /// A run summary of one machine and configuration with `(name, median)` points, each with a CI of ±`rel`

@@ -228,6 +228,47 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
+    /// A record at the start of a run: who made it, how, where and when, with no point measured and nothing
+    /// derived yet (the analysis fills the rest). `started_utc` is RFC 3339.
+    pub fn begun(
+        tool: ToolInfo,
+        mode: Mode,
+        command_line: Vec<String>,
+        started_utc: String,
+        time_source: TimeSourceInfo,
+        machine: MachineInfo,
+    ) -> RunRecord {
+        RunRecord {
+            schema_version: SCHEMA_VERSION,
+            tool,
+            mode,
+            command_line,
+            started_utc,
+            finished_utc: None,
+            interrupted: false,
+            time_source,
+            harness: HarnessConfig::for_mode(mode),
+            rounds: None,
+            machine,
+            warnings: Vec::new(),
+            speed_warning: None,
+            speed: None,
+            machine_state: None,
+            host_states: None,
+            host_spread: None,
+            between_runs: None,
+            points: Vec::new(),
+            skipped: Vec::new(),
+            fits: Vec::new(),
+            comparisons: Vec::new(),
+            count_fits: Vec::new(),
+            choices: Vec::new(),
+            sides: None,
+            crosscheck: None,
+            catalog: CatalogSnapshot::default(),
+        }
+    }
+
     /// Every point the record holds: its own (the first side's, or the run's without sides), then every other
     /// side's (named `…/side:NAME`), side after side. What the exports and the time summary read, so a run
     /// with sides carries each side.
