@@ -70,96 +70,14 @@ impl<C: Ticks> Harness<C> {
         K: Fn(usize, u64) + Sync,
     {
         assert!(!seats.is_empty(), "a team needs at least one thread");
-        // Threads sharing a CPU (an oversubscribed team) must not spin for one another between batches:
-        // the thread spinning would delay the others' clock stops by its whole spin.
-        let barrier =
-            if may_share_cpus(seats) { SpinBarrier::yielding(seats.len()) } else { SpinBarrier::new(seats.len()) };
-        let command = AtomicU64::new(0);
-        // The team's last batch, in ticks: what the leader sizes N on (reset by the leader each batch). With
-        // span timing every thread also posts its start and end, for the span.
-        let slowest = AtomicU64::new(0);
-        let first_start = AtomicU64::new(u64::MAX);
-        let last_end = AtomicU64::new(0);
-        let capacity = 64 + 2 * (self.config.warmup + self.config.repetitions);
+        let shared = TeamShared::new(seats);
         let logs: Vec<TeamLog> = std::thread::scope(|s| {
             let handles: Vec<_> = seats
                 .iter()
                 .enumerate()
                 .map(|(index, &seat)| {
-                    let (barrier, command, slowest, test, control) = (&barrier, &command, &slowest, &test, &control);
-                    let (first_start, last_end) = (&first_start, &last_end);
-                    s.spawn(move || {
-                        let pin_error = take_seat(seat).err().map(|e| e.to_string());
-                        // This thread's kernel counters, opened for the counted batches only (a thread with
-                        // counters open pays for them at every context switch; docs/METHOD.md §18).
-                        let mut counters: Option<Result<ThreadCounters, String>> = None;
-                        let mut counts_log: Vec<Option<Counts>> = Vec::with_capacity(2 * self.config.counted_pairs);
-                        let mut process_before: Option<Counts> = None;
-                        let mut log = Vec::with_capacity(capacity);
-                        let mut sense = false;
-                        let mut plan = (index == 0).then(|| LeaderPlan::new(self));
-                        loop {
-                            if let Some(plan) = plan.as_mut() {
-                                // Every other thread waits at the barrier below: nobody writes the shared
-                                // times now.
-                                let last = (!log.is_empty()).then(|| {
-                                    let own = slowest.swap(0, Ordering::Relaxed);
-                                    let start = first_start.swap(u64::MAX, Ordering::Relaxed);
-                                    let end = last_end.swap(0, Ordering::Relaxed);
-                                    match timing {
-                                        TeamTiming::SlowestThread => own,
-                                        TeamTiming::Span => end.wrapping_sub(start).max(own),
-                                    }
-                                });
-                                let next = plan.next(last);
-                                // Before a counted batch, the process's switches and its children's counts while
-                                // every other thread waits at the barrier: with the reading after the batch's
-                                // closing barrier, the window holds every thread's whole batch.
-                                if next & COUNTED != 0 {
-                                    process_before = process_counts().ok();
-                                }
-                                command.store(next, Ordering::Relaxed);
-                            }
-                            barrier.wait(&mut sense);
-                            let cmd = command.load(Ordering::Relaxed);
-                            if cmd == 0 {
-                                break;
-                            }
-                            let n = cmd & !(CONTROL | COUNTED);
-                            if cmd & COUNTED != 0 {
-                                let mut counters = counters.get_or_insert_with(ThreadCounters::open).as_mut().ok();
-                                let before = counters.as_mut().and_then(|c| c.read().ok());
-                                if cmd & CONTROL != 0 {
-                                    control(index, n);
-                                } else {
-                                    test(index, n);
-                                }
-                                let after = counters.as_mut().and_then(|c| c.read().ok());
-                                barrier.wait(&mut sense);
-                                let mut counted = before.zip(after).map(|(b, a)| a.since(b));
-                                if index == 0 {
-                                    let process = process_before
-                                        .take()
-                                        .zip(process_counts().ok())
-                                        .map(|(before, after)| after.since(before));
-                                    counted = counted.map(|c| c.with_process(process));
-                                }
-                                counts_log.push(counted);
-                                continue;
-                            }
-                            let edges = if cmd & CONTROL != 0 {
-                                self.time_batch_edges(&mut |n| control(index, n), n)
-                            } else {
-                                self.time_batch_edges(&mut |n| test(index, n), n)
-                            };
-                            log.push(edges);
-                            slowest.fetch_max(edges.1.wrapping_sub(edges.0), Ordering::Relaxed);
-                            first_start.fetch_min(edges.0, Ordering::Relaxed);
-                            last_end.fetch_max(edges.1, Ordering::Relaxed);
-                            barrier.wait(&mut sense);
-                        }
-                        TeamLog { batches: log, counts: counts_log, pin_error, n: plan.map(|p| p.n) }
-                    })
+                    let member = Member { h: self, shared: &shared, index, timing, test: &test, control: &control };
+                    s.spawn(move || member.run(seat))
                 })
                 .collect();
             handles.into_iter().map(|h| h.join().expect("team thread panicked")).collect()
@@ -275,6 +193,143 @@ impl KeptPairs {
 /// Each batch's duration in ticks.
 fn durations(edges: &[Edges]) -> Vec<u64> {
     edges.iter().map(|e| e.1.wrapping_sub(e.0)).collect()
+}
+
+/// What a team's threads share: the barrier they meet at, the leader's command (the next batch's N and kind,
+/// 0 to stop), and the last batch's times, which every thread posts and the leader takes.
+struct TeamShared {
+    barrier: SpinBarrier,
+    command: AtomicU64,
+    /// The team's last batch, in ticks: what the leader sizes N on. With span timing every thread also posts
+    /// its start and end, for the span.
+    slowest: AtomicU64,
+    first_start: AtomicU64,
+    last_end: AtomicU64,
+}
+
+impl TeamShared {
+    /// The shared state of a team in `seats`: threads that may share a CPU (an oversubscribed team) yield at
+    /// the barrier instead of spinning, since a thread spinning would delay the others' clock stops by its
+    /// whole spin.
+    fn new(seats: &[Seat]) -> TeamShared {
+        TeamShared {
+            barrier: if may_share_cpus(seats) {
+                SpinBarrier::yielding(seats.len())
+            } else {
+                SpinBarrier::new(seats.len())
+            },
+            command: AtomicU64::new(0),
+            slowest: AtomicU64::new(0),
+            first_start: AtomicU64::new(u64::MAX),
+            last_end: AtomicU64::new(0),
+        }
+    }
+
+    /// The team's last batch in ticks by `timing`, the shared times reset for the next. Only the leader
+    /// calls it, while every other thread waits at the barrier: nobody writes the shared times then.
+    fn take_last(&self, timing: TeamTiming) -> u64 {
+        let own = self.slowest.swap(0, Ordering::Relaxed);
+        let start = self.first_start.swap(u64::MAX, Ordering::Relaxed);
+        let end = self.last_end.swap(0, Ordering::Relaxed);
+        match timing {
+            TeamTiming::SlowestThread => own,
+            TeamTiming::Span => end.wrapping_sub(start).max(own),
+        }
+    }
+
+    /// Posts one thread's timed batch, `(start, end)` in ticks.
+    fn post(&self, edges: Edges) {
+        self.slowest.fetch_max(edges.1.wrapping_sub(edges.0), Ordering::Relaxed);
+        self.first_start.fetch_min(edges.0, Ordering::Relaxed);
+        self.last_end.fetch_max(edges.1, Ordering::Relaxed);
+    }
+}
+
+/// One thread of a team: its index (0 leads), what it runs and what it shares.
+struct Member<'a, C, T, K> {
+    h: &'a Harness<C>,
+    shared: &'a TeamShared,
+    index: usize,
+    timing: TeamTiming,
+    test: &'a T,
+    control: &'a K,
+}
+
+impl<C: Ticks, T: Fn(usize, u64) + Sync, K: Fn(usize, u64) + Sync> Member<'_, C, T, K> {
+    /// The thread's life: take its seat, then run what the leader posts until it posts 0. The leader plans
+    /// each batch from the last one's time; a counted batch is run with the kernel's counters open and not
+    /// timed; a timed one is posted for the leader.
+    fn run(&self, seat: Seat) -> TeamLog {
+        let pin_error = take_seat(seat).err().map(|e| e.to_string());
+        let config = &self.h.config;
+        // This thread's kernel counters, opened for the counted batches only (a thread with counters open pays
+        // for them at every context switch; docs/METHOD.md §18).
+        let mut counters: Option<Result<ThreadCounters, String>> = None;
+        let mut counts_log: Vec<Option<Counts>> = Vec::with_capacity(2 * config.counted_pairs);
+        let mut process_before: Option<Counts> = None;
+        let mut log = Vec::with_capacity(64 + 2 * (config.warmup + config.repetitions));
+        let mut sense = false;
+        let mut plan = (self.index == 0).then(|| LeaderPlan::new(self.h));
+        loop {
+            if let Some(plan) = plan.as_mut() {
+                let next = plan.next((!log.is_empty()).then(|| self.shared.take_last(self.timing)));
+                // Before a counted batch, the process's switches and its children's counts while every other
+                // thread waits at the barrier: with the reading after the batch's closing barrier, the window
+                // holds every thread's whole batch.
+                if next & COUNTED != 0 {
+                    process_before = process_counts().ok();
+                }
+                self.shared.command.store(next, Ordering::Relaxed);
+            }
+            self.shared.barrier.wait(&mut sense);
+            let cmd = self.shared.command.load(Ordering::Relaxed);
+            if cmd == 0 {
+                break;
+            }
+            let n = cmd & !(CONTROL | COUNTED);
+            if cmd & COUNTED != 0 {
+                let counted = self.counted_batch(cmd, n, &mut counters, &mut sense, &mut process_before);
+                counts_log.push(counted);
+                continue;
+            }
+            let edges = if cmd & CONTROL != 0 {
+                self.h.time_batch_edges(&mut |n| (self.control)(self.index, n), n)
+            } else {
+                self.h.time_batch_edges(&mut |n| (self.test)(self.index, n), n)
+            };
+            log.push(edges);
+            self.shared.post(edges);
+            self.shared.barrier.wait(&mut sense);
+        }
+        TeamLog { batches: log, counts: counts_log, pin_error, n: plan.map(|p| p.n) }
+    }
+
+    /// One counted (untimed) batch of `cmd`'s kind and `n` operations between two readings of this thread's
+    /// counters, opened on first use; the leader adds the process's own counts since `process_before`.
+    fn counted_batch(
+        &self,
+        cmd: u64,
+        n: u64,
+        counters: &mut Option<Result<ThreadCounters, String>>,
+        sense: &mut bool,
+        process_before: &mut Option<Counts>,
+    ) -> Option<Counts> {
+        let mut counters = counters.get_or_insert_with(ThreadCounters::open).as_mut().ok();
+        let before = counters.as_mut().and_then(|c| c.read().ok());
+        if cmd & CONTROL != 0 {
+            (self.control)(self.index, n);
+        } else {
+            (self.test)(self.index, n);
+        }
+        let after = counters.as_mut().and_then(|c| c.read().ok());
+        self.shared.barrier.wait(sense);
+        let counted = before.zip(after).map(|(b, a)| a.since(b));
+        if self.index != 0 {
+            return counted;
+        }
+        let process = process_before.take().zip(process_counts().ok()).map(|(before, after)| after.since(before));
+        counted.map(|c| c.with_process(process))
+    }
 }
 
 /// One team thread's log.
