@@ -36,7 +36,7 @@ fn main() {
     probe_sources();
 }
 
-/// Writes `OUT_DIR/probe_sources.rs`: `PROBE_SOURCES`, an `overhead_runtimes::external::probe_sources::ProbeSources`
+/// Writes `OUT_DIR/probe_sources.rs`: `PROBE_SOURCES`, an `overhead_runtime_external::probe_sources::ProbeSources`
 /// with `include_str!` of every file each probe's build needs ([`probe_files::PROBES`]), in path order.
 fn probe_sources() {
     let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
@@ -53,8 +53,8 @@ fn probe_sources() {
     }
     let code = format!(
         "/// The external probes' build inputs, embedded (build.rs).\n\
-         const PROBE_SOURCES: overhead::runtimes::external::probe_sources::ProbeSources = \
-         overhead::runtimes::external::probe_sources::ProbeSources {{\n{}}};\n",
+         const PROBE_SOURCES: overhead::runtime_external::probe_sources::ProbeSources = \
+         overhead::runtime_external::probe_sources::ProbeSources {{\n{}}};\n",
         fields.concat()
     );
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("probe_sources.rs");

@@ -31,8 +31,8 @@ use overhead::experiments::msg::Throughput;
 use overhead::experiments::Experiment as _;
 use overhead::harness::{Harness, HarnessConfig, Mode};
 use overhead::machine::{allowed_cpus, cpu_mask, pin_current_thread, set_affinity_mask};
-use overhead::runtimes::channel_impl::ChannelImpl;
-use overhead::runtimes::channel_throughput::{
+use overhead::runtime_api::channel_impl::ChannelImpl;
+use overhead::runtime_api::channel_throughput::{
     Capacity, ChannelThroughput as _, Pattern, StreamShape, TeamSeats, NEVER_FULL,
 };
 
@@ -227,7 +227,7 @@ fn harness_case(h: &Harness, krate: Crate, pattern: PatternArg, capacity: Capaci
         _ => Vec::new(),
     };
     let parties = if pinned.is_empty() { TeamSeats::Free(&cpus.allowed) } else { TeamSeats::Pinned(&pinned) };
-    let outcome = overhead::runtimes::os::Os
+    let outcome = overhead::runtime_os::Os
         .throughput(krate.implementation(), StreamShape { pattern, capacity }, parties, &h)
         .expect("msg.throughput's measurement");
     let mut samples = outcome.measurement.samples_ns.clone();

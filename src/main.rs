@@ -16,6 +16,6 @@ include!(concat!(env!("OUT_DIR"), "/probe_sources.rs"));
 
 fn main() -> std::process::ExitCode {
     // Before anything can build a probe: a run's probes and a side's `overhead probe` are this binary too.
-    overhead::runtimes::external::probe_sources::install(PROBE_SOURCES);
+    overhead::runtime_external::probe_sources::install(PROBE_SOURCES);
     overhead::cli::main(&BUILD)
 }

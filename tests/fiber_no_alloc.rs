@@ -4,7 +4,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use overhead::runtimes::fiber::{self as rt, Backend};
+use overhead::runtime_fibers::{self as rt, Backend};
 
 struct Counting;
 

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use overhead_experiments::registry;
-use overhead_runtimes as runtimes;
+use overhead_runtime_registry as runtimes;
 
 /// Prints one line per experiment (ID, what it measures, source, runtimes), then one block per runtime: what
 /// it is, whether a plain `overhead run` measures it, and the implementations it offers (the `impl:` and `lock:`
@@ -56,7 +56,7 @@ fn experiments_table() -> comfy_table::Table {
         let info = e.info();
         let runs: Vec<&str> = runtimes::registry()
             .iter()
-            .filter(|r| runtimes::missing(**r, e.requires()).is_none() && r.refuses(e.id()).is_none())
+            .filter(|r| overhead_runtime_api::missing(**r, e.requires()).is_none() && r.refuses(e.id()).is_none())
             .map(|r| r.name())
             .collect();
         table.add_row([info.id, info.summary, info.source, &runs.join(", ")]);

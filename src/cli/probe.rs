@@ -42,9 +42,9 @@ pub fn probe(job: &str) -> anyhow::Result<ExitCode> {
     // A rank of an MPI job finalises MPI before it exits, or the launcher calls the job failed; a rank that
     // failed ends the job instead, since the others may wait for it in a collective.
     if matches!(message, ProbeMessage::Error { .. }) {
-        overhead_runtimes::mpi::shim::abort_job();
+        overhead_runtime_external::mpi::shim::abort_job();
     } else {
-        overhead_runtimes::mpi::shim::finalize();
+        overhead_runtime_external::mpi::shim::finalize();
     }
     written?;
     // A follower rank answers with a note; only an error fails the process.

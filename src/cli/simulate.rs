@@ -10,7 +10,7 @@ use super::{RunArgs, UsageError};
 use overhead_experiments::{Experiment, PlanContext, Planned};
 use overhead_machine::Topology;
 use overhead_orchestrator::{build_plan_where, parse_side, simulate, RecordedCosts, Schedule};
-use overhead_runtimes::RuntimeUnderTest;
+use overhead_runtime_api::RuntimeUnderTest;
 
 /// Simulates the run `args` describe with `record`'s process costs; prints each point with the processes it
 /// would get, what the run would say on stderr, and the closing `simulated: …` line.

@@ -3,7 +3,7 @@
 //! new edge that happens to make no cycle), a crate that no layer names, or a drawing in docs/ARCHITECTURE.md
 //! that no longer matches the manifests. This test reads the manifests and the page as text, so it needs no
 //! build of the crates. It also keeps the runtime families apart: each stands on the plug-in interface
-//! (`runtime-api`) alone, and only the registry (`runtimes`) names them all.
+//! (`runtime-api`) alone, and only the registry (`runtime-registry`) names them all.
 
 use std::path::Path;
 
@@ -28,7 +28,7 @@ const LAYERS: &[&str] = &[
     "runtime-async",
     "runtime-parallel",
     "runtime-external",
-    "runtimes",
+    "runtime-registry",
     "experiments",
     "analysis",
     "history",
@@ -149,7 +149,7 @@ const MEASURING: &[&str] = &[
     "overhead-runtime-async",
     "overhead-runtime-parallel",
     "overhead-runtime-external",
-    "overhead-runtimes",
+    "overhead-runtime-registry",
     "overhead-experiments",
     "overhead-timerq",
     "overhead-grpc",
@@ -177,7 +177,7 @@ const KEPT_APART: &[(&str, &[&str])] = &[
     ("harness", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
     ("grpc", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
     ("timerq", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
-    ("runtimes", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
+    ("runtime-registry", &["comfy-table", "plotters", "minijinja", "pulldown-cmark", "overhead-render"]),
     // The plug-in interface holds no runtime; each family reaches only the runtimes it holds.
     ("runtime-api", &["tokio", "smol", "rayon", "corosensei", "tonic", "cc", "crossbeam-channel", "flume", "kanal"]),
     ("runtime-os", &["tokio", "smol", "rayon", "corosensei", "tonic", "cc"]),

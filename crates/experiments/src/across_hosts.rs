@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 
 use crate::Point;
-use overhead_runtimes::mpi::shim::shim;
-use overhead_runtimes::os::ipc::{serve, tcp_end, Role, StreamEnd};
+use overhead_runtime_external::mpi::shim::shim;
+use overhead_runtime_os::ipc::{serve, tcp_end, Role, StreamEnd};
 
 /// How long rank 1 waits for rank 0 to connect before it gives up (s): rank 0 connects right after it has
 /// the port, so only a rank 0 that failed first makes it wait this long.

@@ -15,7 +15,7 @@ impl Catalog for Registries {
         super::registry().iter().position(|e| e.id() == experiment).unwrap_or(usize::MAX)
     }
     fn runtime_rank(&self, runtime: &str) -> usize {
-        overhead_runtimes::column_rank(runtime)
+        overhead_runtime_registry::column_rank(runtime)
     }
     fn own_impl(&self, experiment: &str, runtime: &str) -> Option<String> {
         super::msg::own_impl(experiment, runtime).map(|i| i.as_str().to_string())
@@ -28,7 +28,8 @@ impl Catalog for Registries {
                 ExperimentAbout { id: info.id.into(), summary: info.summary.into(), source: info.source.into() }
             })
             .collect();
-        let runtimes: Vec<String> = overhead_runtimes::registry().iter().map(|r| r.name().to_string()).collect();
+        let runtimes: Vec<String> =
+            overhead_runtime_registry::registry().iter().map(|r| r.name().to_string()).collect();
         let own_impls = experiments
             .iter()
             .flat_map(|e| runtimes.iter().map(move |r| (e, r)))
@@ -62,7 +63,7 @@ mod tests {
         assert_eq!(snapshot.experiments.len(), super::super::registry().len());
         for e in super::super::registry() {
             assert_eq!(snapshot.experiment_rank(e.id()), CATALOG.experiment_rank(e.id()));
-            for r in overhead_runtimes::registry() {
+            for r in overhead_runtime_registry::registry() {
                 assert_eq!(snapshot.runtime_rank(r.name()), CATALOG.runtime_rank(r.name()));
                 assert_eq!(
                     snapshot.own_impl(e.id(), r.name()),

@@ -27,7 +27,7 @@ pub use overhead_harness::empty_loop;
 use overhead_harness::{Harness, HarnessConfig};
 use overhead_record::Metric;
 pub use overhead_record::Outcome;
-use overhead_runtimes::Capability;
+use overhead_runtime_api::Capability;
 
 /// What `overhead list` and the record say about an experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +41,7 @@ pub struct ExperimentInfo {
     /// What the reported time means.
     pub metric: Metric,
     /// What a runtime needs to have for a cell of this experiment; each runtime says whether it has it
-    /// ([`overhead_runtimes::RuntimeUnderTest::offers`]).
+    /// ([`overhead_runtime_api::RuntimeUnderTest::offers`]).
     pub requires: &'static [Capability],
 }
 
@@ -58,10 +58,10 @@ pub trait Experiment: Sync {
         self.info().id
     }
     /// The points to run for `runtime` on this machine (what it offers decides the shape: mechanisms,
-    /// one CPU for a runtime on one kernel thread, loads it refuses; [`overhead_runtimes::Offers`]); points that
+    /// one CPU for a runtime on one kernel thread, loads it refuses; [`overhead_runtime_api::Offers`]); points that
     /// cannot run here come back as [`Planned::Skip`] with the reason. Called only for runtimes that have
     /// every capability in [`Experiment::requires`]; the specs name `runtime` ([`PlanContext::spec_of`]).
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned>;
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned>;
     /// What a runtime must have for a cell of this experiment.
     fn requires(&self) -> &'static [Capability] {
         self.info().requires

@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::{PlanContext, Planned};
 use overhead_harness::{HarnessConfig, Mode, SpinBarrier};
 use overhead_machine::pin_current_thread;
-use overhead_runtimes::RuntimeUnderTest;
+use overhead_runtime_api::RuntimeUnderTest;
 
 /// The one point of a pairwise experiment: the CPUs of [`PlanContext::pairwise_cpus`] (every usable CPU in
 /// `--full`, one per pair class otherwise), no parameters, no placement (the pairs have all placements). With
@@ -113,7 +113,7 @@ mod tests {
     #[test]
     fn one_cpu_gives_a_skipped_point_with_the_reason() {
         let ctx = PlanContext { cpus: vec![3], topology: Topology::detect(), mode: Mode::Quick, hosts: Vec::new() };
-        let planned = whole_machine(&ctx, "clock.offset", &overhead_runtimes::os::Os);
+        let planned = whole_machine(&ctx, "clock.offset", &overhead_runtime_os::Os);
         let [Planned::Skip(spec, reason)] = planned.as_slice() else { panic!("{planned:?}") };
         assert_eq!(spec.cpus, [3]);
         assert!(reason.contains("two usable CPUs") && reason.contains("CPU 3"), "{reason}");
@@ -123,7 +123,7 @@ mod tests {
     fn several_cpus_give_one_point_for_all_of_them_in_full_and_one_per_class_otherwise() {
         let mut ctx =
             PlanContext { cpus: vec![0, 2, 5], topology: Topology::detect(), mode: Mode::Full, hosts: Vec::new() };
-        let planned = whole_machine(&ctx, "clock.rate", &overhead_runtimes::os::Os);
+        let planned = whole_machine(&ctx, "clock.rate", &overhead_runtime_os::Os);
         let [Planned::Run(spec)] = planned.as_slice() else { panic!("{planned:?}") };
         assert_eq!(spec.cpus, [0, 2, 5]);
         assert_eq!(spec.name(), "clock.rate/runtime:os");
@@ -131,7 +131,7 @@ mod tests {
         // One package of 2 L3s of 2 cores of 2 threads: SMT sibling 1, same L3 2, other L3 4.
         ctx.topology = overhead_machine::testing::simulated(1, 1, 2, 2, 2);
         (ctx.cpus, ctx.mode) = ((0..8).collect(), Mode::Quick);
-        let planned = whole_machine(&ctx, "clock.offset", &overhead_runtimes::os::Os);
+        let planned = whole_machine(&ctx, "clock.offset", &overhead_runtime_os::Os);
         let [Planned::Run(spec)] = planned.as_slice() else { panic!("{planned:?}") };
         assert_eq!(spec.cpus, [0, 1, 2, 4]);
     }

@@ -5,7 +5,7 @@ use serde::Serialize;
 use overhead_harness::Mode;
 use overhead_machine::{PairClass, Placement, Topology};
 use overhead_record::PointSpec;
-use overhead_runtimes::RuntimeUnderTest;
+use overhead_runtime_api::RuntimeUnderTest;
 
 /// A point to run, or one that cannot run here and why.
 #[derive(Debug, Clone, PartialEq)]
@@ -412,7 +412,7 @@ pub mod tests {
         struct Params {
             payload: usize,
         }
-        let (os, params) = (&overhead_runtimes::os::Os, &Params { payload: 8 });
+        let (os, params) = (&overhead_runtime_os::Os, &Params { payload: 8 });
         let mut ctx = two_cpu_context(Mode::Default);
         assert_eq!(ctx.other_host_pair("msg.ipc", os, params), None);
         ctx.hosts = vec!["a".into(), "b".into(), "c".into()];

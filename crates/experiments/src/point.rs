@@ -5,7 +5,7 @@
 use serde::de::DeserializeOwned;
 
 use overhead_record::PointSpec;
-use overhead_runtimes::RuntimeUnderTest;
+use overhead_runtime_api::RuntimeUnderTest;
 
 /// What [`super::Experiment::run`] gets: the point's spec and its runtime, already found in the registry.
 #[derive(Clone, Copy)]
@@ -22,12 +22,12 @@ pub struct Point<'a> {
 impl<'a> Point<'a> {
     /// The point of `spec` with its runtime, or `None` when no runtime in the registry has its name.
     pub fn resolve(spec: &'a PointSpec) -> Option<Point<'a>> {
-        overhead_runtimes::find(&spec.runtime).map(|runtime| Point { spec, runtime, rank: 0 })
+        overhead_runtime_registry::find(&spec.runtime).map(|runtime| Point { spec, runtime, rank: 0 })
     }
 
     /// The external runtime's probe of the point (Go, Java), when its runtime is external and the experiment is
     /// not one driven from Rust (`grain.sweep`), which this probe runs and which starts the external probe itself.
-    pub fn external_probe(&self) -> Option<&'static dyn overhead_runtimes::external_probe::ExternalProbe> {
+    pub fn external_probe(&self) -> Option<&'static dyn overhead_runtime_api::external_probe::ExternalProbe> {
         self.runtime.external().filter(|e| !e.driven_from_rust(&self.spec.experiment))
     }
 
@@ -100,10 +100,10 @@ mod tests {
         #[derive(Debug, serde::Deserialize)]
         struct Params {
             #[serde(rename = "impl")]
-            implementation: overhead_runtimes::contention::AtomicImpl,
+            implementation: overhead_runtime_api::contention::AtomicImpl,
         }
         let params: Params = point.params().unwrap();
-        assert_eq!(params.implementation, overhead_runtimes::contention::AtomicImpl::HashedLock);
+        assert_eq!(params.implementation, overhead_runtime_api::contention::AtomicImpl::HashedLock);
         let bad = spec("sync.faa", "os", &[("impl", "cas")]);
         let err = Point::resolve(&bad).unwrap().params::<Params>().unwrap_err().to_string();
         assert!(err.contains("sync.faa/runtime:os/impl:cas") && err.contains("hashed_lock"), "{err}");

@@ -1,8 +1,8 @@
 //! Choosing experiments and runtimes from the command line, and expanding them into points.
 
 use overhead_experiments::{families, registry, Experiment, PlanContext, Planned};
-use overhead_runtimes as runtimes;
-use overhead_runtimes::{missing, RuntimeUnderTest};
+use overhead_runtime_api::{missing, RuntimeUnderTest};
+use overhead_runtime_registry as runtimes;
 
 /// The experiments selected by `--only` (IDs or families; an experiment's ID before a rename selects it too,
 /// `overhead_record::legacy::RENAMED_EXPERIMENTS`); all when `only` is empty.
@@ -99,9 +99,9 @@ mod tests {
     use super::*;
     use overhead_harness::Mode;
     use overhead_machine::Topology;
-    use overhead_runtimes::smol_rt::Smol;
-    use overhead_runtimes::yield_round::YieldLimits;
-    use overhead_runtimes::{Capability, Offer, Offers};
+    use overhead_runtime_api::yield_round::YieldLimits;
+    use overhead_runtime_api::{Capability, Offer, Offers};
+    use overhead_runtime_async::smol_rt::Smol;
 
     #[test]
     fn unknown_id_gets_closest_names() {

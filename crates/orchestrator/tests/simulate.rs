@@ -77,7 +77,7 @@ fn the_described_machines_read_as_written_and_their_runs_keep_the_deadline() {
         let ctx = PlanContext { cpus: (0..cpus).collect(), topology, mode: Mode::Default, hosts: Vec::new() };
         // The runtimes the recorded machine had, whatever this one has.
         let available =
-            |r: &dyn overhead_runtimes::RuntimeUnderTest| match costs.unavailable_runtimes.contains(r.name()) {
+            |r: &dyn overhead_runtime_api::RuntimeUnderTest| match costs.unavailable_runtimes.contains(r.name()) {
                 true => Err("not on the recorded machine".to_string()),
                 false => Ok(()),
             };

@@ -6,7 +6,7 @@ use anyhow::Context as _;
 use overhead_experiments::Point;
 use overhead_machine::Placement;
 use overhead_record::PointSpec;
-use overhead_runtimes::mpi::shim;
+use overhead_runtime_external::mpi::shim;
 
 /// Joins the MPI job this process was started in and returns its rank.
 ///

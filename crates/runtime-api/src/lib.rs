@@ -3,7 +3,7 @@
 //! it offers per capability ([`Offers`]), the implementations users choose between (channels, locks,
 //! barriers, wake and fork-join mechanisms) and the measuring helpers every runtime family shares. No
 //! runtime lives here: each family is a crate of its own (`overhead-runtime-os`, `-fibers`, `-async`,
-//! `-parallel`, `-external`) and `overhead-runtimes` lists them.
+//! `-parallel`, `-external`) and `overhead-runtime-registry` lists them.
 
 pub mod activity_barrier;
 mod capability;

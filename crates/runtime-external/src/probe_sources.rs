@@ -40,7 +40,7 @@ pub fn sources() -> Result<&'static ProbeSources, String> {
     }
     static FROM_TREE: OnceLock<Option<ProbeSources>> = OnceLock::new();
     FROM_TREE.get_or_init(from_tree).as_ref().ok_or_else(|| {
-        "the probes' sources are not in this binary (overhead_runtimes::external::probe_sources::install was not \
+        "the probes' sources are not in this binary (overhead_runtime_external::probe_sources::install was not \
          called) and no source tree is at hand"
             .to_string()
     })

@@ -5,7 +5,7 @@ use std::hint::black_box;
 use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::Capability;
+use overhead_runtime_api::Capability;
 
 /// The callee: one argument in, one result out, nothing else.
 #[inline(never)]
@@ -33,7 +33,7 @@ impl Experiment for Call {
             requires: &[Capability::Context],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         ctx.single(self.id(), runtime)
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {

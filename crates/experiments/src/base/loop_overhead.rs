@@ -3,7 +3,7 @@
 use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::Capability;
+use overhead_runtime_api::Capability;
 
 /// Souvatzis's "loop control overhead" row: a counted loop whose body only keeps its index alive,
 /// against a control that runs no loop at all (so only the two clock reads cancel).
@@ -25,7 +25,7 @@ impl Experiment for LoopOverhead {
             requires: &[Capability::Context],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         ctx.single(self.id(), runtime)
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {

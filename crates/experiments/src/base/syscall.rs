@@ -26,7 +26,7 @@ impl Experiment for Syscall {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         ctx.single(self.id(), runtime)
     }
     fn run(&self, _point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {

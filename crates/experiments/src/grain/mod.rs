@@ -4,6 +4,6 @@
 pub mod search;
 mod sweep;
 
-pub use overhead_runtimes::grain_tally::Tally;
-pub use overhead_runtimes::grain_work::{reads_per_task, Work};
+pub use overhead_runtime_api::grain_tally::Tally;
+pub use overhead_runtime_api::grain_work::{reads_per_task, Work};
 pub use sweep::{tables, Sweep, SweepResult, MAX_TASKS, STOP_FACTOR};

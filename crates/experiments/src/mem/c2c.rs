@@ -86,7 +86,7 @@ impl Experiment for C2c {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         [Op::Cas, Op::LoadStore]
             .into_iter()
             .map(|op| {
@@ -289,8 +289,8 @@ mod tests {
         PlanContext { cpus, topology, mode: Mode::Default, hosts: Vec::new() }
     }
 
-    fn os() -> &'static dyn overhead_runtimes::RuntimeUnderTest {
-        overhead_runtimes::find("os").unwrap()
+    fn os() -> &'static dyn overhead_runtime_api::RuntimeUnderTest {
+        overhead_runtime_registry::find("os").unwrap()
     }
 
     #[test]

@@ -62,7 +62,7 @@ impl Experiment for Contention {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
         for op in Op::ALL {
             for threads in ctx.thread_ladder(1) {
@@ -149,8 +149,8 @@ mod tests {
         PlanContext { cpus: (0..cpus).collect(), topology: Topology::detect(), mode, hosts: Vec::new() }
     }
 
-    fn os() -> &'static dyn overhead_runtimes::RuntimeUnderTest {
-        overhead_runtimes::find("os").expect("the os runtime")
+    fn os() -> &'static dyn overhead_runtime_api::RuntimeUnderTest {
+        overhead_runtime_registry::find("os").expect("the os runtime")
     }
 
     /// (op, threads, number of CPUs) of every planned point, in plan order.

@@ -91,7 +91,7 @@ impl Experiment for Fairness {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         plan(ctx, self.id(), runtime)
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
@@ -105,7 +105,7 @@ impl Experiment for Fairness {
 }
 
 /// One point per access kind on every usable CPU (one per core first), or both skipped on one CPU.
-fn plan(ctx: &PlanContext, experiment: &str, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+fn plan(ctx: &PlanContext, experiment: &str, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
     let cpus = ctx.team_cpus(ctx.cpus.len());
     Access::ALL
         .iter()
@@ -439,14 +439,14 @@ mod tests {
 
     #[test]
     fn plan_is_one_point_per_access_on_every_cpu_or_skipped_on_one() {
-        let one = plan(&ctx(vec![3], Topology::detect()), "mem.fairness", &overhead_runtimes::os::Os);
+        let one = plan(&ctx(vec![3], Topology::detect()), "mem.fairness", &overhead_runtime_os::Os);
         assert_eq!(one.len(), 2);
         for p in &one {
             let Planned::Skip(spec, reason) = p else { panic!("{p:?}") };
             assert_eq!(spec.cpus, [3]);
             assert!(reason.contains("two usable CPUs") && reason.contains("CPU 3"), "{reason}");
         }
-        let two = plan(&crate::plan::tests::two_cpu_context(Mode::Default), "mem.fairness", &overhead_runtimes::os::Os);
+        let two = plan(&crate::plan::tests::two_cpu_context(Mode::Default), "mem.fairness", &overhead_runtime_os::Os);
         let names: Vec<String> = two
             .iter()
             .map(|p| match p {
@@ -458,7 +458,7 @@ mod tests {
             names,
             ["mem.fairness/runtime:os/access:atomic_inc", "mem.fairness/runtime:os/access:neighbour_inc"]
         );
-        let many = plan(&ctx((0..16).collect(), simulated(1, 2, 2, 2, 2)), "mem.fairness", &overhead_runtimes::os::Os);
+        let many = plan(&ctx((0..16).collect(), simulated(1, 2, 2, 2, 2)), "mem.fairness", &overhead_runtime_os::Os);
         let Planned::Run(spec) = &many[0] else { panic!("{many:?}") };
         assert_eq!(spec.cpus.len(), 16);
         assert_eq!(&spec.cpus[..8], &[0, 2, 4, 6, 8, 10, 12, 14], "one thread per core first");

@@ -142,7 +142,7 @@ impl Experiment for Mix {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         let xs: &[u32] = if ctx.mode == Mode::Quick { &QUICK_X_VALUES } else { &X_VALUES };
         let mut out = Vec::new();
         for &x in xs {
@@ -209,7 +209,7 @@ mod tests {
 
     /// (x, threads, number of CPUs) of every planned point, in plan order.
     fn plan(cpus: usize, mode: Mode) -> Vec<(u32, usize, usize)> {
-        let os = overhead_runtimes::find("os").unwrap();
+        let os = overhead_runtime_registry::find("os").unwrap();
         Mix.points(&ctx(cpus, mode), os)
             .into_iter()
             .map(|p| match p {
@@ -246,7 +246,8 @@ mod tests {
         assert_eq!(threads, vec![1, 2, 12]);
         assert!(many.iter().all(|(_, t, cpus)| t == cpus));
         assert_eq!(plan(3, Mode::Full).len(), 5 * 3, "every x and every thread count in --full");
-        let Planned::Run(spec) = Mix.points(&ctx(2, Mode::Default), overhead_runtimes::find("os").unwrap()).remove(1)
+        let Planned::Run(spec) =
+            Mix.points(&ctx(2, Mode::Default), overhead_runtime_registry::find("os").unwrap()).remove(1)
         else {
             panic!()
         };
@@ -292,7 +293,7 @@ mod tests {
     #[test]
     fn run_measures_a_planned_point_and_refuses_an_unknown_x() {
         let h = overhead_harness::testing::quick_harness();
-        let os = overhead_runtimes::find("os").unwrap();
+        let os = overhead_runtime_registry::find("os").unwrap();
         let ctx = PlanContext {
             cpus: vec![allowed_cpus()[0]],
             topology: Topology::detect(),

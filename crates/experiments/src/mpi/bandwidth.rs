@@ -5,7 +5,7 @@ use super::{follow, lead_measure, RANKS};
 use crate::{Experiment, ExperimentInfo, Outcome, PairSpan, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
-use overhead_runtimes::mpi::shim::Op;
+use overhead_runtime_external::mpi::shim::Op;
 
 /// Messages in flight per window: osu_bw's default.
 pub const WINDOW: usize = 64;
@@ -44,7 +44,7 @@ impl Experiment for Bandwidth {
             requires: RANKS,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
         for (i, payload) in payloads(ctx.mode).into_iter().enumerate() {
             let params = BwParams { payload, window: WINDOW };

@@ -6,8 +6,8 @@ use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
 use overhead_machine::Placement;
 use overhead_record::{Metric, PointSpec};
-use overhead_runtimes::mpi::shim::Op;
-use overhead_runtimes::RuntimeUnderTest;
+use overhead_runtime_api::RuntimeUnderTest;
+use overhead_runtime_external::mpi::shim::Op;
 
 pub use overhead_schema::experiments::mpi::CollectiveParams;
 

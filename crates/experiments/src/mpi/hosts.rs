@@ -12,8 +12,8 @@ use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Measurement, Mode};
 use overhead_machine::Placement;
 use overhead_record::{Details, Matrix, Metric};
-use overhead_runtimes::mpi::shim::{shim, Op, Shim};
-use overhead_runtimes::RuntimeUnderTest;
+use overhead_runtime_api::RuntimeUnderTest;
+use overhead_runtime_external::mpi::shim::{shim, Op, Shim};
 use overhead_stats::Summary;
 
 /// Bytes of the round trip's messages (mpiGraph's latency, osu_latency's small message).
@@ -246,7 +246,7 @@ mod tests {
     #[test]
     fn one_host_is_one_skipped_point_and_hosts_get_one_rank_each() {
         let mut ctx = crate::plan::tests::two_cpu_context(Mode::Quick);
-        let mpi = &overhead_runtimes::mpi::Mpi;
+        let mpi = &overhead_runtime_external::mpi::Mpi;
         match Hosts.points(&ctx, mpi).as_slice() {
             [Planned::Skip(spec, reason)] => {
                 assert_eq!(reason, NEEDS_HOSTS);

@@ -13,8 +13,8 @@ pub use collective::{Allreduce, Barrier, CollectiveParams};
 pub use hosts::Hosts;
 pub use pingpong::{PingPong, PingPongParams};
 
-use overhead_runtimes::mpi::{follow, lead_measure};
-use overhead_runtimes::Capability;
+use overhead_runtime_api::Capability;
+use overhead_runtime_external::mpi::{follow, lead_measure};
 
 /// What every `mpi.*` experiment requires of its runtime.
 const RANKS: &[Capability] = &[Capability::Ranks];

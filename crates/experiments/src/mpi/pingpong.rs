@@ -6,7 +6,7 @@ use super::{follow, lead_measure, NOT_ON_ONE_CPU, RANKS};
 use crate::{Experiment, ExperimentInfo, Outcome, PairSpan, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
-use overhead_runtimes::mpi::shim::Op;
+use overhead_runtime_external::mpi::shim::Op;
 
 pub use overhead_schema::experiments::mpi::PingPongParams;
 
@@ -43,7 +43,7 @@ impl Experiment for PingPong {
             requires: RANKS,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
         for (i, payload) in payloads(ctx.mode).into_iter().enumerate() {
             let params = PingPongParams { payload };
@@ -65,7 +65,7 @@ impl Experiment for PingPong {
 pub fn two_rank_points<P: Serialize>(
     ctx: &PlanContext,
     experiment: &str,
-    runtime: &dyn overhead_runtimes::RuntimeUnderTest,
+    runtime: &dyn overhead_runtime_api::RuntimeUnderTest,
     params: &P,
     span: PairSpan,
 ) -> Vec<Planned> {

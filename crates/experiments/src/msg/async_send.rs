@@ -3,7 +3,7 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::Capability;
+use overhead_runtime_api::Capability;
 
 /// Souvatzis's "asynchronous send/receive": one activity sends a message to a channel and receives it
 /// back itself, so the receive never blocks and nothing switches. `os`: `std::sync::mpsc::channel`;
@@ -27,7 +27,7 @@ impl Experiment for AsyncSend {
             requires: &[Capability::Channel],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         super::single_per_impl(ctx, self.id(), runtime)
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {

@@ -6,7 +6,7 @@ use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planne
 use overhead_harness::{Harness, Measurement, Mode};
 use overhead_machine::Placement;
 use overhead_record::Metric;
-use overhead_runtimes::os::ipc::{open, stream, End, IpcTransport, Role};
+use overhead_runtime_os::ipc::{open, stream, End, IpcTransport, Role};
 
 /// `msg.bw`'s parameters are `msg.ipc`'s (transport, payload: bytes per message); `placement` follows.
 use super::peer_points::{transport_points, AgainstPeer, Params, PeerMeasure};
@@ -57,7 +57,7 @@ impl Experiment for Bandwidth {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         // The streams carry every payload of the list (no `payload_limit`).
         transport_points(ctx, self.id(), runtime, &IpcTransport::STREAMS, &payloads(ctx.mode))
     }
@@ -140,7 +140,7 @@ fn batches<E: End>(h: &Harness, end: &mut E, payload: usize) -> anyhow::Result<M
 #[cfg(test)]
 mod tests {
     use super::*;
-    use overhead_runtimes::os::ipc::{Peer, WithEnds};
+    use overhead_runtime_os::ipc::{Peer, WithEnds};
 
     /// The sink reads exactly the messages of each batch: a batch of k messages is answered with k, and
     /// the stream stays in step over batches of different sizes (a lost or extra byte would desynchronise

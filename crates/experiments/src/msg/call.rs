@@ -3,8 +3,8 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::primitives::NewTask;
-use overhead_runtimes::Capability;
+use overhead_runtime_api::primitives::NewTask;
+use overhead_runtime_api::Capability;
 
 /// `msg.call`'s parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -35,7 +35,7 @@ impl Experiment for Call {
             requires: &[Capability::Call],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         [NewTask::No, NewTask::Yes]
             .into_iter()
             .map(|new_task| Planned::Run(ctx.spec_of(self.id(), runtime, &Params { new_task }, vec![ctx.home_cpu()])))

@@ -6,7 +6,7 @@ use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planne
 use overhead_harness::{Harness, Measurement, Mode};
 use overhead_machine::Placement;
 use overhead_record::Metric;
-use overhead_runtimes::os::ipc::{open, round_trip, End, IpcTransport, Role};
+use overhead_runtime_os::ipc::{open, round_trip, End, IpcTransport, Role};
 
 pub use super::peer_points::Params;
 use super::peer_points::{transport_points, AgainstPeer, PeerMeasure};
@@ -56,7 +56,7 @@ impl Experiment for Ipc {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         transport_points(ctx, self.id(), runtime, &IpcTransport::ALL, &payloads(ctx.mode))
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
@@ -123,7 +123,7 @@ impl PeerMeasure for RoundTrips {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use overhead_runtimes::os::ipc::{payload_limit, Peer, WithEnds};
+    use overhead_runtime_os::ipc::{payload_limit, Peer, WithEnds};
 
     /// Every transport returns every payload byte for byte, 1 MiB included, where this machine lets it
     /// carry the size; the rest are refused by `open` with the limit's reason.
@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn eventfd_and_mqueue_sizes_above_their_limit_are_skipped_with_the_reason() {
         let ctx = crate::plan::tests::two_cpu_context(Mode::Default);
-        let plan = Ipc.points(&ctx, &overhead_runtimes::os::Os);
+        let plan = Ipc.points(&ctx, &overhead_runtime_os::Os);
         let cells = |transport: &'static str| {
             plan.iter().filter(
                 move |p| matches!(p, Planned::Run(s) | Planned::Skip(s, _) if s.param("transport") == Some(transport)),

@@ -19,8 +19,8 @@ pub use switch::Switch;
 pub use throughput::Throughput;
 
 use crate::{PlanContext, Planned};
-use overhead_runtimes::channel_impl::ChannelImpl;
-use overhead_runtimes::{Offer, RuntimeUnderTest};
+use overhead_runtime_api::channel_impl::ChannelImpl;
+use overhead_runtime_api::{Offer, RuntimeUnderTest};
 
 /// The parameters of Souvatzis's message rows (`msg.async`, `msg.switch`, `msg.rendezvous`): the channel
 /// implementation (`impl:`), one the runtime offers for the row. Records written before implementations were named have no
@@ -36,7 +36,7 @@ pub struct ImplParams {
 /// or `msg.rendezvous`): the first its offers list, the one Souvatzis's table shows. `None` for another
 /// experiment or a runtime this build does not know (a record from another build: any `impl:` then matches).
 pub fn own_impl(experiment: &str, runtime: &str) -> Option<ChannelImpl> {
-    let offers = overhead_runtimes::find(runtime)?.offers();
+    let offers = overhead_runtime_registry::find(runtime)?.offers();
     let offer = match experiment {
         AsyncSend::ID => offers.channel,
         Switch::ID => offers.message_switch,
@@ -64,8 +64,8 @@ pub mod tests {
     use overhead_harness::Mode;
     use overhead_machine::Placement;
     use overhead_record::PointSpec;
-    use overhead_runtimes::channel_impl::ChannelImpl;
-    use overhead_runtimes::os::Os;
+    use overhead_runtime_api::channel_impl::ChannelImpl;
+    use overhead_runtime_os::Os;
 
     /// `os` and `tokio` plan one `msg.async`, `msg.switch` and `msg.rendezvous` point per offered channel,
     /// the runtime's own idiom first; async-channel, which has no zero-capacity channel,
@@ -74,7 +74,7 @@ pub mod tests {
     fn message_rows_plan_one_point_per_offered_impl_own_first() {
         let ctx = crate::plan::tests::two_cpu_context(Mode::Default);
         let impls = |e: &dyn Experiment, runtime: &str| -> Vec<String> {
-            let r = overhead_runtimes::find(runtime).unwrap();
+            let r = overhead_runtime_registry::find(runtime).unwrap();
             e.points(&ctx, r)
                 .into_iter()
                 .map(|p| match p {

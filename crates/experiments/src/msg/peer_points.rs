@@ -4,7 +4,7 @@
 
 use crate::{Outcome, PairSpan, PlanContext, Planned};
 use overhead_harness::{Harness, Measurement};
-use overhead_runtimes::os::ipc::{payload_limit, End, IpcTransport, Peer, Role, WithEnds};
+use overhead_runtime_os::ipc::{payload_limit, End, IpcTransport, Peer, Role, WithEnds};
 
 pub use overhead_schema::experiments::msg::IpcParams as Params;
 
@@ -15,7 +15,7 @@ pub use overhead_schema::experiments::msg::IpcParams as Params;
 pub(super) fn transport_points(
     ctx: &PlanContext,
     experiment: &str,
-    runtime: &dyn overhead_runtimes::RuntimeUnderTest,
+    runtime: &dyn overhead_runtime_api::RuntimeUnderTest,
     transports: &[IpcTransport],
     payloads: &[usize],
 ) -> Vec<Planned> {

@@ -3,7 +3,7 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::Capability;
+use overhead_runtime_api::Capability;
 
 /// Souvatzis's "rendezvous" (SR's `call` answered by an `in` statement): the client blocks until a
 /// server activity has received the request and replied. `os`: a server thread on the same CPU and two
@@ -28,7 +28,7 @@ impl Experiment for Rendezvous {
             requires: &[Capability::Rendezvous],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         super::per_impl(runtime.offers().rendezvous, |p| ctx.same_cpu_pair(self.id(), runtime, p))
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {

@@ -3,7 +3,7 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::Capability;
+use overhead_runtime_api::Capability;
 
 /// Souvatzis's "message passing requiring context switch": the timed activity sends to a partner that
 /// is blocked receiving, then blocks receiving the partner's echo; each message wakes a blocked
@@ -29,7 +29,7 @@ impl Experiment for Switch {
             requires: &[Capability::MessageSwitch],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         super::per_impl(runtime.offers().message_switch, |p| ctx.same_cpu_pair(self.id(), runtime, p))
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {

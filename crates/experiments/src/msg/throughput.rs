@@ -5,12 +5,12 @@ use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, HarnessConfig, Mode};
 use overhead_machine::Placement;
 use overhead_record::Metric;
-use overhead_runtimes::channel_impl::ChannelImpl;
-use overhead_runtimes::channel_throughput::{Capacity, Pattern, StreamShape, TeamSeats, NEVER_FULL};
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::channel_impl::ChannelImpl;
+use overhead_runtime_api::channel_throughput::{Capacity, Pattern, StreamShape, TeamSeats, NEVER_FULL};
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
 /// `msg.throughput`'s parameters, in key order: the channel implementation (one the runtime offers,
-/// [`overhead_runtimes::Offers::channel_throughput`]), who sends and receives, the channel's capacity, and where
+/// [`overhead_runtime_api::Offers::channel_throughput`]), who sends and receives, the channel's capacity, and where
 /// the parties run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Params {
@@ -255,8 +255,8 @@ mod tests {
     /// the offers' order, keys in order `impl, pattern, capacity, placement`, one CPU per party.
     #[test]
     fn each_mode_plans_its_grid_per_offered_impl() {
-        let os = overhead_runtimes::find("os").unwrap();
-        let tokio = overhead_runtimes::find("tokio").unwrap();
+        let os = overhead_runtime_registry::find("os").unwrap();
+        let tokio = overhead_runtime_registry::find("tokio").unwrap();
         for mode in [Mode::Quick, Mode::Default, Mode::Full] {
             for runtime in [os, tokio] {
                 let points = planned(mode, runtime);
@@ -327,7 +327,7 @@ mod tests {
     fn other_core_is_skipped_on_one_cpu() {
         let mut ctx = two_cpu_context(Mode::Default);
         ctx.cpus.truncate(1);
-        let os = overhead_runtimes::find("os").unwrap();
+        let os = overhead_runtime_registry::find("os").unwrap();
         let points = Throughput.points(&ctx, os);
         for p in &points {
             match p {

@@ -112,7 +112,7 @@ impl Experiment for Floor {
         }
     }
 
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         let evict_mib = evict_mib(&ctx.topology, ctx.mode);
         RpcTransport::ALL
             .into_iter()
@@ -382,7 +382,7 @@ mod tests {
     /// its 32 MiB last level).
     #[test]
     fn plan_is_each_transport_on_the_same_and_the_other_cpu() {
-        let planned = Floor.points(&two_cores(Mode::Quick), &overhead_runtimes::os::Os);
+        let planned = Floor.points(&two_cores(Mode::Quick), &overhead_runtime_os::Os);
         let names: Vec<String> = planned
             .iter()
             .map(|p| match p {

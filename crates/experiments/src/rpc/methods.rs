@@ -59,7 +59,7 @@ impl Experiment for Methods {
         }
     }
 
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
         for transport in RpcTransport::ALL {
             out.extend(placements(ctx, self.id(), runtime, &Params { transport }));
@@ -170,7 +170,7 @@ mod tests {
     #[test]
     fn plan_is_each_transport_on_the_same_and_the_other_cpu() {
         let ctx = two_cores(Mode::Default);
-        let planned = Methods.points(&ctx, &overhead_runtimes::os::Os);
+        let planned = Methods.points(&ctx, &overhead_runtime_os::Os);
         assert_eq!(
             names(&planned),
             [
@@ -195,10 +195,10 @@ mod tests {
     #[test]
     fn only_tcp_runs_across_hosts() {
         let mut ctx = two_cores(Mode::Default);
-        let local = names(&Methods.points(&ctx, &overhead_runtimes::os::Os));
+        let local = names(&Methods.points(&ctx, &overhead_runtime_os::Os));
         assert!(!local.iter().any(|n| n.contains("other_host")));
         ctx.hosts = vec!["a".into(), "b".into()];
-        let planned = Methods.points(&ctx, &overhead_runtimes::os::Os);
+        let planned = Methods.points(&ctx, &overhead_runtime_os::Os);
         let mut expected = local;
         expected.push("rpc.methods/runtime:os/transport:tcp/placement:other_host".into());
         assert_eq!(names(&planned), expected);

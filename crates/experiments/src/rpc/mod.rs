@@ -46,7 +46,7 @@ use overhead_machine::Topology;
 fn placements<P: Serialize>(
     ctx: &PlanContext,
     experiment: &str,
-    runtime: &dyn overhead_runtimes::RuntimeUnderTest,
+    runtime: &dyn overhead_runtime_api::RuntimeUnderTest,
     params: &P,
 ) -> Vec<Planned> {
     match ctx.mode {
@@ -127,19 +127,19 @@ pub mod tests {
     #[test]
     fn default_keeps_the_same_cpu_and_another_core_full_keeps_all() {
         let params = overhead_record::params::NoParams {};
-        let default = placements(&four_cpus(Mode::Default), "rpc.x", &overhead_runtimes::os::Os, &params);
+        let default = placements(&four_cpus(Mode::Default), "rpc.x", &overhead_runtime_os::Os, &params);
         assert_eq!(placements_of(&default), [(Some(Placement::SameCpu), true), (Some(Placement::OtherCore), true)]);
-        let full = placements(&four_cpus(Mode::Full), "rpc.x", &overhead_runtimes::os::Os, &params);
+        let full = placements(&four_cpus(Mode::Full), "rpc.x", &overhead_runtime_os::Os, &params);
         let expected = [Placement::SameCpu, Placement::SmtSibling, Placement::OtherCore, Placement::OtherPackage];
         assert_eq!(placements_of(&full), expected.map(|p| (Some(p), true)));
         // Without another core, the nearest other placement stands in for it.
         let mut ctx = four_cpus(Mode::Quick);
         ctx.cpus = vec![0, 1];
-        let quick = placements(&ctx, "rpc.x", &overhead_runtimes::os::Os, &params);
+        let quick = placements(&ctx, "rpc.x", &overhead_runtime_os::Os, &params);
         assert_eq!(placements_of(&quick), [(Some(Placement::SameCpu), true), (Some(Placement::SmtSibling), true)]);
         // One usable CPU: the other-CPU point is skipped, not dropped.
         ctx.cpus = vec![2];
-        let one = placements(&ctx, "rpc.x", &overhead_runtimes::os::Os, &params);
+        let one = placements(&ctx, "rpc.x", &overhead_runtime_os::Os, &params);
         assert_eq!(placements_of(&one), [(Some(Placement::SameCpu), true), (Some(Placement::OtherCore), false)]);
     }
 

@@ -3,8 +3,8 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
-use overhead_runtimes::wake_all::{WaiterCpus, WakeMechanism};
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::wake_all::{WaiterCpus, WakeMechanism};
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
 /// How long the waker waits, after every waiter has said it is about to block, before it broadcasts
 /// (ns): time for the last one to get from its announcement into the kernel (or tokio's scheduler).
@@ -156,14 +156,14 @@ mod tests {
                 })
                 .collect()
         };
-        let os = cpus_of(&overhead_runtimes::os::Os);
+        let os = cpus_of(&overhead_runtime_os::Os);
         assert_eq!(os.len(), 6, "two mechanisms × three counts: {os:?}");
         assert!(os
             .iter()
             .all(|(w, cpus)| cpus.len() == 1 + w.parse::<usize>().unwrap() && cpus[1..].iter().all(|&c| c == 1)));
-        let tokio = cpus_of(&overhead_runtimes::tokio_rt::Tokio);
+        let tokio = cpus_of(&overhead_runtime_async::tokio_rt::Tokio);
         assert!(tokio.iter().all(|(_, cpus)| cpus == &vec![0, 1]), "{tokio:?}");
-        let fiber = cpus_of(&overhead_runtimes::fiber::FIBER_ASM);
+        let fiber = cpus_of(&overhead_runtime_fibers::FIBER_ASM);
         assert!(fiber.iter().all(|(_, cpus)| cpus == &vec![0]), "{fiber:?}");
     }
 }

@@ -3,11 +3,11 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::primitives::SwitchKind;
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::primitives::SwitchKind;
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
 /// `sched.switch`'s parameters (besides the placement the plan adds): the runtime's switch mechanism
-/// ([`overhead_runtimes::Offers::raw_switch`]).
+/// ([`overhead_runtime_api::Offers::raw_switch`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
     mechanism: SwitchKind,

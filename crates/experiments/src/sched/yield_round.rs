@@ -3,7 +3,7 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
 pub use overhead_schema::experiments::sched::YieldParams as Params;
 
@@ -104,12 +104,12 @@ mod tests {
     #[test]
     fn fibers_measure_one_cpu_and_rayon_only_the_unloaded_yield() {
         let ctx = crate::plan::tests::two_cpu_context(Mode::Default);
-        let fiber = Yield.points(&ctx, &overhead_runtimes::fiber::FIBER_ASM);
+        let fiber = Yield.points(&ctx, &overhead_runtime_fibers::FIBER_ASM);
         assert!(fiber.iter().all(|p| match p {
             Planned::Run(s) => s.param("cpus") == Some("1") && s.cpus.len() == 1,
             Planned::Skip(s, _) => s.param("cpus") == Some("2"),
         }));
-        let rayon = Yield.points(&ctx, &overhead_runtimes::rayon_rt::Rayon);
+        let rayon = Yield.points(&ctx, &overhead_runtime_parallel::rayon_rt::Rayon);
         let run: Vec<_> = rayon.iter().filter_map(|p| if let Planned::Run(s) = p { Some(s) } else { None }).collect();
         assert_eq!(run.len(), 1);
         assert_eq!(run[0].param("load"), Some("0"));

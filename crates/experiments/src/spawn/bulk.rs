@@ -3,7 +3,7 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
 use super::one_cpu_only;
 

@@ -3,10 +3,10 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::primitives::SpawnKind;
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::primitives::SpawnKind;
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
-/// `spawn.create`'s parameters: `kind` is one the runtime offers ([`overhead_runtimes::Offers::spawn_join`]).
+/// `spawn.create`'s parameters: `kind` is one the runtime offers ([`overhead_runtime_api::Offers::spawn_join`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
     kind: SpawnKind,

@@ -3,8 +3,8 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::fan_out::ForkJoinMechanism;
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::fan_out::ForkJoinMechanism;
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
 use super::one_cpu_only;
 

@@ -1,5 +1,5 @@
 //! The `spawn` family: creating, running and ending an activity (Ben-Asher & Feitelson 1991 §6, Souvatzis). The fan-out
-//! experiments are written against [`overhead_runtimes::fan_out::FanOut`].
+//! experiments are written against [`overhead_runtime_api::fan_out::FanOut`].
 
 mod bulk;
 mod create;
@@ -15,7 +15,7 @@ pub use remote::Remote;
 
 use super::Planned;
 use overhead_record::PointSpec;
-use overhead_runtimes::RuntimeUnderTest;
+use overhead_runtime_api::RuntimeUnderTest;
 
 /// `spec` as a point to run, unless it needs more than one CPU from a runtime whose activities share one
 /// kernel thread (the fibers): that cell is skipped with the reason.

@@ -26,7 +26,7 @@ fn ctx() -> PlanContext {
 
 /// The planned `openmp` points of `e`, every one of them to run.
 fn omp_points(e: &dyn Experiment, ctx: &PlanContext) -> Vec<PointSpec> {
-    e.points(ctx, &overhead_runtimes::openmp::OpenMp)
+    e.points(ctx, &overhead_runtime_parallel::openmp::OpenMp)
         .into_iter()
         .map(|p| match p {
             Planned::Run(spec) => spec,
@@ -81,7 +81,7 @@ fn remote_point_runs_and_reports_the_executor_share() {
         Some(spec) if ctx.cpus.len() >= 2 => spec,
         _ => ctx.spec(
             "spawn.remote",
-            &overhead_runtimes::openmp::OpenMp,
+            &overhead_runtime_parallel::openmp::OpenMp,
             &[("generators", "1".into())],
             vec![ctx.cpus[0]; 2],
         ),

@@ -3,7 +3,7 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
 /// `spawn.remote`'s parameters: threads that spawn onto the one executor CPU.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]

@@ -3,10 +3,10 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::contention::BarrierImpl;
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::contention::BarrierImpl;
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
-/// `sync.barrier`'s parameters: `impl` is one the runtime offers ([`overhead_runtimes::Offers::barrier`]).
+/// `sync.barrier`'s parameters: `impl` is one the runtime offers ([`overhead_runtime_api::Offers::barrier`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
     #[serde(rename = "impl")]

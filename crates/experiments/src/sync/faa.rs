@@ -4,10 +4,10 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::contention::{AtomicImpl, Variable};
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::contention::{AtomicImpl, Variable};
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
-/// `sync.faa`'s parameters: `impl` is one the runtime offers ([`overhead_runtimes::Offers::atomic`]).
+/// `sync.faa`'s parameters: `impl` is one the runtime offers ([`overhead_runtime_api::Offers::atomic`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
     #[serde(rename = "impl")]

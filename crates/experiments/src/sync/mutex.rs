@@ -3,10 +3,10 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::contention::LockImpl;
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::contention::LockImpl;
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
-/// `sync.mutex`'s parameters: `lock` is one the runtime offers ([`overhead_runtimes::Offers::lock`]).
+/// `sync.mutex`'s parameters: `lock` is one the runtime offers ([`overhead_runtime_api::Offers::lock`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Params {
     lock: LockImpl,
@@ -80,7 +80,7 @@ mod tests {
         }
         assert_eq!(serde_json::from_value::<LockImpl>("spin".into()).unwrap(), LockImpl::Spin);
 
-        let os = overhead_runtimes::os::Os;
+        let os = overhead_runtime_os::Os;
         let names: Vec<String> = Mutex
             .points(&two_cpu_context(Mode::Quick), &os)
             .into_iter()
@@ -107,7 +107,7 @@ mod tests {
         let err = contention.lock(LockImpl::OmpLock, cpus, &h).unwrap_err().to_string();
         assert!(err.contains("does not offer lock:omp_lock"), "{err}");
 
-        let openmp = overhead_runtimes::openmp::OpenMp;
+        let openmp = overhead_runtime_parallel::openmp::OpenMp;
         for (lock, name) in [(LockImpl::ParkingLot, "parking_lot"), (LockImpl::SpinCrate, "spin_crate")] {
             assert!(!openmp.offers().lock.has().unwrap_or_default().contains(&lock));
             if let Some(contention) = openmp.contention() {

@@ -4,8 +4,8 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
-use overhead_runtimes::activity_barrier::{BarrierKind, Variant};
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::activity_barrier::{BarrierKind, Variant};
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
 /// Activities per CPU for `variant`: the fitted `spawn_sync` gets three counts (enough for its
 /// quadratic; every doubling in `--full`), the others two (they are linear and only calibrate the
@@ -126,7 +126,7 @@ mod tests {
     #[test]
     fn rayon_skips_what_would_never_complete() {
         let ctx = crate::plan::tests::two_cpu_context(Mode::Quick);
-        for p in Oversub.points(&ctx, &overhead_runtimes::rayon_rt::Rayon) {
+        for p in Oversub.points(&ctx, &overhead_runtime_parallel::rayon_rt::Rayon) {
             match p {
                 Planned::Run(s) => {
                     assert_ne!(s.param("variant"), Some("just_sync"));
@@ -144,7 +144,7 @@ mod tests {
         let cpus = overhead_machine::allowed_cpus();
         let cpus = &cpus[..cpus.len().min(2)];
         let a = 4 * cpus.len();
-        for runtime in overhead_runtimes::registry() {
+        for runtime in overhead_runtime_registry::registry() {
             let (Some(activity_barrier), Some(limits)) =
                 (runtime.activity_barrier(), runtime.offers().activity_barrier.has())
             else {

@@ -4,9 +4,9 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::os::percpu::which_cpu::CpuSource;
-use overhead_runtimes::os::percpu::{count, which_cpu, CounterWay};
-use overhead_runtimes::RuntimeUnderTest;
+use overhead_runtime_api::RuntimeUnderTest;
+use overhead_runtime_os::percpu::which_cpu::CpuSource;
+use overhead_runtime_os::percpu::{count, which_cpu, CounterWay};
 
 /// `sync.getcpu`'s parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

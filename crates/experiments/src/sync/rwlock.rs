@@ -3,8 +3,8 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
-use overhead_runtimes::contention::RwLockImpl;
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::contention::RwLockImpl;
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
 /// The shares of writes (percent of operations) measured: a read-mostly lock, and an even mix.
 pub const WRITERS_PERCENT: [u32; 3] = [1, 10, 50];
@@ -12,7 +12,7 @@ pub const WRITERS_PERCENT: [u32; 3] = [1, 10, 50];
 /// The share of writes a `--quick` run measures, and the one a default run also measures on one thread.
 const QUICK_WRITERS_PERCENT: u32 = 10;
 
-/// `sync.rwlock`'s parameters, in key order: `lock` is one the runtime offers ([`overhead_runtimes::Offers::rwlock`]),
+/// `sync.rwlock`'s parameters, in key order: `lock` is one the runtime offers ([`overhead_runtime_api::Offers::rwlock`]),
 /// `writers` the percentage of each thread's operations that write (0…100), `threads` the team's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Params {
@@ -24,7 +24,7 @@ pub struct Params {
 /// Reader-writer lock operations by T threads (one per CPU, started together) on one lock guarding a counter:
 /// `writers` percent of each thread's operations take the write lock and increment the
 /// counter, the rest take the read lock and load it, the writes spread evenly
-/// ([`overhead_runtimes::contention::rwlock_writes`]). The time per operation is the slowest thread's, against
+/// ([`overhead_runtime_api::contention::rwlock_writes`]). The time per operation is the slowest thread's, against
 /// the same loop choosing reads and writes without the lock.
 ///
 /// `lock:std` is `std::sync::RwLock` (a futex reader-writer lock in the standard library); `lock:parking_lot`
@@ -111,7 +111,7 @@ mod tests {
     /// on as many CPUs as threads; a runtime without the capability gets none.
     #[test]
     fn points_name_lock_writers_threads() {
-        let os = overhead_runtimes::os::Os;
+        let os = overhead_runtime_os::Os;
         let locks = os.offers().rwlock.has().unwrap();
         for mode in [Mode::Quick, Mode::Default, Mode::Full] {
             let ctx = two_cpu_context(mode);
@@ -134,7 +134,7 @@ mod tests {
         }
         let one_cpu =
             PlanContext { cpus: vec![0], topology: Topology::detect(), mode: Mode::Default, hosts: Vec::new() };
-        assert!(RwLock.points(&one_cpu, &overhead_runtimes::rayon_rt::Rayon).is_empty());
+        assert!(RwLock.points(&one_cpu, &overhead_runtime_parallel::rayon_rt::Rayon).is_empty());
     }
 
     /// The lock values by name: the ones `os` offers parse, and a lock it does not is refused at run time

@@ -3,8 +3,8 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtimes::primitives::SemOp;
-use overhead_runtimes::Capability;
+use overhead_runtime_api::primitives::SemOp;
+use overhead_runtime_api::Capability;
 
 /// The four semaphore rows of Souvatzis's table. `op:p`: P on a semaphore with plenty of permits (never
 /// blocks); `op:v`: V with no waiter; `op:pair`: V then P; `op:switch`: two activities on one CPU pass a
@@ -29,7 +29,7 @@ impl Experiment for Sem {
             requires: &[Capability::Semaphore],
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         let home = ctx.home_cpu();
         SemOp::ALL
             .into_iter()

@@ -83,7 +83,7 @@ impl Experiment for Stolen {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         RATES_HZ
             .iter()
             .map(|rate| Planned::Run(ctx.spec_of(self.id(), runtime, &Params { rate_hz: *rate }, vec![ctx.home_cpu()])))

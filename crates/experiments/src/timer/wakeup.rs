@@ -6,7 +6,7 @@ use anyhow::bail;
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use overhead_harness::{Harness, HarnessConfig, Measurement, Mode};
 use overhead_record::{Details, Metric};
-use overhead_runtimes::os::timed_wait::{collect, Mechanism, Wakeups};
+use overhead_runtime_os::timed_wait::{collect, Mechanism, Wakeups};
 use overhead_stats::{distribution, latency_histogram, percentile};
 
 /// The wake-up interval of every point, µs: 1 ms, cyclictest's default `-i1000`.
@@ -59,7 +59,7 @@ impl Experiment for Wakeup {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         Mechanism::ALL
             .iter()
             .map(|m| {

@@ -4,9 +4,9 @@
 use overhead_harness::{Harness, Mode};
 use overhead_machine::Placement;
 use overhead_record::Metric;
-use overhead_runtimes::os::wake::handoff::{measure, Handoffs, WaiterState, SETTLE_NS, SPIN_NS};
-use overhead_runtimes::os::wake::Mechanism;
-use overhead_runtimes::RuntimeUnderTest;
+use overhead_runtime_api::RuntimeUnderTest;
+use overhead_runtime_os::wake::handoff::{measure, Handoffs, WaiterState, SETTLE_NS, SPIN_NS};
+use overhead_runtime_os::wake::Mechanism;
 use overhead_stats::percentile;
 
 use crate::timer::latency_outcome;
@@ -61,7 +61,7 @@ impl Experiment for Handoff {
     }
 
     fn points(&self, ctx: &PlanContext, runtime: &dyn RuntimeUnderTest) -> Vec<Planned> {
-        plan(ctx, runtime, |mechanism| overhead_runtimes::os::wake::open(mechanism).map(drop))
+        plan(ctx, runtime, |mechanism| overhead_runtime_os::wake::open(mechanism).map(drop))
     }
 
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
@@ -79,7 +79,7 @@ impl Experiment for Handoff {
 fn plan(
     ctx: &PlanContext,
     runtime: &dyn RuntimeUnderTest,
-    available: impl Fn(Mechanism) -> Result<(), overhead_runtimes::os::wake::Unavailable>,
+    available: impl Fn(Mechanism) -> Result<(), overhead_runtime_os::wake::Unavailable>,
 ) -> Vec<Planned> {
     // Outside `--full`, the same CPU and the nearest other core: eleven paths at every placement class
     // would grow the plan with the machine (docs/METHOD.md §9a).
@@ -204,11 +204,11 @@ mod tests {
     #[test]
     fn a_path_the_kernel_lacks_is_skipped_with_its_reason() {
         let ctx = crate::rpc::tests::two_cores(Mode::Default);
-        let runtime = overhead_runtimes::find("os").unwrap();
+        let runtime = overhead_runtime_registry::find("os").unwrap();
         let why = "io_uring_setup (default flags): EPERM: refused (kernel.io_uring_disabled, …)";
         let planned = plan(&ctx, runtime, |m| {
             if m.uses_io_uring() {
-                Err(overhead_runtimes::os::wake::Unavailable(why.into()))
+                Err(overhead_runtime_os::wake::Unavailable(why.into()))
             } else {
                 Ok(())
             }

@@ -40,7 +40,7 @@ impl Experiment for Convert {
         }
     }
 
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
         for routine in Routine::ALL {
             for direction in Direction::ALL {

@@ -6,13 +6,13 @@ use std::time::{Duration, Instant};
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, HarnessConfig, Measurement, Mode};
 use overhead_record::{Details, LabelledTable, Metric};
-use overhead_runtimes::grain_sweep::{GrainRuns, Granularity};
-use overhead_runtimes::{Capability, RuntimeUnderTest};
+use overhead_runtime_api::grain_sweep::{GrainRuns, Granularity};
+use overhead_runtime_api::{Capability, RuntimeUnderTest};
 use overhead_stats::Summary;
 
 use super::search::{best, bracket, refine, sweep_decades, Eval};
-use overhead_runtimes::grain_tally::Tally;
-use overhead_runtimes::grain_work::{shares_percent, Work};
+use overhead_runtime_api::grain_tally::Tally;
+use overhead_runtime_api::grain_work::{shares_percent, Work};
 
 /// The most tasks the sweep tries (Ben-Asher & Feitelson 1991 went to 10^7).
 pub const MAX_TASKS: u64 = 10_000_000;
@@ -430,8 +430,8 @@ mod tests {
             Budget { max_tasks: 1000, count_ns: 1e12, min_reps: 3, max_reps: 3, wall: Duration::from_secs(60) };
         let allowed = overhead_machine::allowed_cpus();
         let cpus: Vec<usize> = (0..2).map(|i| allowed[i % allowed.len()]).collect();
-        let team = overhead_runtimes::openmp::Team::pinned(&cpus).unwrap();
-        let tally = overhead_runtimes::openmp::OmpTally::new(&team);
+        let team = overhead_runtime_parallel::openmp::Team::pinned(&cpus).unwrap();
+        let tally = overhead_runtime_parallel::openmp::OmpTally::new(&team);
         for tasks in [1u64, 100, 1000] {
             let r = measure_count(&h, &budget, 3, &tally, &mut |t| team.grain(20_000, t), tasks).unwrap();
             assert_eq!(r.measurement.samples_ns.len(), 3, "{tasks} tasks");

@@ -110,7 +110,7 @@ impl Experiment for Remote {
             requires: KERNEL,
         }
     }
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         plan(ctx, self.id(), runtime)
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {

@@ -7,7 +7,7 @@ use super::*;
 pub(super) fn plan(
     ctx: &PlanContext,
     experiment: &str,
-    runtime: &dyn overhead_runtimes::RuntimeUnderTest,
+    runtime: &dyn overhead_runtime_api::RuntimeUnderTest,
 ) -> Vec<Planned> {
     let cpus = ctx.team_cpus(ctx.cpus.len());
     let n = cpus.len();

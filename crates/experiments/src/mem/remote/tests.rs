@@ -7,7 +7,7 @@ fn planned(cpus: Vec<usize>, topology: Topology) -> Vec<Planned> {
     plan(
         &PlanContext { cpus, topology, mode: Mode::Default, hosts: Vec::new() },
         "mem.remote",
-        &overhead_runtimes::os::Os,
+        &overhead_runtime_os::Os,
     )
 }
 

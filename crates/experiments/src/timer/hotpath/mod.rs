@@ -52,7 +52,7 @@ impl Experiment for HotPath {
         }
     }
 
-    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtimes::RuntimeUnderTest) -> Vec<Planned> {
+    fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
         let mut out = Vec::new();
         for scenario in Scenario::ALL {
             for base in TimeBaseKind::ALL {
@@ -189,7 +189,7 @@ mod tests {
     /// 002's 16 rows, one point each, named with the parameters in a fixed order.
     #[test]
     fn one_point_per_row_of_002s_tables() {
-        let points = HotPath.points(&ctx(), &overhead_runtimes::os::Os);
+        let points = HotPath.points(&ctx(), &overhead_runtime_os::Os);
         assert_eq!(points.len(), 16);
         let Planned::Run(first) = &points[0] else { panic!("{:?}", points[0]) };
         assert_eq!(first.name(), "timer.hotpath/runtime:os/scenario:periodic_timer/time_base:tsc/start:relative");
@@ -204,7 +204,7 @@ mod tests {
         let h = overhead_harness::testing::quick_harness();
         let spec = ctx().spec(
             "timer.hotpath",
-            &overhead_runtimes::os::Os,
+            &overhead_runtime_os::Os,
             &[("scenario", "absolute_timer".into()), ("time_base", "ns".into()), ("start", "relative".into())],
             vec![0],
         );

@@ -1,6 +1,6 @@
 //! Offers against implementations across the runtimes.
 
-use crate::contention::{AtomicImpl, Variable};
+use overhead_runtime_api::contention::{AtomicImpl, Variable};
 
 /// A measuring method asked for a variant its runtime does not offer refuses it by its parameter value,
 /// before starting anything.

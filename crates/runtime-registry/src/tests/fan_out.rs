@@ -2,9 +2,12 @@
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use crate::fan_out::ForkJoinMechanism;
-use crate::task_pool::TaskPool;
-use crate::{fiber, os, rayon_rt, tokio_rt};
+use overhead_runtime_api::fan_out::ForkJoinMechanism;
+use overhead_runtime_async::task_pool::TaskPool;
+use overhead_runtime_async::tokio_rt;
+use overhead_runtime_fibers as fiber;
+use overhead_runtime_os as os;
+use overhead_runtime_parallel::rayon_rt;
 
 fn counter() -> &'static AtomicU64 {
     Box::leak(Box::new(AtomicU64::new(0)))
@@ -34,7 +37,7 @@ fn every_construct_runs_exactly_n_tasks() {
     let pool = tokio_rt::TokioPool::start(&cpus()).unwrap();
     let handles = pool.on_worker(move |spawner| async move {
         let mut handles = Vec::with_capacity(N as usize);
-        crate::task_pool::fan_out::spawn_all_of(&spawner, N, count, &mut handles).await;
+        overhead_runtime_async::task_pool::fan_out::spawn_all_of(&spawner, N, count, &mut handles).await;
         handles
     });
     assert!(handles.is_empty() && handles.capacity() >= N as usize);

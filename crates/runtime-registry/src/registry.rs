@@ -1,6 +1,11 @@
 //! Every runtime under test, in column order (docs/ARCHITECTURE.md "Runtimes under test").
 
-use super::{external, fiber, monoio_rt, mpi, openmp, os, rayon_rt, smol_rt, tokio_rt, RuntimeUnderTest};
+use overhead_runtime_api::RuntimeUnderTest;
+use overhead_runtime_async::{monoio_rt, smol_rt, tokio_rt};
+use overhead_runtime_external::{self as external, mpi};
+use overhead_runtime_fibers as fiber;
+use overhead_runtime_os as os;
+use overhead_runtime_parallel::{openmp, rayon_rt};
 
 /// The runtimes, in the order of every table's columns: kernel threads first, then the project's fibers,
 /// the peers, and the external probes. Adding a runtime is one line here and one module.
@@ -46,7 +51,7 @@ pub fn column_rank(name: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{implements, Capability};
+    use overhead_runtime_api::{implements, Capability};
 
     /// Every capability a runtime measured in this process offers has its implementation behind the
     /// accessor, and every one it lacks has none: the plan (which reads the offers) and the experiments
