@@ -60,7 +60,7 @@ pub fn crosscheck(args: CrosscheckArgs, build: &overhead_record::BuildStamp) -> 
         point_timeout: Duration::from_secs(120),
         rounds: RoundPolicy::for_mode(Mode::Default),
         command_line: std::env::args().collect(),
-        launch: overhead_hosts::LaunchSettings::default(),
+        launch: overhead_launch::LaunchSettings::default(),
         tool: ToolInfo::from_stamp(build),
         costs: ProcessCosts::default(),
         sides: Vec::new(),

@@ -182,10 +182,10 @@ fn plan_selection(args: &RunArgs) -> Vec<String> {
 ///
 /// Errors: a host list or hostfile that does not parse, or a single host (a run across hosts needs two),
 /// naming the input.
-fn launch_settings(args: &RunArgs) -> Result<overhead_hosts::LaunchSettings, UsageError> {
+fn launch_settings(args: &RunArgs) -> Result<overhead_launch::LaunchSettings, UsageError> {
     let hosts = match (&args.hosts, &args.hostfile) {
-        (Some(list), _) => overhead_hosts::parse_host_list(list).map_err(UsageError)?,
-        (None, Some(file)) => overhead_hosts::read_hostfile(file).map_err(UsageError)?,
+        (Some(list), _) => overhead_launch::parse_host_list(list).map_err(UsageError)?,
+        (None, Some(file)) => overhead_launch::read_hostfile(file).map_err(UsageError)?,
         (None, None) => Vec::new(),
     };
     if hosts.len() == 1 {
@@ -194,7 +194,7 @@ fn launch_settings(args: &RunArgs) -> Result<overhead_hosts::LaunchSettings, Usa
             hosts[0]
         )));
     }
-    Ok(overhead_hosts::LaunchSettings { hosts, launcher_args: args.launcher_args.clone() })
+    Ok(overhead_launch::LaunchSettings { hosts, launcher_args: args.launcher_args.clone() })
 }
 
 /// Adds the finished run to the machine's history and writes into its record how far each point moves

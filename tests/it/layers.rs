@@ -19,7 +19,7 @@ const LAYERS: &[&str] = &[
     "harness",
     "record",
     "protocol",
-    "hosts",
+    "launch",
     "timerq",
     "grpc",
     "runtime-api",

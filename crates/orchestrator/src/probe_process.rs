@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use wait_timeout::ChildExt;
 
-use overhead_hosts::pml::{self, LearnedPml, PmlLaunch};
-use overhead_hosts::{LaunchSettings, Launcher, RankSlot};
+use overhead_launch::pml::{self, LearnedPml, PmlLaunch};
+use overhead_launch::{LaunchSettings, Launcher, RankSlot};
 use overhead_machine::Placement;
 use overhead_protocol::{ProbeJob, ProbeMessage, RawBatches};
 use overhead_record::{PointRecord, SkipKind};
@@ -77,7 +77,7 @@ pub fn run_one(
     end
 }
 
-/// The PML OpenMPI chose at this run's first launch of ranks on this machine alone (`overhead_hosts::pml`).
+/// The PML OpenMPI chose at this run's first launch of ranks on this machine alone (`overhead_launch::pml`).
 static LEARNED_PML: LearnedPml = LearnedPml::new();
 
 /// What `job`'s launch does about OpenMPI's PML: nothing unless its ranks run on this machine alone under
@@ -347,7 +347,7 @@ mod tests {
     #[test]
     fn a_rank_launch_learns_the_pml_then_names_it() {
         let Ok(launcher) = Launcher::find() else { return };
-        if launcher.flavour != overhead_hosts::Flavour::OpenMpi {
+        if launcher.flavour != overhead_launch::Flavour::OpenMpi {
             return;
         }
         let mut ranks = job();

@@ -45,7 +45,7 @@ pub struct RunOptions {
     pub command_line: Vec<String>,
     /// The hosts and launcher arguments of a run across hosts (`--hosts`, `--launcher-arg`); the launcher
     /// arguments also go to one-host points that run as MPI ranks.
-    pub launch: overhead_hosts::LaunchSettings,
+    pub launch: overhead_launch::LaunchSettings,
     /// The tool as the binary's build stamped it (name, version, commit, crates under test): the record's `tool`.
     pub tool: ToolInfo,
     /// What each point's process took in this machine's recent runs of the mode (empty without a history):

@@ -14,11 +14,11 @@ use overhead_runtime_external::mpi::shim;
 /// know), the shim cannot be built or loaded, MPI does not start, or the job's size is not the point's
 /// rank count (one per CPU of the point).
 pub fn join(spec: &PointSpec) -> anyhow::Result<usize> {
-    let expected = overhead_hosts::rank::current().with_context(|| {
+    let expected = overhead_launch::rank::current().with_context(|| {
         format!(
             "{} runs as MPI ranks, but this process was not started by an MPI launcher (none of {} is set)",
             spec.name(),
-            overhead_hosts::rank::RANK_VARIABLES.join(", ")
+            overhead_launch::rank::RANK_VARIABLES.join(", ")
         )
     })?;
     let shim = shim::shim().map_err(anyhow::Error::msg)?;

@@ -41,7 +41,7 @@ pub trait RuntimeUnderTest: Sync {
         None
     }
     /// Whether its points run as MPI ranks: the orchestrator starts `overhead probe` through the MPI launcher,
-    /// one rank per CPU of the point (`overhead_hosts`); `false` (the default) for one probe process.
+    /// one rank per CPU of the point (`overhead_launch`); `false` (the default) for one probe process.
     fn launched_as_ranks(&self) -> bool {
         false
     }

@@ -4,7 +4,7 @@
 //! the project's batches, control subtraction, processes and CIs.
 //!
 //! Its points run as ranks ([`RuntimeUnderTest::launched_as_ranks`]): the orchestrator starts `overhead
-//! probe` through the launcher (`overhead_hosts::Launcher`), one rank per CPU of the point; every rank loads
+//! probe` through the launcher (`overhead_launch::Launcher`), one rank per CPU of the point; every rank loads
 //! the MPI shim ([`shim`], built with `mpicc` on first use) and rank 0 runs the harness. Without a launcher
 //! or `mpicc` every cell is skipped with the reason; the default build needs neither.
 //!
@@ -47,7 +47,7 @@ impl RuntimeUnderTest for Mpi {
     }
     /// A launcher on PATH (or `OVERHEAD_MPIRUN`) and the shim built with `mpicc`.
     fn available(&self) -> Result<(), String> {
-        overhead_hosts::Launcher::find().map_err(|e| format!("no MPI launcher: {e}"))?;
+        overhead_launch::Launcher::find().map_err(|e| format!("no MPI launcher: {e}"))?;
         shim::build().map(drop)
     }
     fn offers(&self) -> &Offers {
