@@ -13,19 +13,14 @@ pub struct DgramEnd {
 impl End for DgramEnd {
     #[inline]
     fn send(&mut self, buf: &[u8]) -> io::Result<()> {
-        loop {
-            // SAFETY: the pointer and length describe `buf`; the socket is connected to its peer.
-            let n = unsafe { libc::send(self.fd.as_raw_fd(), buf.as_ptr().cast(), buf.len(), 0) };
-            match n {
-                n if n >= 0 && n as usize == buf.len() => return Ok(()),
-                n if n >= 0 => return Err(io::Error::other("a datagram was sent short")),
-                _ => {
-                    let e = io::Error::last_os_error();
-                    if e.kind() != io::ErrorKind::Interrupted {
-                        return Err(e);
-                    }
-                }
-            }
+        // SAFETY: the pointer and length describe `buf`; the socket is connected to its peer.
+        let sent = super::retrying_interrupted(|| unsafe {
+            libc::send(self.fd.as_raw_fd(), buf.as_ptr().cast(), buf.len(), 0)
+        })?;
+        if sent == buf.len() {
+            Ok(())
+        } else {
+            Err(io::Error::other("a datagram was sent short"))
         }
     }
     #[inline]

@@ -18,17 +18,21 @@ pub struct EventfdEnd {
 
 impl EventfdEnd {
     fn write(&self, value: u64) -> io::Result<()> {
-        loop {
-            // SAFETY: writes the 8 bytes of `value`, as eventfd requires.
-            let n = unsafe { libc::write(self.tx.as_raw_fd(), (&value as *const u64).cast(), 8) };
-            if n == 8 {
-                return Ok(());
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        }
+        // SAFETY: writes the 8 bytes of `value`, as eventfd requires.
+        let n = super::retrying_interrupted(|| unsafe {
+            libc::write(self.tx.as_raw_fd(), (&value as *const u64).cast(), 8)
+        })?;
+        eight_bytes(n)
+    }
+}
+
+/// An eventfd reads and writes its counter whole: 8 bytes, else the kernel refused the call.
+#[inline(always)]
+fn eight_bytes(n: usize) -> io::Result<()> {
+    if n == 8 {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!("an eventfd transfer of {n} bytes, not 8")))
     }
 }
 
@@ -42,17 +46,11 @@ impl End for EventfdEnd {
     #[inline]
     fn recv(&mut self, _buf: &mut [u8]) -> io::Result<bool> {
         let mut value = 0u64;
-        loop {
-            // SAFETY: reads the 8-byte counter into `value`.
-            let n = unsafe { libc::read(self.rx.as_raw_fd(), (&mut value as *mut u64).cast(), 8) };
-            if n == 8 {
-                return Ok(value != STOP);
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        }
+        // SAFETY: reads the 8-byte counter into `value`.
+        let n = super::retrying_interrupted(|| unsafe {
+            libc::read(self.rx.as_raw_fd(), (&mut value as *mut u64).cast(), 8)
+        })?;
+        eight_bytes(n).map(|()| value != STOP)
     }
     fn finish(&mut self) {
         let _ = self.write(STOP);

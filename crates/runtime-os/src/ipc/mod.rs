@@ -56,6 +56,22 @@ fn message_received(n: isize, expected: usize, what: &str) -> Option<io::Result<
     }
 }
 
+/// The result of `call`, a system call that returns a count or -1 with `errno`, made again while a signal
+/// interrupts it (`EINTR`): the count, or the error. Inlined, so the timed path is the call and one compare.
+#[inline(always)]
+fn retrying_interrupted(mut call: impl FnMut() -> isize) -> io::Result<usize> {
+    loop {
+        let n = call();
+        if n >= 0 {
+            return Ok(n as usize);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
 /// What to do with the two ends of a channel, generic over the end's type so that the timed loop is
 /// compiled for one transport, with no dispatch inside it ([`open`] picks the type once).
 pub trait WithEnds {

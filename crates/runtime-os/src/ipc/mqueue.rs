@@ -19,16 +19,9 @@ pub struct MqEnd {
 impl End for MqEnd {
     #[inline]
     fn send(&mut self, buf: &[u8]) -> io::Result<()> {
-        loop {
-            // SAFETY: the pointer and length describe `buf`; `tx` is an open queue descriptor.
-            if unsafe { libc::mq_send(self.tx, buf.as_ptr().cast(), buf.len(), 0) } == 0 {
-                return Ok(());
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        }
+        // SAFETY: the pointer and length describe `buf`; `tx` is an open queue descriptor.
+        super::retrying_interrupted(|| unsafe { libc::mq_send(self.tx, buf.as_ptr().cast(), buf.len(), 0) } as isize)
+            .map(drop)
     }
     #[inline]
     fn recv(&mut self, buf: &mut [u8]) -> io::Result<bool> {

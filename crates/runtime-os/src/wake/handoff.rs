@@ -86,7 +86,6 @@ pub fn measure<C: Ticks + 'static>(
         t2: Slot::default(),
         armed: Slot::default(),
     });
-    let total = warmup + rounds;
     let settle_ticks = (SETTLE_NS * clock.hz() / 1e9) as u64;
     let spin_ticks = (SPIN_NS * clock.hz() / 1e9) as u64;
     let same_cpu = cpus[0] == cpus[1];
@@ -94,32 +93,39 @@ pub fn measure<C: Ticks + 'static>(
     let waiter = {
         let (shared, clock) = (shared.clone(), clock.clone());
         thread::Builder::new().name("wake-waiter".into()).spawn(move || {
-            waiter_loop(fwd_wait, back_wake, &shared, &clock, cpus[1], state, warmup, total, spin_ticks)
+            let plan = Rounds { shared: &shared, clock: &clock, state, warmup, rounds };
+            waiter_loop(&plan, fwd_wait, back_wake, cpus[1], spin_ticks)
         })?
     };
     // A waker that failed leaves the waiter waiting for ever: its error is returned without joining it (the
     // probe process ends with the error, and the thread with it).
-    let mut handoffs =
-        waker_loop(fwd_wake, back_wait, &shared, clock, cpus[0], state, warmup, rounds, same_cpu, settle_ticks)?;
+    let plan = Rounds { shared: &shared, clock, state, warmup, rounds };
+    let mut handoffs = waker_loop(&plan, fwd_wake, back_wait, cpus[0], same_cpu, settle_ticks)?;
     let (switches, caught) = waiter.join().map_err(|_| anyhow::anyhow!("the waiter thread panicked"))??;
     (handoffs.waiter_switches, handoffs.caught_spinning) = (switches, caught);
     Ok(handoffs)
 }
 
-/// The waker's side: `warmup + rounds` wakes, each followed by a blocking wait for the answer.
-#[allow(clippy::too_many_arguments)]
-fn waker_loop<C: Ticks>(
-    mut wake: Box<dyn WakeEnd>,
-    mut answer: Box<dyn WaitEnd>,
-    shared: &Shared,
-    clock: &C,
-    cpu: usize,
+/// What both sides of a handoff follow: the state they share, the clock, the waiter's state, and how many
+/// rounds are warm-up and how many are timed.
+struct Rounds<'a, C> {
+    shared: &'a Shared,
+    clock: &'a C,
     state: WaiterState,
     warmup: usize,
     rounds: usize,
+}
+
+/// The waker's side: `warmup + rounds` wakes, each followed by a blocking wait for the answer.
+fn waker_loop<C: Ticks>(
+    plan: &Rounds<'_, C>,
+    mut wake: Box<dyn WakeEnd>,
+    mut answer: Box<dyn WaitEnd>,
+    cpu: usize,
     same_cpu: bool,
     settle_ticks: u64,
 ) -> anyhow::Result<Handoffs> {
+    let Rounds { shared, clock, state, warmup, rounds } = *plan;
     attach_here("waker", cpu, &mut *answer, &mut *wake)?;
     shared.attached.wait();
     let mut out = Handoffs {
@@ -175,20 +181,17 @@ fn let_the_waiter_sleep<C: Ticks>(shared: &Shared, clock: &C, same_cpu: bool, se
     }
 }
 
-/// The waiter's side: `total` waits (spinning first when asked), each answered at once. Returns its
-/// voluntary context switches over the timed rounds and the timed rounds a spin caught.
-#[allow(clippy::too_many_arguments)]
+/// The waiter's side: `warmup + rounds` waits (spinning first when asked), each answered at once. Returns
+/// its voluntary context switches over the timed rounds and the timed rounds a spin caught.
 fn waiter_loop<C: Ticks>(
+    plan: &Rounds<'_, C>,
     mut wait: Box<dyn WaitEnd>,
     mut answer: Box<dyn WakeEnd>,
-    shared: &Shared,
-    clock: &C,
     cpu: usize,
-    state: WaiterState,
-    warmup: usize,
-    total: usize,
     spin_ticks: u64,
 ) -> anyhow::Result<(u64, u64)> {
+    let Rounds { shared, clock, state, warmup, rounds } = *plan;
+    let total = warmup + rounds;
     let attached = attach_here("waiter", cpu, &mut *wait, &mut *answer);
     shared.attached.wait();
     attached?;
