@@ -333,8 +333,11 @@ mod tests {
         );
         assert!(m.batch_ops >= sized / 4 && m.batch_ops <= sized * 4, "{sized} → {}", m.batch_ops);
         assert_eq!(h.first_sized_batch_ops(), Some(m.batch_ops));
-        if m.batch_ops == sized {
-            assert_eq!(calls.get(), 1 + h.config.warmup + h.config.repetitions, "one hinted batch, no doubling");
+        // On a loaded machine the hinted batch may be preempted past 4× the target and dropped, and sizing from 1
+        // may well land on the same N (the prediction is deterministic): only when no sizing batch ran beyond the
+        // hinted one must N be the hint. The exact rule is checked on a scripted clock above.
+        if calls.get() == 1 + h.config.warmup + h.config.repetitions {
+            assert_eq!(m.batch_ops, sized, "one hinted batch, no sizing: the hint is N");
         }
         // A hint of one operation is far below the target: dropped, and sizing doubles as usual.
         let h = quick_harness().with_batch_hint(Some(1));
