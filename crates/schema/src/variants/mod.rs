@@ -3,6 +3,9 @@
 //! keep the code that runs them; readers decode parameters with them and link nothing that measures.
 
 pub mod activity_barrier;
+pub mod channel_impl;
+pub mod channel_shape;
+pub mod contention;
 pub mod ipc;
 pub mod rpc;
 pub mod timer_scenario;
