@@ -6,11 +6,13 @@
 //!
 //! Souvatzis's table runs on one monoio runtime on the calling thread, as tokio's current-thread runtime and
 //! smol's `LocalExecutor` do (`crate::local_runtime`): spawn + join, yield, call, semaphore and the message
-//! rows over the async channel crates. Monoio has no work-stealing pool, so Ben-Asher & Feitelson's constructs,
+//! rows over the async channel crates. `msg.throughput` runs one monoio runtime per group of parties, each on
+//! its own pinned thread (`streams.rs`), so its producers wake consumers on another core's runtime. Monoio has no work-stealing pool, so Ben-Asher & Feitelson's constructs,
 //! which spread tasks over a pool of threads, are not offered; nor is a semaphore of its own (tokio's
 //! runtime-agnostic one stands in, and the notes say so).
 
 mod local;
+mod streams;
 
 pub use local::MonoioLocal;
 
@@ -48,9 +50,7 @@ const OFFERS: Offers = Offers {
     channel: Offer::Has(CHANNELS),
     message_switch: Offer::Has(CHANNELS),
     rendezvous: Offer::Has(RENDEZVOUS),
-    channel_throughput: Offer::Lacks(
-        "not measured for monoio: its executors are one per thread, not yet built per party group",
-    ),
+    channel_throughput: Offer::Has(CHANNELS),
     raw_switch: Offer::Lacks(NO_YIELD),
     yield_round: Offer::Lacks(NO_POOL),
     wake_all: Offer::Lacks(NO_POOL),
@@ -94,7 +94,7 @@ impl overhead_runtime_api::RuntimeUnderTest for Monoio {
         "monoio: ByteDance's thread-per-core runtime on io_uring (IoUringDriver), one runtime on the calling thread \
          for Souvatzis's SR table; channels from the runtime-agnostic async crates"
     }
-    overhead_runtime_api::capabilities!(context, primitives, messages);
+    overhead_runtime_api::capabilities!(context, primitives, messages, channel_throughput);
     fn offers(&self) -> &Offers {
         offers_here()
     }
@@ -132,6 +132,28 @@ impl overhead_runtime_api::primitives::Messages for Monoio {
         overhead_runtime_api::offer::ensure_offered("monoio", "impl", offers_here().rendezvous, implementation)?;
         let rows_on = <MonoioLocal as crate::local_runtime::LocalRuntime>::start()?;
         crate::async_channels::row_on("monoio", implementation, crate::async_channels::MessageRow::Server, &rows_on, h)
+    }
+}
+
+impl overhead_runtime_api::channel_throughput::ChannelThroughput for Monoio {
+    /// [`Throughput`](crate::async_channels::Throughput): the parties as futures, one monoio runtime per group
+    /// of parties on its own pinned thread ([`streams::ThreadRuntime`]).
+    fn throughput(
+        &self,
+        implementation: ChannelImpl,
+        shape: overhead_runtime_api::channel_throughput::StreamShape,
+        parties: overhead_runtime_api::channel_throughput::TeamSeats<'_>,
+        h: &overhead_harness::Harness,
+    ) -> anyhow::Result<overhead_record::Outcome> {
+        overhead_runtime_api::offer::ensure_offered(
+            "monoio",
+            "impl",
+            offers_here().channel_throughput,
+            implementation,
+        )?;
+        let cpus = overhead_runtime_api::channel_throughput::pinned_only("monoio", parties)?;
+        let measure = crate::async_channels::Throughput { shape, cpus, h, executor: streams::ThreadRuntime::new };
+        crate::async_channels::with_async_channel("monoio", implementation, shape.capacity, measure)?
     }
 }
 
@@ -175,6 +197,37 @@ mod tests {
             h.measure(overhead_harness::empty_loop, overhead_harness::empty_loop)
         });
         assert_eq!(Monoio.in_context(&h, body).unwrap().samples_ns.len(), reps);
+    }
+
+    /// A stream between threads, each group of parties on its own monoio runtime: every channel crate monoio
+    /// offers delivers `spsc` (producer and consumer on two CPUs where there are two) and `mpsc` streams,
+    /// bounded and unbounded, and every batch is kept (a wake lost between the runtimes would hang here).
+    #[test]
+    fn streams_run_one_runtime_per_group_of_parties() {
+        use overhead_runtime_api::channel_shape::{Capacity, Pattern, StreamShape};
+        use overhead_runtime_api::channel_throughput::{ChannelThroughput as _, TeamSeats};
+        if unavailable().is_some() {
+            assert!(Monoio.offers().channel_throughput.has().is_none());
+            return;
+        }
+        let h = quick_harness();
+        let allowed = overhead_machine::allowed_cpus();
+        let other = *allowed.last().unwrap();
+        for pattern in [Pattern::Spsc, Pattern::Mpsc] {
+            let (producers, consumers) = pattern.parties();
+            // Producers on the first CPU, consumers on the last (the same one on a machine of one CPU).
+            let cpus: Vec<usize> =
+                std::iter::repeat_n(allowed[0], producers).chain(std::iter::repeat_n(other, consumers)).collect();
+            for capacity in [Capacity::Bounded(1024), Capacity::Unbounded] {
+                for implementation in CHANNELS {
+                    let shape = StreamShape { pattern, capacity };
+                    let outcome = Monoio.throughput(*implementation, shape, TeamSeats::Pinned(&cpus), &h).unwrap();
+                    let what = format!("{implementation} {pattern:?} {capacity:?}");
+                    assert_eq!(outcome.measurement.samples_ns.len(), h.config.repetitions, "{what}");
+                    assert!(outcome.measurement.samples_ns.iter().all(|s| s.is_finite()), "{what}");
+                }
+            }
+        }
     }
 
     /// Why the csloop is not offered: a task that wakes itself while it runs (the yield of tokio and smol)
