@@ -25,7 +25,7 @@ pub mod sides;
 mod speed;
 pub mod timer_counts;
 
-pub use merge::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
+pub use merge::{add_distinct_notes, cycle_floor_ns, fastest_reference_ns, merge_processes, Flagging, Process};
 pub use speed::{run_speed, slow_points, speed_warning, SPEED_WINDOW_S};
 
 use overhead_record::{Catalog, RunRecord};

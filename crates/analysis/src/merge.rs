@@ -189,7 +189,13 @@ pub(crate) fn below_floor(point: &PointRecord, cycle_ns: Option<f64>) -> Option<
 /// (ns per iteration, the reference loop timed around every probe, `harness::speed`). An iteration of the
 /// loop takes at least a cycle; the 5% allows for that timing's own scatter. `None` without references.
 pub fn cycle_floor_ns(references: impl IntoIterator<Item = f64>) -> Option<f64> {
-    references.into_iter().filter(|x| x.is_finite() && *x > 0.0).min_by(f64::total_cmp).map(|min| 0.95 * min)
+    fastest_reference_ns(references).map(|min| 0.95 * min)
+}
+
+/// The fastest of `references` (ns per iteration of the reference loop), timings that are not a positive
+/// number left out: what [`cycle_floor_ns`] is taken from, so a run can keep it as its processes answer.
+pub fn fastest_reference_ns(references: impl IntoIterator<Item = f64>) -> Option<f64> {
+    references.into_iter().filter(|x| x.is_finite() && *x > 0.0).min_by(f64::total_cmp)
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use super::record_writer::RecordWriter;
 use super::rounds::{run_rounds, Flow, Probes};
 use super::schedule::costliest_experiments;
 use super::sides::SideRun;
-use overhead_analysis::{add_distinct_notes, cycle_floor_ns, merge_processes, Flagging, Process};
+use overhead_analysis::{add_distinct_notes, cycle_floor_ns, fastest_reference_ns, merge_processes, Flagging, Process};
 use overhead_clock::TimeSourceInfo;
 use overhead_experiments::Planned;
 use overhead_harness::{speed, Mode};
@@ -341,7 +341,7 @@ impl Runner<'_> {
         let fastest = cycle_input(self.fastest_reference_ns, &answer.point.extra);
         self.fastest_reference_ns = fastest;
         state.processes.push(Process { record: *answer.point, round, wall_ms, started_s });
-        let rules = Flagging { cycle_ns: cycle_floor_ns(fastest), ..flagging_of(record, std::iter::empty()) };
+        let rules = rules_with_cycle(record, cycle_floor_ns(fastest));
         let point = points[i].merge_into(record, &rules);
         self.progress.finish(&format!("{}  {}", point.name, overhead_humanize::format_ns(point.summary.median)));
     }
@@ -514,7 +514,7 @@ fn warn_of_refused_pinning(record: &mut RunRecord, points: &[PointState]) {
 /// The fastest reference timing so far, `fastest`, with a new process's `extra` (its timings before and after)
 /// taken in: the minimum that [`cycle_floor_ns`] takes over every process, kept as the run goes.
 fn cycle_input(fastest: Option<f64>, extra: &std::collections::BTreeMap<String, f64>) -> Option<f64> {
-    speed::every_probe([extra]).into_iter().chain(fastest).filter(|x| x.is_finite() && *x > 0.0).min_by(f64::total_cmp)
+    fastest_reference_ns(speed::every_probe([extra]).into_iter().chain(fastest))
 }
 
 /// The flagging rules as the run knows them now: the record's noisy fraction, processes more than 1% apart
@@ -529,11 +529,12 @@ pub fn flagging_of<'a>(
     record: &RunRecord,
     extras: impl Iterator<Item = &'a std::collections::BTreeMap<String, f64>>,
 ) -> Flagging {
-    Flagging {
-        noisy_fraction: record.harness.noisy_fraction,
-        unstable_spread: UNSTABLE_SPREAD,
-        cycle_ns: cycle_floor_ns(speed::every_probe(extras)),
-    }
+    rules_with_cycle(record, cycle_floor_ns(speed::every_probe(extras)))
+}
+
+/// The rules with the record's noisy fraction, [`UNSTABLE_SPREAD`] and `cycle_ns` as one cycle.
+fn rules_with_cycle(record: &RunRecord, cycle_ns: Option<f64>) -> Flagging {
+    Flagging { noisy_fraction: record.harness.noisy_fraction, unstable_spread: UNSTABLE_SPREAD, cycle_ns }
 }
 
 /// Process medians closer than this fraction of the estimate never make a point `unstable`.
