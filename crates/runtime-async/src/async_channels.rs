@@ -440,6 +440,25 @@ impl BlockOn for ::tokio::runtime::Runtime {
     }
 }
 
+/// `msg.throughput` for runtime `name` through `implementation`, which it must offer (`offered`), its parties
+/// pinned: one executor made by `executor` per group of parties ([`Throughput`]). What every async runtime's
+/// `ChannelThroughput` does, each with its own executor.
+///
+/// Errors: the implementation is not offered, a party is not pinned, or the stream cannot run.
+pub fn measure_throughput<B: BlockOn>(
+    name: &'static str,
+    offered: overhead_runtime_api::Offer<&[ChannelImpl]>,
+    implementation: ChannelImpl,
+    shape: StreamShape,
+    parties: overhead_runtime_api::channel_throughput::TeamSeats<'_>,
+    h: &Harness,
+    executor: fn() -> std::io::Result<B>,
+) -> anyhow::Result<overhead_record::Outcome> {
+    overhead_runtime_api::offer::ensure_offered(name, "impl", offered, implementation)?;
+    let cpus = overhead_runtime_api::channel_throughput::pinned_only(name, parties)?;
+    with_async_channel(name, implementation, shape.capacity, Throughput { shape, cpus, h, executor })?
+}
+
 /// `msg.throughput` through async channel crate `C`, one executor per group of parties ([`groups`]), each
 /// made by `executor` before the team starts.
 pub struct Throughput<'a, B> {

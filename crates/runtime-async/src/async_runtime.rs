@@ -131,10 +131,15 @@ macro_rules! async_runtime {
                 h: &overhead_harness::Harness,
             ) -> anyhow::Result<overhead_record::Outcome> {
                 let offered = $offers.channel_throughput;
-                overhead_runtime_api::offer::ensure_offered($name, "impl", offered, implementation)?;
-                let cpus = overhead_runtime_api::channel_throughput::pinned_only($name, parties)?;
-                let measure = $crate::async_channels::Throughput { shape, cpus, h, executor: $streams_on };
-                $crate::async_channels::with_async_channel($name, implementation, shape.capacity, measure)?
+                $crate::async_channels::measure_throughput(
+                    $name,
+                    offered,
+                    implementation,
+                    shape,
+                    parties,
+                    h,
+                    $streams_on,
+                )
             }
         }
     };

@@ -145,15 +145,9 @@ impl overhead_runtime_api::channel_throughput::ChannelThroughput for Monoio {
         parties: overhead_runtime_api::channel_throughput::TeamSeats<'_>,
         h: &overhead_harness::Harness,
     ) -> anyhow::Result<overhead_record::Outcome> {
-        overhead_runtime_api::offer::ensure_offered(
-            "monoio",
-            "impl",
-            offers_here().channel_throughput,
-            implementation,
-        )?;
-        let cpus = overhead_runtime_api::channel_throughput::pinned_only("monoio", parties)?;
-        let measure = crate::async_channels::Throughput { shape, cpus, h, executor: streams::ThreadRuntime::new };
-        crate::async_channels::with_async_channel("monoio", implementation, shape.capacity, measure)?
+        let offered = offers_here().channel_throughput;
+        let executor = streams::ThreadRuntime::new;
+        crate::async_channels::measure_throughput("monoio", offered, implementation, shape, parties, h, executor)
     }
 }
 
