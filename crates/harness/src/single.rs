@@ -8,7 +8,9 @@ impl<C: Ticks> Harness<C> {
     ///
     /// Both bodies run their operation `n` times per call. N is found by doubling the test batch until
     /// it lasts `target_batch_ns` (Ben-Asher & Feitelson 1991 §1: long enough that start-up transients vanish); then
-    /// `warmup` pairs are run and dropped, and `repetitions` pairs are kept. Control and test batches
+    /// `warmup` pairs are run and dropped, the first of them a control alone (sizing's last test batch, of N
+    /// operations, was its test, as criterion's warm-up also estimates the iteration time), and `repetitions`
+    /// pairs are kept. Control and test batches
     /// alternate (ABAB) so slow drift affects both alike, and each test batch has its own neighbouring
     /// control subtracted, as Ben-Asher & Feitelson 1991 §5.1 and 002's "loop overhead compensated" do.
     pub fn measure<T: FnMut(u64), K: FnMut(u64)>(&self, test: T, control: K) -> Measurement {
@@ -26,8 +28,13 @@ impl<C: Ticks> Harness<C> {
     {
         let n = self.size_batch(&mut test, &mut reset);
         let (warmup, reps) = (self.config.warmup, self.config.repetitions);
+        // Sizing's last test batch ran N operations (the hinted batch, or the confirmation): it is the first
+        // warm-up's test batch, so that warm-up runs its control alone (docs/METHOD.md §1, "Sizing warms up").
+        if warmup > 0 {
+            self.time_batch(&mut control, n);
+        }
         let (control_ticks, test_ticks) =
-            self.paired_ticks((&mut control, n), (&mut test, n), warmup, reps, &mut reset);
+            self.paired_ticks((&mut control, n), (&mut test, n), warmup.saturating_sub(1), reps, &mut reset);
         let mut m = self.per_op(n, &test_ticks, &control_ticks, Vec::new());
         // The kernel's events, in pairs of their own after the timed ones (docs/METHOD.md §18).
         let counts = self.counted_pairs((&mut control, n), (&mut test, n), &mut reset);
@@ -130,7 +137,7 @@ mod tests {
         assert_eq!(m.batch_ops, 384);
         assert_eq!(h.first_sized_batch_ops(), Some(384));
         assert_eq!(ran.borrow()[..11], sizing_batches(256, 384).into_iter().map(Ran::T).collect::<Vec<_>>());
-        assert_eq!(ran.borrow().len(), 11 + 1 + 3, "sizing, then one test batch per warm-up and kept pair");
+        assert_eq!(ran.borrow().len(), 11 + 3, "sizing (its last batch the warm-up's test), then the kept pairs' tests");
         assert_eq!(m.samples_ns, vec![1.5; 3]);
         assert_eq!(m.control_ns, vec![0.0; 3]);
         assert_eq!(m.resolution_ns, 0.5 / 384.0, "one tick (0.5 ns) over the batch");
@@ -204,9 +211,10 @@ mod tests {
         assert_eq!(m.resolution_ns, 7.0 / n as f64, "a read (7 ns) over the batch");
     }
 
-    /// docs/METHOD.md §1's order: the sizing test batches, then for each warm-up and each kept pair the
-    /// control batch, the test batch just after it, and the test batch's reset. Resets run untimed: one
-    /// that costs a million ticks changes no sample.
+    /// docs/METHOD.md §1's order: the sizing test batches, then the first warm-up's control alone (sizing's
+    /// last test batch was its test), then for each other warm-up and each kept pair the control batch, the
+    /// test batch just after it, and the test batch's reset. Resets run untimed: one that costs a million
+    /// ticks changes no sample.
     #[test]
     fn control_runs_just_before_each_test_and_reset_after_it() {
         let clock = ScriptedClock::new(1e9);
@@ -232,7 +240,8 @@ mod tests {
         for k in sizing_batches(128, n) {
             expected.extend([Ran::T(k), Ran::R(k)]);
         }
-        for _ in 0..2 + 3 {
+        expected.push(Ran::C(n));
+        for _ in 0..1 + 3 {
             expected.extend([Ran::C(n), Ran::T(n), Ran::R(n)]);
         }
         assert_eq!(*ran.borrow(), expected);
@@ -259,7 +268,7 @@ mod tests {
             );
             assert_eq!(h.first_sized_batch_ops(), Some(m.batch_ops));
             let mut sizes = sizes.into_inner();
-            sizes.truncate(sizes.len() - 4); // less the warm-up and kept test batches
+            sizes.truncate(sizes.len() - 3); // less the kept test batches (sizing's last was the warm-up's)
             (m.batch_ops, sizes, h)
         };
         // 3 ticks an operation: 256 take 768 ticks (kept), 1024 take 3072 (kept), 1400 take 4200 (dropped),
@@ -336,7 +345,7 @@ mod tests {
         // On a loaded machine the hinted batch may be preempted past 4× the target and dropped, and sizing from 1
         // may well land on the same N (the prediction is deterministic): only when no sizing batch ran beyond the
         // hinted one must N be the hint. The exact rule is checked on a scripted clock above.
-        if calls.get() == 1 + h.config.warmup + h.config.repetitions {
+        if calls.get() == 1 + h.config.warmup - 1 + h.config.repetitions {
             assert_eq!(m.batch_ops, sized, "one hinted batch, no sizing: the hint is N");
         }
         // A hint of one operation is far below the target: dropped, and sizing doubles as usual.

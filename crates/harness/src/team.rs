@@ -364,7 +364,7 @@ fn team_counts(logs: &[TeamLog], pairs: usize) -> Vec<(Counts, Counts)> {
 }
 
 /// The leader's schedule: test batches growing to the target ([`super::sizing`]), then warm-up and kept pairs
-/// (control, test), then stop.
+/// (control, test), the first warm-up a control alone, then the counted pairs, then stop.
 struct LeaderPlan {
     target_ticks: f64,
     max_ops: u64,
@@ -374,6 +374,9 @@ struct LeaderPlan {
     trying_hint: bool,
     /// The last sizing batch reached the target; the next one (same N) must too.
     confirming: bool,
+    /// The first warm-up's control batch is still to post: sizing's last test batch (the hint or the
+    /// confirmation, of N operations) was that warm-up's test, as in `Harness::measure`.
+    warm_control: bool,
     pairs_left: usize,
     /// Counted (untimed) pairs still to post after the kept ones, of `counted` in all.
     counted_left: usize,
@@ -391,7 +394,8 @@ impl LeaderPlan {
             sizing: true,
             trying_hint: hint.is_some(),
             confirming: false,
-            pairs_left: h.config.warmup + h.config.repetitions,
+            warm_control: h.config.warmup > 0,
+            pairs_left: h.config.warmup.saturating_sub(1) + h.config.repetitions,
             counted_left: h.config.counted_pairs,
             counted: h.config.counted_pairs,
             next_is_control: true,
@@ -427,6 +431,10 @@ impl LeaderPlan {
                 }
                 Some(_) => self.sizing = false,
             }
+        }
+        if self.warm_control {
+            self.warm_control = false;
+            return self.n | CONTROL;
         }
         if self.next_is_control {
             let counted = if self.pairs_left > 0 {
@@ -481,11 +489,11 @@ mod tests {
         assert!(m.per_thread_ns.iter().all(|t| t.len() == h.config.repetitions));
         // Every thread ran the same batches: sizing (at least a batch of N and its confirmation, more when
         // doubling reached N or a confirmation fell short under load; 1 + 2 + … + N/2 = N − 1 when N is the op
-        // cap), then (warm-up + kept) × N.
+        // cap), then (warm-up + kept) × N, less the first warm-up's test (sizing's last batch was it).
         let n = m.batch_ops;
         let (a, b) = (ops[0].load(Ordering::Relaxed), ops[1].load(Ordering::Relaxed));
         assert_eq!(a, b, "both threads run every batch");
-        let kept = (h.config.warmup + h.config.repetitions) as u64 * n;
+        let kept = (h.config.warmup - 1 + h.config.repetitions) as u64 * n;
         let sizing = if n < h.config.max_batch_ops { 2 * n } else { n - 1 };
         assert!(a >= sizing + kept, "thread ops {a} < sizing + kept for N = {n}");
     }
@@ -529,8 +537,10 @@ mod tests {
         assert_eq!(m.control_ns, vec![(2 * 40 + 5) as f64 / 2.0 / 40.0; 3], "control and read, in ns per operation");
         // Kept pairs 2, 3, 4: slow threads 2, 0, 1.
         assert_eq!(m.per_thread_ns, vec![vec![4.0, 14.0, 4.0], vec![4.0, 4.0, 14.0], vec![14.0, 4.0, 4.0]]);
+        // Sizing, the warm-up's control (sizing's last batch was its test), then the kept pairs.
         let mut expected: Vec<(bool, u64)> = [1, 2, 4, 8, 16, 32, 40, 40].map(|n| (false, n)).into();
-        expected.extend([(true, 40), (false, 40)].repeat(1 + 3));
+        expected.push((true, 40));
+        expected.extend([(true, 40), (false, 40)].repeat(3));
         for (thread, ran) in ran.iter().enumerate() {
             assert_eq!(*ran.lock().unwrap(), expected, "thread {thread}");
         }
