@@ -119,8 +119,17 @@ fn put_kernel_counts(
 }
 
 /// Where the harness counts but the kernel refused perf, or counting is off (not where the experiment times
-/// itself): what is absent and why; `None` where perf counted.
+/// itself): what is absent and why; `None` where perf counted. A measurement that holds the perf group's
+/// context switches was counted by perf, so the kernel is not asked again (opening a group to learn that
+/// took a few tenths of a millisecond of every probe).
 fn absent_counts_note(measurement: &Measurement) -> Option<String> {
+    let counted_by_perf = measurement
+        .counts_per_op
+        .as_ref()
+        .is_some_and(|counts| counts.0.iter().any(|&(kind, _)| kind == overhead_machine::CounterKind::ContextSwitches));
+    if counted_by_perf {
+        return None;
+    }
     let why = overhead_machine::ThreadCounters::perf_absent()?;
     Some(match measurement.counts_per_op {
         Some(_) => format!("no perf counts (the measuring thread's context switches, migrations, faults): {why}"),
