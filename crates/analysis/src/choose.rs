@@ -21,7 +21,9 @@ pub struct ImplementationKey {
 
 /// The experiments whose points are implementations of one primitive, and the key that names them: the
 /// one list of what competes in a choice table. A point of one of them without the key is its runtime's own
-/// primitive (a message between two `fiber-asm` tasks) and competes as the runtime alone. `msg.throughput`
+/// primitive (a message between two `fiber-asm` tasks) and competes as the runtime alone: every `msg.ipc`
+/// point does, so a transport, payload and placement that `os` (the kernel's blocking calls) and async
+/// runtimes (their own sockets) both measured is a table of runtimes. `msg.throughput`
 /// and `sync.rwlock` are named by their IDs; a point of an experiment a build does
 /// not have never occurs in its records.
 pub const IMPLEMENTATION_KEYS: &[ImplementationKey] = &[
@@ -29,6 +31,7 @@ pub const IMPLEMENTATION_KEYS: &[ImplementationKey] = &[
     ImplementationKey { experiment: overhead_schema::experiments::msg::SWITCH, key: "impl" },
     ImplementationKey { experiment: overhead_schema::experiments::msg::RENDEZVOUS, key: "impl" },
     ImplementationKey { experiment: overhead_schema::experiments::msg::THROUGHPUT, key: "impl" },
+    ImplementationKey { experiment: overhead_schema::experiments::msg::IPC, key: "impl" },
     ImplementationKey { experiment: overhead_schema::experiments::sync::FAA, key: "impl" },
     ImplementationKey { experiment: overhead_schema::experiments::sync::BARRIER, key: "impl" },
     ImplementationKey { experiment: overhead_schema::experiments::sync::MUTEX, key: "lock" },
@@ -256,6 +259,31 @@ mod tests {
         assert_eq!((c.ratio, c.low, c.high), (2.0, 19.0 / 11.0, 21.0 / 9.0));
         assert!(t.candidates[0].ratio.is_none(), "the best has no ratio to itself");
         assert_eq!(t.best_group().count(), 2);
+    }
+
+    /// `msg.ipc`'s points compete as runtimes: where `os` (the kernel's calls) and async runtimes (their own
+    /// sockets) measured one transport, payload and placement, that setting is a table of runtimes; a cell
+    /// only `os` measured (a pipe) is none.
+    #[test]
+    fn runtime_sockets_compete_with_the_kernels_calls_in_one_setting() {
+        let ipc = |runtime: &str, transport: &str, ci: (f64, f64, f64)| {
+            measured("msg.ipc", runtime, &[("transport", transport), ("payload", "8"), ("placement", "same_cpu")], ci)
+        };
+        let points = [
+            ipc("os", "unix_stream", (7.9, 8.1, 8.3)),
+            ipc("tokio", "unix_stream", (9.5, 9.75, 10.0)),
+            ipc("monoio", "unix_stream", (9.4, 9.65, 9.9)),
+            ipc("os", "pipe", (4.0, 4.2, 4.4)),
+        ];
+        let tables = choice_tables(&points, &[], &RecordOrder);
+        assert_eq!(tables.len(), 1, "{tables:?}");
+        let t = &tables[0];
+        assert_eq!(t.experiment, "msg.ipc");
+        assert_eq!(t.setting.len(), 3, "transport, payload and placement: {:?}", t.setting);
+        assert_eq!(
+            verdicts(t),
+            [("os".into(), Verdict::Best), ("monoio".into(), Verdict::Slower), ("tokio".into(), Verdict::Slower)]
+        );
     }
 
     /// Two locks measured in the same rounds of a machine whose speed swings 20% between rounds: each

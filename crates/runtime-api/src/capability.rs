@@ -49,6 +49,9 @@ pub enum Capability {
     Lock,
     /// A reader-writer lock taken by threads on different CPUs, a given share of them writes (`sync.rwlock`).
     RwLock,
+    /// Round trips with another process (a forked echo): the kernel's transports under `os`, an async runtime's
+    /// own socket types elsewhere (`msg.ipc`; [`crate::ipc::IpcRoundTrips`]).
+    Ipc,
     /// Processes started together as MPI ranks, on one host or several, and MPI's own primitives between
     /// them (point to point, collectives): the `mpi.*` experiments (OSU micro-benchmarks).
     Ranks,
@@ -76,6 +79,7 @@ impl Capability {
             Capability::Barrier => "barrier between CPUs",
             Capability::Lock => "lock between CPUs",
             Capability::RwLock => "reader-writer lock between CPUs",
+            Capability::Ipc => "round trips with another process",
             Capability::Ranks => "MPI ranks",
         }
     }
@@ -102,6 +106,10 @@ impl Capability {
 
 /// Why a runtime other than `os` lacks [`Capability::Kernel`].
 pub const KERNEL_UNDER_OS: &str = "it runs on kernel threads; the kernel's own facilities are measured once, under os";
+
+/// Why a runtime without sockets of its own lacks [`Capability::Ipc`].
+pub const IPC_UNDER_OS: &str =
+    "it has no sockets of its own; a round trip with another process is the kernel's, measured under os";
 
 /// Why a runtime other than `mpi` lacks [`Capability::Ranks`].
 pub const RANKS_UNDER_MPI: &str = "MPI's primitives between ranks are measured under the mpi runtime";

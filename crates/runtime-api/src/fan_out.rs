@@ -89,7 +89,8 @@ mod tests {
     use super::*;
 
     /// [`measure_warm`] runs one untimed operation before the harness's own batches: with a zero target
-    /// the harness runs a sizing batch of 1, its confirming batch, one warm-up and the repetitions.
+    /// the harness runs a sizing batch of 1, its confirming batch (the warm-up's test: the warm-up runs its
+    /// control alone) and the repetitions.
     #[test]
     fn measure_warm_runs_one_operation_before_measuring() {
         let mut h = overhead_harness::testing::quick_harness();
@@ -97,6 +98,6 @@ mod tests {
         let ops = std::cell::Cell::new(0u64);
         let m = measure_warm(&h, |n| ops.set(ops.get() + n), |_| {});
         assert_eq!(m.batch_ops, 1);
-        assert_eq!(ops.get(), 1 + 5, "1 untimed, then sizing, confirming, warm-up and 2 repetitions");
+        assert_eq!(ops.get(), 1 + 4, "1 untimed, then sizing, confirming (the warm-up's) and 2 repetitions");
     }
 }

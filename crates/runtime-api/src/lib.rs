@@ -17,6 +17,7 @@ pub mod fan_out;
 pub mod grain_sweep;
 pub mod grain_tally;
 pub mod grain_work;
+pub mod ipc;
 pub mod offer;
 pub mod plugin;
 pub mod primitives;
@@ -24,6 +25,6 @@ pub mod wake_all;
 pub mod yield_barrier;
 pub mod yield_round;
 
-pub use capability::{Capability, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS, RANKS_UNDER_MPI};
+pub use capability::{Capability, BETWEEN_CPUS_ELSEWHERE, IPC_UNDER_OS, KERNEL_UNDER_OS, RANKS_UNDER_MPI};
 pub use offer::{Offer, Offers};
 pub use plugin::{implements, missing, RuntimeUnderTest};

@@ -7,6 +7,7 @@ use super::activity_barrier::ActivityBarrierLimits;
 use super::channel_impl::ChannelImpl;
 use super::contention::{AtomicImpl, BarrierImpl, LockImpl, RwLockImpl};
 use super::fan_out::ForkJoinMechanism;
+use overhead_schema::variants::ipc::IpcTransport;
 use super::primitives::{SpawnKind, SwitchMechanism};
 use super::wake_all::WakeAllOffer;
 use super::yield_round::YieldLimits;
@@ -83,6 +84,8 @@ pub struct Offers {
     pub lock: Offer<&'static [LockImpl]>,
     /// [`Capability::RwLock`]: its `sync.rwlock` reader-writer locks (`lock:` values, plan order).
     pub rwlock: Offer<&'static [RwLockImpl]>,
+    /// [`Capability::Ipc`]: the transports of its `msg.ipc` round trips (`transport:` values, plan order).
+    pub ipc: Offer<&'static [IpcTransport]>,
     /// [`Capability::Ranks`]: MPI ranks and MPI's primitives between them (only `mpi`).
     pub ranks: Offer<()>,
 }
@@ -110,6 +113,7 @@ impl Offers {
             barrier: Offer::Lacks(why),
             lock: Offer::Lacks(why),
             rwlock: Offer::Lacks(why),
+            ipc: Offer::Lacks(why),
             ranks: Offer::Lacks(why),
         }
     }
@@ -157,6 +161,7 @@ impl Offers {
             C::Barrier => self.barrier.lacks(),
             C::Lock => self.lock.lacks(),
             C::RwLock => self.rwlock.lacks(),
+            C::Ipc => self.ipc.lacks(),
             C::Ranks => self.ranks.lacks(),
         }
     }

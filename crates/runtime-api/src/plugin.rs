@@ -5,6 +5,7 @@ use super::channel_throughput::ChannelThroughput;
 use super::contention::{Contention, RwLockContention};
 use super::fan_out::FanOut;
 use super::grain_sweep::GrainSweep;
+use super::ipc::IpcRoundTrips;
 use super::offer::Offers;
 use super::primitives::{Context, Messages, Primitives};
 use super::wake_all::WakeAll;
@@ -99,6 +100,11 @@ pub trait RuntimeUnderTest: Sync {
     fn activity_barrier(&self) -> Option<&dyn ActivityBarrier> {
         None
     }
+    /// Its round trips with another process through its own sockets ([`Capability::Ipc`]), if it has them and
+    /// is measured in this process (`os`'s are the kernel's, which `msg.ipc` makes itself: `None`).
+    fn ipc(&self) -> Option<&dyn IpcRoundTrips> {
+        None
+    }
     /// When all its activities share one kernel thread (the fibers), why, as a fragment that follows the
     /// runtime's name ("runs its fibers on one kernel thread"): experiments then plan one CPU and skip
     /// the points that need more. `None` when its activities can run on several CPUs.
@@ -137,13 +143,15 @@ pub fn implements(runtime: &dyn RuntimeUnderTest, capability: Capability) -> Opt
         C::ForkJoin => runtime.fan_out().is_some() || runtime.grain_sweep().is_some(),
         C::ActivityBarrier => runtime.activity_barrier().is_some(),
         C::Atomic | C::Barrier | C::Lock => runtime.contention().is_some(),
+        // `os` has it through the kernel's own calls, which `msg.ipc` makes itself.
+        C::Ipc => runtime.ipc().is_some() || runtime.offers().kernel.has().is_some(),
     })
 }
 
 /// Inside an `impl RuntimeUnderTest`, the accessors of the capabilities the type implements, each
 /// returning `Some(self)`, e.g. `capabilities!(context, primitives, fan_out);`. The names are the accessors'
 /// (`context`, `primitives`, `messages`, `contention`, `rwlock`, `channel_throughput`, `yield_round`, `wake_all`, `fan_out`, `grain_sweep`,
-/// `activity_barrier`); the
+/// `activity_barrier`, `ipc`); the
 /// type must implement the matching trait, or the expansion does not compile.
 #[macro_export]
 macro_rules! capabilities {
@@ -197,6 +205,11 @@ macro_rules! capabilities {
     };
     (@one grain_sweep) => {
         fn grain_sweep(&self) -> Option<&dyn $crate::grain_sweep::GrainSweep> {
+            Some(self)
+        }
+    };
+    (@one ipc) => {
+        fn ipc(&self) -> Option<&dyn $crate::ipc::IpcRoundTrips> {
             Some(self)
         }
     };

@@ -34,6 +34,7 @@ pub const fn offers(channels: &'static [ChannelImpl], rendezvous: &'static [Chan
         barrier: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
         lock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
         rwlock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
+        ipc: Offer::Has(overhead_runtime_api::ipc::RUNTIME_SOCKETS),
         ranks: Offer::Lacks(RANKS_UNDER_MPI),
     }
 }
@@ -75,7 +76,8 @@ macro_rules! async_runtime {
                 wake_all,
                 fan_out,
                 grain_sweep,
-                activity_barrier
+                activity_barrier,
+                ipc
             );
             fn offers(&self) -> &overhead_runtime_api::Offers {
                 &$offers

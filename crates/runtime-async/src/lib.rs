@@ -9,5 +9,6 @@ pub mod async_runtime;
 pub mod local_runtime;
 pub mod monoio_rt;
 pub mod smol_rt;
+pub mod socket_round_trips;
 pub mod task_pool;
 pub mod tokio_rt;

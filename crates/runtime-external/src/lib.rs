@@ -110,6 +110,7 @@ const fn probe_offers(
         barrier: Offer::Has(&[BarrierImpl::Cyclic]),
         lock: Offer::Has(locks),
         rwlock: Offer::Has(rwlocks),
+        ipc: Offer::Lacks("its probe has no socket round trips in this build"),
         ranks: Offer::Lacks(RANKS_UNDER_MPI),
     }
 }

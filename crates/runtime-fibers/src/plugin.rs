@@ -36,6 +36,7 @@ const OFFERS: Offers = Offers {
     barrier: Offer::Lacks(NOTHING_CONTENDS),
     lock: Offer::Lacks(NOTHING_CONTENDS),
     rwlock: Offer::Lacks(NOTHING_CONTENDS),
+    ipc: Offer::Lacks(overhead_runtime_api::IPC_UNDER_OS),
     ranks: Offer::Lacks(RANKS_UNDER_MPI),
 };
 

@@ -38,6 +38,7 @@ const OFFERS: Offers = Offers {
     barrier: Offer::Has(&[BarrierImpl::Std, BarrierImpl::Spin, BarrierImpl::Pthread]),
     lock: Offer::Has(&[LockImpl::Std, LockImpl::Spin, LockImpl::Futex, LockImpl::ParkingLot, LockImpl::SpinCrate]),
     rwlock: Offer::Has(&[RwLockImpl::Std, RwLockImpl::ParkingLot, RwLockImpl::SpinCrate]),
+    ipc: Offer::Has(&crate::ipc::IpcTransport::ALL),
     ranks: Offer::Lacks(RANKS_UNDER_MPI),
 };
 

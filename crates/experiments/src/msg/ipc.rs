@@ -2,11 +2,12 @@
 
 use anyhow::Context as _;
 
-use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
+use crate::{empty_loop, Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Measurement, Mode};
 use overhead_machine::Placement;
 use overhead_record::Metric;
-use overhead_runtime_os::ipc::{open, round_trip, End, IpcTransport, Role};
+use overhead_runtime_api::Capability;
+use overhead_runtime_os::ipc::{open, round_trip, socket_pair, End, IpcTransport, Peer, Role};
 
 pub use super::peer_points::Params;
 use super::peer_points::{transport_points, AgainstPeer, PeerMeasure};
@@ -26,6 +27,17 @@ pub fn payloads(mode: Mode) -> Vec<usize> {
     }
 }
 
+/// Payloads of an async runtime's own sockets (bytes): one word, and 64 KiB, past the socket's first
+/// buffer, where the runtime's read loop takes the reply in pieces (`--quick`: the word only; `--full`: the
+/// kernel's matrix).
+pub fn runtime_payloads(mode: Mode) -> Vec<usize> {
+    match mode {
+        Mode::Quick => vec![8],
+        Mode::Default => vec![8, 64 * 1024],
+        Mode::Full => payloads(Mode::Full),
+    }
+}
+
 /// Walfield's ping-pong (its table: IPC cost against message registers), lmbench's `lat_pipe`,
 /// `lat_unix`, `lat_tcp`: the parent sends `payload` bytes through `transport` to a forked child pinned
 /// to the other CPU of the point, which sends them straight back; one round trip per operation against
@@ -37,6 +49,12 @@ pub fn payloads(mode: Mode) -> Vec<usize> {
 /// message queue's `msgsize_max`) is a skipped cell with the limit, never a truncated message. With
 /// `--hosts`, TCP also runs across hosts (`placement:other_host`, every payload): the echo is rank 1 on the
 /// other host, serving one TCP connection from rank 0, which measures as here (`experiments/across_hosts.rs`).
+///
+/// An async runtime's rows (tokio, smol, monoio: [`Capability::Ipc`]) send and receive through the runtime's
+/// own socket type instead (`IpcRoundTrips`): a UNIX stream socket and TCP over loopback, against the same
+/// forked echo, at [`runtime_payloads`], on this host. Beside `os`'s row of the same transport, payload and
+/// placement, the difference is what the runtime's I/O path (epoll and a wake of its executor, or io_uring's
+/// submissions and completions) adds to the kernel's blocking read and write.
 pub struct Ipc;
 
 impl Ipc {
@@ -53,11 +71,19 @@ impl Experiment for Ipc {
                       and polled shared memory, POSIX mqueue, TCP loopback × payload 8 B–1 MiB",
             source: "Walfield 2008 (IPC ping-pong vs. payload); lmbench lat_pipe, lat_unix, lat_tcp",
             metric: Metric::Rtt,
-            requires: KERNEL,
+            requires: &[Capability::Ipc],
         }
     }
+    /// `os`: every transport at [`payloads`]; an async runtime: its own sockets at [`runtime_payloads`], on
+    /// this host only.
     fn points(&self, ctx: &PlanContext, runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> Vec<Planned> {
-        transport_points(ctx, self.id(), runtime, &IpcTransport::ALL, &payloads(ctx.mode))
+        let transports = runtime.offers().ipc.has().unwrap_or_default();
+        if measured_by_the_kernel(runtime) {
+            return transport_points(ctx, self.id(), runtime, transports, &payloads(ctx.mode));
+        }
+        let mut planned = transport_points(ctx, self.id(), runtime, transports, &runtime_payloads(ctx.mode));
+        planned.retain(|p| !matches!(p, Planned::Run(s) | Planned::Skip(s, _) if s.placement == Some(Placement::OtherHost)));
+        planned
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let spec = point.spec;
@@ -72,6 +98,9 @@ impl Experiment for Ipc {
             return Ok(outcome);
         }
         let peer_cpu = *spec.cpus.get(1).unwrap_or(&spec.cpus[0]);
+        if !measured_by_the_kernel(point.runtime) {
+            return runtime_round_trips(point, transport, payload, peer_cpu, h).map(Outcome::from);
+        }
         open(transport, payload, AgainstPeer { h, payload, peer_cpu, measure: RoundTrips })
             .with_context(|| format!("{}: opening the {} channel", spec.name(), transport.name()))?
     }
@@ -81,6 +110,34 @@ impl Experiment for Ipc {
         anyhow::ensure!(transport == IpcTransport::Tcp, "{}: only tcp runs across hosts", point.spec.name());
         crate::across_hosts::serve_msg_rank(Role::Echo, payload)
     }
+}
+
+/// Whether `runtime`'s round trips are the kernel's own calls, made here (`os`), rather than its own sockets'.
+fn measured_by_the_kernel(runtime: &dyn overhead_runtime_api::RuntimeUnderTest) -> bool {
+    runtime.offers().kernel.has().is_some()
+}
+
+/// An async runtime's row: a connected pair of `transport` sockets, the child's end echoing in a forked peer
+/// pinned to `peer_cpu`, the parent's socket handed to the runtime's own socket type (`IpcRoundTrips`).
+///
+/// Errors: the runtime has no in-process sockets; the sockets, the fork or the reaping failed; the
+/// measurement failed.
+fn runtime_round_trips(
+    point: &Point<'_>,
+    transport: IpcTransport,
+    payload: usize,
+    peer_cpu: usize,
+    h: &Harness,
+) -> anyhow::Result<Measurement> {
+    let name = point.spec.name();
+    let sockets = point.in_process(|r| r.ipc())?;
+    let (parent, child) =
+        socket_pair(transport).with_context(|| format!("{name}: opening the {} sockets", transport.name()))?;
+    Peer::measure_against(parent, child, peer_cpu, payload, Role::Echo, |end| {
+        let socket = end.socket().context("a descriptor of the parent's socket for the runtime")?;
+        sockets.socket_round_trips(socket, transport, payload, h)
+    })
+    .with_context(|| name.clone())
 }
 
 /// Times round trips of `payload`-byte messages through `end`, whose other side echoes them (a forked
@@ -184,6 +241,58 @@ mod tests {
             assert_eq!(matches!(p, Planned::Skip(..)), payload > mq_limit, "{}", s.name());
         }
         assert_eq!(plan.len(), IpcTransport::ALL.len() * payloads(Mode::Default).len() * 2);
+    }
+
+    /// An async runtime plans its own sockets only (unix_stream and tcp) at the runtime payloads, never across
+    /// hosts; `os` keeps the kernel's whole matrix.
+    #[test]
+    fn an_async_runtime_plans_its_own_sockets_on_this_host() {
+        let mut ctx = crate::plan::tests::two_cpu_context(Mode::Default);
+        ctx.hosts = vec!["a".into(), "b".into()];
+        for name in ["tokio", "smol", "monoio"] {
+            let runtime = overhead_runtime_registry::find(name).unwrap();
+            if runtime.offers().ipc.has().is_none() {
+                continue; // monoio without io_uring here: it lacks everything, with the reason.
+            }
+            let plan = Ipc.points(&ctx, runtime);
+            assert!(!plan.is_empty(), "{name}");
+            for p in &plan {
+                let (Planned::Run(s) | Planned::Skip(s, _)) = p;
+                let params: Params = s.params_as().unwrap();
+                assert!(overhead_runtime_api::ipc::RUNTIME_SOCKETS.contains(&params.transport), "{}", s.name());
+                assert!(runtime_payloads(Mode::Default).contains(&params.payload), "{}", s.name());
+                assert_ne!(s.placement, Some(Placement::OtherHost), "{}", s.name());
+                assert_eq!(s.runtime, name);
+            }
+        }
+        let os = Ipc.points(&ctx, &overhead_runtime_os::Os);
+        assert!(os.iter().any(|p| matches!(p, Planned::Run(s) if s.placement == Some(Placement::OtherHost))));
+    }
+
+    /// Each async runtime's own sockets make real round trips with the forked echo, UNIX stream and TCP:
+    /// the measurement ends (a reply that never came would hang it; one of the wrong size fails it) with
+    /// finite, positive round trips.
+    #[test]
+    fn an_async_runtimes_sockets_round_trip_with_the_echo() {
+        let h = overhead_harness::testing::quick_harness();
+        let cpus = overhead_machine::allowed_cpus();
+        let mut ctx = crate::plan::tests::two_cpu_context(Mode::Quick);
+        ctx.cpus = vec![cpus[0], cpus[cpus.len() - 1]];
+        for name in ["tokio", "smol", "monoio"] {
+            let runtime = overhead_runtime_registry::find(name).unwrap();
+            if runtime.offers().ipc.has().is_none() {
+                continue;
+            }
+            for p in Ipc.points(&ctx, runtime) {
+                let Planned::Run(spec) = p else { continue };
+                let outcome = Ipc.run(&Point::resolve(&spec).unwrap(), &h).unwrap();
+                let m = &outcome.measurement;
+                assert_eq!(m.samples_ns.len(), h.config.repetitions, "{}", spec.name());
+                let median = m.summary().unwrap().median;
+                // A round trip between two processes is a wake-up at least: microseconds, never nothing.
+                assert!(median.is_finite() && median > 100.0, "{}: {median} ns", spec.name());
+            }
+        }
     }
 
     /// With two hosts, exactly the tcp cells gain a `placement:other_host` point, one per payload, on

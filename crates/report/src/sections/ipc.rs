@@ -1,6 +1,7 @@
 //! Walfield's ping-pong table for today's IPC (`msg.ipc`): payload rows × transport columns, the round
 //! trip in ns and in counter ticks (the study gave cycles), one table per placement; and the streaming
-//! bandwidth beside it (`msg.bw`, MB/s).
+//! bandwidth beside it (`msg.bw`, MB/s). The kernel's rows (`os`) only: an async runtime's own sockets
+//! compete with them in the `choose` section.
 
 use crate::sections::Section;
 use comfy_table::{Cell, CellAlignment};
@@ -16,11 +17,16 @@ use overhead_schema::variants::ipc::IpcTransport;
 const PING_PONG: &str = overhead_schema::experiments::msg::IPC;
 const BANDWIDTH: &str = overhead_schema::experiments::msg::BW;
 
+/// The kernel's points and skipped cells of `experiment` (`os`'s: the table's).
+fn kernel_specs<'r>(record: &'r RunRecord, experiment: &'r str) -> impl Iterator<Item = &'r PointSpec> {
+    let specs = record.points.iter().map(|p| &p.spec).chain(record.skipped.iter().map(|s| &s.spec));
+    specs.filter(move |s| s.experiment == experiment && s.runtime == overhead_schema::runtimes::OS)
+}
+
 /// The placements with any point of `experiment`, in the record's order.
 fn placements(record: &RunRecord, experiment: &str) -> Vec<Placement> {
     let mut seen: Vec<Placement> = Vec::new();
-    let specs = record.points.iter().map(|p| &p.spec).chain(record.skipped.iter().map(|s| &s.spec));
-    for spec in specs.filter(|s| s.experiment == experiment) {
+    for spec in kernel_specs(record, experiment) {
         if let Some(p) = spec.placement_param() {
             if !seen.contains(&p) {
                 seen.push(p);
@@ -32,9 +38,7 @@ fn placements(record: &RunRecord, experiment: &str) -> Vec<Placement> {
 
 /// The payloads of `experiment`'s points, ascending.
 fn payloads(record: &RunRecord, experiment: &str) -> Vec<usize> {
-    let specs = record.points.iter().map(|p| &p.spec).chain(record.skipped.iter().map(|s| &s.spec));
-    let mut sizes: Vec<usize> = specs
-        .filter(|s| s.experiment == experiment)
+    let mut sizes: Vec<usize> = kernel_specs(record, experiment)
         .filter_map(|s| Some(s.params_as::<IpcParams>().ok()?.payload))
         .collect();
     sizes.sort_unstable();
@@ -44,6 +48,7 @@ fn payloads(record: &RunRecord, experiment: &str) -> Vec<usize> {
 
 fn is_cell(spec: &PointSpec, experiment: &str, placement: Placement, transport: IpcTransport, payload: usize) -> bool {
     spec.experiment == experiment
+        && spec.runtime == overhead_schema::runtimes::OS
         && spec.placement_param() == Some(placement)
         && spec.params_as::<IpcParams>().ok() == Some(IpcParams { transport, payload })
 }
@@ -158,6 +163,8 @@ mod tests {
         let mut record = sample_record();
         let hz = record.time_source.clock.hz;
         record.points = vec![
+            // An async runtime's own socket in the same cell: not the kernel's, so not the table's.
+            point("msg.ipc", "tokio", &[("transport", "pipe"), ("payload", "8"), ("placement", "same_cpu")], 9990.0),
             point("msg.ipc", "os", &[("transport", "pipe"), ("payload", "8"), ("placement", "same_cpu")], 7400.0),
             point("msg.ipc", "os", &[("transport", "tcp"), ("payload", "4096"), ("placement", "same_cpu")], 21300.0),
             point("msg.bw", "os", &[("transport", "pipe"), ("payload", "65536"), ("placement", "same_cpu")], 65536.0),
@@ -172,6 +179,7 @@ mod tests {
         assert_eq!(columns[1..], IpcTransport::ALL.map(|t| t.name())[..], "{header}");
         let row8 = text.lines().find(|l| l.contains(" 8 B |")).expect(&text);
         assert!(row8.contains(&format!("7.40 µs / {}", ticks_text(7400.0 * hz / 1e9))), "{row8}");
+        assert!(!text.contains("9.99 µs"), "{text}");
         let row4k = text.lines().find(|l| l.contains("4 KiB")).unwrap();
         assert!(row4k.contains("— [1]") && row4k.contains("21.3 µs"), "{row4k}");
         assert!(text.contains("[1] eventfd: an eventfd carries no payload"), "{text}");

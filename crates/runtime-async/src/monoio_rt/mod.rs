@@ -12,6 +12,7 @@
 //! runtime-agnostic one stands in, and the notes say so).
 
 mod local;
+mod sockets;
 mod streams;
 
 pub use local::MonoioLocal;
@@ -60,6 +61,7 @@ const OFFERS: Offers = Offers {
     barrier: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
     lock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
     rwlock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
+    ipc: Offer::Has(overhead_runtime_api::ipc::RUNTIME_SOCKETS),
     ranks: Offer::Lacks(RANKS_UNDER_MPI),
 };
 
@@ -94,7 +96,7 @@ impl overhead_runtime_api::RuntimeUnderTest for Monoio {
         "monoio: ByteDance's thread-per-core runtime on io_uring (IoUringDriver), one runtime on the calling thread \
          for Souvatzis's SR table; channels from the runtime-agnostic async crates"
     }
-    overhead_runtime_api::capabilities!(context, primitives, messages, channel_throughput);
+    overhead_runtime_api::capabilities!(context, primitives, messages, channel_throughput, ipc);
     fn offers(&self) -> &Offers {
         offers_here()
     }

@@ -8,6 +8,7 @@ mod channel_throughput;
 mod local;
 mod pool;
 mod primitives;
+mod sockets;
 
 pub use local::SmolLocal;
 pub use pool::SmolPool;

@@ -5,6 +5,7 @@
 mod local;
 mod pool;
 mod primitives;
+mod sockets;
 
 pub use local::TokioLocal;
 pub use pool::TokioPool;

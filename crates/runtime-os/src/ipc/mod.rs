@@ -81,6 +81,22 @@ pub trait WithEnds {
     fn with<E: End>(self, parent: E, child: E) -> Self::Output;
 }
 
+/// The two ends (parent's, child's) of a connected pair of stream sockets of `transport`: a UNIX stream socket
+/// pair or a TCP connection over loopback (`TCP_NODELAY` on both), for a runtime's own socket type on the
+/// parent's side ([`StreamEnd::socket`]) against a forked [`Peer`] on the child's.
+///
+/// Errors: `transport` is not a stream socket; the system refused the sockets.
+pub fn socket_pair(transport: IpcTransport) -> io::Result<(StreamEnd, StreamEnd)> {
+    match transport {
+        IpcTransport::UnixStream => stream::unix_pair(),
+        IpcTransport::Tcp => stream::tcp_pair(),
+        other => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a stream socket; a runtime's sockets are unix_stream and tcp", other.name()),
+        )),
+    }
+}
+
 /// Makes the two ends of a channel of `transport` for messages of `payload` bytes and hands them to
 /// `work` (`(parent's, child's)`).
 ///

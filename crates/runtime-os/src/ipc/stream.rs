@@ -13,6 +13,17 @@ pub struct StreamEnd {
     tx: OwnedFd,
 }
 
+impl StreamEnd {
+    /// Another descriptor of this end's socket, for another owner (an async runtime's socket type): a
+    /// duplicate of its read side, which for a socket end ([`unix_pair`], [`tcp_pair`]) is its write side too.
+    /// The other end sees the stream end only when both this end and the duplicate are closed.
+    ///
+    /// Errors: dup failed (descriptors exhausted).
+    pub fn socket(&self) -> io::Result<OwnedFd> {
+        self.rx.try_clone()
+    }
+}
+
 impl End for StreamEnd {
     #[inline]
     fn send(&mut self, buf: &[u8]) -> io::Result<()> {

@@ -23,6 +23,7 @@ const OFFERS: Offers = Offers {
     barrier: Offer::Has(&[BarrierImpl::OmpBarrier]),
     lock: Offer::Has(&[LockImpl::OmpLock]),
     rwlock: Offer::Lacks("OpenMP has no reader-writer lock (omp_lock_t is exclusive)"),
+    ipc: Offer::Lacks(overhead_runtime_api::IPC_UNDER_OS),
     ..Offers::lacking("Souvatzis's primitives are not written as OpenMP kernels in this build")
 };
 

@@ -50,6 +50,7 @@ const OFFERS: Offers = Offers {
     barrier: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
     lock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
     rwlock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
+    ipc: Offer::Lacks(overhead_runtime_api::IPC_UNDER_OS),
     ..Offers::lacking("rayon is a fork-join pool: its tasks have no blocking primitives between them")
 };
 
