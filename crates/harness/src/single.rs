@@ -137,7 +137,11 @@ mod tests {
         assert_eq!(m.batch_ops, 384);
         assert_eq!(h.first_sized_batch_ops(), Some(384));
         assert_eq!(ran.borrow()[..11], sizing_batches(256, 384).into_iter().map(Ran::T).collect::<Vec<_>>());
-        assert_eq!(ran.borrow().len(), 11 + 3, "sizing (its last batch the warm-up's test), then the kept pairs' tests");
+        assert_eq!(
+            ran.borrow().len(),
+            11 + 3,
+            "sizing (its last batch the warm-up's test), then the kept pairs' tests"
+        );
         assert_eq!(m.samples_ns, vec![1.5; 3]);
         assert_eq!(m.control_ns, vec![0.0; 3]);
         assert_eq!(m.resolution_ns, 0.5 / 384.0, "one tick (0.5 ns) over the batch");

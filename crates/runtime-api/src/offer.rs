@@ -7,11 +7,11 @@ use super::activity_barrier::ActivityBarrierLimits;
 use super::channel_impl::ChannelImpl;
 use super::contention::{AtomicImpl, BarrierImpl, LockImpl, RwLockImpl};
 use super::fan_out::ForkJoinMechanism;
-use overhead_schema::variants::ipc::IpcTransport;
 use super::primitives::{SpawnKind, SwitchMechanism};
 use super::wake_all::WakeAllOffer;
 use super::yield_round::YieldLimits;
 use super::Capability;
+use overhead_schema::variants::ipc::IpcTransport;
 
 /// Whether a runtime has one capability: `Has` with what it offers of it (`()` for a capability without
 /// variants), or `Lacks` with why not, as a sentence fragment that follows "runtime NAME has no

@@ -82,7 +82,9 @@ impl Experiment for Ipc {
             return transport_points(ctx, self.id(), runtime, transports, &payloads(ctx.mode));
         }
         let mut planned = transport_points(ctx, self.id(), runtime, transports, &runtime_payloads(ctx.mode));
-        planned.retain(|p| !matches!(p, Planned::Run(s) | Planned::Skip(s, _) if s.placement == Some(Placement::OtherHost)));
+        planned.retain(
+            |p| !matches!(p, Planned::Run(s) | Planned::Skip(s, _) if s.placement == Some(Placement::OtherHost)),
+        );
         planned
     }
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {

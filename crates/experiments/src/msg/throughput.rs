@@ -326,7 +326,8 @@ mod tests {
             assert_eq!(long.target_batch_ns, (base.target_batch_ns * 10.0).max(5e6));
             assert!(long.target_batch_ns >= 5e6);
             assert_eq!(long.counted_pairs, 1);
-            let rest = HarnessConfig { target_batch_ns: base.target_batch_ns, counted_pairs: base.counted_pairs, ..long };
+            let rest =
+                HarnessConfig { target_batch_ns: base.target_batch_ns, counted_pairs: base.counted_pairs, ..long };
             assert_eq!(rest, base);
             let uncounted = HarnessConfig { counted_pairs: 0, ..base };
             assert_eq!(Throughput.harness_config(uncounted).counted_pairs, 0);

@@ -38,9 +38,8 @@ fn placements(record: &RunRecord, experiment: &str) -> Vec<Placement> {
 
 /// The payloads of `experiment`'s points, ascending.
 fn payloads(record: &RunRecord, experiment: &str) -> Vec<usize> {
-    let mut sizes: Vec<usize> = kernel_specs(record, experiment)
-        .filter_map(|s| Some(s.params_as::<IpcParams>().ok()?.payload))
-        .collect();
+    let mut sizes: Vec<usize> =
+        kernel_specs(record, experiment).filter_map(|s| Some(s.params_as::<IpcParams>().ok()?.payload)).collect();
     sizes.sort_unstable();
     sizes.dedup();
     sizes
