@@ -13,6 +13,8 @@ use anyhow::Context as _;
 
 use crate::async_channels::Executor;
 use overhead_harness::{Harness, Measurement};
+use overhead_runtime_api::offer::not_offered;
+use overhead_schema::variants::ipc::IpcTransport;
 
 /// The two buffers of a round trip, made before the measurement: the message sent and the echo read back,
 /// `payload` bytes each. Boxed slices, so a runtime that takes buffers by value (monoio's owned-buffer I/O)
@@ -43,6 +45,68 @@ pub trait EchoSocket: Sized + 'static {
     /// Errors: a write or read failed, or the echo ended the stream.
     fn round_trip(&mut self, buffers: &mut Buffers) -> impl Future<Output = io::Result<()>>;
 }
+
+/// [`measure`] with `runtime`'s socket type for `transport`: `U` for a UNIX stream socket, `T` for TCP
+/// ([`overhead_runtime_api::ipc::RUNTIME_SOCKETS`]); every runtime's `IpcRoundTrips` is this call on its
+/// executor.
+///
+/// Errors: another transport ([`not_offered`]); as [`measure`].
+pub fn by_transport<E: Executor, U: EchoSocket, T: EchoSocket>(
+    runtime: &str,
+    on: &E,
+    (socket, transport): (OwnedFd, IpcTransport),
+    payload: usize,
+    h: &Harness,
+) -> anyhow::Result<Measurement> {
+    match transport {
+        IpcTransport::UnixStream => measure::<E, U>(on, socket, payload, h),
+        IpcTransport::Tcp => measure::<E, T>(on, socket, payload, h),
+        other => Err(not_offered(runtime, "transport", other)),
+    }
+}
+
+/// Implements [`EchoSocket`] for a runtime's socket types, `echo_sockets!(round_trip; Type => join, …)`: each
+/// `Type` joins the runtime through `join` (an `fn(OwnedFd) -> io::Result<Type>`), and each of its round trips
+/// is the runtime's `round_trip(&mut socket, &mut buffers)`, written once per runtime for both its types.
+macro_rules! echo_sockets {
+    ($round_trip:path; $($socket:ty => $join:expr),+ $(,)?) => {
+        $(
+            impl $crate::socket_round_trips::EchoSocket for $socket {
+                fn join(socket: std::os::fd::OwnedFd) -> std::io::Result<Self> {
+                    ($join)(socket)
+                }
+                async fn round_trip(
+                    &mut self,
+                    buffers: &mut $crate::socket_round_trips::Buffers,
+                ) -> std::io::Result<()> {
+                    $round_trip(self, buffers).await
+                }
+            }
+        )+
+    };
+}
+pub(crate) use echo_sockets;
+
+/// Implements [`overhead_runtime_api::ipc::IpcRoundTrips`] for `$runtime` (named `$name` in errors): each
+/// measurement on the executor `$on` makes (an expression evaluated in the method, so `?` works), through
+/// `$unix` for a UNIX stream socket and `$tcp` for TCP ([`by_transport`]).
+macro_rules! ipc_round_trips {
+    ($(#[$doc:meta])* $runtime:ty, $name:literal, on: $on:expr, unix: $unix:ty, tcp: $tcp:ty) => {
+        impl overhead_runtime_api::ipc::IpcRoundTrips for $runtime {
+            $(#[$doc])*
+            fn socket_round_trips(
+                &self,
+                socket: std::os::fd::OwnedFd,
+                at: overhead_schema::variants::ipc::IpcTransport,
+                payload: usize,
+                h: &overhead_harness::Harness,
+            ) -> anyhow::Result<overhead_harness::Measurement> {
+                $crate::socket_round_trips::by_transport::<_, $unix, $tcp>($name, &$on, (socket, at), payload, h)
+            }
+        }
+    };
+}
+pub(crate) use ipc_round_trips;
 
 /// The socket and buffers between batches: each batch's future takes them and puts them back, so no
 /// borrow is held across an `.await`; the first failed round trip is kept for after the measurement.

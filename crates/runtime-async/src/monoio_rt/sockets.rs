@@ -6,15 +6,12 @@ use std::io;
 use std::os::fd::OwnedFd;
 
 use monoio::io::{AsyncReadRentExt, AsyncWriteRentExt};
+use monoio::net::{TcpStream, UnixStream};
 
 use super::local::MonoioLocal;
 use super::Monoio;
 use crate::local_runtime::LocalRuntime;
-use crate::socket_round_trips::{measure, Buffers, EchoSocket};
-use overhead_harness::{Harness, Measurement};
-use overhead_runtime_api::ipc::IpcRoundTrips;
-use overhead_runtime_api::offer::not_offered;
-use overhead_schema::variants::ipc::IpcTransport;
+use crate::socket_round_trips::{echo_sockets, ipc_round_trips, Buffers};
 
 /// One round trip through `socket` with monoio's owned buffers: each buffer moves into its call and back out,
 /// so nothing is allocated.
@@ -27,38 +24,12 @@ async fn round_trip<S: AsyncReadRentExt + AsyncWriteRentExt>(socket: &mut S, buf
     read.map(drop)
 }
 
-impl EchoSocket for monoio::net::UnixStream {
-    fn join(socket: OwnedFd) -> io::Result<Self> {
-        monoio::net::UnixStream::from_std(std::os::unix::net::UnixStream::from(socket))
-    }
-    async fn round_trip(&mut self, buffers: &mut Buffers) -> io::Result<()> {
-        round_trip(self, buffers).await
-    }
-}
+echo_sockets!(round_trip;
+    UnixStream => |socket: OwnedFd| UnixStream::from_std(std::os::unix::net::UnixStream::from(socket)),
+    TcpStream => |socket: OwnedFd| TcpStream::from_std(std::net::TcpStream::from(socket)),
+);
 
-impl EchoSocket for monoio::net::TcpStream {
-    fn join(socket: OwnedFd) -> io::Result<Self> {
-        monoio::net::TcpStream::from_std(std::net::TcpStream::from(socket))
-    }
-    async fn round_trip(&mut self, buffers: &mut Buffers) -> io::Result<()> {
-        round_trip(self, buffers).await
-    }
-}
-
-impl IpcRoundTrips for Monoio {
+ipc_round_trips!(
     /// On a new io_uring runtime of the calling thread ([`MonoioLocal`]), the timed loop a task of it.
-    fn socket_round_trips(
-        &self,
-        socket: OwnedFd,
-        transport: IpcTransport,
-        payload: usize,
-        h: &Harness,
-    ) -> anyhow::Result<Measurement> {
-        let on = MonoioLocal::start()?;
-        match transport {
-            IpcTransport::UnixStream => measure::<_, monoio::net::UnixStream>(&on, socket, payload, h),
-            IpcTransport::Tcp => measure::<_, monoio::net::TcpStream>(&on, socket, payload, h),
-            other => Err(not_offered("monoio", "transport", other)),
-        }
-    }
-}
+    Monoio, "monoio", on: MonoioLocal::start()?, unix: UnixStream, tcp: TcpStream
+);

@@ -5,52 +5,29 @@
 use std::io;
 use std::os::fd::OwnedFd;
 
-use ::smol::io::{AsyncReadExt, AsyncWriteExt};
+use ::smol::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use ::smol::Async;
 
 use super::local::SmolLocal;
 use super::Smol;
 use crate::local_runtime::LocalRuntime;
-use crate::socket_round_trips::{measure, Buffers, EchoSocket};
-use overhead_harness::{Harness, Measurement};
-use overhead_runtime_api::ipc::IpcRoundTrips;
-use overhead_runtime_api::offer::not_offered;
-use overhead_schema::variants::ipc::IpcTransport;
+use crate::socket_round_trips::{echo_sockets, ipc_round_trips, Buffers};
 
-impl EchoSocket for Async<std::os::unix::net::UnixStream> {
-    fn join(socket: OwnedFd) -> io::Result<Self> {
-        Async::new(std::os::unix::net::UnixStream::from(socket))
-    }
-    async fn round_trip(&mut self, buffers: &mut Buffers) -> io::Result<()> {
-        self.write_all(&buffers.msg).await?;
-        self.read_exact(&mut buffers.reply).await
-    }
+type UnixStream = Async<std::os::unix::net::UnixStream>;
+type TcpStream = Async<std::net::TcpStream>;
+
+/// One round trip through an async-io socket: the whole message out, the whole echo in.
+async fn round_trip<S: AsyncRead + AsyncWrite + Unpin>(socket: &mut S, buffers: &mut Buffers) -> io::Result<()> {
+    socket.write_all(&buffers.msg).await?;
+    socket.read_exact(&mut buffers.reply).await
 }
 
-impl EchoSocket for Async<std::net::TcpStream> {
-    fn join(socket: OwnedFd) -> io::Result<Self> {
-        Async::new(std::net::TcpStream::from(socket))
-    }
-    async fn round_trip(&mut self, buffers: &mut Buffers) -> io::Result<()> {
-        self.write_all(&buffers.msg).await?;
-        self.read_exact(&mut buffers.reply).await
-    }
-}
+echo_sockets!(round_trip;
+    UnixStream => |socket: OwnedFd| Async::new(std::os::unix::net::UnixStream::from(socket)),
+    TcpStream => |socket: OwnedFd| Async::new(std::net::TcpStream::from(socket)),
+);
 
-impl IpcRoundTrips for Smol {
+ipc_round_trips!(
     /// On a new `LocalExecutor`, the timed loop a task of it ([`SmolLocal`]).
-    fn socket_round_trips(
-        &self,
-        socket: OwnedFd,
-        transport: IpcTransport,
-        payload: usize,
-        h: &Harness,
-    ) -> anyhow::Result<Measurement> {
-        let on = SmolLocal::start()?;
-        match transport {
-            IpcTransport::UnixStream => measure::<_, Async<std::os::unix::net::UnixStream>>(&on, socket, payload, h),
-            IpcTransport::Tcp => measure::<_, Async<std::net::TcpStream>>(&on, socket, payload, h),
-            other => Err(not_offered("smol", "transport", other)),
-        }
-    }
-}
+    Smol, "smol", on: SmolLocal::start()?, unix: UnixStream, tcp: TcpStream
+);
