@@ -68,7 +68,8 @@ impl Experiment for Ipc {
         &ExperimentInfo {
             id: Ipc::ID,
             summary: "ping-pong round trip between two pinned processes: pipe, UNIX stream/datagram, eventfd, futex \
-                      and polled shared memory, POSIX mqueue, TCP loopback × payload 8 B–1 MiB",
+                      and polled shared memory, POSIX mqueue, TCP loopback × payload 8 B–1 MiB; UNIX stream and TCP \
+                      also through tokio's, smol's and monoio's own sockets",
             source: "Walfield 2008 (IPC ping-pong vs. payload); lmbench lat_pipe, lat_unix, lat_tcp",
             metric: Metric::Rtt,
             requires: &[Capability::Ipc],
