@@ -1,6 +1,10 @@
 package main
 
-import "time"
+import (
+	"math"
+	"math/bits"
+	"time"
+)
 
 // Batch runs its operation n times. Experiments hand the harness a test batch and a control batch
 // (the same loop with an empty or cheaper body); they never time themselves.
@@ -13,9 +17,10 @@ const (
 	hintHigh = 4.0
 )
 
-// Harness times batches as crates/harness/src/single.rs does: N sized by doubling to the target (a hint
-// tried first), warm-up pairs dropped, then kept pairs of a control batch and the test batch just
-// after it, each of exactly N iterations. It reports raw batch times in ns; the Rust side subtracts.
+// Harness times batches as crates/harness/src/single.rs does: N sized by doubling to half the target, then
+// one predicted step (a hint tried first; nextBatchOps), warm-up pairs dropped (the first a control alone:
+// sizing's last batch was its test), then kept pairs of a control batch and the test batch just after it,
+// each of exactly N iterations. It reports raw batch times in ns; the Rust side subtracts.
 type Harness struct {
 	cfg HarnessConfig
 	// now reads the clock in ns (monotonic); tests substitute a scripted clock.
@@ -55,8 +60,9 @@ func (h *Harness) Measure(test, control Batch) Measurement {
 // just before it (a V-only batch needs n permits to give), after(n) just after it (a P-only batch's
 // permits are given back), so the state never drains however long the run. Either may be nil.
 //
-// Order (docs/METHOD.md §1): the sizing test batches, then for each of warmup dropped and repetitions
-// kept pairs: before, control, test, after.
+// Order (docs/METHOD.md §1): the sizing test batches, then the first warm-up's control alone (sizing's last
+// test batch, of N operations, was its test), then for each other warm-up and each kept pair: before,
+// control, test, after.
 func (h *Harness) MeasureWith(test, control, before, after Batch) Measurement {
 	if before == nil {
 		before = func(uint64) {}
@@ -72,12 +78,17 @@ func (h *Harness) MeasureWith(test, control, before, after Batch) Measurement {
 	}
 	n := h.sizeBatch(timedTest)
 	m := Measurement{N: n}
-	for i := 0; i < h.cfg.Warmup+h.cfg.Repetitions; i++ {
+	warmup := h.cfg.Warmup
+	if warmup > 0 {
+		h.timeBatch(control, n)
+		warmup--
+	}
+	for i := 0; i < warmup+h.cfg.Repetitions; i++ {
 		before(n)
 		c := h.timeBatch(control, n)
 		t := h.timeBatch(test, n)
 		after(n)
-		if i >= h.cfg.Warmup {
+		if i >= warmup {
 			m.ControlNs = append(m.ControlNs, c)
 			m.TestNs = append(m.TestNs, t)
 		}
@@ -94,9 +105,10 @@ func (h *Harness) timeBatch(body Batch, n uint64) int64 {
 }
 
 // sizeBatch finds N (crates/harness/src/single.rs size_batch): a hint is timed once and kept when its batch
-// lasts between a quarter of and four times the target; otherwise N doubles from 1 until a batch and a
-// second batch of the same N both reach the target (one preempted batch cannot stop the doubling
-// early), or until the op cap. timed(n) runs one test batch and returns its ns.
+// lasts between a quarter of and four times the target; otherwise N grows from 1 (nextBatchOps) until a
+// batch and a second batch of the same N both reach the target (one preempted batch cannot stop the
+// growth early; a confirmation that falls short predicts again from its own time), or until the op cap.
+// timed(n) runs one test batch and returns its ns.
 func (h *Harness) sizeBatch(timed func(uint64) int64) uint64 {
 	target := h.cfg.TargetBatchNs
 	if h.hint > 0 {
@@ -112,16 +124,59 @@ func (h *Harness) sizeBatch(timed func(uint64) int64) uint64 {
 		}
 	}
 	n := uint64(1)
-	for {
-		if n >= h.cfg.MaxBatchOps || (float64(timed(n)) >= target && float64(timed(n)) >= target) {
-			if n > h.cfg.MaxBatchOps {
-				n = h.cfg.MaxBatchOps
-			}
-			h.noteSized(n)
-			return n
+	for n < h.cfg.MaxBatchOps {
+		short := float64(timed(n))
+		if short >= target {
+			short = float64(timed(n))
 		}
-		n *= 2
+		if short >= target {
+			break
+		}
+		n = nextBatchOps(n, short, target, h.cfg.MaxBatchOps)
 	}
+	if n > h.cfg.MaxBatchOps {
+		n = h.cfg.MaxBatchOps
+	}
+	h.noteSized(n)
+	return n
+}
+
+// predictFrom, margin and keptBits are crates/harness/src/sizing.rs's PREDICT_FROM, MARGIN and KEPT_BITS: a
+// batch of half the target or more predicts N for 1.1× the target, rounded up to 4 significant bits.
+const (
+	predictFrom = 0.5
+	margin      = 1.1
+	keptBits    = 4
+)
+
+// nextBatchOps is crates/harness/src/sizing.rs's next_batch_ops: after a batch of n operations took t ns,
+// short of target, n doubled while the batch was shorter than half the target, else n scaled to 1.1× the
+// target and rounded up to 4 significant bits (at most 2.2× n); always more than n and at most maxOps.
+func nextBatchOps(n uint64, t, target float64, maxOps uint64) uint64 {
+	next := n * 2
+	if n > math.MaxUint64/2 {
+		next = math.MaxUint64
+	}
+	if t >= target*predictFrom && t > 0 {
+		next = roundUpToBits(uint64(math.Ceil(float64(n) * margin * target / t)))
+	}
+	if next <= n {
+		next = n + 1
+	}
+	if next > maxOps {
+		next = maxOps
+	}
+	return next
+}
+
+// roundUpToBits rounds n up so that only its keptBits highest bits may be set.
+func roundUpToBits(n uint64) uint64 {
+	width := bits.Len64(n)
+	if width <= keptBits {
+		return n
+	}
+	step := uint64(1) << (width - keptBits)
+	return (n + step - 1) / step * step
 }
 
 // noteSized keeps the first N a sizing settled on (reported as sized_batch_ops).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"runtime"
 	"strings"
@@ -34,32 +35,64 @@ func scriptedHarness(c *scripted, target float64, warmup, reps int, hint *uint64
 	return h
 }
 
-// doublingTo is the sizes of sizing's test batches when n is the first N to reach the target: 1, 2,
-// 4, … up to n, then n again (the confirmation).
-func doublingTo(n uint64) []uint64 {
+// sizingTo is the sizes of sizing's test batches when doubling reaches half the target at doubled and
+// predicts predicted, which reaches it: 1, 2, 4, … up to doubled, then predicted twice (the batch and its
+// confirmation).
+func sizingTo(doubled, predicted uint64) []uint64 {
 	var v []uint64
-	for k := uint64(1); k < n; k *= 2 {
+	for k := uint64(1); k <= doubled; k *= 2 {
 		v = append(v, k)
 	}
-	return append(v, n, n)
+	return append(v, predicted, predicted)
 }
 
-// Sizing doubles N from 1 and stops at the first N whose batch and a second one both reach the
-// target: 3 ns an operation against 1000 ns settles at 512 (1536 ns; 256 gives 768).
-func TestSizingDoublesToTheTargetAndConfirms(t *testing.T) {
+// Sizing doubles N from 1 while a batch is shorter than half the target, then predicts the N for 1.1×
+// the target and stops when that batch and a second one of the same N both reach it, as the Rust
+// harness does: 3 ns an operation against 1000 ns doubles to 256 (768 ns), predicts 367, rounded up to
+// 384 (1152 ns). Sizing's last batch is the warm-up's test: the kept test batches follow it.
+func TestSizingDoublesThenPredictsTheTargetAndConfirms(t *testing.T) {
 	c := &scripted{}
 	h := scriptedHarness(c, 1000, 1, 3, nil)
 	var sizes []uint64
 	m := h.Measure(c.ops(3, &sizes), c.ops(1, nil))
-	if m.N != 512 || h.sized != 512 {
-		t.Fatalf("N = %d, sized = %d; want 512", m.N, h.sized)
+	if m.N != 384 || h.sized != 384 {
+		t.Fatalf("N = %d, sized = %d; want 384", m.N, h.sized)
 	}
-	want := append(doublingTo(512), 512, 512, 512, 512) // sizing, then 1 warm-up and 3 kept test batches
+	want := append(sizingTo(256, 384), 384, 384, 384) // sizing, then 3 kept test batches
 	if !reflect.DeepEqual(sizes, want) {
 		t.Fatalf("test batch sizes %v, want %v", sizes, want)
 	}
-	if !reflect.DeepEqual(m.TestNs, []int64{1536, 1536, 1536}) || !reflect.DeepEqual(m.ControlNs, []int64{512, 512, 512}) {
+	if !reflect.DeepEqual(m.TestNs, []int64{1152, 1152, 1152}) || !reflect.DeepEqual(m.ControlNs, []int64{384, 384, 384}) {
 		t.Fatalf("test %v control %v", m.TestNs, m.ControlNs)
+	}
+}
+
+// nextBatchOps is the Rust harness's rule (crates/harness/src/sizing.rs's tests, the same cases).
+func TestNextBatchOpsFollowsTheRustRule(t *testing.T) {
+	for _, tc := range []struct {
+		n      uint64
+		t, tgt float64
+		max    uint64
+		want   uint64
+	}{
+		{1, 1, 1000, math.MaxUint64, 2},
+		{64, 499, 1000, math.MaxUint64, 128},
+		{256, 768, 1000, math.MaxUint64, 384},
+		{100, 500, 1000, math.MaxUint64, 224},
+		{1 << 20, 1, 1e12, 1 << 20, 1 << 20},
+	} {
+		if got := nextBatchOps(tc.n, tc.t, tc.tgt, tc.max); got != tc.want {
+			t.Errorf("nextBatchOps(%d, %v, %v) = %d, want %d", tc.n, tc.t, tc.tgt, got, tc.want)
+		}
+	}
+	for n := uint64(1); n < 5000; n++ {
+		r := roundUpToBits(n)
+		if r < n || float64(r) > float64(n)*1.125 {
+			t.Fatalf("%d → %d", n, r)
+		}
+	}
+	if roundUpToBits(367) != 384 || roundUpToBits(15) != 15 || roundUpToBits(17) != 18 {
+		t.Fatal("roundUpToBits")
 	}
 }
 
@@ -71,11 +104,11 @@ func TestHintIsKeptWithinAFactorOfFour(t *testing.T) {
 		h := scriptedHarness(c, 1000, 1, 3, &hint)
 		var sizes []uint64
 		m := h.Measure(c.ops(3, &sizes), noLoop)
-		return m.N, sizes[:len(sizes)-4], h, c
+		return m.N, sizes[:len(sizes)-3], h, c
 	}
 	// 3 ns an operation: 256 take 768 ns (kept), 1024 take 3072 (kept), 1400 take 4200 (dropped),
 	// 64 take 192 (dropped), 84 take 252 (kept: above a quarter).
-	for _, tc := range []struct{ hint, n uint64 }{{256, 256}, {1024, 1024}, {84, 84}, {1400, 512}, {64, 512}} {
+	for _, tc := range []struct{ hint, n uint64 }{{256, 256}, {1024, 1024}, {84, 84}, {1400, 384}, {64, 384}} {
 		n, sizes, _, _ := sizing(tc.hint)
 		if n != tc.n {
 			t.Errorf("hint %d: N = %d, want %d", tc.hint, n, tc.n)
@@ -86,18 +119,19 @@ func TestHintIsKeptWithinAFactorOfFour(t *testing.T) {
 		if n == tc.hint && len(sizes) != 1 {
 			t.Errorf("hint %d kept but sizing ran %v", tc.hint, sizes)
 		}
-		if n != tc.hint && !reflect.DeepEqual(sizes[1:], doublingTo(512)) {
+		if n != tc.hint && !reflect.DeepEqual(sizes[1:], sizingTo(256, 384)) {
 			t.Errorf("hint %d dropped: sizing ran %v", tc.hint, sizes)
 		}
 	}
 	_, _, h, c := sizing(256)
-	if m := h.Measure(c.ops(1, nil), noLoop); m.N != 1024 || h.sized != 256 {
-		t.Fatalf("second sizing N = %d (want 1024, no hint), sized = %d (want the first, 256)", m.N, h.sized)
+	// 1 ns an operation, no hint: 512 take 512 ns and predict 1100, rounded up to 1152.
+	if m := h.Measure(c.ops(1, nil), noLoop); m.N != 1152 || h.sized != 256 {
+		t.Fatalf("second sizing N = %d (want 1152, no hint), sized = %d (want the first, 256)", m.N, h.sized)
 	}
 }
 
 // A batch that reaches the target early (preempted) is not believed: its confirmation falls short.
-func TestAConfirmationThatFallsShortKeepsDoubling(t *testing.T) {
+func TestAConfirmationThatFallsShortKeepsGrowing(t *testing.T) {
 	c := &scripted{}
 	h := scriptedHarness(c, 1000, 0, 1, nil)
 	batches := 0
@@ -108,8 +142,8 @@ func TestAConfirmationThatFallsShortKeepsDoubling(t *testing.T) {
 			c.t += 5000
 		}
 	}, noLoop)
-	if m.N != 512 {
-		t.Fatalf("N = %d, want 512", m.N)
+	if m.N != 384 {
+		t.Fatalf("N = %d, want 384", m.N)
 	}
 }
 
@@ -125,8 +159,8 @@ func TestSizingStopsAtTheOpCap(t *testing.T) {
 	}
 }
 
-// docs/METHOD.md §1's order: sizing test batches (each with its hooks), then per pair: before,
-// control, test, after.
+// docs/METHOD.md §1's order: sizing test batches (each with its hooks), the first warm-up's control alone
+// (sizing's last batch was its test), then per pair: before, control, test, after.
 func TestOrderOfControlTestAndHooks(t *testing.T) {
 	c := &scripted{}
 	h := scriptedHarness(c, 1000, 2, 3, nil)
@@ -139,17 +173,19 @@ func TestOrderOfControlTestAndHooks(t *testing.T) {
 	}
 	// Hooks cost a million ns each and change no sample: they run untimed.
 	m := h.MeasureWith(logged("T", 5), logged("C", 1), logged("B", 1e6), logged("A", 1e6))
+	// 5 ns an operation: 128 operations (640 ns) predict 220, rounded up to 224 (1120 ns).
 	var want []string
-	for range doublingTo(256) {
+	for range sizingTo(128, 224) {
 		want = append(want, "B", "T", "A")
 	}
-	for i := 0; i < 2+3; i++ {
+	want = append(want, "C")
+	for i := 0; i < 1+3; i++ {
 		want = append(want, "B", "C", "T", "A")
 	}
 	if !reflect.DeepEqual(ran, want) {
 		t.Fatalf("ran %v\nwant %v", ran, want)
 	}
-	if m.N != 256 || !reflect.DeepEqual(m.TestNs, []int64{1280, 1280, 1280}) || !reflect.DeepEqual(m.ControlNs, []int64{256, 256, 256}) {
+	if m.N != 224 || !reflect.DeepEqual(m.TestNs, []int64{1120, 1120, 1120}) || !reflect.DeepEqual(m.ControlNs, []int64{224, 224, 224}) {
 		t.Fatalf("%+v", m)
 	}
 }

@@ -57,9 +57,10 @@ func (b *spinBarrier) wait(local *bool) {
 	}
 }
 
-// leaderPlan is the leader's schedule (crates/harness/src/team.rs LeaderPlan): the hint's batch, or doubling
-// test batches until one and a confirming one reach the target; then warm-up and kept pairs of
-// (control, test); then stop.
+// leaderPlan is the leader's schedule (crates/harness/src/team.rs LeaderPlan): the hint's batch, or test
+// batches growing (nextBatchOps) until one and a confirming one reach the target; then the first warm-up's
+// control alone (sizing's last batch was its test), the other warm-up and the kept pairs of (control,
+// test); then stop.
 type leaderPlan struct {
 	target        float64
 	maxOps        uint64
@@ -67,6 +68,7 @@ type leaderPlan struct {
 	sizing        bool
 	tryingHint    bool
 	confirming    bool
+	warmControl   bool
 	pairsLeft     int
 	nextIsControl bool
 }
@@ -74,7 +76,10 @@ type leaderPlan struct {
 // newLeaderPlan starts the leader's schedule, taking the harness's hint (once per process).
 func newLeaderPlan(h *Harness) *leaderPlan {
 	p := &leaderPlan{target: h.cfg.TargetBatchNs, maxOps: h.cfg.MaxBatchOps, n: 1, sizing: true,
-		pairsLeft: h.cfg.Warmup + h.cfg.Repetitions, nextIsControl: true}
+		warmControl: h.cfg.Warmup > 0, pairsLeft: h.cfg.Repetitions, nextIsControl: true}
+	if h.cfg.Warmup > 1 {
+		p.pairsLeft += h.cfg.Warmup - 1
+	}
 	if h.hint > 0 {
 		p.n = h.hint
 		if p.n > p.maxOps {
@@ -104,10 +109,7 @@ func (p *leaderPlan) next(last int64, have bool) uint64 {
 			return p.n
 		case float64(last) < p.target && p.n < p.maxOps:
 			p.confirming = false
-			p.n *= 2
-			if p.n > p.maxOps {
-				p.n = p.maxOps
-			}
+			p.n = nextBatchOps(p.n, float64(last), p.target, p.maxOps)
 			return p.n
 		case !p.confirming && p.n < p.maxOps:
 			p.confirming = true
@@ -115,6 +117,10 @@ func (p *leaderPlan) next(last int64, have bool) uint64 {
 		default:
 			p.sizing = false
 		}
+	}
+	if p.warmControl {
+		p.warmControl = false
+		return p.n | controlBit
 	}
 	if p.nextIsControl {
 		if p.pairsLeft == 0 {

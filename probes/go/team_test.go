@@ -23,13 +23,14 @@ func drive(p *leaderPlan, perOp int64) []uint64 {
 	}
 }
 
-// The leader sizes as a single thread does (doubling, a confirming batch), then posts warm-up and
-// kept pairs, control first; a hint near the target is kept, a far one dropped.
+// The leader sizes as a single thread does (doubling, a predicted step, a confirming batch), then posts the
+// warm-up's control alone (sizing's last batch was its test) and the kept pairs, control first; a hint near
+// the target is kept, a far one dropped.
 func TestLeaderPlan(t *testing.T) {
 	c := &scripted{}
 	h := scriptedHarness(c, 1000, 1, 2, nil)
 	got := drive(newLeaderPlan(h), 3)
-	want := append(doublingTo(512), 512|controlBit, 512, 512|controlBit, 512, 512|controlBit, 512, 0)
+	want := append(sizingTo(256, 384), 384|controlBit, 384|controlBit, 384, 384|controlBit, 384, 0)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("commands %v\nwant %v", got, want)
 	}
@@ -44,7 +45,7 @@ func TestLeaderPlan(t *testing.T) {
 	hint = 5000
 	h = scriptedHarness(c, 1000, 0, 1, &hint)
 	got = drive(newLeaderPlan(h), 3)
-	if got[0] != 5000 || !reflect.DeepEqual(got[1:len(got)-3], doublingTo(512)) {
+	if got[0] != 5000 || !reflect.DeepEqual(got[1:len(got)-3], sizingTo(256, 384)) {
 		t.Fatalf("dropped hint: %v", got)
 	}
 }

@@ -89,8 +89,9 @@ public final class Harness {
      * P-only batch's permits are given back), so the state never drains. Either may be null. N never
      * exceeds maxOps (nor harness.max_batch_ops).
      *
-     * <p>Order (docs/METHOD.md §1): JIT warm-up, the sizing test batches, then for each of warmup
-     * dropped and repetitions kept pairs: before, control, test, after.
+     * <p>Order (docs/METHOD.md §1): JIT warm-up, the sizing test batches, the first warm-up's control alone
+     * (sizing's last test batch, of N operations, was its test), then for each other warm-up and each kept
+     * pair: before, control, test, after.
      */
     public Measurement measure(Batch test, Batch control, Batch before, Batch after, long maxOps) throws Exception {
         Batch pre = before == null ? NOTHING : before;
@@ -101,14 +102,19 @@ public final class Harness {
         int reps = cfg.repetitions();
         long[] t = new long[reps];
         long[] c = new long[reps];
-        for (int k = 0; k < cfg.warmup() + reps; k++) {
+        int warmup = cfg.warmup();
+        if (warmup > 0) {
+            time(control, n);
+            warmup--;
+        }
+        for (int k = 0; k < warmup + reps; k++) {
             pre.run(n);
             long ct = time(control, n);
             long tt = time(test, n);
             post.run(n);
-            if (k >= cfg.warmup()) {
-                c[k - cfg.warmup()] = ct;
-                t[k - cfg.warmup()] = tt;
+            if (k >= warmup) {
+                c[k - warmup] = ct;
+                t[k - warmup] = tt;
             }
         }
         return new Measurement(n, t, c, ProcessSwitches.countedPairs(cfg.countedPairs(), n, test, control, pre, post));
@@ -202,8 +208,9 @@ public final class Harness {
 
     /**
      * Finds N (crates/harness/src/single.rs size_batch): a hint is timed once and kept when its batch lasts a
-     * quarter to four times the target; otherwise N doubles from 1 until a batch and a second batch of
-     * the same N both reach the target, or until the cap. Only the first sizing takes the hint.
+     * quarter to four times the target; otherwise N grows from 1 ({@link #nextBatchOps}) until a batch and a
+     * second batch of the same N both reach the target (a confirmation that falls short predicts again from
+     * its own time), or until the cap. Only the first sizing takes the hint.
      */
     private long size(Batch test, Batch pre, Batch post, long cap) throws Exception {
         double target = cfg.targetBatchNs();
@@ -216,12 +223,40 @@ public final class Harness {
             }
         }
         long n = 1;
-        while (true) {
-            if (n >= cap || (timed(test, pre, post, n) >= target && timed(test, pre, post, n) >= target)) {
-                return noteSized(Math.min(n, cap));
+        while (n < cap) {
+            double shortest = timed(test, pre, post, n);
+            if (shortest >= target) {
+                shortest = timed(test, pre, post, n);
             }
-            n *= 2;
+            if (shortest >= target) {
+                break;
+            }
+            n = nextBatchOps(n, shortest, target, cap);
         }
+        return noteSized(Math.min(n, cap));
+    }
+
+    /**
+     * crates/harness/src/sizing.rs's next_batch_ops: after a batch of n operations took t ns, short of target,
+     * n doubled while the batch was shorter than half the target, else n scaled to 1.1× the target and rounded
+     * up to 4 significant bits (at most 2.2× n); always more than n and at most cap.
+     */
+    static long nextBatchOps(long n, double t, double target, long cap) {
+        long next = n > Long.MAX_VALUE / 2 ? Long.MAX_VALUE : n * 2;
+        if (t >= target * 0.5 && t > 0) {
+            next = roundUpToBits((long) Math.ceil(n * 1.1 * target / t));
+        }
+        return Math.min(Math.max(next, n + 1), cap);
+    }
+
+    /** n rounded up so that only its 4 highest bits may be set (sizing.rs's round_up_to_bits). */
+    static long roundUpToBits(long n) {
+        int width = 64 - Long.numberOfLeadingZeros(n);
+        if (width <= 4) {
+            return n;
+        }
+        long step = 1L << (width - 4);
+        return (n + step - 1) / step * step;
     }
 
     /** One sizing batch of n with its untimed hooks; its ns. */

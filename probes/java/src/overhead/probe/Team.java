@@ -107,7 +107,8 @@ final class Team {
 
     /**
      * The leader's schedule (crates/harness/src/team.rs LeaderPlan) after a JIT warm-up: the hint's batch, or
-     * doubling test batches until one and a confirming one reach the target; then warm-up and kept
+     * test batches growing ({@link Harness#nextBatchOps}) until one and a confirming one reach the target; then
+     * the first warm-up's control alone (sizing's last batch was its test), the other warm-up and the kept
      * pairs of (control, test); then stop.
      */
     static final class LeaderPlan {
@@ -118,6 +119,7 @@ final class Team {
         private boolean sizing = true;
         private boolean tryingHint;
         private boolean confirming;
+        private boolean warmupControl;
         private int pairsLeft;
         private boolean nextIsControl = true;
         private Harness.JitWarmup warm;
@@ -130,7 +132,8 @@ final class Team {
             this.h = h;
             this.target = h.cfg.targetBatchNs();
             this.maxOps = h.cfg.maxBatchOps();
-            this.pairsLeft = h.cfg.warmup() + h.cfg.repetitions();
+            this.warmupControl = h.cfg.warmup() > 0;
+            this.pairsLeft = Math.max(0, h.cfg.warmup() - 1) + h.cfg.repetitions();
             this.warm = h.jitWarmupNs > 0 ? h.new JitWarmup() : null;
         }
 
@@ -170,13 +173,17 @@ final class Team {
             if (sizing) {
                 if (lastNs < target && n < maxOps) {
                     confirming = false;
-                    n = Math.min(maxOps, n * 2);
+                    n = Harness.nextBatchOps(n, lastNs, target, maxOps);
                     return n;
                 } else if (!confirming && n < maxOps) {
                     confirming = true;
                     return n;
                 }
                 sizing = false;
+            }
+            if (warmupControl) {
+                warmupControl = false;
+                return n | CONTROL;
             }
             if (nextIsControl) {
                 if (pairsLeft == 0) {

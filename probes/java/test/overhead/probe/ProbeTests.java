@@ -199,29 +199,38 @@ public final class ProbeTests {
         }
     }
 
-    /** Sizing's test batches when n is the first N to reach the target: 1, 2, 4, … n, then n again. */
-    private static List<Long> doublingTo(long n) {
+    /**
+     * Sizing's test batches when doubling reaches half the target at doubled and predicts predicted, which
+     * reaches it: 1, 2, 4, … doubled, then predicted twice (the batch and its confirmation).
+     */
+    private static List<Long> sizingTo(long doubled, long predicted) {
         List<Long> v = new ArrayList<>();
-        for (long k = 1; k < n; k *= 2) {
+        for (long k = 1; k <= doubled; k *= 2) {
             v.add(k);
         }
-        v.add(n);
-        v.add(n);
+        v.add(predicted);
+        v.add(predicted);
         return v;
     }
 
-    /** Sizing doubles to the target and confirms it; a short confirmation keeps doubling; the op cap stops it. */
+    /**
+     * Sizing doubles to half the target, predicts the N for 1.1× it (crates/harness/src/sizing.rs) and confirms
+     * it; sizing's last batch is the warm-up's test; a short confirmation keeps growing; the op cap stops it.
+     */
     static void sizing() throws Exception {
         Scripted c = new Scripted();
         Harness h = c.harness(1000, 1, 3, null, 1L << 32);
         Harness.Measurement m = h.measure(c.ops(3, true), c.ops(1, false));
-        eq(m.n(), 512L, "3 ns an op against 1000 ns settles at 512");
-        eq(h.sizedBatchOps(), 512L, "sized");
-        List<Long> want = doublingTo(512);
-        want.addAll(List.of(512L, 512L, 512L, 512L));
-        eq(c.sizes, want, "sizing then one warm-up and three kept test batches");
-        eq(m.testNs(), new long[] {1536, 1536, 1536}, "test batches");
-        eq(m.controlNs(), new long[] {512, 512, 512}, "control batches");
+        eq(m.n(), 384L, "3 ns an op against 1000 ns: 256 (768 ns) predicts 367, rounded up to 384");
+        eq(h.sizedBatchOps(), 384L, "sized");
+        List<Long> want = sizingTo(256, 384);
+        want.addAll(List.of(384L, 384L, 384L));
+        eq(c.sizes, want, "sizing then three kept test batches");
+        eq(m.testNs(), new long[] {1152, 1152, 1152}, "test batches");
+        eq(m.controlNs(), new long[] {384, 384, 384}, "control batches");
+        eq(Harness.nextBatchOps(64, 499, 1000, Long.MAX_VALUE), 128L, "short of half the target: doubles");
+        eq(Harness.nextBatchOps(100, 500, 1000, Long.MAX_VALUE), 224L, "from half: at most 2.2×, rounded up");
+        eq(Harness.roundUpToBits(17), 18L, "four significant bits");
 
         Scripted p = new Scripted();
         int[] batches = {0};
@@ -229,7 +238,7 @@ public final class ProbeTests {
         eq(hp.measure(n -> {
             batches[0]++;
             p.t += 3 * n + (batches[0] == 3 ? 5000 : 0); // the first batch of N = 4 is preempted
-        }, n -> { }).n(), 512L, "a preempted batch is not believed");
+        }, n -> { }).n(), 384L, "a preempted batch is not believed");
 
         Scripted cap = new Scripted();
         Harness hc = cap.harness(1e12, 0, 2, null, 64);
@@ -242,21 +251,21 @@ public final class ProbeTests {
 
     /** A hint within a quarter to four times the target is kept; otherwise sizing doubles from 1; only the first sizing. */
     static void hint() throws Exception {
-        long[][] cases = {{256, 256}, {1024, 1024}, {84, 84}, {1400, 512}, {64, 512}};
+        long[][] cases = {{256, 256}, {1024, 1024}, {84, 84}, {1400, 384}, {64, 384}};
         for (long[] tc : cases) {
             Scripted c = new Scripted();
             Harness h = c.harness(1000, 1, 3, tc[0], 1L << 32);
             Harness.Measurement m = h.measure(c.ops(3, true), n -> { });
             eq(m.n(), tc[1], "hint " + tc[0]);
             eq(c.sizes.get(0), tc[0], "hint " + tc[0] + " tried first");
-            List<Long> sizing = c.sizes.subList(0, c.sizes.size() - 4);
+            List<Long> sizing = c.sizes.subList(0, c.sizes.size() - 3);
             if (tc[0] == tc[1]) {
                 eq(sizing.size(), 1, "kept hint " + tc[0] + ": no doubling");
             } else {
-                eq(sizing.subList(1, sizing.size()), doublingTo(512), "dropped hint " + tc[0] + ": doubling");
+                eq(sizing.subList(1, sizing.size()), sizingTo(256, 384), "dropped hint " + tc[0] + ": sizing from 1");
             }
             if (tc[0] == 256) {
-                eq(h.measure(c.ops(1, false), n -> { }).n(), 1024L, "second sizing takes no hint");
+                eq(h.measure(c.ops(1, false), n -> { }).n(), 1152L, "second sizing takes no hint");
                 eq(h.sizedBatchOps(), 256L, "the first N is reported");
             }
         }
@@ -274,14 +283,15 @@ public final class ProbeTests {
         Harness.Measurement m = h.measure(logged.apply("T", 5L), logged.apply("C", 1L), logged.apply("B", 1_000_000L),
                 logged.apply("A", 1_000_000L), Long.MAX_VALUE);
         List<String> want = new ArrayList<>();
-        for (int k = 0; k < doublingTo(256).size(); k++) {
+        for (int k = 0; k < sizingTo(128, 224).size(); k++) {
             want.addAll(List.of("B", "T", "A"));
         }
-        for (int k = 0; k < 5; k++) {
+        want.add("C"); // the first warm-up's control: sizing's last batch was its test
+        for (int k = 0; k < 1 + 3; k++) {
             want.addAll(List.of("B", "C", "T", "A"));
         }
         eq(ran, want, "order of hooks, control and test");
-        eq(m.testNs(), new long[] {1280, 1280, 1280}, "hooks untimed");
+        eq(m.testNs(), new long[] {1120, 1120, 1120}, "hooks untimed");
 
         // The JIT warm-up runs both kernels before sizing and notes it.
         Scripted w = new Scripted();
@@ -309,9 +319,10 @@ public final class ProbeTests {
             }
             last = (cmd & Team.CONTROL) != 0 ? 1 : 3 * (cmd & Team.N_MASK);
         }
-        List<Long> want = doublingTo(512);
-        for (int k = 0; k < 3; k++) {
-            want.addAll(List.of(512 | Team.CONTROL, 512L));
+        List<Long> want = sizingTo(256, 384);
+        want.add(384 | Team.CONTROL); // the warm-up's control: sizing's last batch was its test
+        for (int k = 0; k < 2; k++) {
+            want.addAll(List.of(384 | Team.CONTROL, 384L));
         }
         want.add(0L);
         eq(cmds, want, "leader's commands");
