@@ -76,10 +76,11 @@ func (h *Harness) MeasureWith(test, control, before, after Batch) Measurement {
 		after(n)
 		return t
 	}
-	n := h.sizeBatch(timedTest)
+	n, endedAtN := h.sizeBatch(timedTest)
 	m := Measurement{N: n}
 	warmup := h.cfg.Warmup
-	if warmup > 0 {
+	// Sizing stopped by the op cap ran no batch of N to be the warm-up's test: the warm-up pair runs whole.
+	if warmup > 0 && endedAtN {
 		h.timeBatch(control, n)
 		warmup--
 	}
@@ -108,8 +109,9 @@ func (h *Harness) timeBatch(body Batch, n uint64) int64 {
 // lasts between a quarter of and four times the target; otherwise N grows from 1 (nextBatchOps) until a
 // batch and a second batch of the same N both reach the target (one preempted batch cannot stop the
 // growth early; a confirmation that falls short predicts again from its own time), or until the op cap.
-// timed(n) runs one test batch and returns its ns.
-func (h *Harness) sizeBatch(timed func(uint64) int64) uint64 {
+// timed(n) runs one test batch and returns its ns. endedAtN says whether the last test batch ran N
+// operations (not when the op cap stopped sizing before a batch of N).
+func (h *Harness) sizeBatch(timed func(uint64) int64) (n uint64, endedAtN bool) {
 	target := h.cfg.TargetBatchNs
 	if h.hint > 0 {
 		hint := h.hint
@@ -120,16 +122,17 @@ func (h *Harness) sizeBatch(timed func(uint64) int64) uint64 {
 		t := float64(timed(hint))
 		if t >= target*hintLow && t <= target*hintHigh {
 			h.noteSized(hint)
-			return hint
+			return hint, true
 		}
 	}
-	n := uint64(1)
+	n = 1
 	for n < h.cfg.MaxBatchOps {
 		short := float64(timed(n))
 		if short >= target {
 			short = float64(timed(n))
 		}
 		if short >= target {
+			endedAtN = true
 			break
 		}
 		n = nextBatchOps(n, short, target, h.cfg.MaxBatchOps)
@@ -138,7 +141,7 @@ func (h *Harness) sizeBatch(timed func(uint64) int64) uint64 {
 		n = h.cfg.MaxBatchOps
 	}
 	h.noteSized(n)
-	return n
+	return n, endedAtN
 }
 
 // predictFrom, margin and keptBits are crates/harness/src/sizing.rs's PREDICT_FROM, MARGIN and KEPT_BITS: a

@@ -157,6 +157,14 @@ func TestSizingStopsAtTheOpCap(t *testing.T) {
 	if m.N != 64 || !reflect.DeepEqual(sizes, []uint64{1, 2, 4, 8, 16, 32, 64, 64}) {
 		t.Fatalf("N = %d, sizes %v", m.N, sizes)
 	}
+	// With a warm-up, sizing stopped by the cap ran no batch of N: the warm-up pair runs whole.
+	h = scriptedHarness(c, 1e12, 1, 2, nil)
+	h.cfg.MaxBatchOps = 64
+	sizes = nil
+	h.Measure(c.ops(1, &sizes), noLoop)
+	if !reflect.DeepEqual(sizes, []uint64{1, 2, 4, 8, 16, 32, 64, 64, 64}) {
+		t.Fatalf("with a warm-up: sizes %v", sizes)
+	}
 }
 
 // docs/METHOD.md §1's order: sizing test batches (each with its hooks), the first warm-up's control alone

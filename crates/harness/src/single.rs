@@ -3,6 +3,13 @@
 use super::{sizing, CountsPerOp, Harness, Measurement};
 use overhead_clock::Ticks;
 
+/// Where sizing ended: the batch size N, and whether its last test batch ran N operations (the hinted batch or
+/// the confirmation; not when the op cap stopped it before a batch of N).
+struct SizedBatch {
+    n: u64,
+    ended_at_n: bool,
+}
+
 impl<C: Ticks> Harness<C> {
     /// Measures `test` against `control` on the calling thread (pin it first).
     ///
@@ -26,15 +33,17 @@ impl<C: Ticks> Harness<C> {
         K: FnMut(u64),
         R: FnMut(u64),
     {
-        let n = self.size_batch(&mut test, &mut reset);
-        let (warmup, reps) = (self.config.warmup, self.config.repetitions);
+        let SizedBatch { n, ended_at_n } = self.size_batch(&mut test, &mut reset);
+        let (mut warmup, reps) = (self.config.warmup, self.config.repetitions);
         // Sizing's last test batch ran N operations (the hinted batch, or the confirmation): it is the first
         // warm-up's test batch, so that warm-up runs its control alone (docs/METHOD.md §1, "Sizing warms up").
-        if warmup > 0 {
+        // Sizing stopped by the op cap ran no batch of N: the warm-up pair runs whole.
+        if warmup > 0 && ended_at_n {
             self.time_batch(&mut control, n);
+            warmup -= 1;
         }
         let (control_ticks, test_ticks) =
-            self.paired_ticks((&mut control, n), (&mut test, n), warmup.saturating_sub(1), reps, &mut reset);
+            self.paired_ticks((&mut control, n), (&mut test, n), warmup, reps, &mut reset);
         let mut m = self.per_op(n, &test_ticks, &control_ticks, Vec::new());
         // The kernel's events, in pairs of their own after the timed ones (docs/METHOD.md §18).
         let counts = self.counted_pairs((&mut control, n), (&mut test, n), &mut reset);
@@ -48,7 +57,7 @@ impl<C: Ticks> Harness<C> {
     /// batch early on (a page fault, a descheduled vCPU) stops the doubling at a tiny N, and every kept batch
     /// is then too short to time well. A batch-size hint (the point's first process's N,
     /// [`Harness::with_batch_hint`]) is tried first and kept when one batch of it is near the target.
-    fn size_batch<T: FnMut(u64), R: FnMut(u64)>(&self, test: &mut T, reset: &mut R) -> u64 {
+    fn size_batch<T: FnMut(u64), R: FnMut(u64)>(&self, test: &mut T, reset: &mut R) -> SizedBatch {
         let target_ticks = self.target_ticks();
         let mut timed = |n: u64| {
             let ticks = self.time_batch(test, n);
@@ -58,23 +67,23 @@ impl<C: Ticks> Harness<C> {
         if let Some(hint) = self.take_batch_hint() {
             if self.hint_fits(timed(hint)) {
                 self.note_sized(hint);
-                return hint;
+                return SizedBatch { n: hint, ended_at_n: true };
             }
         }
         let mut n = 1u64;
-        loop {
+        let ended_at_n = loop {
             if n >= self.config.max_batch_ops {
-                break;
+                break false;
             }
             let first = timed(n);
             let short = if first < target_ticks { first } else { timed(n) };
             if short >= target_ticks {
-                break;
+                break true;
             }
             n = sizing::next_batch_ops(n, short, target_ticks, self.config.max_batch_ops);
-        }
+        };
         self.note_sized(n);
-        n
+        SizedBatch { n, ended_at_n }
     }
 
     /// Converts paired batch tick counts to ns per operation.
@@ -170,7 +179,7 @@ mod tests {
     }
 
     /// When the target is out of reach, N stops at the op cap (a batch of the cap itself is not timed
-    /// during sizing).
+    /// during sizing, so a warm-up runs its pair whole).
     #[test]
     fn sizing_stops_at_the_op_cap() {
         let clock = ScriptedClock::new(1e9);
@@ -187,6 +196,21 @@ mod tests {
         assert_eq!(m.batch_ops, 64);
         assert_eq!(*sizes.borrow(), vec![1, 2, 4, 8, 16, 32, 64, 64]);
         assert_eq!(m.samples_ns, vec![1.0; 2]);
+        // With a warm-up, sizing stopped by the cap ran no batch of N to be its test: the warm-up pair runs
+        // whole (a test batch of 64 before the kept ones), not its control alone.
+        let config = HarnessConfig { max_batch_ops: 64, ..scripted_config(&clock, 1e9, 1, 2) };
+        let h = scripted_harness(clock, config);
+        let ran = RefCell::new(Vec::new());
+        h.measure(
+            |n| {
+                ran.borrow_mut().push(Ran::T(n));
+                clock.ops(1)(n)
+            },
+            |n| ran.borrow_mut().push(Ran::C(n)),
+        );
+        let mut expected: Vec<Ran> = [1, 2, 4, 8, 16, 32].map(Ran::T).into();
+        expected.extend([Ran::C(64), Ran::T(64)].repeat(1 + 2));
+        assert_eq!(*ran.borrow(), expected);
     }
 
     /// Each test batch has its own control subtracted, the one run just before it: a drift that moves

@@ -140,7 +140,8 @@ fn ipc_transport(rpc_transport: RpcTransport) -> IpcTransport {
 }
 
 /// Walfield's ping-pong beside the floor: `msg.ipc`'s round trip on the same transport and placement at
-/// the largest payload not above the request's size (else the smallest), or nothing without one.
+/// the largest payload not above the request's size (else the smallest), or nothing without one. The
+/// kernel's round trip (`os`'s), not an async runtime's own socket's, which adds its executor's path.
 fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
     let Some(transport) = transport(&floor.spec).map(ipc_transport) else { return String::new() };
     let request = floor.result_as::<FloorResult>().map_or(0.0, |r| r.request_bytes);
@@ -149,6 +150,7 @@ fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
         .iter()
         .filter(|p| {
             p.spec.experiment == overhead_schema::experiments::msg::IPC
+                && p.spec.runtime == overhead_schema::runtimes::OS
                 && p.spec.placement_param() == floor.spec.placement_param()
         })
         .filter_map(|p| {
@@ -287,8 +289,9 @@ mod tests {
         assert!(rpc_tables(&record, Format::Table).contains("│ object discard"));
     }
 
-    /// The ping-pong line takes `msg.ipc` on the same transport and placement, at the largest payload not
-    /// above the request (8 B here, not 4 KiB), and is absent without such a point.
+    /// The ping-pong line takes the kernel's `msg.ipc` (`os`'s, not an async runtime's own socket, listed
+    /// after it) on the same transport and placement, at the largest payload not above the request (8 B here,
+    /// not 4 KiB), and is absent without such a point.
     #[test]
     fn ping_pong_beside_the_floor() {
         let mut record = sample_record();
@@ -303,6 +306,9 @@ mod tests {
             ipc("unix_stream", "8", "other_core", 30_000.0),
             ipc("pipe", "8", "same_cpu", 5_000.0),
         ];
+        let mut monoio = ipc("unix_stream", "8", "same_cpu", 9_900.0);
+        monoio.spec.runtime = "monoio".into();
+        record.points.push(monoio);
         let text = rpc_tables(&record, Format::Table);
         assert!(text.contains("ping-pong (msg.ipc, unix_stream, 8 B each way): 7.00 µs ±"), "{text}");
         record.points.retain(|p| p.spec.param("transport") != Some("unix_stream"));

@@ -103,7 +103,8 @@ public final class Harness {
         long[] t = new long[reps];
         long[] c = new long[reps];
         int warmup = cfg.warmup();
-        if (warmup > 0) {
+        // Sizing stopped by the op cap ran no batch of N to be the warm-up's test: the warm-up pair runs whole.
+        if (warmup > 0 && sizingEndedAtN) {
             time(control, n);
             warmup--;
         }
@@ -219,16 +220,19 @@ public final class Harness {
             hint = 0;
             double t = timed(test, pre, post, h);
             if (t >= target * HINT_LOW && t <= target * HINT_HIGH) {
+                sizingEndedAtN = true;
                 return noteSized(h);
             }
         }
         long n = 1;
+        sizingEndedAtN = false;
         while (n < cap) {
             double shortest = timed(test, pre, post, n);
             if (shortest >= target) {
                 shortest = timed(test, pre, post, n);
             }
             if (shortest >= target) {
+                sizingEndedAtN = true;
                 break;
             }
             n = nextBatchOps(n, shortest, target, cap);
@@ -258,6 +262,9 @@ public final class Harness {
         long step = 1L << (width - 4);
         return (n + step - 1) / step * step;
     }
+
+    /** Whether the last sizing's last test batch ran N operations (not when the op cap stopped it first). */
+    private boolean sizingEndedAtN;
 
     /** One sizing batch of n with its untimed hooks; its ns. */
     private double timed(Batch test, Batch pre, Batch post, long n) throws Exception {

@@ -244,6 +244,10 @@ public final class ProbeTests {
         Harness hc = cap.harness(1e12, 0, 2, null, 64);
         eq(hc.measure(cap.ops(1, true), n -> { }).n(), 64L, "op cap");
         eq(cap.sizes, List.of(1L, 2L, 4L, 8L, 16L, 32L, 64L, 64L), "op cap sizes");
+        Scripted capWarm = new Scripted();
+        capWarm.harness(1e12, 1, 2, null, 64).measure(capWarm.ops(1, true), n -> { });
+        eq(capWarm.sizes, List.of(1L, 2L, 4L, 8L, 16L, 32L, 64L, 64L, 64L),
+                "op cap with a warm-up: no batch of N in sizing, so the warm-up pair runs whole");
         Scripted cap2 = new Scripted();
         eq(cap2.harness(1e12, 0, 1, null, 1L << 32).measure(cap2.ops(1, false), n -> { }, null, null, 100).n(), 100L,
                 "an experiment's own cap below a power of two");
