@@ -9,7 +9,7 @@ use overhead_record::{too_few_points_note, FitRecord, PointRecord, PointSpec};
 use overhead_stats::{least_squares, quadratic_least_squares, standard_errors};
 
 /// Experiment, runtime and the parameters other than `x`: what makes points one series.
-type SeriesKey = (String, String, Vec<(String, String)>);
+type SeriesKey = (String, overhead_schema::runtimes::RuntimeId, Vec<(String, String)>);
 
 /// A series that its experiment fits (see [`fit_spec`]) but whose points do not outnumber
 /// the model's coefficients, so it has no fit: what the report prints in the fit's place.
@@ -18,7 +18,7 @@ pub struct TooFewPoints {
     /// Public experiment ID, e.g. `sched.yield`.
     pub experiment: String,
     /// The runtime of the series' points.
-    pub runtime: String,
+    pub runtime: overhead_schema::runtimes::RuntimeId,
     /// The parameters shared by the series' points, without `x`.
     pub series: Vec<(String, String)>,
     /// The parameter the fit would be against.

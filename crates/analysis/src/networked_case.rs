@@ -120,8 +120,8 @@ pub fn round_trip(record: &RunRecord) -> Option<RoundTrip<'_>> {
 pub fn columns(record: &RunRecord, catalog: &dyn Catalog) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
     for p in &record.points {
-        if ROWS.iter().any(|r| r.experiment == p.spec.experiment) && !seen.contains(&p.spec.runtime) {
-            seen.push(p.spec.runtime.clone());
+        if ROWS.iter().any(|r| r.experiment == p.spec.experiment) && !seen.iter().any(|s| p.spec.runtime == *s) {
+            seen.push(p.spec.runtime.to_string());
         }
     }
     seen.sort_by_key(|r| catalog.runtime_rank(r));
@@ -167,7 +167,7 @@ pub enum Networked {
 /// One runtime's standing in both cases.
 #[derive(Debug, Clone)]
 pub struct RuntimeCase<'a> {
-    pub runtime: String,
+    pub runtime: overhead_schema::runtimes::RuntimeId,
     /// Its largest heavy row by median: the row's label and point.
     pub largest_heavy: Option<(&'static str, &'a PointRecord)>,
     pub networked: Networked,
@@ -220,7 +220,7 @@ pub fn runtime_cases<'a>(
                 None => Networked::NoHeavyRow,
             };
             RuntimeCase {
-                runtime: runtime.clone(),
+                runtime: runtime.as_str().into(),
                 largest_heavy,
                 networked,
                 local,

@@ -35,7 +35,7 @@ impl Catalog for Registries {
             .flat_map(|e| runtimes.iter().map(move |r| (e, r)))
             .filter_map(|(e, r)| {
                 let implementation = self.own_impl(&e.id, r)?;
-                Some(OwnImpl { experiment: e.id.clone(), runtime: r.clone(), implementation })
+                Some(OwnImpl { experiment: e.id.clone(), runtime: r.as_str().into(), implementation })
             })
             .collect();
         CatalogSnapshot { experiments, runtimes, own_impls }

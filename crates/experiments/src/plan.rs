@@ -43,7 +43,7 @@ impl PlanContext {
     ) -> PointSpec {
         PointSpec {
             experiment: experiment.into(),
-            runtime: runtime.name().into(),
+            runtime: runtime.id(),
             params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
             placement: (cpus.len() >= 2).then(|| self.topology.placement(cpus[0], cpus[1])),
             cpus,

@@ -36,7 +36,7 @@ pub struct ExperimentAbout {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OwnImpl {
     pub experiment: String,
-    pub runtime: String,
+    pub runtime: overhead_schema::runtimes::RuntimeId,
     pub implementation: String,
 }
 

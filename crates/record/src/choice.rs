@@ -46,7 +46,7 @@ impl ChoiceTable {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Candidate {
     /// The runtime under test (`os`, `tokio`, `go`).
-    pub runtime: String,
+    pub runtime: overhead_schema::runtimes::RuntimeId,
     /// The implementation key's value (`parking_lot`, `hw`); `None` for a point that names none (the
     /// runtime's own primitive, e.g. a message on `fiber-asm`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -88,7 +88,7 @@ impl Candidate {
     pub fn label(&self) -> String {
         match &self.implementation {
             Some(i) => format!("{} / {i}", self.runtime),
-            None => self.runtime.clone(),
+            None => self.runtime.to_string(),
         }
     }
 }
@@ -161,7 +161,7 @@ impl PointFlag {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NotMeasured {
     /// The runtime.
-    pub runtime: String,
+    pub runtime: overhead_schema::runtimes::RuntimeId,
     /// The implementation, when the skipped cell names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub implementation: Option<String>,
@@ -176,7 +176,7 @@ impl NotMeasured {
     pub fn label(&self) -> String {
         match &self.implementation {
             Some(i) => format!("{} / {i}", self.runtime),
-            None => self.runtime.clone(),
+            None => self.runtime.to_string(),
         }
     }
 }

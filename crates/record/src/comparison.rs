@@ -20,7 +20,7 @@ pub struct RatioCi {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RuntimeComparison {
     /// The runtime compared (a column of Souvatzis's table).
-    pub runtime: String,
+    pub runtime: overhead_schema::runtimes::RuntimeId,
     /// The runtime it is compared with (`fiber-asm`).
     pub reference: String,
     /// Geometric mean over the switch-bound rows both have of runtime / reference (× ; > 1 is slower).

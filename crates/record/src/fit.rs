@@ -10,7 +10,7 @@ pub struct FitRecord {
     /// Public experiment ID, e.g. `sched.yield`.
     pub experiment: String,
     /// The runtime of the series' points, e.g. `os`.
-    pub runtime: String,
+    pub runtime: overhead_schema::runtimes::RuntimeId,
     /// The parameters shared by the series' points, in the experiment's order (without `x`).
     pub series: Vec<(String, String)>,
     /// The parameter on the x axis, e.g. `load`.

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::detail::Details;
 use overhead_machine::Placement;
+pub use overhead_schema::runtimes::RuntimeId;
 use overhead_stats::{ProcessMode, Summary, TwoLevel};
 
 /// What a reported time means (docs/METHOD.md §11). serde: `"per_op"`, `"rtt"`, `"one_way"`.
@@ -41,7 +42,8 @@ pub const FREE_PLACEMENT: &str = "free";
 pub struct PointSpec {
     /// Public experiment ID, e.g. `sync.faa`.
     pub experiment: String,
-    pub runtime: String,
+    /// The runtime that measures it (its public name; `RuntimeUnderTest::name`).
+    pub runtime: RuntimeId,
     /// Parameters in the experiment's fixed key order, e.g. `[("variable","shared"),("threads","2")]`.
     pub params: Vec<(String, String)>,
     /// Logical CPUs the point's threads are pinned to, thread 0 first; for a point whose threads run free

@@ -21,6 +21,11 @@ pub trait RuntimeUnderTest: Sync {
     /// The public name: the `runtime:` key of point names, the column header, the `--runtime` value
     /// (`"os"`, `"fiber-asm"`). Records keep it as a string, so it never changes once published.
     fn name(&self) -> &'static str;
+    /// Its typed ID, the `runtime` of every point it measures: [`RuntimeUnderTest::name`] as a
+    /// [`overhead_schema::runtimes::RuntimeId`].
+    fn id(&self) -> overhead_schema::runtimes::RuntimeId {
+        overhead_schema::runtimes::RuntimeId::named(self.name())
+    }
     /// One line for `overhead list`: what implements it.
     fn about(&self) -> &'static str;
     /// Whether it can run on this machine and build; the reason when not (a fiber back-end without a

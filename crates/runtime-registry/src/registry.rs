@@ -27,9 +27,15 @@ pub fn registry() -> &'static [&'static dyn RuntimeUnderTest] {
     ]
 }
 
-/// The runtime with this public name.
+/// The runtime with this public name (a name a user typed: `--runtime`).
 pub fn find(name: &str) -> Option<&'static dyn RuntimeUnderTest> {
     registry().iter().copied().find(|r| r.name() == name)
+}
+
+/// The runtime a point names (`PointSpec::runtime`): the one place a record's runtime becomes its code;
+/// `None` for a runtime this build does not have (a record or job from another build).
+pub fn resolve(id: &overhead_schema::runtimes::RuntimeId) -> Option<&'static dyn RuntimeUnderTest> {
+    registry().iter().copied().find(|r| r.id() == *id)
 }
 
 /// Every public runtime name, in column order.

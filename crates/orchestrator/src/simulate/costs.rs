@@ -79,7 +79,7 @@ impl RecordedCosts {
         let unavailable_runtimes = skipped
             .iter()
             .filter(|s| s.kind == SkipKind::Skipped && s.reason.contains("is not available here"))
-            .map(|s| s.spec.runtime.clone())
+            .map(|s| s.spec.runtime.to_string())
             .collect();
         Ok(RecordedCosts {
             policy: record.rounds,

@@ -93,7 +93,7 @@ pub fn simulate(
     let suffixes = super::run::name_suffixes(sides.iter().map(String::as_str));
     let plan: Vec<Planned> = plan
         .into_iter()
-        .filter(|p| !matches!(p, Planned::Run(s) if costs.unavailable_runtimes.contains(&s.runtime)))
+        .filter(|p| !matches!(p, Planned::Run(s) if costs.unavailable_runtimes.contains(s.runtime.as_str())))
         .collect();
     let mut skipped: Vec<SkippedPoint> = Vec::new();
     let (mut points, _) = super::run::planned_points(plan, &ProcessCosts::default(), &suffixes, &mut skipped);

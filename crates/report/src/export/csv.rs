@@ -61,7 +61,7 @@ impl Exporter<RunRecord> for Csv {
             let time_columns = [
                 p.name.clone(),
                 p.spec.experiment.clone(),
-                p.spec.runtime.clone(),
+                p.spec.runtime.to_string(),
                 params.join("/"),
                 p.spec.placement.map(|pl| enum_text(serde_json::json!(pl))).unwrap_or_default(),
                 cpus.join(";"),

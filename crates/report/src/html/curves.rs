@@ -108,7 +108,7 @@ fn split<'a>(points: &[&'a PointRecord], keys: &[String]) -> Vec<(Vec<(String, S
 /// A series' identity: the runtime and the parameters other than `x` and the panel's, in order.
 fn series_key(p: &PointRecord, x: &str, panel_keys: &[String]) -> (String, Vec<(String, String)>) {
     let rest = p.spec.params.iter().filter(|(k, _)| k != x && !panel_keys.contains(k)).cloned().collect();
-    (p.spec.runtime.clone(), rest)
+    (p.spec.runtime.to_string(), rest)
 }
 
 fn series_keys(points: &[&PointRecord], x: &str, panel_keys: &[String]) -> Vec<(String, Vec<(String, String)>)> {

@@ -40,7 +40,7 @@ pub fn grain_curve(record: &RunRecord) -> Option<Curve> {
                 Some(CurvePoint { x: tasks.parse().ok()?, median: at(median)?, ci_low: at(min)?, ci_high: at(p90)? })
             })
             .collect();
-        let label = std::iter::once(p.spec.runtime.clone())
+        let label = std::iter::once(p.spec.runtime.to_string())
             .chain(p.spec.params.iter().filter(|(k, _)| k == "threads").map(|(k, v)| format!("{k}:{v}")))
             .collect::<Vec<_>>()
             .join(" · ");

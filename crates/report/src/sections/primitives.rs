@@ -18,8 +18,8 @@ fn columns(record: &RunRecord) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
     let specs = record.points.iter().map(|p| &p.spec).chain(record.skipped.iter().map(|s| &s.spec));
     for spec in specs {
-        if ROWS.iter().any(|r| r.experiment == spec.experiment) && !seen.contains(&spec.runtime) {
-            seen.push(spec.runtime.clone());
+        if ROWS.iter().any(|r| r.experiment == spec.experiment) && !seen.iter().any(|s| spec.runtime == *s) {
+            seen.push(spec.runtime.to_string());
         }
     }
     seen.sort_by_key(|r| record.catalog.runtime_rank(r));
