@@ -20,8 +20,7 @@ pub use local::MonoioLocal;
 use std::sync::OnceLock;
 
 use overhead_runtime_api::channel_impl::ChannelImpl;
-use overhead_runtime_api::primitives::SpawnKind;
-use overhead_runtime_api::{Offer, Offers, BETWEEN_CPUS_ELSEWHERE, KERNEL_UNDER_OS, RANKS_UNDER_MPI};
+use overhead_runtime_api::{Offer, Offers};
 
 /// monoio as a runtime under test: one io_uring-driven runtime on the calling thread.
 pub struct Monoio;
@@ -41,28 +40,15 @@ const NO_YIELD: &str = "monoio 0.2.4 has no yield: a task that wakes itself whil
                         the run queue (its scheduler's yield_now hook) and runs again before any other, so a \
                         partner never gets a turn";
 
-/// What monoio offers where io_uring works: Souvatzis's primitives and message rows on one thread.
+/// What monoio offers where io_uring works: an async runtime's offers (`crate::async_runtime::offers`: Souvatzis's
+/// primitives and message rows on one thread, its own sockets) without the csloop and the pool's constructs.
 const OFFERS: Offers = Offers {
-    context: Offer::Has(()),
-    kernel: Offer::Lacks(KERNEL_UNDER_OS),
-    call: Offer::Has(()),
-    spawn_join: Offer::Has(&[SpawnKind::Task]),
-    semaphore: Offer::Has(()),
-    channel: Offer::Has(CHANNELS),
-    message_switch: Offer::Has(CHANNELS),
-    rendezvous: Offer::Has(RENDEZVOUS),
-    channel_throughput: Offer::Has(CHANNELS),
     raw_switch: Offer::Lacks(NO_YIELD),
     yield_round: Offer::Lacks(NO_POOL),
     wake_all: Offer::Lacks(NO_POOL),
     fork_join: Offer::Lacks(NO_POOL),
     activity_barrier: Offer::Lacks(NO_POOL),
-    atomic: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
-    barrier: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
-    lock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
-    rwlock: Offer::Lacks(BETWEEN_CPUS_ELSEWHERE),
-    ipc: Offer::Has(overhead_runtime_api::ipc::RUNTIME_SOCKETS),
-    ranks: Offer::Lacks(RANKS_UNDER_MPI),
+    ..crate::async_runtime::offers(CHANNELS, RENDEZVOUS)
 };
 
 /// Why monoio cannot run here (its io_uring driver would not start), found once; `None` where it can.
@@ -175,7 +161,10 @@ mod tests {
         for new_task in [NewTask::No, NewTask::Yes] {
             assert_eq!(Monoio.call(new_task, &h).unwrap().samples_ns.len(), reps);
         }
-        assert_eq!(Monoio.spawn_join(SpawnKind::Task, &h).unwrap().samples_ns.len(), reps);
+        assert_eq!(
+            Monoio.spawn_join(overhead_runtime_api::primitives::SpawnKind::Task, &h).unwrap().samples_ns.len(),
+            reps
+        );
         for op in [SemOp::P, SemOp::V, SemOp::Pair, SemOp::Switch] {
             assert_eq!(Monoio.semaphore(op, 0, &h).unwrap().samples_ns.len(), reps, "{op:?}");
         }
