@@ -77,10 +77,7 @@ pub fn rpc_tables(record: &RunRecord, format: Format) -> String {
     for p in record.points.iter().filter(|p| p.spec.experiment == METHODS) {
         out += &method_table(p, format);
         match floors.iter().find(|f| same_pair(&f.spec, &p.spec)) {
-            Some(f) => {
-                out += &reconciliation(f);
-                out += &ping_pong_line(record, f);
-            }
+            Some(f) => out += &as_paragraphs(reconciliation(f) + &ping_pong_line(record, f), format),
             None => out += "no rpc.floor point for this transport and placement: the delta is not split\n",
         }
         out += "\n";
@@ -88,7 +85,7 @@ pub fn rpc_tables(record: &RunRecord, format: Format) -> String {
     let methods: Vec<&PointSpec> =
         record.points.iter().filter(|p| p.spec.experiment == METHODS).map(|p| &p.spec).collect();
     for f in floors.iter().filter(|f| !methods.iter().any(|m| same_pair(m, &f.spec))) {
-        out += &format!("{} (rpc.floor only)\n{}\n", heading(&f.spec), reconciliation(f));
+        out += &format!("{} (rpc.floor only)\n{}\n", heading(&f.spec), as_paragraphs(reconciliation(f), format));
     }
     for s in record.skipped.iter().filter(|s| is_rpc(&s.spec)) {
         out += &format!("{}: {}\n", s.name, s.reason);
@@ -168,6 +165,15 @@ fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
             format_ns(p.summary.ci_half_width())
         )
     })
+}
+
+/// `lines` (each ending in a newline) as the format keeps them apart: in Markdown, and so in the HTML page, a
+/// paragraph each (a single newline there joins them into one run-on paragraph).
+fn as_paragraphs(lines: String, format: Format) -> String {
+    match format {
+        Format::Table => lines,
+        Format::Md => lines.replace('\n', "\n\n"),
+    }
 }
 
 /// What one `rpc.floor` point says the delta is made of: two lines, from its extras and its median.
@@ -281,6 +287,8 @@ mod tests {
         );
         assert!(unix.contains("streamed 64 MiB") && unix.contains("cold − hot 13.0 µs"), "{unix}");
         assert!(unix.contains("bare socket cold − hot 4.50 µs"), "{unix}");
+        // In Markdown (and so on the HTML page) the hot and cold lines are paragraphs of their own.
+        assert!(unix.contains("(delta − bare socket)\n\ncold (both processes"), "{unix}");
         // The TCP floor point is at another placement: not paired, shown on its own.
         let tcp = &text[text.find("### TCP loopback, same_cpu").unwrap()..];
         assert!(tcp.contains("no rpc.floor point for this transport and placement"), "{tcp}");
