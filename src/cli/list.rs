@@ -42,7 +42,11 @@ fn runtimes_table() -> comfy_table::Table {
             .map(|(what, key, values)| format!("{what} ({key}): {}", values.join(", ")))
             .collect();
         let default = if r.in_default_run() { "yes" } else { "with --runtime" };
-        table.add_row([r.name(), default, r.about(), &implementations.join("\n")]);
+        let name = match r.flavor() {
+            Some(flavor) => format!("{} (flavor:{flavor})", r.name()),
+            None => r.name().to_string(),
+        };
+        table.add_row([name.as_str(), default, r.about(), &implementations.join("\n")]);
     }
     table
 }
@@ -58,7 +62,12 @@ fn experiments_table() -> comfy_table::Table {
             .iter()
             .filter(|r| overhead_runtime_api::missing(**r, e.requires()).is_none() && r.refuses(e.id()).is_none())
             .map(|r| r.name())
-            .collect();
+            .fold(Vec::new(), |mut names, name| {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+                names
+            });
         table.add_row([info.id, info.summary, info.source, &runs.join(", ")]);
     }
     table

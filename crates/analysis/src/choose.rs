@@ -9,6 +9,7 @@ use super::runtime_comparisons::{ratio_low_end, ratio_with_ci};
 use overhead_record::{
     Candidate, Catalog, ChoiceTable, NotMeasured, PointFlag, PointRecord, PointSpec, RatioCi, SkippedPoint, Verdict,
 };
+use overhead_schema::runtimes::FLAVOR_KEY;
 
 /// Which parameter of an experiment's points names the implementation under comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +59,9 @@ fn placed(spec: &PointSpec) -> Option<Placed<'_>> {
     let key = implementation_key(&spec.experiment)?;
     Some(Placed {
         key,
-        setting: spec.params.iter().filter(|(k, _)| k != key).cloned().collect(),
+        // A runtime's flavor is who competes, not the setting: tokio's current-thread socket competes with
+        // the kernel's in the same table.
+        setting: spec.params.iter().filter(|(k, _)| k != key && k != FLAVOR_KEY).cloned().collect(),
         runtime: &spec.runtime,
         implementation: spec.param(key).map(str::to_owned),
     })
@@ -97,7 +100,9 @@ pub fn choice_tables(points: &[PointRecord], skipped: &[SkippedPoint], catalog: 
             }
         };
         let members = &mut groups[i].members;
-        if !members.iter().any(|(m, imp)| m.spec.runtime == at.runtime && *imp == at.implementation) {
+        let same_candidate =
+            |m: &PointRecord| m.spec.runtime == at.runtime && m.spec.param(FLAVOR_KEY) == p.spec.param(FLAVOR_KEY);
+        if !members.iter().any(|(m, imp)| same_candidate(m) && *imp == at.implementation) {
             members.push((p, at.implementation));
         }
     }
@@ -150,6 +155,7 @@ fn table(
             Candidate {
                 runtime: p.spec.runtime.clone(),
                 implementation: implementation.clone(),
+                flavor: p.spec.param(FLAVOR_KEY).map(str::to_owned),
                 point: p.name.clone(),
                 median_ns: p.summary.median,
                 ci_low_ns: p.summary.ci_low,

@@ -28,8 +28,7 @@ impl Catalog for Registries {
                 ExperimentAbout { id: info.id.into(), summary: info.summary.into(), source: info.source.into() }
             })
             .collect();
-        let runtimes: Vec<String> =
-            overhead_runtime_registry::registry().iter().map(|r| r.name().to_string()).collect();
+        let runtimes: Vec<String> = overhead_runtime_registry::names().into_iter().map(str::to_string).collect();
         let own_impls = experiments
             .iter()
             .flat_map(|e| runtimes.iter().map(move |r| (e, r)))

@@ -33,7 +33,7 @@ impl PlanContext {
         self.cpus[0]
     }
 
-    /// A spec of `runtime` with the given parameters on the given CPUs.
+    /// A spec of `runtime` with the given parameters on the given CPUs; a flavor's `flavor:` comes first.
     pub fn spec(
         &self,
         experiment: &str,
@@ -41,10 +41,12 @@ impl PlanContext {
         params: &[(&str, String)],
         cpus: Vec<usize>,
     ) -> PointSpec {
+        // A flavor names itself first, so that a runtime's flavors never share a point name.
+        let flavor = runtime.flavor().map(|f| (overhead_schema::runtimes::FLAVOR_KEY.to_string(), f.to_string()));
         PointSpec {
             experiment: experiment.into(),
             runtime: runtime.id(),
-            params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+            params: flavor.into_iter().chain(params.iter().map(|(k, v)| (k.to_string(), v.clone()))).collect(),
             placement: (cpus.len() >= 2).then(|| self.topology.placement(cpus[0], cpus[1])),
             cpus,
             hosts: Vec::new(),
@@ -61,7 +63,7 @@ impl PlanContext {
         cpus: Vec<usize>,
     ) -> PointSpec {
         let mut spec = self.spec(experiment, runtime, &[], cpus);
-        spec.params = overhead_record::params::encode(params);
+        spec.params.extend(overhead_record::params::encode(params));
         spec
     }
 

@@ -22,7 +22,8 @@ pub struct Point<'a> {
 impl<'a> Point<'a> {
     /// The point of `spec` with its runtime, or `None` when no runtime in the registry has its name.
     pub fn resolve(spec: &'a PointSpec) -> Option<Point<'a>> {
-        overhead_runtime_registry::resolve(&spec.runtime).map(|runtime| Point { spec, runtime, rank: 0 })
+        overhead_runtime_registry::resolve(&spec.runtime, spec.param(overhead_schema::runtimes::FLAVOR_KEY))
+            .map(|runtime| Point { spec, runtime, rank: 0 })
     }
 
     /// The external runtime's probe of the point (Go, Java), when its runtime is external and the experiment is

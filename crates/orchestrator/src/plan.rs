@@ -38,20 +38,23 @@ fn closest(name: &str) -> String {
     format!("closest valid IDs: {} (see `overhead list`)", candidates[..3.min(candidates.len())].join(", "))
 }
 
-/// The runtimes `--runtime` names, in the order given; the registry's default ones when it names none.
+/// The runtimes `--runtime` names, in the order given (a runtime with flavors: every flavor); the registry's
+/// default ones when it names none.
 ///
 /// Errors: a name no runtime in the registry has, with the known names.
 pub fn select_runtimes(names: &[String]) -> Result<Vec<&'static dyn RuntimeUnderTest>, String> {
     if names.is_empty() {
         return Ok(runtimes::default_run());
     }
-    names
-        .iter()
-        .map(|name| {
-            runtimes::find(name)
-                .ok_or_else(|| format!("unknown runtime {name:?}; known runtimes: {}", runtimes::names().join(", ")))
-        })
-        .collect()
+    let mut selected = Vec::new();
+    for name in names {
+        let entries = runtimes::find_all(name);
+        if entries.is_empty() {
+            return Err(format!("unknown runtime {name:?}; known runtimes: {}", runtimes::names().join(", ")));
+        }
+        selected.extend(entries);
+    }
+    Ok(selected)
 }
 
 /// Every point of every selected experiment for every selected runtime, in run order. A runtime that has
@@ -121,7 +124,12 @@ mod tests {
     #[test]
     fn unknown_runtime_is_refused() {
         let picked = select_runtimes(&["tokio".into(), "os".into()]).unwrap();
-        assert_eq!(picked.iter().map(|r| r.name()).collect::<Vec<_>>(), ["tokio", "os"]);
+        let names: Vec<(&str, Option<&str>)> = picked.iter().map(|r| (r.name(), r.flavor())).collect();
+        assert_eq!(
+            names,
+            [("tokio", Some("current_thread")), ("tokio", Some("multi_thread")), ("os", None)],
+            "a runtime with flavors is every flavor"
+        );
         assert!(select_runtimes(&["pthreads".into()]).err().unwrap().contains("known runtimes"));
     }
 

@@ -51,6 +51,10 @@ pub struct Candidate {
     /// runtime's own primitive, e.g. a message on `fiber-asm`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub implementation: Option<String>,
+    /// The runtime's flavor (`current_thread`), for a runtime that has several (its points' `flavor:`);
+    /// `None` otherwise, and in records written before flavors were named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flavor: Option<String>,
     /// The point's name in the record (its row in the table of every point).
     pub point: String,
     /// The point's median, ns per operation.
@@ -84,11 +88,16 @@ pub struct Candidate {
 }
 
 impl Candidate {
-    /// `runtime / implementation`, or the runtime alone when the point names no implementation.
+    /// `runtime / implementation`, or the runtime alone when the point names no implementation; a flavor
+    /// follows its runtime: `tokio (current_thread) / tokio_mpsc`.
     pub fn label(&self) -> String {
-        match &self.implementation {
-            Some(i) => format!("{} / {i}", self.runtime),
+        let runtime = match &self.flavor {
+            Some(flavor) => format!("{} ({flavor})", self.runtime),
             None => self.runtime.to_string(),
+        };
+        match &self.implementation {
+            Some(i) => format!("{runtime} / {i}"),
+            None => runtime,
         }
     }
 }

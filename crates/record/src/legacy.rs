@@ -44,23 +44,55 @@ pub fn implied_impl(experiment: &str, runtime: &str) -> Option<&'static str> {
     })
 }
 
-/// Gives `spec` today's experiment ID, and the `impl:` key it would have today (first, as the experiments put
-/// it) when it is a message row written before the key existed.
+/// The experiments whose tokio points ran on tokio's multi-thread pool before tokio's points named their
+/// flavor (Ben-Asher & Feitelson's constructs); its other points ran on a current-thread runtime.
+const TOKIO_POOL_EXPERIMENTS: [&str; 7] = [
+    overhead_schema::experiments::sched::YIELD,
+    overhead_schema::experiments::sched::BROADCAST,
+    overhead_schema::experiments::spawn::FORKJOIN,
+    overhead_schema::experiments::spawn::REMOTE,
+    overhead_schema::experiments::spawn::BULK,
+    overhead_schema::experiments::grain::SWEEP,
+    overhead_schema::experiments::sync::OVERSUB,
+];
+
+/// The `flavor:` value a point of `experiment` by `runtime` measured before points named it: tokio's
+/// multi-thread pool for [`TOKIO_POOL_EXPERIMENTS`], its current-thread runtime for the rest. `None` for a
+/// runtime without flavors.
+pub fn implied_flavor(experiment: &str, runtime: &str) -> Option<&'static str> {
+    use overhead_schema::runtimes::{TokioFlavor, TOKIO};
+    (runtime == TOKIO).then(|| {
+        let flavor = if TOKIO_POOL_EXPERIMENTS.contains(&experiment) {
+            TokioFlavor::MultiThread
+        } else {
+            TokioFlavor::CurrentThread
+        };
+        flavor.name()
+    })
+}
+
+/// Gives `spec` today's experiment ID, the `impl:` key it would have today when it is a message row written
+/// before the key existed, and the `flavor:` it measured when it is a tokio point written before flavors were
+/// named (each first, as the plan puts them: `flavor:` then `impl:`).
 pub fn upgrade_spec(spec: &mut PointSpec) {
     let current = current_experiment_id(&spec.experiment);
     if current != spec.experiment {
         spec.experiment = current.to_string();
     }
-    if spec.param("impl").is_some() {
-        return;
+    if spec.param("impl").is_none() {
+        if let Some(implementation) = implied_impl(&spec.experiment, &spec.runtime) {
+            spec.params.insert(0, ("impl".into(), implementation.into()));
+        }
     }
-    if let Some(implementation) = implied_impl(&spec.experiment, &spec.runtime) {
-        spec.params.insert(0, ("impl".into(), implementation.into()));
+    if spec.param(overhead_schema::runtimes::FLAVOR_KEY).is_none() {
+        if let Some(flavor) = implied_flavor(&spec.experiment, &spec.runtime) {
+            spec.params.insert(0, (overhead_schema::runtimes::FLAVOR_KEY.into(), flavor.into()));
+        }
     }
 }
 
 /// A point name (`experiment/runtime:R/key:value/…`) as [`upgrade_spec`] would make it: unchanged unless its
-/// experiment was renamed or it is a message row without `impl:`.
+/// experiment was renamed, it is a message row without `impl:`, or a tokio point without `flavor:`.
 pub fn upgrade_name(name: &str) -> String {
     if let Some((experiment, rest)) = name.split_once('/') {
         let current = current_experiment_id(experiment);
@@ -70,18 +102,19 @@ pub fn upgrade_name(name: &str) -> String {
     }
     let mut parts = name.splitn(3, '/');
     let (Some(experiment), Some(runtime)) = (parts.next(), parts.next()) else { return name.to_string() };
-    let rest = parts.next();
     let Some(runtime_name) = runtime.strip_prefix("runtime:") else { return name.to_string() };
-    if rest.is_some_and(|r| r.split('/').any(|kv| kv.starts_with("impl:"))) {
-        return name.to_string();
+    let mut params: Vec<&str> = parts.next().map(|rest| rest.split('/').collect()).unwrap_or_default();
+    let has = |params: &[&str], key: &str| params.iter().any(|kv| kv.split_once(':').is_some_and(|(k, _)| k == key));
+    let implied = implied_impl(experiment, runtime_name).map(|i| format!("impl:{i}"));
+    if let Some(implementation) = implied.as_deref().filter(|_| !has(&params, "impl")) {
+        params.insert(0, implementation);
     }
-    match implied_impl(experiment, runtime_name) {
-        Some(implementation) => match rest {
-            Some(rest) => format!("{experiment}/{runtime}/impl:{implementation}/{rest}"),
-            None => format!("{experiment}/{runtime}/impl:{implementation}"),
-        },
-        None => name.to_string(),
+    let flavor =
+        implied_flavor(experiment, runtime_name).map(|f| format!("{}:{f}", overhead_schema::runtimes::FLAVOR_KEY));
+    if let Some(flavor) = flavor.as_deref().filter(|_| !has(&params, overhead_schema::runtimes::FLAVOR_KEY)) {
+        params.insert(0, flavor);
     }
+    std::iter::once(experiment).chain(std::iter::once(runtime)).chain(params).collect::<Vec<_>>().join("/")
 }
 
 #[cfg(test)]
@@ -101,7 +134,10 @@ mod tests {
         upgrade_spec(&mut old);
         assert_eq!(old.name(), "msg.switch/runtime:os/impl:std_mpsc/placement:same_cpu");
         assert_eq!(upgrade_name(&old_name), old.name());
-        assert_eq!(upgrade_name("msg.async/runtime:tokio"), "msg.async/runtime:tokio/impl:tokio_mpsc");
+        assert_eq!(
+            upgrade_name("msg.async/runtime:tokio"),
+            "msg.async/runtime:tokio/flavor:current_thread/impl:tokio_mpsc"
+        );
         assert_eq!(
             upgrade_name("msg.async/runtime:java-virtual"),
             "msg.async/runtime:java-virtual/impl:linked_transfer_queue"
@@ -117,6 +153,27 @@ mod tests {
             assert_eq!(upgrade_name(name), name);
         }
         assert_eq!(upgrade_name("msg.async/runtime:some-new-runtime"), "msg.async/runtime:some-new-runtime");
+    }
+
+    /// An older tokio point reads under the flavor it ran on: the constructs on the multi-thread pool, the rest on
+    /// a current-thread runtime; by spec and by name alike, and a point that names its flavor is left alone.
+    #[test]
+    fn older_tokio_points_read_as_the_flavor_they_ran_on() {
+        let mut old = spec("spawn.forkjoin", "tokio", &[("mechanism", "spawn"), ("threads", "1")]);
+        let old_name = old.name();
+        upgrade_spec(&mut old);
+        assert_eq!(old.name(), "spawn.forkjoin/runtime:tokio/flavor:multi_thread/mechanism:spawn/threads:1");
+        assert_eq!(upgrade_name(&old_name), old.name());
+        assert_eq!(upgrade_name("sync.sem/runtime:tokio/op:p"), "sync.sem/runtime:tokio/flavor:current_thread/op:p");
+        assert_eq!(upgrade_name("base.loop/runtime:tokio"), "base.loop/runtime:tokio/flavor:current_thread");
+        let mut old_row = spec("msg.switch", "tokio", &[("placement", "same_cpu")]);
+        let old_row_name = old_row.name();
+        upgrade_spec(&mut old_row);
+        let today = "msg.switch/runtime:tokio/flavor:current_thread/impl:tokio_mpsc/placement:same_cpu";
+        assert_eq!((old_row.name().as_str(), upgrade_name(&old_row_name).as_str()), (today, today));
+        let named = "spawn.bulk/runtime:tokio/flavor:current_thread/tasks:1000/threads:1";
+        assert_eq!(upgrade_name(named), named);
+        assert_eq!(upgrade_name("sync.sem/runtime:smol/op:p"), "sync.sem/runtime:smol/op:p");
     }
 
     /// A renamed experiment's points read under today's ID, by spec and by name; its parameters stay.

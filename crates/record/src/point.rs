@@ -64,6 +64,15 @@ impl PointSpec {
         gbench_name(&self.experiment, &self.runtime, &self.params)
     }
 
+    /// The runtime as a table names it: `tokio (current_thread)` for a flavor of a runtime that has several
+    /// (its `flavor:` parameter), else the runtime's name.
+    pub fn runtime_label(&self) -> String {
+        match self.param(overhead_schema::runtimes::FLAVOR_KEY) {
+            Some(flavor) => format!("{} ({flavor})", self.runtime),
+            None => self.runtime.to_string(),
+        }
+    }
+
     /// The value of parameter `key`, if the point has it.
     pub fn param(&self, key: &str) -> Option<&str> {
         self.params.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())

@@ -223,7 +223,7 @@ fn choices(record: &RunRecord, shown: usize) -> String {
     let mut out =
         "\nThe cheapest implementation of each kind (the fastest; the next outside its CI, by its ratio)\n".to_string();
     for t in record.choices.iter().take(shown) {
-        let name = |c: &overhead_record::Candidate| c.implementation.clone().unwrap_or_else(|| c.runtime.to_string());
+        let name = |c: &overhead_record::Candidate| c.implementation.clone().unwrap_or_else(|| c.label());
         let Some(best) = t.candidates.first() else { continue };
         let tied: Vec<String> = t.best_group().skip(1).map(name).collect();
         let tied = if tied.is_empty() { String::new() } else { format!(" (tied within the CIs: {})", tied.join(", ")) };

@@ -26,6 +26,13 @@ pub trait RuntimeUnderTest: Sync {
     fn id(&self) -> overhead_schema::runtimes::RuntimeId {
         overhead_schema::runtimes::RuntimeId::named(self.name())
     }
+    /// Which of its runtime's schedulers it is, when the runtime has several that users choose between
+    /// (tokio's `current_thread` and `multi_thread`): each flavor is an entry of its own in the registry under
+    /// the runtime's one name, and every point it plans carries `flavor:NAME` as its first parameter
+    /// (docs/ARCHITECTURE.md "Runtimes under test"). `None` (the default) for a runtime with one scheduler.
+    fn flavor(&self) -> Option<&'static str> {
+        None
+    }
     /// One line for `overhead list`: what implements it.
     fn about(&self) -> &'static str;
     /// Whether it can run on this machine and build; the reason when not (a fiber back-end without a

@@ -83,6 +83,31 @@ macro_rules! async_runtime {
                 &$offers
             }
         }
+        $crate::async_runtime::async_messages!(
+            $runtime,
+            name: $name,
+            offers: $offers,
+            rows_on: $rows_on,
+            streams_on: $streams_on,
+            own_rendezvous: $own_channel => $own_rendezvous
+        );
+    };
+}
+pub(crate) use async_runtime;
+
+/// Makes `$runtime`'s message rows and `msg.throughput`: its channels' rows on the one-thread executor
+/// `$rows_on` makes, its streams on the executors `$streams_on` makes, and the rendezvous of its own channel
+/// `$own_channel` in its own idiom (`$own_rendezvous`), as [`async_runtime!`] describes; for a runtime whose
+/// other capabilities are written apart (tokio's flavors).
+macro_rules! async_messages {
+    (
+        $runtime:ty,
+        name: $name:literal,
+        offers: $offers:path,
+        rows_on: $rows_on:expr,
+        streams_on: $streams_on:expr,
+        own_rendezvous: $own_channel:path => $own_rendezvous:path
+    ) => {
         impl overhead_runtime_api::primitives::Messages for $runtime {
             /// An unbounded channel of `implementation`, sender and receiver in the same task of the one-thread
             /// executor (`async_channels::message_row`).
@@ -146,4 +171,4 @@ macro_rules! async_runtime {
         }
     };
 }
-pub(crate) use async_runtime;
+pub(crate) use async_messages;

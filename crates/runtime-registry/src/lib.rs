@@ -6,7 +6,7 @@
 
 mod registry;
 
-pub use registry::{column_rank, default_run, find, names, registry, resolve};
+pub use registry::{column_rank, default_run, find, find_all, names, registry, resolve};
 
 #[cfg(test)]
 mod tests {

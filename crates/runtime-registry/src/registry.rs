@@ -8,14 +8,16 @@ use overhead_runtime_os as os;
 use overhead_runtime_parallel::{openmp, rayon_rt};
 
 /// The runtimes, in the order of every table's columns: kernel threads first, then the project's fibers,
-/// the peers, and the external probes. Adding a runtime is one line here and one module.
+/// the peers, and the external probes. Adding a runtime is one line here and one module; a runtime of
+/// several flavors has a line a flavor, side by side (`RuntimeUnderTest::flavor`).
 pub fn registry() -> &'static [&'static dyn RuntimeUnderTest] {
     &[
         &os::Os,
         &fiber::FIBER_ASM,
         &fiber::FIBER_UCONTEXT,
         &fiber::FIBER_COROSENSEI,
-        &tokio_rt::Tokio,
+        &tokio_rt::TokioCurrentThread,
+        &tokio_rt::TokioMultiThread,
         &smol_rt::Smol,
         &monoio_rt::Monoio,
         &rayon_rt::Rayon,
@@ -27,20 +29,36 @@ pub fn registry() -> &'static [&'static dyn RuntimeUnderTest] {
     ]
 }
 
-/// The runtime with this public name (a name a user typed: `--runtime`).
+/// The runtime with this public name (a name a user typed: `--runtime`); of a runtime with flavors, its
+/// first ([`find_all`] has every one).
 pub fn find(name: &str) -> Option<&'static dyn RuntimeUnderTest> {
     registry().iter().copied().find(|r| r.name() == name)
 }
 
-/// The runtime a point names (`PointSpec::runtime`): the one place a record's runtime becomes its code;
-/// `None` for a runtime this build does not have (a record or job from another build).
-pub fn resolve(id: &overhead_schema::runtimes::RuntimeId) -> Option<&'static dyn RuntimeUnderTest> {
-    registry().iter().copied().find(|r| r.id() == *id)
+/// Every entry of the runtime with this public name: one, or one a flavor (`--runtime tokio` measures both).
+pub fn find_all(name: &str) -> Vec<&'static dyn RuntimeUnderTest> {
+    registry().iter().copied().filter(|r| r.name() == name).collect()
 }
 
-/// Every public runtime name, in column order.
+/// The runtime a point names (`PointSpec::runtime`, and its `flavor:` parameter when it has one): the one
+/// place a record's runtime becomes its code; `None` for a runtime or flavor this build does not have (a
+/// record or job from another build). A point without `flavor:` names a runtime without flavors.
+pub fn resolve(
+    id: &overhead_schema::runtimes::RuntimeId,
+    flavor: Option<&str>,
+) -> Option<&'static dyn RuntimeUnderTest> {
+    registry().iter().copied().find(|r| r.id() == *id && r.flavor() == flavor)
+}
+
+/// Every public runtime name, in column order, once (a runtime's flavors share its name).
 pub fn names() -> Vec<&'static str> {
-    registry().iter().map(|r| r.name()).collect()
+    let mut names: Vec<&'static str> = Vec::new();
+    for r in registry() {
+        if !names.contains(&r.name()) {
+            names.push(r.name());
+        }
+    }
+    names
 }
 
 /// The runtimes `overhead run` measures without `--runtime`.
@@ -48,10 +66,11 @@ pub fn default_run() -> Vec<&'static dyn RuntimeUnderTest> {
     registry().iter().copied().filter(|r| r.in_default_run()).collect()
 }
 
-/// Where a runtime's column goes: its index in the registry; names not in it (a record from another
-/// build) after all of them.
+/// Where a runtime's column goes: its index among the registry's [`names`] (a runtime's flavors share
+/// one); names not in it (a record from another build) after all of them.
 pub fn column_rank(name: &str) -> usize {
-    registry().iter().position(|r| r.name() == name).unwrap_or(registry().len())
+    let names = names();
+    names.iter().position(|n| *n == name).unwrap_or(names.len())
 }
 
 #[cfg(test)]
@@ -119,6 +138,28 @@ mod tests {
         }
     }
 
+    /// Entries that share a name are the flavors of one runtime, side by side, each named by its flavor, and a
+    /// point finds its flavor.
+    #[test]
+    fn a_runtimes_flavors_sit_together_and_resolve_by_their_parameter() {
+        for name in names() {
+            let entries = find_all(name);
+            let first = registry().iter().position(|r| r.name() == name).unwrap();
+            assert!(registry()[first..first + entries.len()].iter().all(|r| r.name() == name), "{name}: not adjacent");
+            if entries.len() > 1 {
+                for r in &entries {
+                    let flavor = r.flavor().unwrap_or_else(|| panic!("{name}: two entries, one without a flavor"));
+                    assert_eq!(resolve(&r.id(), Some(flavor)).map(|found| found.flavor()), Some(Some(flavor)));
+                }
+                assert!(resolve(&entries[0].id(), None).is_none(), "{name}: a point must name its flavor");
+            } else {
+                assert!(entries[0].flavor().is_none() && resolve(&entries[0].id(), None).is_some());
+            }
+        }
+        assert_eq!(find_all("tokio").len(), 2);
+        assert!(resolve(&"tokio".into(), Some("work_stealing")).is_none());
+    }
+
     #[test]
     fn names_are_unique_and_found() {
         let names = names();
@@ -126,6 +167,6 @@ mod tests {
             assert!(!names[..i].contains(name), "{name} twice");
             assert_eq!(find(name).map(|r| r.name()), Some(*name));
         }
-        assert_eq!(column_rank("not a runtime"), registry().len());
+        assert_eq!(column_rank("not a runtime"), names.len());
     }
 }

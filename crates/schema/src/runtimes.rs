@@ -11,6 +11,33 @@ use serde::{Deserialize, Serialize};
 pub const OS: &str = "os";
 /// MPI ranks launched by `mpirun` (`overhead_runtime_external::mpi`).
 pub const MPI: &str = "mpi";
+/// tokio (`overhead_runtime_async::tokio_rt`), measured in both its flavors ([`TokioFlavor`]).
+pub const TOKIO: &str = "tokio";
+
+/// The parameter that names a runtime's flavor in its points (`flavor:current_thread`), first after the
+/// runtime; only a runtime with several schedulers has it (`RuntimeUnderTest::flavor`).
+pub const FLAVOR_KEY: &str = "flavor";
+
+/// tokio's two schedulers, which its users choose between (`#[tokio::main(flavor = "…")]`): the
+/// `flavor:` parameter of every tokio point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokioFlavor {
+    /// Every task on the one thread that calls `block_on`.
+    CurrentThread,
+    /// Work-stealing worker threads, one a CPU of the point.
+    MultiThread,
+}
+
+impl TokioFlavor {
+    /// The parameter's value: `current_thread`, `multi_thread`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TokioFlavor::CurrentThread => "current_thread",
+            TokioFlavor::MultiThread => "multi_thread",
+        }
+    }
+}
 
 /// A runtime's public name, the `runtime:` of point names (`os`, `fiber-asm`, `tokio`): typed, so that a
 /// point's runtime is never confused with another string it sits beside (an experiment ID, an
@@ -113,5 +140,13 @@ mod tests {
         assert_eq!(RuntimeId::OS, RuntimeId::from("os"));
         assert_ne!(RuntimeId::OS, "mpi");
         assert_eq!(format!("runtime:{}", RuntimeId::MPI), "runtime:mpi");
+    }
+
+    /// A flavor's name is its serde form, the value of `flavor:` in point names.
+    #[test]
+    fn a_tokio_flavor_is_named_as_serde_writes_it() {
+        for flavor in [TokioFlavor::CurrentThread, TokioFlavor::MultiThread] {
+            assert_eq!(serde_json::to_string(&flavor).unwrap(), format!("\"{}\"", flavor.name()));
+        }
     }
 }

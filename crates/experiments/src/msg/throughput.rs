@@ -275,8 +275,11 @@ mod tests {
                 let first: Vec<&str> = points.iter().map(|(s, _)| s.param("impl").unwrap()).collect();
                 assert_eq!(first[0], offered[0].as_str());
                 for (s, runs) in &points {
-                    let keys: Vec<&str> = s.params.iter().map(|(k, _)| k.as_str()).collect();
+                    // A runtime's flavor names itself first (tokio's), then the experiment's own keys.
+                    let keys: Vec<&str> =
+                        s.params.iter().map(|(k, _)| k.as_str()).filter(|k| *k != "flavor").collect();
                     assert_eq!(keys, ["impl", "pattern", "capacity", "placement"], "{}", s.name());
+                    assert_eq!(s.param("flavor").is_some(), runtime.flavor().is_some(), "{}", s.name());
                     let p: Params = s.params_as().unwrap();
                     if !*runs {
                         // Only where this machine's CPUs 0 and 1 share a core.

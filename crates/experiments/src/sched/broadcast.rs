@@ -161,7 +161,7 @@ mod tests {
         assert!(os
             .iter()
             .all(|(w, cpus)| cpus.len() == 1 + w.parse::<usize>().unwrap() && cpus[1..].iter().all(|&c| c == 1)));
-        let tokio = cpus_of(&overhead_runtime_async::tokio_rt::Tokio);
+        let tokio = cpus_of(&overhead_runtime_async::tokio_rt::TokioMultiThread);
         assert!(tokio.iter().all(|(_, cpus)| cpus == &vec![0, 1]), "{tokio:?}");
         let fiber = cpus_of(&overhead_runtime_fibers::FIBER_ASM);
         assert!(fiber.iter().all(|(_, cpus)| cpus == &vec![0]), "{fiber:?}");

@@ -96,14 +96,14 @@ fn yield_rounds(record: &RunRecord, format: Format) -> String {
         return String::new();
     }
     let loads: BTreeSet<u64> = points.iter().filter_map(|p| Some(yield_params(p)?.load? as u64)).collect();
-    let mut columns: Vec<(&str, u64)> = Vec::new();
+    // A column per runtime (a flavor its own: tokio's current-thread flavor runs one CPU, its multi-thread one
+    // the others) and CPU count.
+    let mut columns: Vec<(String, u64)> = Vec::new();
     for runtime in runtimes_of(record, overhead_schema::experiments::sched::YIELD) {
-        let cpus: BTreeSet<u64> = points
-            .iter()
-            .filter(|p| p.spec.runtime == runtime)
-            .filter_map(|p| Some(yield_params(p)?.cpus as u64))
-            .collect();
-        columns.extend(cpus.into_iter().map(|c| (runtime, c)));
+        let of_runtime = points.iter().filter(|p| p.spec.runtime == runtime);
+        let cells: BTreeSet<(String, u64)> =
+            of_runtime.filter_map(|p| Some((p.spec.runtime_label(), yield_params(p)?.cpus as u64))).collect();
+        columns.extend(cells);
     }
     let mut table = new_table(format);
     let mut header = vec!["load".to_string()];
@@ -113,7 +113,7 @@ fn yield_rounds(record: &RunRecord, format: Format) -> String {
         let mut row = vec![Cell::new(load)];
         for (runtime, cpus) in &columns {
             let p = points.iter().copied().find(|p| {
-                p.spec.runtime == *runtime
+                p.spec.runtime_label() == *runtime
                     && yield_params(p)
                         .is_some_and(|q| q.cpus as u64 == *cpus && q.load.map(|l| l as u64) == Some(*load))
             });
@@ -125,11 +125,10 @@ fn yield_rounds(record: &RunRecord, format: Format) -> String {
     out += "load: extra yielding activities per CPU; a round: the measuring activity's yield and one turn of \
             every other activity on its CPU\n";
     let label = |runtime: &str, series: &[(String, String)]| {
-        let cpus = series
-            .iter()
-            .find(|(k, _)| k == "cpus")
-            .map_or(String::new(), |(_, v)| format!(", {v} {}", if v == "1" { "CPU" } else { "CPUs" }));
-        format!("{runtime}{cpus}")
+        let value = |key: &str| series.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        let flavor = value(overhead_schema::runtimes::FLAVOR_KEY).map_or(String::new(), |f| format!(" ({f})"));
+        let cpus = value("cpus").map_or(String::new(), |v| format!(", {v} {}", if v == "1" { "CPU" } else { "CPUs" }));
+        format!("{runtime}{flavor}{cpus}")
     };
     let fits = record
         .fits

@@ -103,8 +103,11 @@ pub fn bulk<P: TaskPool>(cpus: &[usize], tasks: u64, h: &Harness) -> anyhow::Res
 /// block on it (tokio: `Handle::spawn`, `block_on` of its `JoinHandle`; smol: `Executor::spawn`,
 /// `smol::block_on` of its `Task`).
 ///
-/// Errors: the pool could not start.
+/// Errors: the pool runs on its caller's thread ([`TaskPool::CALLERS_THREAD`]), or could not start.
 pub fn remote<P: TaskPool>(executor: usize, generators: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
+    if let Some(why) = P::CALLERS_THREAD {
+        anyhow::bail!("{}: no remote spawn: {why}", P::RUNTIME);
+    }
     let pool = P::start(&[executor])?;
     let notes = pool.notes().into_iter().collect();
     let report = measure_team_warm(h, generators, |_, n| {

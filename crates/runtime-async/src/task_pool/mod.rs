@@ -41,6 +41,9 @@ pub trait TaskPool: Sized + Sync {
     type Gate: Send + Sync + 'static;
     /// The runtime's notify-all primitive.
     type Broadcast: Send + Sync + 'static;
+    /// When the pool's one thread is the caller's (tokio's current-thread flavor), why: it has no executor
+    /// apart from a spawner, so `spawn.remote` refuses it. `None` for a pool of its own threads.
+    const CALLERS_THREAD: Option<&'static str> = None;
 
     /// A pool with one thread per CPU of `cpus`, thread i pinned to `cpus[i]` (tokio: the workers in the
     /// order they start). Refused pinning leaves the thread unpinned and is counted ([`TaskPool::notes`]).

@@ -28,9 +28,13 @@ pub fn yield_round<P: TaskPool>(cpus: &[usize], load: usize, h: &Harness) -> any
             })
         })
         .collect();
-    while started.load(Ordering::Acquire) < loaders.len() {
-        std::thread::yield_now();
-    }
+    // Waited for inside the runtime, yielding: a pool whose one thread is the caller's (tokio's current-thread
+    // flavor) runs its tasks only while something is blocked on it, and would never start them otherwise.
+    pool.block_on(async {
+        while started.load(Ordering::Acquire) < loaders.len() {
+            P::yield_now().await;
+        }
+    });
     let team = cpus.len();
     let measurement = h.measure(
         |n| {
@@ -87,5 +91,20 @@ mod tests {
                 assert_eq!(outcome.measurement.samples_ns.len(), h.config.repetitions, "load {load}");
             }
         }
+    }
+
+    /// On a pool whose one thread is the caller's (tokio's current-thread flavor) the load tasks start and stop
+    /// too: they run only while the caller is blocked on the runtime, so a wait outside it would never end.
+    #[test]
+    fn a_loaded_round_ends_on_a_current_thread_pool() {
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let h = overhead_harness::testing::quick_harness();
+            let cpu = overhead_machine::allowed_cpus()[0];
+            let outcome = super::yield_round::<crate::tokio_rt::TokioCurrentPool>(&[cpu], 2, &h).unwrap();
+            done.send(outcome.measurement.samples_ns.len() == h.config.repetitions).unwrap();
+        });
+        let measured = finished.recv_timeout(std::time::Duration::from_secs(60));
+        assert_eq!(measured, Ok(true), "the loaded round on one thread never ended, or measured too few batches");
     }
 }

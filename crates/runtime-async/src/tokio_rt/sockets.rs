@@ -9,7 +9,7 @@ use ::tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use ::tokio::net::{TcpStream, UnixStream};
 use anyhow::Context as _;
 
-use super::Tokio;
+use super::TokioCurrentThread;
 use crate::socket_round_trips::{echo_sockets, ipc_round_trips, Buffers};
 
 /// One round trip through a tokio socket: the whole message out, the whole echo in.
@@ -33,7 +33,7 @@ echo_sockets!(round_trip;
 
 ipc_round_trips!(
     /// On a new current-thread runtime with its I/O driver, each batch one `block_on`.
-    Tokio, "tokio",
+    TokioCurrentThread, "tokio",
     on: ::tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .build()

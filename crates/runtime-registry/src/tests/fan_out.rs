@@ -34,7 +34,7 @@ fn every_construct_runs_exactly_n_tasks() {
     pool.install(|| rayon_rt::fan_out::scope(N, &count));
     assert_eq!(runs.swap(0, Ordering::Relaxed), N, "rayon");
 
-    let pool = tokio_rt::TokioPool::start(&cpus()).unwrap();
+    let pool = <tokio_rt::TokioPool>::start(&cpus()).unwrap();
     let handles = pool.on_worker(move |spawner| async move {
         let mut handles = Vec::with_capacity(N as usize);
         overhead_runtime_async::task_pool::fan_out::spawn_all_of(&spawner, N, count, &mut handles).await;
