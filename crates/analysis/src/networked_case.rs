@@ -94,7 +94,7 @@ pub struct RoundTrip<'a> {
 /// The other-host round trip of a small message measured in the run: `mpi.pingpong` payload 8
 /// `other_host`, else `msg.ipc` TCP payload 8 `other_host`.
 pub fn round_trip(record: &RunRecord) -> Option<RoundTrip<'_>> {
-    let across = |p: &&PointRecord| p.spec.placement_param() == Some(Placement::OtherHost);
+    let across = |p: &&PointRecord| p.spec.placement == Some(Placement::OtherHost);
     let small = |p: &PointRecord| p.spec.param("payload") == Some("8");
     let mpi = record
         .points

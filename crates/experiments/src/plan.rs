@@ -64,6 +64,7 @@ impl PlanContext {
     ) -> PointSpec {
         let mut spec = self.spec(experiment, runtime, &[], cpus);
         spec.params.extend(overhead_record::params::encode(params));
+        spec.settle_placement();
         spec
     }
 
@@ -333,15 +334,11 @@ impl PairSpan {
     }
 }
 
-/// `spec` with `placement:NAME` appended to its parameters.
-fn with_placement(mut spec: PointSpec, placement: Placement) -> PointSpec {
-    spec.params.push(("placement".into(), serde_plain(placement)));
+/// `spec` with `placement:NAME` appended to its parameters, and as its placement.
+pub fn with_placement(mut spec: PointSpec, placement: Placement) -> PointSpec {
+    spec.params.push((overhead_schema::placement::PLACEMENT_KEY.into(), placement.name().into()));
+    spec.placement = Some(placement);
     spec
-}
-
-/// The serde string of a placement (`same_cpu`, `other_core`, …), used as a parameter value.
-pub fn serde_plain(placement: Placement) -> String {
-    serde_json::to_value(placement).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
 }
 
 #[cfg(test)]

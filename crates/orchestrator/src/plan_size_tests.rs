@@ -79,7 +79,8 @@ fn each_placement_class_has_exactly_one_pair() {
     for (cpus, topology) in machines() {
         let mut by_cell: BTreeMap<String, Vec<Placement>> = BTreeMap::new();
         for spec in planned(&topology, Mode::Default) {
-            let Some(placement) = spec.placement_param() else { continue };
+            // Free parties have no pair to check: the scheduler places them.
+            let Some(placement) = spec.placement.filter(|p| *p != Placement::Free) else { continue };
             let cell: Vec<String> =
                 spec.params.iter().filter(|(k, _)| k != "placement").map(|(k, v)| format!("{k}:{v}")).collect();
             by_cell
@@ -160,6 +161,27 @@ fn oversubscription_stays_in_one_package_outside_full() {
                 assert_eq!(s.cpus.len(), expected, "{cpus} CPUs, {mode:?}: {}", s.name());
                 let packages: BTreeSet<usize> = s.cpus.iter().map(|&c| topology.cpu(c).unwrap().package).collect();
                 assert!(mode == Mode::Full || packages.len() == 1, "{}", s.name());
+            }
+        }
+    }
+}
+
+/// A point's placement is one value: wherever its name says `placement:`, the spec's placement is that
+/// placement (a free stream's, an other-host pair's too), and the plan makes no name whose placement the
+/// schema does not know; a flavor of a runtime with flavors names itself first.
+#[test]
+fn a_named_placement_is_the_points_placement_and_a_flavor_comes_first() {
+    for (cpus, topology) in machines() {
+        for mode in [Mode::Quick, Mode::Default, Mode::Full] {
+            for spec in planned(&topology, mode) {
+                if let Some(named) = spec.param("placement") {
+                    let parsed = Placement::named(named);
+                    assert!(parsed.is_some(), "{cpus} CPUs: {}: no such placement", spec.name());
+                    assert_eq!(spec.placement, parsed, "{cpus} CPUs: {}", spec.name());
+                }
+                if let Some(at) = spec.params.iter().position(|(k, _)| k == "flavor") {
+                    assert_eq!(at, 0, "{}", spec.name());
+                }
             }
         }
     }

@@ -9,14 +9,17 @@ use std::collections::BTreeMap;
 
 /// The spec of a point of `experiment` for `runtime` with the given parameters on `cpus`, on this host.
 pub fn spec(experiment: &str, runtime: &str, params: &[(&str, &str)], cpus: &[usize]) -> PointSpec {
-    PointSpec {
+    let mut spec = PointSpec {
         experiment: experiment.into(),
         runtime: runtime.into(),
         params: params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         cpus: cpus.to_vec(),
         placement: None,
         hosts: Vec::new(),
-    }
+    };
+    // As the plan and the record reader leave it: the named placement parsed into the field.
+    spec.settle_placement();
+    spec
 }
 
 /// Processes of one point, one per round from 1, whose median batches are `medians` (ns): one operation a

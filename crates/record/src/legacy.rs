@@ -75,6 +75,9 @@ pub fn implied_flavor(experiment: &str, runtime: &str) -> Option<&'static str> {
 /// before the key existed, and the `flavor:` it measured when it is a tokio point written before flavors were
 /// named (each first, as the plan puts them: `flavor:` then `impl:`).
 pub fn upgrade_spec(spec: &mut PointSpec) {
+    // Records written before the placement was parsed once kept the topology's relation of the first two
+    // CPUs beside a `placement:` that could say otherwise (`other_host`, `free`).
+    spec.settle_placement();
     let current = current_experiment_id(&spec.experiment);
     if current != spec.experiment {
         spec.experiment = current.to_string();

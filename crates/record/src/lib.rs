@@ -64,7 +64,7 @@ pub use op_counts::{
     TICK_KEY, WINDOW_CPU_KEY,
 };
 pub use outcome::Outcome;
-pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult, FREE_PLACEMENT};
+pub use point::{Metric, PointRecord, PointSpec, ProcessRecord, SkipKind, SkippedPoint, ThreadResult};
 pub use process_costs::{ProcessCosts, RECENT_RUNS};
 pub use round_policy::RoundPolicy;
 pub use run_summary::{family_of, PointRunSummary, RunConfig, RunSummary};

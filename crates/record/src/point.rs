@@ -33,10 +33,6 @@ impl Metric {
     }
 }
 
-/// The `placement` value of a point whose threads are not pinned: the scheduler places them on any of the
-/// point's CPUs, as users run threads (crossbeam-channel's suite's scenario; docs/METHOD.md §9).
-pub const FREE_PLACEMENT: &str = "free";
-
 /// A point to measure: experiment, runtime, parameters in their fixed order, and the CPUs it uses.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PointSpec {
@@ -49,7 +45,9 @@ pub struct PointSpec {
     /// Logical CPUs the point's threads are pinned to, thread 0 first; for a point whose threads run free
     /// ([`PointSpec::threads_free`]), the CPUs they may all run on.
     pub cpus: Vec<usize>,
-    /// How the first two CPUs relate, for two-party experiments.
+    /// Where its parties run: the `placement:` parameter of its name where it has one (parsed once, by the
+    /// plan and by the record reader: [`PointSpec::settle_placement`]), else how its first two CPUs relate
+    /// (two-party points without the parameter); `None` for a point on one CPU.
     pub placement: Option<Placement>,
     /// For a point whose processes are MPI ranks across hosts (`--hosts`): rank `i` runs on
     /// `hosts[i]`, pinned to `cpus[i]` there. Empty (and absent from the record) for a point on this
@@ -79,10 +77,19 @@ impl PointSpec {
     }
 
     /// Whether the point's threads run free on [`PointSpec::cpus`] (the `placement:free` of
-    /// `msg.throughput`, [`FREE_PLACEMENT`]) rather than pinned one per CPU: then no thread has a CPU of its
+    /// `msg.throughput`, [`Placement::Free`]) rather than pinned one per CPU: then no thread has a CPU of its
     /// own to report.
     pub fn threads_free(&self) -> bool {
-        self.param("placement") == Some(FREE_PLACEMENT)
+        self.placement == Some(Placement::Free)
+    }
+
+    /// Sets [`PointSpec::placement`] from the `placement:` parameter when the point's name has one: the one
+    /// place the parameter is parsed. A value that names no placement leaves the field as it is (an
+    /// experiment's own decoding then refuses it by name).
+    pub fn settle_placement(&mut self) {
+        if let Some(placement) = self.param(overhead_schema::placement::PLACEMENT_KEY).and_then(Placement::named) {
+            self.placement = Some(placement);
+        }
     }
 
     /// The parameters as the experiment's typed struct ([`super::params::decode`]).
@@ -90,16 +97,6 @@ impl PointSpec {
     /// Errors: a parameter is missing or its value is not what `P` takes; the message names the point.
     pub fn params_as<P: serde::de::DeserializeOwned>(&self) -> anyhow::Result<P> {
         super::params::decode(self)
-    }
-
-    /// The `placement` parameter the plan adds to two-party points (the name's placement, which may differ
-    /// from [`PointSpec::placement`], the topology's relation of the first two CPUs); `None` on other points.
-    pub fn placement_param(&self) -> Option<Placement> {
-        #[derive(Deserialize)]
-        struct Placed {
-            placement: Option<Placement>,
-        }
-        self.params_as::<Placed>().ok().and_then(|p| p.placement)
     }
 
     /// Whether this is a point of the experiment with ID `id`.
@@ -350,5 +347,31 @@ impl SkippedPoint {
     /// A point skipped before running, for `reason`.
     pub fn new(spec: PointSpec, kind: SkipKind, reason: impl Into<String>) -> SkippedPoint {
         SkippedPoint { name: spec.name(), spec, kind, reason: reason.into() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The named placement becomes the spec's, whatever the topology's relation of its CPUs said; a name
+    /// without one, or with a value no placement has, leaves the field alone.
+    #[test]
+    fn the_named_placement_settles_into_the_field() {
+        let mut across = crate::fixture::spec("mpi.pingpong", "mpi", &[("placement", "other_host")], &[0, 0]);
+        across.placement = Some(Placement::SameCpu);
+        across.settle_placement();
+        assert_eq!(across.placement, Some(Placement::OtherHost));
+        let mut free = crate::fixture::spec("msg.throughput", "os", &[("placement", "free")], &[0, 1]);
+        free.placement = Some(Placement::OtherCore);
+        free.settle_placement();
+        assert!(free.threads_free());
+        let mut unnamed = crate::fixture::spec("sync.faa", "os", &[("threads", "2")], &[0, 1]);
+        unnamed.placement = Some(Placement::OtherCore);
+        unnamed.settle_placement();
+        assert_eq!(unnamed.placement, Some(Placement::OtherCore));
+        let mut odd = crate::fixture::spec("msg.ipc", "os", &[("placement", "next_door")], &[0, 1]);
+        odd.settle_placement();
+        assert_eq!(odd.placement, None);
     }
 }

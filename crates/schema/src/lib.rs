@@ -8,6 +8,7 @@ mod config;
 pub mod experiments;
 mod measurement;
 mod param_enum;
+pub mod placement;
 pub mod runtimes;
 pub mod speed;
 pub mod variants;

@@ -21,37 +21,16 @@ pub struct Params {
     pub pattern: Pattern,
     /// 0 (rendezvous), 1, [`N`], [`NEVER_FULL`] or unbounded.
     pub capacity: Capacity,
-    /// Where the parties run.
-    pub placement: StreamPlacement,
+    /// Where the parties run: one of [`STREAM_PLACEMENTS`].
+    pub placement: Placement,
 }
 
 /// Where a stream's parties run: the `placement:` values of `msg.throughput`, two pinned placements and the
 /// free one, so that a reader sees which question a number answers (docs/METHOD.md §9, "Channel throughput:
-/// which question a number answers").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StreamPlacement {
-    /// Every party pinned to the home CPU: the parties take turns.
-    SameCpu,
-    /// Producers pinned to the home CPU (sharing it when there are several), consumers to a CPU of another
-    /// core: what a message costs between two cores.
-    OtherCore,
-    /// No party pinned: the scheduler places them on the run's CPUs, as users run threads and as
-    /// crossbeam-channel's suite does ([`overhead_record::FREE_PLACEMENT`]).
-    Free,
-}
-
-impl StreamPlacement {
-    /// The topology's placement of a pinned one; `None` for free parties, whose CPUs relate as the
-    /// scheduler decides.
-    fn pinned(self) -> Option<Placement> {
-        match self {
-            StreamPlacement::SameCpu => Some(Placement::SameCpu),
-            StreamPlacement::OtherCore => Some(Placement::OtherCore),
-            StreamPlacement::Free => None,
-        }
-    }
-}
+/// which question a number answers"): every party on the home CPU (they take turns), producers on the home
+/// CPU and consumers on another core's (what a message costs between two cores), or no party pinned (the
+/// scheduler places them on the run's CPUs, as users run threads and as crossbeam-channel's suite does).
+pub const STREAM_PLACEMENTS: [Placement; 3] = [Placement::SameCpu, Placement::OtherCore, Placement::Free];
 
 /// How many times the mode's target a `msg.throughput` batch lasts ([`Experiment::harness_config`]).
 pub const STREAM_BATCH_FACTOR: f64 = 10.0;
@@ -88,10 +67,10 @@ impl Throughput {
 }
 
 /// The (pattern, capacity, placement) cells of a mode's grid, before an implementation filters them.
-fn grid(mode: Mode) -> Vec<(Pattern, Capacity, StreamPlacement)> {
+fn grid(mode: Mode) -> Vec<(Pattern, Capacity, Placement)> {
     use Capacity::{Bounded, Unbounded};
     use Pattern::*;
-    use StreamPlacement::{Free, OtherCore, SameCpu};
+    use Placement::{Free, OtherCore, SameCpu};
     match mode {
         Mode::Quick => vec![(Spsc, Bounded(N), OtherCore), (Spsc, Bounded(N), Free)],
         // The default run's budget (≤ 90 s in all) leaves room for the cases the crossbeam-channel cross-check
@@ -122,8 +101,8 @@ fn grid(mode: Mode) -> Vec<(Pattern, Capacity, StreamPlacement)> {
 
 /// Whether `implementation` has the cell: its capacity and pattern, and, for the suite's own scenario
 /// (free parties, a bound no batch reaches), whether it is one of the crates the suite compares.
-fn has_cell(implementation: ChannelImpl, (pattern, capacity, placement): (Pattern, Capacity, StreamPlacement)) -> bool {
-    let suite_scenario = placement == StreamPlacement::Free || capacity == Capacity::Bounded(NEVER_FULL);
+fn has_cell(implementation: ChannelImpl, (pattern, capacity, placement): (Pattern, Capacity, Placement)) -> bool {
+    let suite_scenario = placement == Placement::Free || capacity == Capacity::Bounded(NEVER_FULL);
     implementation.has_capacity(capacity)
         && implementation.has_pattern(pattern)
         && (!suite_scenario || implementation.runs_free())
@@ -166,26 +145,21 @@ impl Experiment for Throughput {
                 let (pattern, capacity, placement) = cell;
                 let params = Params { implementation, pattern, capacity, placement };
                 let (producers, consumers) = pattern.parties();
-                let cpus = match placement {
+                let cpus = match (placement, other) {
                     // Free parties may run on every CPU of the run.
-                    StreamPlacement::Free => ctx.cpus.clone(),
+                    (Placement::Free, _) => ctx.cpus.clone(),
                     _ if pattern == Pattern::Seq => vec![home],
-                    StreamPlacement::SameCpu => vec![home; producers + consumers],
-                    StreamPlacement::OtherCore => match other {
-                        Some(other) => {
-                            std::iter::repeat_n(home, producers).chain(std::iter::repeat_n(other, consumers)).collect()
-                        }
-                        None => {
-                            let mut spec = ctx.spec_of(self.id(), runtime, &params, vec![home]);
-                            spec.placement = Some(Placement::OtherCore);
-                            out.push(Planned::Skip(spec, format!("needs a CPU on another core than CPU {home}")));
-                            continue;
-                        }
-                    },
+                    (Placement::OtherCore, Some(other)) => {
+                        std::iter::repeat_n(home, producers).chain(std::iter::repeat_n(other, consumers)).collect()
+                    }
+                    (Placement::OtherCore, None) => {
+                        let spec = ctx.spec_of(self.id(), runtime, &params, vec![home]);
+                        out.push(Planned::Skip(spec, format!("needs a CPU on another core than CPU {home}")));
+                        continue;
+                    }
+                    _ => vec![home; producers + consumers],
                 };
-                let mut spec = ctx.spec_of(self.id(), runtime, &params, cpus);
-                spec.placement = placement.pinned();
-                out.push(Planned::Run(spec));
+                out.push(Planned::Run(ctx.spec_of(self.id(), runtime, &params, cpus)));
             }
         }
         out
@@ -193,9 +167,15 @@ impl Experiment for Throughput {
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let spec = point.spec;
         let Params { implementation, pattern, capacity, placement } = point.params()?;
+        anyhow::ensure!(
+            STREAM_PLACEMENTS.contains(&placement),
+            "{}: placement:{} is not one of a stream's (same_cpu, other_core, free)",
+            spec.name(),
+            placement.name()
+        );
         let shape = StreamShape { pattern, capacity };
         let parties = match placement {
-            StreamPlacement::Free => TeamSeats::Free(&spec.cpus),
+            Placement::Free => TeamSeats::Free(&spec.cpus),
             _ => TeamSeats::Pinned(&spec.cpus),
         };
         let mut notes = vec![format!(
@@ -217,7 +197,7 @@ impl Experiment for Throughput {
         } else {
             h
         };
-        if placement == StreamPlacement::Free {
+        if placement == Placement::Free {
             notes.push(format!(
                 "threads free on CPUs {:?}: the scheduler places them, as in crossbeam-channel's suite; the time \
                  is the stream's span, first start to last receive",
@@ -276,31 +256,30 @@ mod tests {
                 assert_eq!(first[0], offered[0].as_str());
                 for (s, runs) in &points {
                     // A runtime's flavor names itself first (tokio's), then the experiment's own keys.
-                    let keys: Vec<&str> =
-                        s.params.iter().map(|(k, _)| k.as_str()).filter(|k| *k != "flavor").collect();
+                    let keys: Vec<&str> = s.params.iter().map(|(k, _)| k.as_str()).filter(|k| *k != "flavor").collect();
                     assert_eq!(keys, ["impl", "pattern", "capacity", "placement"], "{}", s.name());
                     assert_eq!(s.param("flavor").is_some(), runtime.flavor().is_some(), "{}", s.name());
                     let p: Params = s.params_as().unwrap();
                     if !*runs {
                         // Only where this machine's CPUs 0 and 1 share a core.
-                        assert_eq!(p.placement, StreamPlacement::OtherCore, "{}", s.name());
+                        assert_eq!(p.placement, Placement::OtherCore, "{}", s.name());
                         continue;
                     }
                     assert!(p.implementation.has_capacity(p.capacity) && p.implementation.has_pattern(p.pattern));
-                    if p.placement == StreamPlacement::Free {
+                    if p.placement == Placement::Free {
                         // Free parties may use every CPU of the run, and only the suite's crates have them.
                         assert_eq!(s.cpus, two_cpu_context(mode).cpus, "{}", s.name());
-                        assert_eq!(s.placement, None);
+                        assert_eq!(s.placement, Some(Placement::Free));
                         assert!(s.threads_free() && p.implementation.runs_free(), "{}", s.name());
                         continue;
                     }
                     let (producers, consumers) = p.pattern.parties();
                     let parties = if p.pattern == Pattern::Seq { 1 } else { producers + consumers };
                     assert_eq!(s.cpus.len(), parties, "{}", s.name());
-                    assert_eq!(s.placement, p.placement.pinned());
+                    assert_eq!(s.placement, Some(p.placement), "the parsed placement is the named one");
                     assert!(!s.threads_free());
                     let consumers_apart = s.cpus[s.cpus.len() - 1] != s.cpus[0];
-                    assert_eq!(consumers_apart, p.placement == StreamPlacement::OtherCore, "{}", s.name());
+                    assert_eq!(consumers_apart, p.placement == Placement::OtherCore, "{}", s.name());
                 }
             }
         }

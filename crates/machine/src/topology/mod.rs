@@ -23,10 +23,12 @@ pub(super) use sysfs::online_cpus;
 
 use serde::{Deserialize, Serialize};
 
-/// How two logical CPUs relate, from closest to farthest.
+/// How a point's parties are placed: two logical CPUs' relation, closest first, or no pinning at all.
 ///
-/// Serialized as the snake_case strings `"same_cpu"`, `"smt_sibling"`,
-/// `"other_core"`, `"other_numa_node"`, `"other_package"`, `"other_host"`.
+/// Serialized as the snake_case strings `"same_cpu"`, `"smt_sibling"`, `"other_core"`, `"other_numa_node"`,
+/// `"other_package"`, `"other_host"`, `"free"`: the values of a point's `placement:` parameter and of its
+/// record's `placement` (`overhead_record::PointSpec::placement`, which the plan and the record reader set from the parameter,
+/// so that the two never disagree).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Placement {
@@ -44,11 +46,15 @@ pub enum Placement {
     /// `--hosts` (docs/ARCHITECTURE.md "Hosts and MPI"). A topology never answers it: only a plan
     /// across hosts makes such a point.
     OtherHost,
+    /// No party pinned: the scheduler places them on the point's CPUs, as users run threads and as
+    /// crossbeam-channel's suite does (`msg.throughput`'s free streams). A topology never answers it either.
+    Free,
 }
 
 impl Placement {
-    /// Every placement within one machine, closest first; handy for iterating a benchmark over
-    /// all of them ([`Placement::OtherHost`] is not among them: no two CPUs of one topology have it).
+    /// Every relation of two CPUs within one machine, closest first; handy for iterating a benchmark over
+    /// all of them ([`Placement::OtherHost`] and [`Placement::Free`] are not among them: no two CPUs of one
+    /// topology have them).
     pub const ALL: [Placement; 5] = [
         Placement::SameCpu,
         Placement::SmtSibling,
@@ -58,7 +64,7 @@ impl Placement {
     ];
 
     /// Its serde name, the value of a point's `placement` parameter: `same_cpu`, `smt_sibling`, …
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Placement::SameCpu => "same_cpu",
             Placement::SmtSibling => "smt_sibling",
@@ -66,7 +72,13 @@ impl Placement {
             Placement::OtherNumaNode => "other_numa_node",
             Placement::OtherPackage => "other_package",
             Placement::OtherHost => "other_host",
+            Placement::Free => "free",
         }
+    }
+
+    /// The placement named `name` ([`Placement::name`]); `None` for any other text.
+    pub fn named(name: &str) -> Option<Placement> {
+        Placement::ALL.into_iter().chain([Placement::OtherHost, Placement::Free]).find(|p| p.name() == name)
     }
 }
 

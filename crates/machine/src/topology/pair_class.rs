@@ -42,7 +42,7 @@ impl PairClass {
     pub fn of(topology: &Topology, a: usize, b: usize) -> Option<PairClass> {
         Some(match topology.placement(a, b) {
             // A topology never places two of its CPUs on different hosts: no pair of this machine.
-            Placement::SameCpu | Placement::OtherHost => return None,
+            Placement::SameCpu | Placement::OtherHost | Placement::Free => return None,
             Placement::SmtSibling => PairClass::SmtSibling,
             Placement::OtherNumaNode => PairClass::OtherNumaNode,
             Placement::OtherPackage => PairClass::OtherPackage,

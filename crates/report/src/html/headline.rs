@@ -209,7 +209,7 @@ fn find<'a>(record: &'a RunRecord, key: &KeyCost) -> Option<&'a PointRecord> {
     match key.pick {
         Pick::Only => candidates.next(),
         Pick::MostThreads => candidates.max_by_key(|p| threads(p).unwrap_or(0)),
-        Pick::OtherCpu => candidates.find(|p| p.spec.placement_param().is_some_and(|pl| pl != Placement::SameCpu)),
+        Pick::OtherCpu => candidates.find(|p| p.spec.placement.is_some_and(|pl| pl != Placement::SameCpu)),
     }
 }
 
@@ -219,7 +219,7 @@ fn show(key: &KeyCost, p: &PointRecord) -> Headline {
     if let Some(t) = threads(p) {
         detail.push(format!("{t} threads"));
     }
-    if let Some(pl) = p.spec.placement_param().filter(|_| matches!(key.pick, Pick::OtherCpu)) {
+    if let Some(pl) = p.spec.placement.filter(|_| matches!(key.pick, Pick::OtherCpu)) {
         detail.push(pl.name().replace('_', " "));
     }
     if key.scale != 1.0 {

@@ -27,7 +27,7 @@ fn kernel_specs<'r>(record: &'r RunRecord, experiment: &'r str) -> impl Iterator
 fn placements(record: &RunRecord, experiment: &str) -> Vec<Placement> {
     let mut seen: Vec<Placement> = Vec::new();
     for spec in kernel_specs(record, experiment) {
-        if let Some(p) = spec.placement_param() {
+        if let Some(p) = spec.placement {
             if !seen.contains(&p) {
                 seen.push(p);
             }
@@ -48,7 +48,7 @@ fn payloads(record: &RunRecord, experiment: &str) -> Vec<usize> {
 fn is_cell(spec: &PointSpec, experiment: &str, placement: Placement, transport: IpcTransport, payload: usize) -> bool {
     spec.experiment == experiment
         && spec.runtime == overhead_schema::runtimes::OS
-        && spec.placement_param() == Some(placement)
+        && spec.placement == Some(placement)
         && spec.params_as::<IpcParams>().ok() == Some(IpcParams { transport, payload })
 }
 

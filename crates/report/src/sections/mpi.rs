@@ -96,7 +96,7 @@ fn axes(
     experiment: &str,
     payload: impl Fn(&PointSpec) -> Option<usize>,
 ) -> (Vec<Placement>, Vec<usize>) {
-    let mut placements: Vec<Placement> = specs(record, experiment).filter_map(PointSpec::placement_param).collect();
+    let mut placements: Vec<Placement> = specs(record, experiment).filter_map(|s| s.placement).collect();
     placements.sort_by_key(|&p| placement_rank(p));
     placements.dedup();
     let mut payloads: Vec<usize> = specs(record, experiment).filter_map(payload).collect();
@@ -132,7 +132,7 @@ fn two_rank_table(
         return String::new();
     }
     let is = |s: &PointSpec, placement: Placement, size: usize| {
-        s.experiment == experiment && s.placement_param() == Some(placement) && payload(s) == Some(size)
+        s.experiment == experiment && s.placement == Some(placement) && payload(s) == Some(size)
     };
     let mut table = new_table(format);
     let mut header = vec!["payload".to_string()];
@@ -220,7 +220,7 @@ fn collectives(record: &RunRecord, format: Format) -> String {
     if points.is_empty() {
         return String::new();
     }
-    let across = |p: &PointRecord| p.spec.placement_param() == Some(Placement::OtherHost);
+    let across = |p: &PointRecord| p.spec.placement == Some(Placement::OtherHost);
     let mut columns: Vec<(&str, usize)> = points.iter().map(|(p, q)| (p.spec.experiment.as_str(), q.bytes)).collect();
     columns.sort_by_key(|&(e, b)| (ids.iter().position(|i| *i == e), b));
     columns.dedup();
@@ -416,7 +416,6 @@ mod tests {
     fn mpi_point(experiment: &str, params: &[(&str, &str)], median: f64, hosts: bool) -> PointRecord {
         let mut p = point(experiment, "mpi", params, median);
         p.notes = vec![if hosts { NOTE_HOSTS } else { NOTE_LOCAL }.into()];
-        p.spec.placement = p.spec.placement_param();
         if hosts {
             p.spec.hosts = vec!["10.0.0.1".into(), "10.0.0.2".into()];
         }

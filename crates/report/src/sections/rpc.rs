@@ -60,7 +60,7 @@ fn heading(spec: &PointSpec) -> String {
         Some(RpcTransport::Tcp) => "TCP loopback",
         None => "?",
     };
-    format!("{transport}, {}", spec.placement_param().map_or("?", |p| p.name()))
+    format!("{transport}, {}", spec.placement.map_or("?", |p| p.name()))
 }
 
 /// The rpc section: one table per `rpc.methods` point with its reconciliation, then the `rpc.floor` points
@@ -70,8 +70,7 @@ pub fn rpc_tables(record: &RunRecord, format: Format) -> String {
     if !record.points.iter().any(|p| is_rpc(&p.spec)) && !record.skipped.iter().any(|s| is_rpc(&s.spec)) {
         return String::new();
     }
-    let same_pair =
-        |a: &PointSpec, b: &PointSpec| transport(a) == transport(b) && a.placement_param() == b.placement_param();
+    let same_pair = |a: &PointSpec, b: &PointSpec| transport(a) == transport(b) && a.placement == b.placement;
     let floors: Vec<&PointRecord> = record.points.iter().filter(|p| p.spec.experiment == FLOOR).collect();
     let mut out = String::new();
     for p in record.points.iter().filter(|p| p.spec.experiment == METHODS) {
@@ -148,7 +147,7 @@ fn ping_pong_line(record: &RunRecord, floor: &PointRecord) -> String {
         .filter(|p| {
             p.spec.experiment == overhead_schema::experiments::msg::IPC
                 && p.spec.runtime == overhead_schema::runtimes::OS
-                && p.spec.placement_param() == floor.spec.placement_param()
+                && p.spec.placement == floor.spec.placement
         })
         .filter_map(|p| {
             p.spec.params_as::<IpcParams>().ok().filter(|q| q.transport == transport).map(|q| (q.payload as f64, p))

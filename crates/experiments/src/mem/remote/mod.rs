@@ -22,7 +22,7 @@ use crossbeam_utils::CachePadded;
 
 use super::fairness::{window_ns, windows};
 use super::page::FirstTouchPage;
-use crate::plan::serde_plain;
+use crate::plan::with_placement;
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point, KERNEL};
 use overhead_clock::Clock;
 use overhead_harness::{Harness, Measurement};

@@ -12,12 +12,11 @@ pub(super) fn plan(
     let cpus = ctx.team_cpus(ctx.cpus.len());
     let n = cpus.len();
     let spec = |case: Case, reference: Reference, cpus: Vec<usize>, pair: Option<(usize, usize)>| {
-        let mut spec = ctx.spec_of(experiment, runtime, &Params { case, reference }, cpus);
-        spec.placement = pair.map(|(a, b)| ctx.topology.placement(a, b));
-        if let Some(p) = spec.placement {
-            spec.params.push(("placement".into(), serde_plain(p)));
+        let spec = ctx.spec_of(experiment, runtime, &Params { case, reference }, cpus);
+        match pair {
+            Some((a, b)) => with_placement(spec, ctx.topology.placement(a, b)),
+            None => PointSpec { placement: None, ..spec },
         }
-        spec
     };
     let mut out = Vec::new();
     for case in Case::ALL {
