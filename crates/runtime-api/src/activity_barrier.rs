@@ -12,17 +12,24 @@ use overhead_record::Outcome;
 /// with `barrier`, against the empty loop. `just_spawn` passes no barrier; its `barrier` is
 /// [`BarrierKind::Blocking`] and unused.
 pub trait ActivityBarrier: Sync {
-    /// Measures one operation of `variant`.
+    /// Measures one operation of `point.variant`.
     ///
     /// Errors: the runtime could not start its threads or pool; a combination it refuses.
-    fn activity_barrier(
-        &self,
-        variant: Variant,
-        barrier: BarrierKind,
-        activities: usize,
-        cpus: &[usize],
-        h: &Harness,
-    ) -> anyhow::Result<Outcome>;
+    fn activity_barrier(&self, point: Oversubscribed<'_>, h: &Harness) -> anyhow::Result<Outcome>;
+}
+
+/// One `sync.oversub` point as a runtime measures it: the variant, its barrier, how many activities, and the
+/// CPUs they are spread over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Oversubscribed<'a> {
+    /// `just_spawn`, `just_sync` or `spawn_sync`.
+    pub variant: Variant,
+    /// How an activity waits at the barrier (unused by `just_spawn`).
+    pub barrier: BarrierKind,
+    /// How many activities (Ben-Asher & Feitelson's A).
+    pub activities: usize,
+    /// The point's CPUs.
+    pub cpus: &'a [usize],
 }
 
 /// What a runtime offers of [`super::Capability::ActivityBarrier`]: the combinations it refuses, and why.

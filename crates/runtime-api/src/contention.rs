@@ -16,6 +16,16 @@ pub fn rwlock_writes(i: u64, writers_percent: u32) -> bool {
     (i.wrapping_mul(w)) % 100 < w
 }
 
+/// What one `sync.faa` point adds with: the implementation, and whether every thread adds to one shared
+/// counter or each to its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FetchAndAdd {
+    /// The hardware's atomic add, a hashed lock around a plain add, OpenMP's `atomic`.
+    pub implementation: AtomicImpl,
+    /// One shared counter or one a thread.
+    pub variable: Variable,
+}
+
 /// [`super::Capability::RwLock`]: one thread per CPU of `cpus` (pinned, started together) on one reader-writer
 /// lock, `writers_percent` of each thread's operations writes (increment the protected counter under the write
 /// lock), the rest reads (load it under the read lock), spread evenly through the batch ([`rwlock_writes`]);
@@ -36,13 +46,7 @@ pub trait Contention: Sync {
     /// `sync.faa`: every thread adds 1 to one shared counter or to its own, on its own line.
     ///
     /// Errors: an `implementation` the runtime does not offer; the team could not start.
-    fn fetch_and_add(
-        &self,
-        implementation: AtomicImpl,
-        variable: Variable,
-        cpus: &[usize],
-        h: &Harness,
-    ) -> anyhow::Result<Outcome>;
+    fn fetch_and_add(&self, faa: FetchAndAdd, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome>;
     /// `sync.barrier`: one barrier episode per operation.
     ///
     /// Errors: an `implementation` the runtime does not offer; the barrier or the team could not be created.

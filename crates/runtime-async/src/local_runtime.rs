@@ -262,6 +262,26 @@ macro_rules! local_primitives {
 }
 pub(crate) use local_primitives;
 
+/// The semaphore of a [`LocalRuntime`] whose `Semaphore` is tokio's runtime-agnostic one (tokio's own, and
+/// monoio's, which has none): [`LocalRuntime::semaphore`], [`LocalRuntime::p`] (acquire one permit and
+/// forget it, so that it stays taken) and [`LocalRuntime::v`] (one permit back).
+macro_rules! tokio_semaphore {
+    () => {
+        fn semaphore(permits: usize) -> ::tokio::sync::Semaphore {
+            ::tokio::sync::Semaphore::new(permits)
+        }
+
+        async fn p(semaphore: &::tokio::sync::Semaphore) {
+            semaphore.acquire().await.expect("the semaphore is never closed").forget();
+        }
+
+        fn v(semaphore: &::tokio::sync::Semaphore) {
+            semaphore.add_permits(1);
+        }
+    };
+}
+pub(crate) use tokio_semaphore;
+
 #[cfg(test)]
 mod tests {
     use super::*;

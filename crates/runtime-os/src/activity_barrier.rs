@@ -10,7 +10,7 @@ use super::Os;
 use overhead_harness::empty_loop;
 use overhead_harness::{Harness, TeamReport};
 use overhead_record::Outcome;
-use overhead_runtime_api::activity_barrier::{refused_note, ActivityBarrier, BarrierKind, Variant};
+use overhead_runtime_api::activity_barrier::{refused_note, ActivityBarrier, BarrierKind, Oversubscribed, Variant};
 use overhead_runtime_api::yield_barrier::YieldBarrier;
 
 impl ActivityBarrier for Os {
@@ -18,14 +18,8 @@ impl ActivityBarrier for Os {
     /// [`YieldBarrier`] or std's `Barrier`), joined; `just_sync`: the harness's team of A threads, started
     /// once for the point, passing the barrier `n` times per batch (the slowest thread's time, as
     /// `sync.barrier`).
-    fn activity_barrier(
-        &self,
-        variant: Variant,
-        barrier: BarrierKind,
-        a: usize,
-        cpus: &[usize],
-        h: &Harness,
-    ) -> anyhow::Result<Outcome> {
+    fn activity_barrier(&self, point: Oversubscribed<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let Oversubscribed { variant, barrier, activities: a, cpus } = point;
         let refused = AtomicUsize::new(0);
         let spawn = |body: &(dyn Fn() + Sync)| threads(cpus, a as u64, &refused, &body);
         let measurement = match (variant, barrier) {

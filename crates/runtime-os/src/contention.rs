@@ -13,7 +13,7 @@ use super::Os;
 use overhead_harness::empty_loop;
 use overhead_harness::{Harness, SpinBarrier, TeamReport};
 use overhead_record::Outcome;
-use overhead_runtime_api::contention::{AtomicImpl, BarrierImpl, Contention, LockImpl, Variable};
+use overhead_runtime_api::contention::{AtomicImpl, BarrierImpl, Contention, FetchAndAdd, LockImpl, Variable};
 use overhead_runtime_api::offer::not_offered;
 
 /// One counter alone on a 128-byte block (crossbeam's `CachePadded` on x86-64): two 64-byte lines, so the
@@ -26,13 +26,8 @@ type PaddedSense = CachePadded<AtomicBool>;
 impl Contention for Os {
     /// `hw`: the hardware's atomic add; `hashed_lock`: Ben-Asher & Feitelson 1991 §8.1's `faa`, a lock from a table hashed by
     /// the variable's address around a plain add.
-    fn fetch_and_add(
-        &self,
-        implementation: AtomicImpl,
-        variable: Variable,
-        cpus: &[usize],
-        h: &Harness,
-    ) -> anyhow::Result<Outcome> {
+    fn fetch_and_add(&self, faa: FetchAndAdd, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
+        let FetchAndAdd { implementation, variable } = faa;
         let counters: Vec<PaddedCounter> = (0..cpus.len()).map(|_| PaddedCounter::default()).collect();
         let shared = variable == Variable::Shared;
         let counter = |thread: usize| &counters[if shared { 0 } else { thread }];

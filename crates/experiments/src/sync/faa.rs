@@ -4,7 +4,7 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::Harness;
 use overhead_record::Metric;
-use overhead_runtime_api::contention::{AtomicImpl, Variable};
+use overhead_runtime_api::contention::{AtomicImpl, FetchAndAdd, Variable};
 use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
 /// `sync.faa`'s parameters: `impl` is one the runtime offers ([`overhead_runtime_api::Offers::atomic`]).
@@ -62,6 +62,6 @@ impl Experiment for Faa {
     fn run(&self, point: &Point<'_>, h: &Harness) -> anyhow::Result<Outcome> {
         let spec = point.spec;
         let Params { implementation, variable, .. } = point.params()?;
-        point.in_process(|r| r.contention())?.fetch_and_add(implementation, variable, &spec.cpus, h)
+        point.in_process(|r| r.contention())?.fetch_and_add(FetchAndAdd { implementation, variable }, &spec.cpus, h)
     }
 }

@@ -4,7 +4,7 @@
 use crate::{Experiment, ExperimentInfo, Outcome, PlanContext, Planned, Point};
 use overhead_harness::{Harness, Mode};
 use overhead_record::Metric;
-use overhead_runtime_api::activity_barrier::{BarrierKind, Variant};
+use overhead_runtime_api::activity_barrier::{BarrierKind, Oversubscribed, Variant};
 use overhead_runtime_api::{Capability, RuntimeUnderTest};
 
 /// Activities per CPU for `variant`: the fitted `spawn_sync` gets three counts (enough for its
@@ -103,7 +103,9 @@ impl Experiment for Oversub {
             (_, None) => anyhow::bail!("{}: sync.oversub {} needs a barrier", spec.name(), variant.name()),
         };
         anyhow::ensure!(activities > 0, "{}: sync.oversub needs at least one activity", spec.name());
-        point.in_process(|r| r.activity_barrier())?.activity_barrier(variant, barrier, activities, &spec.cpus, h)
+        point
+            .in_process(|r| r.activity_barrier())?
+            .activity_barrier(Oversubscribed { variant, barrier, activities, cpus: &spec.cpus }, h)
     }
 }
 
@@ -156,7 +158,9 @@ mod tests {
                     if limits.refuses(variant, asked).is_some() {
                         continue;
                     }
-                    let outcome = activity_barrier.activity_barrier(variant, barrier, a, cpus, &h).unwrap();
+                    let outcome = activity_barrier
+                        .activity_barrier(Oversubscribed { variant, barrier, activities: a, cpus }, &h)
+                        .unwrap();
                     assert_eq!(outcome.measurement.samples_ns.len(), h.config.repetitions, "{}", runtime.name());
                 }
             }

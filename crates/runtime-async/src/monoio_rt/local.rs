@@ -111,17 +111,7 @@ impl LocalRuntime for MonoioLocal {
         YieldNow(false)
     }
 
-    fn semaphore(permits: usize) -> ::tokio::sync::Semaphore {
-        ::tokio::sync::Semaphore::new(permits)
-    }
-
-    async fn p(semaphore: &::tokio::sync::Semaphore) {
-        semaphore.acquire().await.expect("the semaphore is never closed").forget();
-    }
-
-    fn v(semaphore: &::tokio::sync::Semaphore) {
-        semaphore.add_permits(1);
-    }
+    crate::local_runtime::tokio_semaphore!();
 }
 
 /// The async channels' message rows (`crate::async_channels`) on monoio: partners are tasks of the runtime, and

@@ -9,7 +9,7 @@ use super::fan_out::spawn_all;
 use super::{Spawn, TaskPool};
 use overhead_harness::{empty_loop, Harness, Measurement};
 use overhead_record::Outcome;
-use overhead_runtime_api::activity_barrier::{BarrierKind, Variant};
+use overhead_runtime_api::activity_barrier::{BarrierKind, Oversubscribed, Variant};
 use overhead_runtime_api::yield_barrier::YieldBarrier;
 
 /// The study's barrier in a task: arrive, then the runtime's `yield_now` until released.
@@ -49,13 +49,8 @@ where
 /// batch spawns, gates and joins the same tasks running the empty loop, so only the episodes remain.
 ///
 /// Errors: the pool could not start.
-pub fn activity_barrier<P: TaskPool>(
-    variant: Variant,
-    barrier: BarrierKind,
-    a: usize,
-    cpus: &[usize],
-    h: &Harness,
-) -> anyhow::Result<Outcome> {
+pub fn activity_barrier<P: TaskPool>(point: Oversubscribed<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+    let Oversubscribed { variant, barrier, activities: a, cpus } = point;
     let pool = P::start(cpus)?;
     let measurement = match (variant, barrier) {
         (Variant::JustSpawn, _) => just_spawn(&pool, a, h),
@@ -208,7 +203,9 @@ mod tests {
         let cpus = &cpus[..cpus.len().min(2)];
         for variant in Variant::ALL {
             for barrier in [BarrierKind::Yield, BarrierKind::Blocking] {
-                let outcome = super::activity_barrier::<P>(variant, barrier, 8, cpus, &h).unwrap();
+                let outcome =
+                    super::activity_barrier::<P>(super::Oversubscribed { variant, barrier, activities: 8, cpus }, &h)
+                        .unwrap();
                 let what = format!("{} {variant:?} {barrier:?}", P::RUNTIME);
                 assert_eq!(outcome.measurement.samples_ns.len(), h.config.repetitions, "{what}");
             }

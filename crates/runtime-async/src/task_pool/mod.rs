@@ -157,13 +157,10 @@ macro_rules! pool_constructs {
             /// [`crate::task_pool::activity_barrier::activity_barrier`] on this runtime's pool.
             fn activity_barrier(
                 &self,
-                variant: overhead_runtime_api::activity_barrier::Variant,
-                barrier: overhead_runtime_api::activity_barrier::BarrierKind,
-                a: usize,
-                cpus: &[usize],
+                point: overhead_runtime_api::activity_barrier::Oversubscribed<'_>,
                 h: &overhead_harness::Harness,
             ) -> anyhow::Result<overhead_record::Outcome> {
-                $crate::task_pool::activity_barrier::activity_barrier::<$pool>(variant, barrier, a, cpus, h)
+                $crate::task_pool::activity_barrier::activity_barrier::<$pool>(point, h)
             }
         }
     };

@@ -61,15 +61,5 @@ impl LocalRuntime for TokioLocal {
         ::tokio::task::yield_now()
     }
 
-    fn semaphore(permits: usize) -> ::tokio::sync::Semaphore {
-        ::tokio::sync::Semaphore::new(permits)
-    }
-
-    async fn p(semaphore: &::tokio::sync::Semaphore) {
-        semaphore.acquire().await.expect("the semaphore is never closed").forget();
-    }
-
-    fn v(semaphore: &::tokio::sync::Semaphore) {
-        semaphore.add_permits(1);
-    }
+    crate::local_runtime::tokio_semaphore!();
 }

@@ -5,18 +5,13 @@
 use super::{OpenMp, Team};
 use overhead_harness::Harness;
 use overhead_record::Outcome;
-use overhead_runtime_api::contention::{AtomicImpl, BarrierImpl, Contention, LockImpl, Variable};
+use overhead_runtime_api::contention::{AtomicImpl, BarrierImpl, Contention, FetchAndAdd, LockImpl};
 use overhead_runtime_api::offer::not_offered;
 
 impl Contention for OpenMp {
     /// `#pragma omp atomic` increments of one shared or per-thread counter.
-    fn fetch_and_add(
-        &self,
-        implementation: AtomicImpl,
-        variable: Variable,
-        cpus: &[usize],
-        h: &Harness,
-    ) -> anyhow::Result<Outcome> {
+    fn fetch_and_add(&self, faa: FetchAndAdd, cpus: &[usize], h: &Harness) -> anyhow::Result<Outcome> {
+        let FetchAndAdd { implementation, variable } = faa;
         match implementation {
             AtomicImpl::OmpAtomic => {}
             other @ (AtomicImpl::Hw | AtomicImpl::HashedLock) => return Err(not_offered("openmp", "impl", other)),

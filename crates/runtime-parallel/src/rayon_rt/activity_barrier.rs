@@ -6,7 +6,9 @@ use super::Rayon;
 use overhead_harness::empty_loop;
 use overhead_harness::Harness;
 use overhead_record::Outcome;
-use overhead_runtime_api::activity_barrier::{ActivityBarrier, ActivityBarrierLimits, BarrierKind, Variant};
+use overhead_runtime_api::activity_barrier::{
+    ActivityBarrier, ActivityBarrierLimits, BarrierKind, Oversubscribed, Variant,
+};
 use overhead_runtime_api::fan_out::pool_notes;
 use overhead_runtime_api::yield_barrier::YieldBarrier;
 
@@ -24,14 +26,8 @@ pub(super) const LIMITS: ActivityBarrierLimits = ActivityBarrierLimits {
 impl ActivityBarrier for Rayon {
     /// `just_spawn`: a scope of A empty jobs; `spawn_sync` with `barrier:yield`: a scope of A jobs passing
     /// a fresh [`YieldBarrier`] whose wait yields with `rayon::yield_now`.
-    fn activity_barrier(
-        &self,
-        variant: Variant,
-        barrier: BarrierKind,
-        a: usize,
-        cpus: &[usize],
-        h: &Harness,
-    ) -> anyhow::Result<Outcome> {
+    fn activity_barrier(&self, point: Oversubscribed<'_>, h: &Harness) -> anyhow::Result<Outcome> {
+        let Oversubscribed { variant, barrier, activities: a, cpus } = point;
         let just_spawn = variant == Variant::JustSpawn;
         anyhow::ensure!(
             just_spawn || (variant, barrier) == (Variant::SpawnSync, BarrierKind::Yield),
