@@ -5,6 +5,7 @@ mod crossbeam;
 mod cyclictest;
 mod epcc;
 mod lmbench;
+mod perf_epoll_wait;
 mod perf_futex_wake;
 mod perf_sched_pipe;
 
@@ -19,7 +20,9 @@ pub fn all(crossbeam: &[PathBuf]) -> Vec<Box<dyn Peer>> {
         peers.push(Box::new(program));
     }
     peers.push(Box::new(perf_sched_pipe::PerfSchedPipe));
-    peers.push(Box::new(perf_futex_wake::PerfFutexWake));
+    peers.push(Box::new(perf_futex_wake::PerfFutexWake(perf_futex_wake::FutexBench::Wake)));
+    peers.push(Box::new(perf_futex_wake::PerfFutexWake(perf_futex_wake::FutexBench::WakeParallel)));
+    peers.push(Box::new(perf_epoll_wait::PerfEpollWait));
     peers.push(Box::new(cyclictest::Cyclictest));
     peers.push(Box::new(core_to_core::CoreToCore));
     peers.push(Box::new(epcc::Syncbench));
