@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"math/bits"
+	"sort"
 	"time"
 )
 
@@ -94,8 +95,23 @@ func (h *Harness) MeasureWith(test, control, before, after Batch) Measurement {
 			m.TestNs = append(m.TestNs, t)
 		}
 	}
-	m.Counts = countedPairs(h.cfg.CountedPairs, n, test, control, before, after)
+	m.Counts = countedPairs(pairsToCount(h.cfg.CountedPairs, m.TestNs, h.cfg.TargetBatchNs), n, test, control, before, after)
 	return m
+}
+
+// pairsToCount is how many counted pairs follow kept test batches of testNs (docs/METHOD.md §18), as the Rust
+// harness's Harness::pairs_to_count: every configured pair while the median batch lasts at most four times
+// the target, one when it lasts longer (an operation far longer than a batch counts as well in one pair).
+func pairsToCount(configured int, testNs []int64, targetNs float64) int {
+	if configured <= 1 || len(testNs) == 0 {
+		return configured
+	}
+	sorted := append([]int64(nil), testNs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	if float64(sorted[len(sorted)/2]) > 4*targetNs {
+		return 1
+	}
+	return configured
 }
 
 // timeBatch runs body(n) between two clock reads and returns the elapsed ns.

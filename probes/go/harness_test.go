@@ -67,6 +67,26 @@ func TestSizingDoublesThenPredictsTheTargetAndConfirms(t *testing.T) {
 	}
 }
 
+// pairsToCount is the Rust harness's rule (crates/harness/src/lib.rs's counted_pairs_tests, the same cases).
+func TestPairsToCountFollowsTheRustRule(t *testing.T) {
+	for _, tc := range []struct {
+		configured int
+		testNs     []int64
+		want       int
+	}{
+		{2, []int64{1000, 1200, 1900}, 2},
+		{2, []int64{3900, 4000, 4000}, 2},
+		{2, []int64{4001, 90000, 100000}, 1},
+		{2, nil, 2},
+		{0, []int64{100000}, 0},
+		{1, []int64{100000}, 1},
+	} {
+		if got := pairsToCount(tc.configured, tc.testNs, 1000); got != tc.want {
+			t.Errorf("pairsToCount(%d, %v, 1000) = %d, want %d", tc.configured, tc.testNs, got, tc.want)
+		}
+	}
+}
+
 // nextBatchOps is the Rust harness's rule (crates/harness/src/sizing.rs's tests, the same cases).
 func TestNextBatchOpsFollowsTheRustRule(t *testing.T) {
 	for _, tc := range []struct {

@@ -152,9 +152,9 @@ impl<C: Ticks> Harness<C> {
         (first_ticks, second_ticks)
     }
 
-    /// The kernel's events of [`HarnessConfig::counted_pairs`] more pairs of `first` and `second` batches, after the timed
-    /// ones and untimed: `(first's, second's)` per pair, from the calling thread's counters opened for them
-    /// alone and closed after. A thread with counters open pays for them at every context switch (the kernel
+    /// The kernel's events of more pairs of `first` and `second` batches, after the timed ones and untimed
+    /// ([`Harness::pairs_to_count`] of them, given the kept `test_ticks`): `(first's, second's)` per pair, from
+    /// the calling thread's counters opened for them alone and closed after. A thread with counters open pays for them at every context switch (the kernel
     /// switches its perf context: an A/A pair of counting against not counting read `sched.switch` futex 30%
     /// slower), so no timed batch runs with them. Empty where the kernel refuses the counters
     /// (docs/METHOD.md §18).
@@ -163,13 +163,15 @@ impl<C: Ticks> Harness<C> {
         (a, na): (&mut A, u64),
         (b, nb): (&mut B, u64),
         after_second: &mut R,
+        test_ticks: &[u64],
     ) -> Vec<(Counts, Counts)>
     where
         A: FnMut(u64),
         B: FnMut(u64),
         R: FnMut(u64),
     {
-        if self.config.counted_pairs == 0 {
+        let pairs_to_count = self.pairs_to_count(test_ticks);
+        if pairs_to_count == 0 {
             return Vec::new();
         }
         let Ok(mut counters) = ThreadCounters::open() else { return Vec::new() };
@@ -178,14 +180,29 @@ impl<C: Ticks> Harness<C> {
             body(n);
             Some(counters.read().ok()?.since(before))
         };
-        let mut pairs = Vec::with_capacity(self.config.counted_pairs);
-        for _ in 0..self.config.counted_pairs {
+        let mut pairs = Vec::with_capacity(pairs_to_count);
+        for _ in 0..pairs_to_count {
             let first = counted(a, na);
             let second = counted(b, nb);
             after_second(nb);
             pairs.extend(first.zip(second));
         }
         pairs
+    }
+
+    /// How many counted pairs follow kept test batches of `test_ticks`: [`HarnessConfig::counted_pairs`] while
+    /// the median batch lasts at most four times the target (`near_target`'s factor), one when it lasts longer.
+    /// An operation far longer than a batch's target (a thousand thread spawns, a process's start) counts its
+    /// events as well in one pair as in two, and each pair would cost it as much as a kept one: on `spawn.bulk`
+    /// with kernel threads a second pair was a sixth of the process (docs/METHOD.md §18).
+    pub fn pairs_to_count(&self, test_ticks: &[u64]) -> usize {
+        let configured = self.config.counted_pairs;
+        let mut sorted = test_ticks.to_vec();
+        sorted.sort_unstable();
+        match sorted.get(sorted.len() / 2) {
+            Some(&median) if configured > 1 && median as f64 > 4.0 * self.target_ticks() => 1,
+            _ => configured,
+        }
     }
 
     /// Runs `body(n)` between the two batch-edge reads and returns the elapsed ticks.
@@ -215,5 +232,28 @@ fn near_target(ticks: f64, target_ticks: f64) -> bool {
 pub fn empty_loop(n: u64) {
     for i in 0..n {
         std::hint::black_box(i);
+    }
+}
+
+#[cfg(test)]
+mod counted_pairs_tests {
+    use crate::testing::{scripted_config, scripted_harness, ScriptedClock};
+    use crate::HarnessConfig;
+
+    /// Every configured pair while a batch lasts about the target (up to four times it), one when a batch lasts
+    /// far longer, and never more than configured nor any when none are.
+    #[test]
+    fn a_batch_far_longer_than_the_target_counts_one_pair() {
+        let clock = ScriptedClock::new(1e9);
+        let config = HarnessConfig { counted_pairs: 2, ..scripted_config(&clock, 1000.0, 1, 3) };
+        let h = scripted_harness(clock, config);
+        assert_eq!(h.pairs_to_count(&[1000, 1200, 1900]), 2);
+        assert_eq!(h.pairs_to_count(&[3900, 4000, 4000]), 2, "four times the target is still near it");
+        assert_eq!(h.pairs_to_count(&[4001, 90_000, 100_000]), 1);
+        assert_eq!(h.pairs_to_count(&[]), 2);
+        let none = scripted_harness(clock, HarnessConfig { counted_pairs: 0, ..config });
+        assert_eq!(none.pairs_to_count(&[100_000]), 0);
+        let one = scripted_harness(clock, HarnessConfig { counted_pairs: 1, ..config });
+        assert_eq!(one.pairs_to_count(&[100_000]), 1);
     }
 }

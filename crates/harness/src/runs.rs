@@ -43,7 +43,7 @@ impl<C: Ticks> Harness<C> {
             self.paired_ticks((&mut control, 1), (&mut test, 1), warmup, reps.max(1), &mut reset);
         let mut m = self.per_op(1, &test_ticks, &control_ticks, Vec::new());
         // The kernel's events, in runs of their own after the timed ones (docs/METHOD.md §18).
-        let counts = self.counted_pairs((&mut control, 1), (&mut test, 1), &mut reset);
+        let counts = self.counted_pairs((&mut control, 1), (&mut test, 1), &mut reset, &test_ticks);
         m.counts_per_op = CountsPerOp::from_pairs(1, &counts);
         m
     }

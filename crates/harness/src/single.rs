@@ -46,7 +46,7 @@ impl<C: Ticks> Harness<C> {
             self.paired_ticks((&mut control, n), (&mut test, n), warmup, reps, &mut reset);
         let mut m = self.per_op(n, &test_ticks, &control_ticks, Vec::new());
         // The kernel's events, in pairs of their own after the timed ones (docs/METHOD.md §18).
-        let counts = self.counted_pairs((&mut control, n), (&mut test, n), &mut reset);
+        let counts = self.counted_pairs((&mut control, n), (&mut test, n), &mut reset, &test_ticks);
         m.counts_per_op = CountsPerOp::from_pairs(n, &counts);
         m
     }

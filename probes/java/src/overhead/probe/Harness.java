@@ -118,7 +118,8 @@ public final class Harness {
                 t[k - warmup] = tt;
             }
         }
-        return new Measurement(n, t, c, ProcessSwitches.countedPairs(cfg.countedPairs(), n, test, control, pre, post));
+        int pairs = pairsToCount(cfg.countedPairs(), t, cfg.targetBatchNs());
+        return new Measurement(n, t, c, ProcessSwitches.countedPairs(pairs, n, test, control, pre, post));
     }
 
     /** The clock, in ns. */
@@ -238,6 +239,20 @@ public final class Harness {
             n = nextBatchOps(n, shortest, target, cap);
         }
         return noteSized(Math.min(n, cap));
+    }
+
+    /**
+     * crates/harness/src/lib.rs's Harness::pairs_to_count (docs/METHOD.md §18): every configured counted pair
+     * while the median kept test batch lasts at most four times the target, one when it lasts longer (an
+     * operation far longer than a batch counts as well in one pair).
+     */
+    static int pairsToCount(int configured, long[] testNs, double targetNs) {
+        if (configured <= 1 || testNs.length == 0) {
+            return configured;
+        }
+        long[] sorted = testNs.clone();
+        java.util.Arrays.sort(sorted);
+        return sorted[sorted.length / 2] > 4 * targetNs ? 1 : configured;
     }
 
     /**
