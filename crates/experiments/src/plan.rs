@@ -155,16 +155,17 @@ impl PlanContext {
         }
     }
 
-    /// Rank counts for MPI collectives: every count from 2 in `--full`; otherwise the teams of
-    /// [`PlanContext::thread_counts`] from 2 up to one rank per usable core (the largest count; MPI ranks
-    /// poll, so two on the SMT siblings of one core would measure their competition), so that a launch grows
-    /// with the topology's levels and stops at the cores.
+    /// Rank counts for MPI collectives: every count from 2 in `--full`; otherwise the two ends of the
+    /// machine's scale, 2 ranks and one rank per usable core (MPI ranks poll, so two on the SMT siblings of
+    /// one core would measure their competition). A collective's question is what it costs the smallest job
+    /// and the whole machine, and a launch of ranks costs a process a quarter of a second, so the levels
+    /// between (one L3 domain, one package) are `--full`'s.
     pub fn rank_counts(&self) -> Vec<usize> {
         if self.mode == Mode::Full {
             return self.thread_counts(2);
         }
         let cores = self.cpus.len() - self.smt_threads_beyond_cores();
-        let mut counts: Vec<usize> = self.thread_counts(2).into_iter().filter(|&t| t <= cores).collect();
+        let mut counts: Vec<usize> = self.thread_counts(2).into_iter().filter(|&t| t <= cores).take(1).collect();
         if cores >= 2 && !counts.contains(&cores) {
             counts.push(cores);
         }

@@ -136,7 +136,8 @@ fn thread_counts_follow_the_levels_and_teams_fill_them() {
     let (_, big) = &machines()[3];
     let ctx = context(big, Mode::Default);
     assert_eq!(ctx.thread_counts(1), [1, 2, 8, 64, 256]);
-    assert_eq!(ctx.rank_counts(), [2, 8, 64, 128], "MPI ranks stop at one per core");
+    assert_eq!(ctx.rank_counts(), [2, 128], "MPI ranks: the smallest job and one per core");
+    assert_eq!(context(big, Mode::Full).rank_counts().len(), 255, "--full: every count from 2");
     let llc_of = |cpu: usize| big.cpu(cpu).unwrap().llc;
     assert!(ctx.team_cpus(8).iter().all(|&c| llc_of(c) == llc_of(0)), "{:?}", ctx.team_cpus(8));
     let package = ctx.team_cpus(64);

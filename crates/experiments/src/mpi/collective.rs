@@ -75,8 +75,8 @@ impl Experiment for Allreduce {
     }
 }
 
-/// A collective's points: for each size, the ranks of [`PlanContext::rank_counts`] (2, one L3 domain, one
-/// package, one rank per core) on this machine's cores first ([`PlanContext::team_cpus`], one rank per CPU),
+/// A collective's points: for each size, the ranks of [`PlanContext::rank_counts`] (2 and one rank per core;
+/// every level in `--full`) on this machine's cores first ([`PlanContext::team_cpus`], one rank per CPU),
 /// and with `--hosts` one rank per host.
 fn collective_points(
     ctx: &PlanContext,

@@ -62,11 +62,13 @@ fn cold_runs(mode: Mode) -> usize {
 /// bounded by time, not only by the buffer's size, so a host whose memory bandwidth drops does not stretch the
 /// run (a tenth of a second per phase here, at 5–10 GB/s). The cold median is over processes too (at least
 /// three), so a process needs only a few: a 256 MiB eviction (a 300 MiB last-level cache) made nine cold calls
-/// cost a 16-CPU process most of its 2.1 s.
+/// cost a 16-CPU process most of its 2.1 s. A default process's 150 ms still holds five cold calls where the
+/// cache is tens of MiB (64 MiB evictions on a 2-vCPU guest) and the fewest, three, where an eviction streams
+/// half a GiB: the point's processes then hold nine cold calls between them.
 fn cold_budget(mode: Mode) -> Duration {
     match mode {
-        Mode::Quick => Duration::from_millis(150),
-        Mode::Default => Duration::from_millis(300),
+        Mode::Quick => Duration::from_millis(100),
+        Mode::Default => Duration::from_millis(150),
         Mode::Full => Duration::from_secs(2),
     }
 }
