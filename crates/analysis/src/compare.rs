@@ -436,14 +436,20 @@ fn shift_term(side: &ComparedRuns, family: &str, replicates: f64) -> VarTerm {
     VarTerm { var: side.level.family(family).shift_var / replicates, df: level_df(side, family) }
 }
 
+/// The two host states (baseline's, the other's round trip, ns) when a cross-core point's two estimates stand
+/// for different ones; `None` when they share one or either names none.
+fn states_differ(a: &SidePoint, b: &SidePoint) -> Option<(f64, f64)> {
+    match (a.host_state_ns, b.host_state_ns) {
+        (Some(x), Some(y)) if !same_state(x, y) => Some((x, y)),
+        _ => None,
+    }
+}
+
 fn versus(name: &str, baseline: &ComparedRuns, a: &SidePoint, other: &ComparedRuns) -> Option<Versus> {
     let b = other.point(name)?;
     let family = family_of(name);
     let adjustment = speed_adjustment(family, baseline, other);
-    let host_states_differ = match (a.host_state_ns, b.host_state_ns) {
-        (Some(x), Some(y)) if !same_state(x, y) => Some((x, y)),
-        _ => None,
-    };
+    let host_states_differ = states_differ(a, &b);
     let tested = match (a.logged, b.logged) {
         _ if host_states_differ.is_some() => None,
         (Some(la), Some(lb)) => {
@@ -494,14 +500,20 @@ fn family_means(baseline: &ComparedRuns, others: &[ComparedRuns]) -> Vec<FamilyM
 
 /// A family's ratio: each shared point's log ratio weighted by the inverse of its own variance (beyond the
 /// shift), so a noisy point counts for less; the variance of the weighted mean and the shift of both sides
-/// whole, with their degrees of freedom.
+/// whole, with their degrees of freedom. A cross-core point whose two estimates stand for different host
+/// states is left out, as it is from the points' comparison ([`states_differ`]): the host's move is not
+/// the family's change.
 fn family_mean(family: &str, names: &[&String], baseline: &ComparedRuns, other: &ComparedRuns) -> Option<FamilyVersus> {
     let speed = speed_adjustment(family, baseline, other);
     let adjustment = speed.map_or(0.0, |a| a.0);
     let pairs: Vec<(f64, VarTerm, f64, f64)> = names
         .iter()
         .filter_map(|n| {
-            let (a, b) = (baseline.point(n)?.logged?, other.point(n)?.logged?);
+            let (a, b) = (baseline.point(n)?, other.point(n)?);
+            if states_differ(&a, &b).is_some() {
+                return None;
+            }
+            let (a, b) = (a.logged?, b.logged?);
             let mut terms = point_own_terms(baseline, n, &a).to_vec();
             terms.extend(point_own_terms(other, n, &b));
             let own = satterthwaite(&terms);

@@ -242,9 +242,15 @@ fn a_point_in_another_host_state_is_left_out_and_counted() {
     assert!(switch.host_states_differ.is_none() && switch.ratio.is_some(), "no state on the baseline: compared");
     assert_eq!(c.multiplicity[0].state_mismatched, 1);
     assert_eq!(c.multiplicity[0].compared, 1);
+    // Its family leaves it out too: the host's move is not the family's change. Alone in its family, the
+    // family has no ratio; the sched family, five times slower, has its own.
+    let family = |c: &Comparison, name: &str| c.families.iter().find(|f| f.family == name).unwrap().others[0];
+    assert!(family(&c, "mem").is_none(), "the mem family holds only the point in another state");
+    assert!(family(&c, "sched").is_some_and(|f| (f.ratio.ratio - 5.0).abs() < 0.5), "{:?}", family(&c, "sched"));
     // The same state, read 10% apart in two runs: compared.
     b.runs[0].host_state_rtt_ns.insert("mem.c2c/runtime:os".into(), 58.0);
     let c = compare(&[a, b]);
     assert_eq!(c.multiplicity[0].state_mismatched, 0);
     assert_eq!(c.multiplicity[0].compared, 2);
+    assert!(family(&c, "mem").is_some(), "in one state the family counts it again");
 }
