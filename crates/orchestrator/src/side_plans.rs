@@ -44,7 +44,8 @@ pub type SideSkips = BTreeMap<String, Vec<(usize, String)>>;
 /// selection: mode, `--only`, `--runtime`, `--cpus`, hosts).
 ///
 /// Errors: the side's binary could not be started, failed, or printed no plan (an older build without
-/// `--plan-json`): said with the side's name, so the run can go on with the first side's plan.
+/// `--plan-json`): said with the side's name, so the run can go on with the first side's plan. Its points
+/// read under today's names (`overhead_record::legacy::upgrade_spec`).
 pub fn plan_of(side: &SideRun, this: &Path, own: &[Planned], args: &[String]) -> Result<Vec<Planned>, String> {
     if side.exe == this && side.spec.env.is_empty() {
         return Ok(own.to_vec());
@@ -63,14 +64,23 @@ pub fn plan_of(side: &SideRun, this: &Path, own: &[Planned], args: &[String]) ->
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            let line: PlanLine = serde_json::from_str(l)
-                .map_err(|e| format!("side {}: a plan line that does not read ({e})", side.spec.name))?;
-            Ok(match line.skip {
-                None => Planned::Run(line.spec),
-                Some(reason) => Planned::Skip(line.spec, reason),
-            })
+            read_plan_line(l).map_err(|e| format!("side {}: a plan line that does not read ({e})", side.spec.name))
         })
         .collect()
+}
+
+/// One line of a side's `--plan-json`, its point under today's name: an older build names some points as its
+/// records did (tokio's without `flavor:`); read as today's, they pair with this build's points, and its probe,
+/// which ignores parameters it does not know, measures what it always measured under them.
+///
+/// Errors: the line is not a plan line.
+fn read_plan_line(text: &str) -> Result<Planned, serde_json::Error> {
+    let mut line: PlanLine = serde_json::from_str(text)?;
+    overhead_record::legacy::upgrade_spec(&mut line.spec);
+    Ok(match line.skip {
+        None => Planned::Run(line.spec),
+        Some(reason) => Planned::Skip(line.spec, reason),
+    })
 }
 
 /// Whether `spec` lies in the cell `cell` (a skipped cell's spec names its experiment and runtime, and may
@@ -189,6 +199,15 @@ mod tests {
         let (alone, none) = merge(std::slice::from_ref(&jdk17));
         assert_eq!(alone, jdk17);
         assert!(none.is_empty());
+    }
+
+    /// An older build's tokio point, named before the flavors, reads as the flavor it measures.
+    #[test]
+    fn an_older_builds_plan_line_reads_under_todays_name() {
+        let old = r#"{"spec":{"experiment":"spawn.bulk","runtime":"tokio","params":[["tasks","1000"],["threads","1"]],"cpus":[0],"placement":null}}"#;
+        let Planned::Run(spec) = read_plan_line(old).unwrap() else { panic!("a point to run") };
+        assert_eq!(spec.name(), "spawn.bulk/runtime:tokio/flavor:multi_thread/tasks:1000/threads:1");
+        assert!(read_plan_line("not json").is_err());
     }
 
     #[test]
