@@ -89,7 +89,9 @@ fn chart_builder<'a, 'b>(root: &'a Area<'b>, title: &str) -> ChartBuilder<'a, 'b
     builder
 }
 
-/// The axis range of `values` with 5% room, or a decade of room on a log axis; never empty.
+/// The axis range of `values` with 5% room; on a log axis half again at either end, and down past the
+/// decade at or below the smallest value, so that its lowest values sit above a labelled tick (a
+/// 140–200 ns point under an axis whose lowest label was 1.00 µs could not be read); never empty.
 fn range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
     let (mut lo, mut hi) = values
         .filter(|v| v.is_finite() && (!log || *v > 0.0))
@@ -98,7 +100,8 @@ fn range(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
         return (0.0, 1.0);
     }
     if log {
-        return (lo / 1.5, hi * 1.5);
+        let decade_below = 10f64.powf(lo.log10().floor());
+        return ((lo / 1.5).min(decade_below / 1.2), hi * 1.5);
     }
     if hi - lo < f64::EPSILON * hi.abs().max(1.0) {
         (lo, hi) = (lo - 0.5 * lo.abs().max(1.0), hi + 0.5 * hi.abs().max(1.0));
@@ -239,6 +242,17 @@ mod tests {
             marks: vec![Mark { label: "best".into(), series: 0, x: 10.0, y: 20.0 }],
             lone: Vec::new(),
         }
+    }
+
+    /// A log axis reaches below the decade under its smallest value, so that value has a labelled tick
+    /// under it; a linear one keeps its 5% of room and zero.
+    #[test]
+    fn a_log_axis_reaches_past_the_decade_below_its_smallest_value() {
+        let (lo, hi) = range([190.0, 80_000.0].into_iter(), true);
+        assert!(lo < 100.0 && lo > 50.0 && hi >= 120_000.0, "{lo} {hi}");
+        let (lo, _) = range([1.0, 256.0].into_iter(), true);
+        assert!((lo - 1.0 / 1.5).abs() < 1e-12, "a value on a decade keeps its half again: {lo}");
+        assert_eq!(range([10.0, 20.0].into_iter(), false), (0.0, 20.5));
     }
 
     #[test]
