@@ -1,8 +1,8 @@
 //! What the async runtimes under test (tokio, smol) share as runtimes: the same offers but for their channels,
 //! and the same capabilities, implemented by the shared bodies (`crate::task_pool` on the runtime's pool,
 //! `crate::local_runtime` on its single-thread executor, `crate::async_channels` for the message rows).
-//! smol is one runtime under test ([`async_runtime!`]); tokio's two flavors divide the same capabilities
-//! between two entries (`crate::tokio_rt`), from [`offers`], [`async_messages!`] and the pool and local
+//! smol is one runtime under test (`async_runtime!`); tokio's two flavors divide the same capabilities
+//! between two entries (`crate::tokio_rt`), from [`offers`], `async_messages!` and the pool and local
 //! macros.
 
 use overhead_runtime_api::activity_barrier::ActivityBarrierLimits;
