@@ -95,15 +95,15 @@ func (h *Harness) MeasureWith(test, control, before, after Batch) Measurement {
 			m.TestNs = append(m.TestNs, t)
 		}
 	}
-	m.Counts = countedPairs(pairsToCount(h.cfg.CountedPairs, m.TestNs, h.cfg.TargetBatchNs), n, test, control, before, after)
+	m.Counts = countedPairs(pairsToCount(h.cfg.CountedPairs, m.TestNs, n, h.cfg.TargetBatchNs), n, test, control, before, after)
 	return m
 }
 
-// pairsToCount is how many counted pairs follow kept test batches of testNs (docs/METHOD.md §18), as the Rust
-// harness's Harness::pairs_to_count: every configured pair while the median batch lasts at most four times
-// the target, one when it lasts longer (an operation far longer than a batch counts as well in one pair).
-func pairsToCount(configured int, testNs []int64, targetNs float64) int {
-	if configured <= 1 || len(testNs) == 0 {
+// pairsToCount is how many counted pairs follow kept test batches of testNs, each of ops operations
+// (docs/METHOD.md §18), as the Rust harness's Harness::pairs_to_count: every configured pair, but one when a
+// batch is a single operation whose median batch lasts more than four times the target.
+func pairsToCount(configured int, testNs []int64, ops uint64, targetNs float64) int {
+	if configured <= 1 || ops != 1 || len(testNs) == 0 {
 		return configured
 	}
 	sorted := append([]int64(nil), testNs...)

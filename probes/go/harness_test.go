@@ -72,17 +72,19 @@ func TestPairsToCountFollowsTheRustRule(t *testing.T) {
 	for _, tc := range []struct {
 		configured int
 		testNs     []int64
+		ops        uint64
 		want       int
 	}{
-		{2, []int64{1000, 1200, 1900}, 2},
-		{2, []int64{3900, 4000, 4000}, 2},
-		{2, []int64{4001, 90000, 100000}, 1},
-		{2, nil, 2},
-		{0, []int64{100000}, 0},
-		{1, []int64{100000}, 1},
+		{2, []int64{1000, 1200, 1900}, 1, 2},
+		{2, []int64{3900, 4000, 4000}, 1, 2},
+		{2, []int64{4001, 90000, 100000}, 1, 1},
+		{2, []int64{4001, 90000, 100000}, 4, 2},
+		{2, nil, 1, 2},
+		{0, []int64{100000}, 1, 0},
+		{1, []int64{100000}, 1, 1},
 	} {
-		if got := pairsToCount(tc.configured, tc.testNs, 1000); got != tc.want {
-			t.Errorf("pairsToCount(%d, %v, 1000) = %d, want %d", tc.configured, tc.testNs, got, tc.want)
+		if got := pairsToCount(tc.configured, tc.testNs, tc.ops, 1000); got != tc.want {
+			t.Errorf("pairsToCount(%d, %v, %d, 1000) = %d, want %d", tc.configured, tc.testNs, tc.ops, got, tc.want)
 		}
 	}
 }

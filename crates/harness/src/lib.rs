@@ -153,8 +153,8 @@ impl<C: Ticks> Harness<C> {
     }
 
     /// The kernel's events of more pairs of `first` and `second` batches, after the timed ones and untimed
-    /// ([`Harness::pairs_to_count`] of them, given the kept `test_ticks`): `(first's, second's)` per pair, from
-    /// the calling thread's counters opened for them alone and closed after. A thread with counters open pays for them at every context switch (the kernel
+    /// ([`Harness::pairs_to_count`] of them, given the kept `test_ticks` of `nb` operations): `(first's,
+    /// second's)` per pair, from the calling thread's counters opened for them alone and closed after. A thread with counters open pays for them at every context switch (the kernel
     /// switches its perf context: an A/A pair of counting against not counting read `sched.switch` futex 30%
     /// slower), so no timed batch runs with them. Empty where the kernel refuses the counters
     /// (docs/METHOD.md §18).
@@ -170,7 +170,7 @@ impl<C: Ticks> Harness<C> {
         B: FnMut(u64),
         R: FnMut(u64),
     {
-        let pairs_to_count = self.pairs_to_count(test_ticks);
+        let pairs_to_count = self.pairs_to_count(test_ticks, nb);
         if pairs_to_count == 0 {
             return Vec::new();
         }
@@ -190,17 +190,19 @@ impl<C: Ticks> Harness<C> {
         pairs
     }
 
-    /// How many counted pairs follow kept test batches of `test_ticks`: [`HarnessConfig::counted_pairs`] while
-    /// the median batch lasts at most four times the target (`near_target`'s factor), one when it lasts longer.
-    /// An operation far longer than a batch's target (a thousand thread spawns, a process's start) counts its
-    /// events as well in one pair as in two, and each pair would cost it as much as a kept one: on `spawn.bulk`
-    /// with kernel threads a second pair was a sixth of the process (docs/METHOD.md §18).
-    pub fn pairs_to_count(&self, test_ticks: &[u64]) -> usize {
+    /// How many counted pairs follow kept test batches of `test_ticks`, each of `ops` operations:
+    /// [`HarnessConfig::counted_pairs`], but one when a batch is a single operation whose median batch lasts
+    /// more than four times the target (`near_target`'s factor). Such an operation (a thousand thread spawns, a
+    /// whole computation) holds its many events in one pair as well as in two, and each pair costs it as much
+    /// as a kept one: on `spawn.bulk` with kernel threads a second pair was a sixth of the process. A batch of
+    /// several operations keeps every pair, whatever it lasted: its few events per operation (a sleep's one
+    /// switch) would move by a stray switch over the operations of one pair (docs/METHOD.md §18).
+    pub fn pairs_to_count(&self, test_ticks: &[u64], ops: u64) -> usize {
         let configured = self.config.counted_pairs;
         let mut sorted = test_ticks.to_vec();
         sorted.sort_unstable();
         match sorted.get(sorted.len() / 2) {
-            Some(&median) if configured > 1 && median as f64 > 4.0 * self.target_ticks() => 1,
+            Some(&median) if configured > 1 && ops == 1 && median as f64 > 4.0 * self.target_ticks() => 1,
             _ => configured,
         }
     }
@@ -240,20 +242,26 @@ mod counted_pairs_tests {
     use crate::testing::{scripted_config, scripted_harness, ScriptedClock};
     use crate::HarnessConfig;
 
-    /// Every configured pair while a batch lasts about the target (up to four times it), one when a batch lasts
-    /// far longer, and never more than configured nor any when none are.
+    /// Every configured pair while a batch lasts about the target (up to four times it) or holds several
+    /// operations, one when a single operation lasts far longer, and never more than configured nor any when
+    /// none are.
     #[test]
-    fn a_batch_far_longer_than_the_target_counts_one_pair() {
+    fn one_operation_far_longer_than_the_target_counts_one_pair() {
         let clock = ScriptedClock::new(1e9);
         let config = HarnessConfig { counted_pairs: 2, ..scripted_config(&clock, 1000.0, 1, 3) };
         let h = scripted_harness(clock, config);
-        assert_eq!(h.pairs_to_count(&[1000, 1200, 1900]), 2);
-        assert_eq!(h.pairs_to_count(&[3900, 4000, 4000]), 2, "four times the target is still near it");
-        assert_eq!(h.pairs_to_count(&[4001, 90_000, 100_000]), 1);
-        assert_eq!(h.pairs_to_count(&[]), 2);
+        assert_eq!(h.pairs_to_count(&[1000, 1200, 1900], 1), 2);
+        assert_eq!(h.pairs_to_count(&[3900, 4000, 4000], 1), 2, "four times the target is still near it");
+        assert_eq!(h.pairs_to_count(&[4001, 90_000, 100_000], 1), 1);
+        assert_eq!(
+            h.pairs_to_count(&[4001, 90_000, 100_000], 4),
+            2,
+            "several operations: a slow batch, not a long operation"
+        );
+        assert_eq!(h.pairs_to_count(&[], 1), 2);
         let none = scripted_harness(clock, HarnessConfig { counted_pairs: 0, ..config });
-        assert_eq!(none.pairs_to_count(&[100_000]), 0);
+        assert_eq!(none.pairs_to_count(&[100_000], 1), 0);
         let one = scripted_harness(clock, HarnessConfig { counted_pairs: 1, ..config });
-        assert_eq!(one.pairs_to_count(&[100_000]), 1);
+        assert_eq!(one.pairs_to_count(&[100_000], 1), 1);
     }
 }

@@ -118,7 +118,7 @@ public final class Harness {
                 t[k - warmup] = tt;
             }
         }
-        int pairs = pairsToCount(cfg.countedPairs(), t, cfg.targetBatchNs());
+        int pairs = pairsToCount(cfg.countedPairs(), t, n, cfg.targetBatchNs());
         return new Measurement(n, t, c, ProcessSwitches.countedPairs(pairs, n, test, control, pre, post));
     }
 
@@ -242,12 +242,12 @@ public final class Harness {
     }
 
     /**
-     * crates/harness/src/lib.rs's Harness::pairs_to_count (docs/METHOD.md §18): every configured counted pair
-     * while the median kept test batch lasts at most four times the target, one when it lasts longer (an
-     * operation far longer than a batch counts as well in one pair).
+     * crates/harness/src/lib.rs's Harness::pairs_to_count (docs/METHOD.md §18): every configured counted pair,
+     * but one when a batch is a single operation whose median kept test batch lasts more than four times the
+     * target (such an operation counts as well in one pair).
      */
-    static int pairsToCount(int configured, long[] testNs, double targetNs) {
-        if (configured <= 1 || testNs.length == 0) {
+    static int pairsToCount(int configured, long[] testNs, long ops, double targetNs) {
+        if (configured <= 1 || ops != 1 || testNs.length == 0) {
             return configured;
         }
         long[] sorted = testNs.clone();

@@ -231,10 +231,11 @@ public final class ProbeTests {
         eq(Harness.nextBatchOps(64, 499, 1000, Long.MAX_VALUE), 128L, "short of half the target: doubles");
         eq(Harness.nextBatchOps(100, 500, 1000, Long.MAX_VALUE), 224L, "from half: at most 2.2×, rounded up");
         eq(Harness.roundUpToBits(17), 18L, "four significant bits");
-        eq(Harness.pairsToCount(2, new long[] {1000, 1200, 1900}, 1000), 2, "near the target: every pair");
-        eq(Harness.pairsToCount(2, new long[] {3900, 4000, 4000}, 1000), 2, "four times the target is near it");
-        eq(Harness.pairsToCount(2, new long[] {4001, 90000, 100000}, 1000), 1, "far longer: one pair");
-        eq(Harness.pairsToCount(0, new long[] {100000}, 1000), 0, "none configured");
+        eq(Harness.pairsToCount(2, new long[] {1000, 1200, 1900}, 1, 1000), 2, "near the target: every pair");
+        eq(Harness.pairsToCount(2, new long[] {3900, 4000, 4000}, 1, 1000), 2, "four times the target is near it");
+        eq(Harness.pairsToCount(2, new long[] {4001, 90000, 100000}, 1, 1000), 1, "one long operation: one pair");
+        eq(Harness.pairsToCount(2, new long[] {4001, 90000, 100000}, 4, 1000), 2, "several operations: every pair");
+        eq(Harness.pairsToCount(0, new long[] {100000}, 1, 1000), 0, "none configured");
 
         Scripted p = new Scripted();
         int[] batches = {0};
