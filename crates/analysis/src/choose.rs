@@ -133,13 +133,7 @@ fn table(
             let (ratio, open_low, verdict, paired_rounds) = if rank == 0 {
                 (None, None, Verdict::Best, None)
             } else {
-                let conservative = ratio_with_ci(&p.summary, &best.summary).filter(finite);
-                let paired = paired_ratio(p, best);
-                let (ratio, paired_rounds) = match (conservative, paired) {
-                    (Some(c), Some((r, n))) if width(&r) < width(&c) => (Some(r), Some(n)),
-                    (None, Some((r, n))) => (Some(r), Some(n)),
-                    (c, _) => (c, None),
-                };
+                let (ratio, paired_rounds) = points_ratio(p, best);
                 // Without an upper end (the best's CI reaches zero) the low end still decides.
                 let open_low = match ratio {
                     Some(_) => None,
@@ -198,6 +192,18 @@ fn table(
 /// `p` over `best` from their processes of the same rounds (measured in the same minute of the run, so a
 /// slow spell of the machine cancels in the pair): the paired interval of [`super::sides::paired_ratio`],
 /// with the number of pairs; `None` with fewer than two.
+/// `p`'s median over `base`'s with the narrower of two 95% intervals: the conservative one from both CIs
+/// ([`ratio_with_ci`]), or the paired one over the processes the two points ran in the same rounds (with
+/// how many rounds); `(None, None)` when neither exists.
+pub fn points_ratio(p: &PointRecord, base: &PointRecord) -> (Option<RatioCi>, Option<usize>) {
+    let conservative = ratio_with_ci(&p.summary, &base.summary).filter(finite);
+    match (conservative, paired_ratio(p, base)) {
+        (Some(c), Some((r, n))) if width(&r) < width(&c) => (Some(r), Some(n)),
+        (None, Some((r, n))) => (Some(r), Some(n)),
+        (c, _) => (c, None),
+    }
+}
+
 fn paired_ratio(p: &PointRecord, best: &PointRecord) -> Option<(RatioCi, usize)> {
     let logs = super::sides::paired_log_ratios(best, p);
     let r = super::sides::paired_ratio(&logs)?;

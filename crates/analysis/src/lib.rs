@@ -8,6 +8,7 @@ pub mod choose;
 pub mod compare;
 pub mod crosscheck;
 pub mod fits;
+pub mod flavors;
 pub mod gate;
 pub mod host_spread;
 pub mod host_states;

@@ -22,7 +22,7 @@ at or below zero). Flags as in the results table: a flagged best or tie is only 
 operation of every thread of the probe process and the kernel's share of its CPU time (the section on the kernel's counts).";
 
 /// `×1.05 (0.91–1.28)`: a ratio with its interval.
-fn ratio_with_interval(r: &RatioCi) -> String {
+pub(crate) fn ratio_with_interval(r: &RatioCi) -> String {
     format!("×{} ({}–{})", format_ratio(r.ratio), format_ratio(r.low), format_ratio(r.high))
 }
 

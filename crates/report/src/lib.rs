@@ -159,6 +159,7 @@ mod unit_tests {
             "primitives",
             "networked",
             "yield_oversub",
+            "flavors",
             "convert",
             "timers",
             "wake",

@@ -72,7 +72,9 @@ impl Experiment for Yield {
                 }
                 vec![1]
             }
-            None if ctx.mode == Mode::Full && all > 1 => vec![1, all],
+            // A flavor of a runtime whose other flavor runs on one thread (tokio's multi-thread beside its
+            // current-thread) gets the one-CPU round too, so that the two flavors meet on one setting.
+            None if (ctx.mode == Mode::Full || runtime.flavor().is_some()) && all > 1 => vec![1, all],
             None => vec![all],
         };
         let limits = runtime.offers().yield_round.has();

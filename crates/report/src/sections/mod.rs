@@ -5,6 +5,7 @@
 //! one file here and one line in [`EXPERIMENT_SECTIONS`] (or [`EXPERIMENT_FIGURES`]).
 
 pub mod convert;
+pub mod flavors;
 pub mod grain;
 pub mod grain_figures;
 pub mod ipc;
@@ -23,6 +24,7 @@ pub const EXPERIMENT_SECTIONS: &[&Section] = &[
     &primitives::PRIMITIVES,
     &networked_case::NETWORKED_CASE,
     &yield_and_oversub::YIELD_AND_OVERSUB,
+    &flavors::SECTION,
     &convert::SECTION,
     &timers::SECTION,
     &wake::SECTION,
