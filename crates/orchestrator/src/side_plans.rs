@@ -102,9 +102,11 @@ fn reason_in(plan: &[Planned], spec: &PointSpec) -> String {
 }
 
 /// The run's plan from every side's (`plans[0]` the first side's): the first side's points in its order, each
-/// cell it skips replaced by the points another side plans in that cell (in that side's order); and, per
-/// point, the sides that cannot run it with their reasons. A cell no side can run stays skipped with the
-/// first side's reason.
+/// cell it skips replaced by the points another side plans in that cell (in that side's order), and every
+/// other point another side plans that the first neither runs nor skips (a newer build's point, an
+/// experiment the first lacks) after the last point of its experiment, or at the end; and, per point, the
+/// sides that cannot run it with their reasons. A cell no side can run stays skipped with the first side's
+/// reason.
 pub fn merge(plans: &[Vec<Planned>]) -> (Vec<Planned>, SideSkips) {
     let Some((first, others)) = plans.split_first() else { return (Vec::new(), SideSkips::new()) };
     let mut merged: Vec<Planned> = Vec::new();
@@ -127,6 +129,20 @@ pub fn merge(plans: &[Vec<Planned>]) -> (Vec<Planned>, SideSkips) {
                 }
                 merged.extend(elsewhere.into_iter().map(Planned::Run));
             }
+        }
+    }
+    for plan in others {
+        for p in plan {
+            let Planned::Run(spec) = p else { continue };
+            let named = |m: &Planned| matches!(m, Planned::Run(s) if s.name() == spec.name());
+            if merged.iter().any(named) {
+                continue;
+            }
+            let of_experiment = |m: &Planned| match m {
+                Planned::Run(s) | Planned::Skip(s, _) => s.experiment == spec.experiment,
+            };
+            let at = merged.iter().rposition(of_experiment).map_or(merged.len(), |i| i + 1);
+            merged.insert(at, Planned::Run(spec.clone()));
         }
     }
     let mut skips = SideSkips::new();
@@ -208,6 +224,39 @@ mod tests {
         let Planned::Run(spec) = read_plan_line(old).unwrap() else { panic!("a point to run") };
         assert_eq!(spec.name(), "spawn.bulk/runtime:tokio/flavor:multi_thread/tasks:1000/threads:1");
         assert!(read_plan_line("not json").is_err());
+    }
+
+    /// A point only a newer side plans, in a cell the first side neither runs nor skips, joins the plan after
+    /// the last point of its experiment, and the first side is said not to have it.
+    #[test]
+    fn a_point_only_another_side_plans_joins_after_its_experiment() {
+        let older = vec![Planned::Run(spec("os", Some("futex"))), Planned::Run(spec("tokio", Some("yield")))];
+        let mut other_experiment = spec("os", Some("futex"));
+        other_experiment.experiment = "sched.yield".into();
+        let newer = vec![
+            Planned::Run(spec("os", Some("futex"))),
+            Planned::Run(spec("tokio", Some("yield"))),
+            Planned::Run(spec("tokio", Some("spin"))),
+            Planned::Run(other_experiment.clone()),
+        ];
+        let (plan, skips) = merge(&[older, newer]);
+        let names: Vec<String> = plan
+            .iter()
+            .map(|p| match p {
+                Planned::Run(s) | Planned::Skip(s, _) => s.name(),
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "sched.switch/runtime:os/mechanism:futex",
+                "sched.switch/runtime:tokio/mechanism:yield",
+                "sched.switch/runtime:tokio/mechanism:spin",
+                "sched.yield/runtime:os/mechanism:futex",
+            ]
+        );
+        assert_eq!(skips["sched.switch/runtime:tokio/mechanism:spin"], [(0, "not in its plan".to_string())]);
+        assert_eq!(skips["sched.yield/runtime:os/mechanism:futex"], [(0, "not in its plan".to_string())]);
     }
 
     #[test]
