@@ -12,7 +12,9 @@ use overhead_protocol::{ProbeJob, ProbeMessage, VERSION};
 /// §17).
 pub fn probe(job: &str) -> anyhow::Result<ExitCode> {
     let message = match serde_json::from_str::<ProbeJob>(job) {
-        Ok(parsed) => {
+        Ok(mut parsed) => {
+            // The run sends `placement:free` as its parameter alone (`orchestrator::run`): parsed here, once.
+            parsed.spec.settle_placement();
             let external = overhead_experiments::Point::resolve(&parsed.spec).and_then(|p| p.external_probe());
             if let Some(external) = external {
                 let mut command = external.command(&parsed.spec, job)?;

@@ -189,9 +189,6 @@ fn table(
     }
 }
 
-/// `p` over `best` from their processes of the same rounds (measured in the same minute of the run, so a
-/// slow spell of the machine cancels in the pair): the paired interval of [`super::sides::paired_ratio`],
-/// with the number of pairs; `None` with fewer than two.
 /// `p`'s median over `base`'s with the narrower of two 95% intervals: the conservative one from both CIs
 /// ([`ratio_with_ci`]), or the paired one over the processes the two points ran in the same rounds (with
 /// how many rounds); `(None, None)` when neither exists.
@@ -204,6 +201,9 @@ pub fn points_ratio(p: &PointRecord, base: &PointRecord) -> (Option<RatioCi>, Op
     }
 }
 
+/// `p` over `best` from their processes of the same rounds (measured in the same minute of the run, so a
+/// slow spell of the machine cancels in the pair): the paired interval of [`super::sides::paired_ratio`],
+/// with the number of pairs; `None` with fewer than two.
 fn paired_ratio(p: &PointRecord, best: &PointRecord) -> Option<(RatioCi, usize)> {
     let logs = super::sides::paired_log_ratios(best, p);
     let r = super::sides::paired_ratio(&logs)?;

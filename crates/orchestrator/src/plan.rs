@@ -89,12 +89,27 @@ pub fn build_plan_where(
                 (None, Err(reason)) => {
                     plan.push(skip(format!("runtime {} is not available here: {reason}", runtime.name())))
                 }
+                // A flavor lacking what another selected flavor of its runtime has leaves no cell: the
+                // runtime measures the experiment, in its other flavor.
+                (Some(_), _) if another_flavor_runs(*runtime, runtimes, e.requires()) => {}
                 (Some(reason), _) if explicit => plan.push(skip(reason)),
                 (Some(_), _) => {}
             }
         }
     }
     plan
+}
+
+/// Whether another of `selected` is a flavor of `runtime`'s runtime that has every capability of `requires`.
+fn another_flavor_runs(
+    runtime: &dyn RuntimeUnderTest,
+    selected: &[&dyn RuntimeUnderTest],
+    requires: &[overhead_runtime_api::Capability],
+) -> bool {
+    runtime.flavor().is_some()
+        && selected.iter().any(|other| {
+            other.name() == runtime.name() && other.flavor() != runtime.flavor() && missing(*other, requires).is_none()
+        })
 }
 
 #[cfg(test)]
@@ -208,6 +223,25 @@ mod tests {
 
     /// `--runtime smol` gets points for every experiment whose capabilities smol offers, and one skipped
     /// cell with smol's reason for every other.
+    /// Naming tokio selects both flavors; where one flavor has what the other lacks, the runtime measures it
+    /// and no cell says the other lacks it; where both lack it, both say so.
+    #[test]
+    fn a_flavor_lacking_what_the_other_has_leaves_no_cell() {
+        let tokio = select_runtimes(&["tokio".into()]).unwrap();
+        let plan = build_plan(registry(), &tokio, true, &context());
+        let skipped: Vec<String> = plan
+            .iter()
+            .filter_map(|p| match p {
+                Planned::Skip(s, _) => Some(s.name()),
+                Planned::Run(_) => None,
+            })
+            .collect();
+        assert!(!skipped.contains(&"msg.async/runtime:tokio/flavor:multi_thread".to_string()), "{skipped:?}");
+        assert!(!skipped.contains(&"sched.broadcast/runtime:tokio/flavor:current_thread".to_string()), "{skipped:?}");
+        assert!(skipped.contains(&"sync.faa/runtime:tokio/flavor:current_thread".to_string()), "{skipped:?}");
+        assert!(skipped.contains(&"sync.faa/runtime:tokio/flavor:multi_thread".to_string()), "{skipped:?}");
+    }
+
     #[test]
     fn named_smol_gets_cells_for_every_capability_it_offers() {
         let ctx = PlanContext { cpus: vec![0, 1], topology: Topology::detect(), mode: Mode::Quick, hosts: Vec::new() };

@@ -102,6 +102,16 @@ pub fn run(mut opts: RunOptions, interrupted: &AtomicBool) -> anyhow::Result<Run
     runner.finish(record, &points, &measured_cpus)
 }
 
+/// `spec` as a probe's job carries it: `placement:free` as its parameter alone (the probe settles the field
+/// from it), so that a side's older build, whose placements have no `free`, reads the job as it always did.
+fn job_spec(spec: &PointSpec) -> PointSpec {
+    let mut spec = spec.clone();
+    if spec.placement == Some(overhead_machine::Placement::Free) {
+        spec.placement = None;
+    }
+    spec
+}
+
 /// The run's first two measured CPUs (sorted), the pair a point on one CPU fingerprints; `None` with one.
 fn run_pair(measured_cpus: &[usize]) -> Option<[usize; 2]> {
     first_two_cpus(measured_cpus)
@@ -312,7 +322,7 @@ impl Runner<'_> {
             .map_or(record.harness, |e| e.harness_config(record.harness));
         ProbeJob {
             v: VERSION,
-            spec: point.spec.clone(),
+            spec: job_spec(&point.spec),
             time_source: self.opts.time_source.clone(),
             harness,
             batch_ops_hint: point.batch_ops_hint,
@@ -543,6 +553,20 @@ const UNSTABLE_SPREAD: f64 = 0.01;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A free stream's job carries its placement as the parameter alone, which the probe settles back; every
+    /// other placement travels as it is.
+    #[test]
+    fn a_free_placement_travels_as_its_parameter() {
+        let free = overhead_record::fixture::spec("msg.throughput", "os", &[("placement", "free")], &[0, 1]);
+        assert!(free.threads_free());
+        let mut sent = job_spec(&free);
+        assert_eq!(sent.placement, None, "an older probe reads no `free`");
+        sent.settle_placement();
+        assert!(sent.threads_free(), "the probe settles it from the parameter");
+        let pair = overhead_record::fixture::spec("msg.ipc", "os", &[("placement", "other_core")], &[0, 1]);
+        assert_eq!(job_spec(&pair).placement, pair.placement);
+    }
 
     /// The cycle floor kept answer by answer is the one taken from every process at the end: the minimum of
     /// every reference timing, timings that are not positive left out.

@@ -88,10 +88,16 @@ pub struct RunSummary {
 }
 
 impl RunSummary {
-    /// Renames points written under older names to today's ([`super::legacy::upgrade_name`]).
+    /// Renames points written under older names to today's ([`super::legacy::upgrade_name`]), in every map
+    /// keyed by a point's name: its summary, its processes' cost and its host state.
     pub fn upgrade_names(&mut self) {
-        let points = std::mem::take(&mut self.points);
-        self.points = points.into_iter().map(|(name, p)| (super::legacy::upgrade_name(&name), p)).collect();
+        fn renamed<V>(map: &mut BTreeMap<String, V>) {
+            let old = std::mem::take(map);
+            *map = old.into_iter().map(|(name, v)| (super::legacy::upgrade_name(&name), v)).collect();
+        }
+        renamed(&mut self.points);
+        renamed(&mut self.process_wall_ms);
+        renamed(&mut self.host_state_rtt_ns);
     }
 
     /// The summary of a record read from `label`: of its own points (a run with sides: its baseline's).
@@ -234,6 +240,21 @@ pub fn family_of(name: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An older summary's tokio point reads under today's name in every map, its host state and process cost
+    /// included (compare finds the state under the new name).
+    #[test]
+    fn an_older_summary_renames_every_map_keyed_by_a_point() {
+        let old = "spawn.forkjoin/runtime:tokio/mechanism:spawn/threads:2";
+        let today = "spawn.forkjoin/runtime:tokio/flavor:multi_thread/mechanism:spawn/threads:2";
+        let mut summary = crate::fixture::run_summary("old", &[(old, 300.0)], 0.05);
+        summary.process_wall_ms.insert(old.into(), 12.0);
+        summary.host_state_rtt_ns.insert(old.into(), 55.0);
+        summary.upgrade_names();
+        assert!(summary.points.contains_key(today) && !summary.points.contains_key(old));
+        assert_eq!(summary.process_wall_ms.get(today), Some(&12.0));
+        assert_eq!(summary.host_state_rtt_ns.get(today), Some(&55.0));
+    }
 
     #[test]
     fn the_options_keep_what_changes_the_measurement_and_drop_where_it_goes() {
