@@ -87,19 +87,44 @@ pub fn load(path: &Path) -> Result<RunRecord, RecordError> {
     }
     let mut record: RunRecord =
         serde_json::from_value(overhead.clone()).map_err(|source| RecordError::Malformed { path: p(), source })?;
-    for spec in record.points.iter_mut().map(|p| &mut p.spec).chain(record.skipped.iter_mut().map(|s| &mut s.spec)) {
-        super::legacy::upgrade_spec(spec);
-    }
-    for name in record.points.iter_mut().map(|p| &mut p.name).chain(record.skipped.iter_mut().map(|s| &mut s.name)) {
-        *name = super::legacy::upgrade_name(name);
+    upgrade(&mut record.points, &mut record.skipped);
+    for side in record.sides.iter_mut().flat_map(|s| s.sides.iter_mut()) {
+        upgrade(&mut side.points, &mut side.skipped);
     }
     Ok(record)
+}
+
+/// `points` and `skipped` under today's specs and names ([`super::legacy`]): the record's own, and each
+/// side's, so that a side's cells pair with the baseline's points of the same name.
+fn upgrade(points: &mut [super::PointRecord], skipped: &mut [super::SkippedPoint]) {
+    for spec in points.iter_mut().map(|p| &mut p.spec).chain(skipped.iter_mut().map(|s| &mut s.spec)) {
+        super::legacy::upgrade_spec(spec);
+    }
+    for name in points.iter_mut().map(|p| &mut p.name).chain(skipped.iter_mut().map(|s| &mut s.name)) {
+        *name = super::legacy::upgrade_name(name);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fixture::sample_record;
+
+    /// A side's points (named `…/side:NAME`) and skipped cells read under today's names as the baseline's do,
+    /// so that a tokio point named before the flavors pairs across the sides.
+    #[test]
+    fn a_sides_older_names_read_as_todays() {
+        let mut side_point =
+            crate::fixture::point("spawn.bulk", "tokio", &[("tasks", "1000"), ("threads", "1")], 300.0);
+        side_point.name = format!("{}/side:old", side_point.spec.name());
+        let skipped_spec = crate::fixture::spec("msg.async", "tokio", &[], &[0]);
+        let mut skipped = vec![crate::SkippedPoint::new(skipped_spec, crate::SkipKind::Skipped, "not in its plan")];
+        let mut points = vec![side_point];
+        upgrade(&mut points, &mut skipped);
+        assert_eq!(points[0].name, "spawn.bulk/runtime:tokio/flavor:multi_thread/tasks:1000/threads:1/side:old");
+        assert_eq!(points[0].spec.param("flavor"), Some("multi_thread"));
+        assert_eq!(skipped[0].name, "msg.async/runtime:tokio/flavor:current_thread/impl:tokio_mpsc");
+    }
 
     #[test]
     fn record_round_trips_through_the_file() {
