@@ -58,16 +58,13 @@ fn experiments_table() -> comfy_table::Table {
     table.set_header(["ID", "what", "source", "runtimes"]);
     for e in registry() {
         let info = e.info();
-        let runs: Vec<&str> = runtimes::registry()
+        let mut runs: Vec<&str> = runtimes::registry()
             .iter()
             .filter(|r| overhead_runtime_api::missing(**r, e.requires()).is_none() && r.refuses(e.id()).is_none())
             .map(|r| r.name())
-            .fold(Vec::new(), |mut names, name| {
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-                names
-            });
+            .collect();
+        // A runtime's flavors sit side by side in the registry: one name each.
+        runs.dedup();
         table.add_row([info.id, info.summary, info.source, &runs.join(", ")]);
     }
     table

@@ -91,10 +91,7 @@ impl Candidate {
     /// `runtime / implementation`, or the runtime alone when the point names no implementation; a flavor
     /// follows its runtime: `tokio (current_thread) / tokio_mpsc`.
     pub fn label(&self) -> String {
-        let runtime = match &self.flavor {
-            Some(flavor) => format!("{} ({flavor})", self.runtime),
-            None => self.runtime.to_string(),
-        };
+        let runtime = overhead_schema::runtimes::runtime_label(&self.runtime, self.flavor.as_deref());
         match &self.implementation {
             Some(i) => format!("{runtime} / {i}"),
             None => runtime,

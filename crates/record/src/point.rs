@@ -65,10 +65,7 @@ impl PointSpec {
     /// The runtime as a table names it: `tokio (current_thread)` for a flavor of a runtime that has several
     /// (its `flavor:` parameter), else the runtime's name.
     pub fn runtime_label(&self) -> String {
-        match self.param(overhead_schema::runtimes::FLAVOR_KEY) {
-            Some(flavor) => format!("{} ({flavor})", self.runtime),
-            None => self.runtime.to_string(),
-        }
+        overhead_schema::runtimes::runtime_label(&self.runtime, self.param(overhead_schema::runtimes::FLAVOR_KEY))
     }
 
     /// The value of parameter `key`, if the point has it.

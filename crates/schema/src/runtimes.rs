@@ -18,6 +18,15 @@ pub const TOKIO: &str = "tokio";
 /// runtime; only a runtime with several schedulers has it (`RuntimeUnderTest::flavor`).
 pub const FLAVOR_KEY: &str = "flavor";
 
+/// A runtime as a table names it: `tokio (current_thread)` for a flavor of a runtime that has several, else
+/// the runtime's name.
+pub fn runtime_label(runtime: &str, flavor: Option<&str>) -> String {
+    match flavor {
+        Some(flavor) => format!("{runtime} ({flavor})"),
+        None => runtime.to_string(),
+    }
+}
+
 /// tokio's two schedulers, which its users choose between (`#[tokio::main(flavor = "…")]`): the
 /// `flavor:` parameter of every tokio point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

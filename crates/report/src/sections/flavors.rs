@@ -28,8 +28,12 @@ an interval that includes 1 is a difference this run does not show.";
 /// One table per runtime with flavors; empty when no setting was measured in two flavors.
 pub fn flavors_section(record: &RunRecord, format: Format) -> String {
     let rows = flavor_rows(&record.points);
-    let mut runtimes: Vec<&str> = rows.iter().map(|r| r.runtime).collect();
-    runtimes.dedup();
+    let mut runtimes: Vec<&str> = Vec::new();
+    for row in &rows {
+        if !runtimes.contains(&row.runtime) {
+            runtimes.push(row.runtime);
+        }
+    }
     let mut out = String::new();
     for runtime in runtimes {
         let of_runtime: Vec<&FlavorRow> = rows.iter().filter(|r| r.runtime == runtime).collect();

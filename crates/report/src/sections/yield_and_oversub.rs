@@ -126,9 +126,9 @@ fn yield_rounds(record: &RunRecord, format: Format) -> String {
             every other activity on its CPU\n";
     let label = |runtime: &str, series: &[(String, String)]| {
         let value = |key: &str| series.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
-        let flavor = value(overhead_schema::runtimes::FLAVOR_KEY).map_or(String::new(), |f| format!(" ({f})"));
+        let runtime = overhead_schema::runtimes::runtime_label(runtime, value(overhead_schema::runtimes::FLAVOR_KEY));
         let cpus = value("cpus").map_or(String::new(), |v| format!(", {v} {}", if v == "1" { "CPU" } else { "CPUs" }));
-        format!("{runtime}{flavor}{cpus}")
+        format!("{runtime}{cpus}")
     };
     let fits = record
         .fits
