@@ -72,7 +72,7 @@ pub enum Command {
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Fewer points, 3–5 processes per point, ~20 s budget for refining, no probe after 26 s (about 30 s
+    /// Fewer points, 3–5 processes per point, ~20 s budget for refining, no probe after 28 s (about 30 s
     /// in all).
     #[arg(long, conflicts_with = "full")]
     pub quick: bool,
@@ -82,7 +82,7 @@ pub struct RunArgs {
     pub full: bool,
     /// Seconds the run may spend in all before it stops refining points past their minimum rounds
     /// (default: 20 quick, 80 default, 1200 full; a run narrowed by --only or --runtime gets its share of
-    /// that by points, at least a quarter). The deadline after which no probe starts (26, 85, 1500 s)
+    /// that by points, at least a quarter). The deadline after which no probe starts (28, 85, 1500 s)
     /// moves out to a longer budget.
     #[arg(long, value_name = "SECONDS")]
     pub budget: Option<f64>,

@@ -53,7 +53,8 @@ impl<C: Ticks> Harness<C> {
 
     /// Grows N from 1 until a test batch reaches the target duration, confirmed by a second batch of the
     /// same N, or the op cap: doubling, then one predicted step ([`sizing::next_batch_ops`]; a confirmation
-    /// that falls short predicts the next N from its own time). Without the confirmation one preempted or cold
+    /// that falls short predicts the next N from its own time), and one step back where the confirmed batch
+    /// overshot the target ([`sizing::shrink_overshoot`]). Without the confirmation one preempted or cold
     /// batch early on (a page fault, a descheduled vCPU) stops the doubling at a tiny N, and every kept batch
     /// is then too short to time well. A batch-size hint (the point's first process's N,
     /// [`Harness::with_batch_hint`]) is tried first and kept when one batch of it is near the target.
@@ -65,7 +66,7 @@ impl<C: Ticks> Harness<C> {
             ticks as f64
         };
         if let Some(hint) = self.take_batch_hint() {
-            if self.hint_fits(timed(hint)) {
+            if self.hint_fits(hint, timed(hint)) {
                 self.note_sized(hint);
                 return SizedBatch { n: hint, ended_at_n: true };
             }
@@ -78,6 +79,12 @@ impl<C: Ticks> Harness<C> {
             let first = timed(n);
             let short = if first < target_ticks { first } else { timed(n) };
             if short >= target_ticks {
+                // A confirmed batch far past the target steps back once; no batch of that N has run, so the
+                // warm-up pair runs whole.
+                if let Some(smaller) = sizing::shrink_overshoot(n, short, target_ticks) {
+                    n = smaller;
+                    break false;
+                }
                 break true;
             }
             n = sizing::next_batch_ops(n, short, target_ticks, self.config.max_batch_ops);
@@ -178,6 +185,31 @@ mod tests {
         assert_eq!(m.samples_ns, vec![3.0; 3]);
     }
 
+    /// An operation whose cost jumps a hundredfold as sizing reaches N (a stream whose parties the scheduler
+    /// put on one CPU) would run every kept batch 115 targets long: the confirmed batch of 384 (115200 ticks)
+    /// steps back to 4 (1.1 × 1000 / 115200 × 384 = 3.7, rounded up), the warm-up pair runs whole (no batch of
+    /// 4 has run), and every kept batch lasts 1.2 targets, at the operation's new cost.
+    #[test]
+    fn a_confirmed_batch_far_past_the_target_steps_back() {
+        let clock = ScriptedClock::new(1e9);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        let ran = RefCell::new(Vec::new());
+        let m = h.measure(
+            |n| {
+                ran.borrow_mut().push(Ran::T(n));
+                // Sizing's tenth batch (N = 384) and every later one: 300 ticks an operation.
+                clock.advance(n * if ran.borrow().len() >= 10 { 300 } else { 3 });
+            },
+            |n| ran.borrow_mut().push(Ran::C(n)),
+        );
+        assert_eq!(m.batch_ops, 4);
+        assert_eq!(h.first_sized_batch_ops(), Some(4), "the next process's hint is the step back");
+        let mut expected: Vec<Ran> = sizing_batches(256, 384).into_iter().map(Ran::T).collect();
+        expected.extend([Ran::C(4), Ran::T(4)].repeat(1 + 3));
+        assert_eq!(*ran.borrow(), expected);
+        assert_eq!(m.samples_ns, vec![300.0; 3]);
+    }
+
     /// When the target is out of reach, N stops at the op cap (a batch of the cap itself is not timed
     /// during sizing, so a warm-up runs its pair whole).
     #[test]
@@ -275,6 +307,33 @@ mod tests {
         assert_eq!(*ran.borrow(), expected);
         assert_eq!(m.samples_ns, vec![4.0; 3]);
         assert_eq!(m.control_ns, vec![1.0; 3]);
+    }
+
+    /// A hint of one operation that lasts 50 targets (a thousand thread spawns) is kept: the warm-up runs its
+    /// control alone and the kept pairs follow, two operations fewer than sizing again (the batch and its
+    /// confirmation). A hint of one operation shorter than the target still sizes.
+    #[test]
+    fn a_hint_of_one_long_operation_is_kept() {
+        let clock = ScriptedClock::new(1e9);
+        let config = scripted_config(&clock, 1000.0, 1, 3);
+        let ran = |ticks_per_op: u64| {
+            let h = scripted_harness(clock, config).with_batch_hint(Some(1));
+            let ran = RefCell::new(Vec::new());
+            let m = h.measure(
+                |n| {
+                    ran.borrow_mut().push(Ran::T(n));
+                    clock.ops(ticks_per_op)(n)
+                },
+                |n| ran.borrow_mut().push(Ran::C(n)),
+            );
+            (m.batch_ops, ran.into_inner())
+        };
+        let mut expected = vec![Ran::T(1)];
+        expected.extend([Ran::C(1), Ran::T(1)].repeat(3));
+        expected.insert(1, Ran::C(1));
+        assert_eq!(ran(50_000), (1, expected));
+        let (n, short) = ran(200);
+        assert_eq!((n, &short[..3]), (6, &[Ran::T(1), Ran::T(1), Ran::T(2)][..]), "200 ticks: sized from 1");
     }
 
     /// A hinted N is timed once and kept when that batch is within ¼× to 4× the target; otherwise it is

@@ -18,6 +18,12 @@ pub const PREDICT_FROM: f64 = 0.5;
 /// predicted from still reaches the target.
 pub const MARGIN: f64 = 1.1;
 
+/// A confirmed sizing batch longer than this many targets overshot it: the operation's cost per operation
+/// jumped between two sizes (a stream whose parties the scheduler put on one CPU: 52 ns a message at
+/// 131072 messages, 1069 ns at 262144, every batch of a 5 ms target then 280 ms and the process 1.8 s).
+/// A batch may end anywhere up to 2.2× [`MARGIN`] past the target by design; eight times is a regime change.
+pub const OVERSHOOT: f64 = 8.0;
+
 /// Significant bits a predicted N keeps (rounded up): N stays a multiple of a power of two near N/16, so a
 /// batch of 128 or more split over 2, 4 or 8 parties splits evenly, at most 12.5% over the prediction.
 const KEPT_BITS: u32 = 4;
@@ -33,6 +39,19 @@ pub fn next_batch_ops(n: u64, ticks: f64, target_ticks: f64, max_ops: u64) -> u6
         n.saturating_mul(2)
     };
     next.max(n.saturating_add(1)).min(max_ops)
+}
+
+/// The N that brings a confirmed sizing batch of `n` operations that took `ticks`, more than [`OVERSHOOT`] ×
+/// `target_ticks`, back to [`MARGIN`] × the target (rounded up as [`next_batch_ops`] rounds, below `n`);
+/// `None` when it did not overshoot, or `n` is 1 (an operation longer than the target is a batch of its
+/// own). One step, not a new sizing: the kept batches then last what the operation's new regime gives them
+/// (docs/METHOD.md §1, "A batch that overshoots").
+pub fn shrink_overshoot(n: u64, ticks: f64, target_ticks: f64) -> Option<u64> {
+    if n <= 1 || !(ticks > OVERSHOOT * target_ticks) {
+        return None;
+    }
+    let aimed = (n as f64 * MARGIN * target_ticks / ticks).ceil().max(1.0) as u64;
+    Some(round_up_to_bits(aimed).min(n - 1))
 }
 
 /// `n` rounded up so that only its [`KEPT_BITS`] highest bits may be set.
@@ -70,6 +89,17 @@ mod tests {
     fn a_predicted_step_is_at_most_what_doubling_takes_plus_a_tenth() {
         assert_eq!(next_batch_ops(100, 500.0, 1000.0, u64::MAX), 224);
         assert!(next_batch_ops(1 << 20, 500.0, 1000.0, u64::MAX) as f64 <= 2.2 * (1 << 20) as f64 * 1.125);
+    }
+
+    /// The stream above: 262144 messages took 56 targets; the step back aims at 1.1 targets, 5149 messages,
+    /// rounded up to 4 significant bits (5632); a batch within 8 targets, or of one operation, stays.
+    #[test]
+    fn an_overshooting_batch_steps_back_to_the_target() {
+        assert_eq!(shrink_overshoot(262_144, 56.0 * 1000.0, 1000.0), Some(5632));
+        assert_eq!(shrink_overshoot(262_144, 8.0 * 1000.0, 1000.0), None);
+        assert_eq!(shrink_overshoot(1, 1e9, 1000.0), None);
+        assert_eq!(shrink_overshoot(2, 1e9, 1000.0), Some(1), "never below one operation");
+        assert_eq!(shrink_overshoot(3, 9.0 * 1000.0, 1000.0), Some(1));
     }
 
     #[test]

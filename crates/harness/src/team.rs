@@ -407,7 +407,7 @@ impl LeaderPlan {
         if self.sizing && self.trying_hint {
             if let Some(t) = last_ticks {
                 self.trying_hint = false;
-                if super::near_target(t as f64, self.target_ticks) {
+                if super::hint_kept(self.n, t as f64, self.target_ticks) {
                     self.sizing = false;
                 } else {
                     self.n = 1;
@@ -429,7 +429,18 @@ impl LeaderPlan {
                     self.confirming = true;
                     return self.n;
                 }
-                Some(_) => self.sizing = false,
+                Some(t) => {
+                    self.sizing = false;
+                    // Far past the target: one step back, as in `Harness::measure`; no batch of the new N has
+                    // run, so the first warm-up runs its pair whole.
+                    if let Some(smaller) = super::sizing::shrink_overshoot(self.n, t as f64, self.target_ticks) {
+                        self.n = smaller;
+                        if self.warm_control {
+                            self.warm_control = false;
+                            self.pairs_left += 1;
+                        }
+                    }
+                }
             }
         }
         if self.warm_control {
@@ -549,6 +560,32 @@ mod tests {
     /// N is sized on the slowest thread's batches, not the leader's: here thread 1 takes 100 ticks an operation
     /// and the leader 1, against a 1000-tick target, so N settles at 11 (8 operations take 805 ticks on
     /// thread 1 and predict 10.9; 11 take 1105), where the leader's own batches would have taken N past 1000.
+    /// The team's leader steps back from an overshooting batch as `Harness::measure` does: from the 8th
+    /// batch (N = 128 after 1 … 64, 3 ticks an operation and reads of 5) every operation costs 300, so the
+    /// confirmed 128 (38405 ticks) steps back to 1.1 × 1000 / 38405 × 128 = 3.7, rounded up to 4; the warm-up
+    /// pair then runs whole.
+    #[test]
+    fn the_leader_steps_back_from_a_batch_far_past_the_target() {
+        let clock = ScriptedClock::new(1e9).with_read_ticks(5);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        let cpus: Vec<usize> = allowed_cpus().into_iter().cycle().take(2).collect();
+        let ran: [Mutex<Vec<(bool, u64)>>; 2] = Default::default();
+        let report = h.measure_team(
+            &cpus,
+            |thread, n| {
+                let mut mine = ran[thread].lock().unwrap();
+                mine.push((false, n));
+                clock.advance(n * if mine.len() >= 8 { 300 } else { 3 });
+            },
+            |thread, n| ran[thread].lock().unwrap().push((true, n)),
+        );
+        assert_eq!(report.measurement.batch_ops, 4);
+        let mut expected: Vec<(bool, u64)> = [1, 2, 4, 8, 16, 32, 64, 128, 128].map(|n| (false, n)).into();
+        expected.extend([(true, 4), (false, 4)].repeat(1 + 3));
+        assert_eq!(*ran[0].lock().unwrap(), expected);
+        assert_eq!(report.measurement.samples_ns, vec![300.0; 3]);
+    }
+
     #[test]
     fn n_is_sized_on_the_slowest_thread() {
         let clock = ScriptedClock::new(2e9).with_read_ticks(5);

@@ -60,7 +60,8 @@ pub fn select_runtimes(names: &[String]) -> Result<Vec<&'static dyn RuntimeUnder
 /// Every point of every selected experiment for every selected runtime, in run order. A runtime that has
 /// every capability the experiment requires gets its points, or one skipped point when it is not available
 /// here. When the user named the runtimes (`explicit`), a runtime lacking a capability gives one skipped
-/// point with the runtime's reason, never a silent gap; with the default runtimes, nothing is listed.
+/// point with the runtime's reason, never a silent gap; with the default runtimes, nothing is listed. A
+/// `--quick` run of the default runtimes skips those launched as MPI ranks, with [`QUICK_LEAVES_RANKS`].
 pub fn build_plan(
     experiments: &[&dyn Experiment],
     runtimes: &[&dyn RuntimeUnderTest],
@@ -85,6 +86,7 @@ pub fn build_plan_where(
             let skip = |reason: String| Planned::Skip(ctx.spec(e.id(), *runtime, &[], vec![ctx.home_cpu()]), reason);
             let refused = || runtime.refuses(e.id()).map(|why| format!("runtime {}: {why}", runtime.name()));
             match (missing(*runtime, e.requires()).or_else(refused), available(*runtime)) {
+                (None, Ok(())) if leaves_out(ctx, *runtime, explicit) => plan.push(skip(QUICK_LEAVES_RANKS.into())),
                 (None, Ok(())) => plan.extend(e.points(ctx, *runtime)),
                 (None, Err(reason)) => {
                     plan.push(skip(format!("runtime {} is not available here: {reason}", runtime.name())))
@@ -98,6 +100,19 @@ pub fn build_plan_where(
         }
     }
     plan
+}
+
+/// Why a `--quick` run of the default runtimes has no point of a runtime launched as MPI ranks: each of its
+/// processes is a launch (`mpirun`, `MPI_Init`: 0.1 s of a 0.14 s process on 2 vCPUs, a quarter second on
+/// 16 CPUs), and on 16 CPUs the seven launches were a sixth of quick's round, which three rounds in its
+/// half-minute leave no room for (docs/METHOD.md §9a). Naming the runtime measures them.
+pub const QUICK_LEAVES_RANKS: &str =
+    "--quick leaves out runtimes launched as MPI ranks (a launch a process); run without --quick, or name --runtime mpi";
+
+/// Whether the plan leaves `runtime` out ([`QUICK_LEAVES_RANKS`]): a `--quick` run of the default runtimes
+/// (not `explicit`) and a runtime whose points run as MPI ranks.
+fn leaves_out(ctx: &PlanContext, runtime: &dyn RuntimeUnderTest, explicit: bool) -> bool {
+    ctx.mode == overhead_schema::Mode::Quick && !explicit && runtime.launched_as_ranks()
 }
 
 /// Whether another of `selected` is a flavor of `runtime`'s runtime that has every capability of `requires`.
@@ -153,6 +168,24 @@ mod tests {
         let names: Vec<&str> = select_runtimes(&[]).unwrap().iter().map(|r| r.name()).collect();
         assert!(names.contains(&"os") && names.contains(&"fiber-asm"), "{names:?}");
         assert!(!names.contains(&"go"), "{names:?}");
+    }
+
+    /// `--quick` with the default runtimes skips MPI's ranks, each cell with the reason; naming the runtime, or
+    /// the default mode, measures them.
+    #[test]
+    fn quick_leaves_out_ranks_unless_the_runtime_is_named() {
+        let mpi = select_runtimes(&["mpi".into()]).unwrap();
+        let experiments = select_experiments(&["mpi.pingpong".into()]).unwrap();
+        let plan = |mode, explicit| {
+            let ctx = PlanContext { mode, ..context() };
+            build_plan_where(&experiments, &mpi, explicit, &ctx, &|_| Ok(()))
+        };
+        let quick = plan(Mode::Quick, false);
+        assert!(!quick.is_empty());
+        assert!(quick.iter().all(|p| matches!(p, Planned::Skip(_, why) if why == QUICK_LEAVES_RANKS)), "{quick:?}");
+        for (mode, explicit) in [(Mode::Quick, true), (Mode::Default, false)] {
+            assert!(plan(mode, explicit).iter().any(|p| matches!(p, Planned::Run(_))), "{mode:?} {explicit}");
+        }
     }
 
     /// A runtime made up for the test: it has only `yield`, and says why it lacks everything else.

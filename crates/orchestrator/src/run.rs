@@ -624,7 +624,7 @@ mod tests {
         points[1].processes = vec![process.clone(), process];
         (points[0].short_of_minimum, points[1].short_of_minimum) = (true, true);
         warn_of_the_deadline(&mut record, &points, &policy);
-        assert!(record.warnings[1].starts_with("The run's deadline (26 s) came before the minimum rounds: 2 point(s)"));
+        assert!(record.warnings[1].starts_with("The run's deadline (28 s) came before the minimum rounds: 2 point(s)"));
         assert!(record.warnings[1].contains(", 1 only one"), "{}", record.warnings[1]);
         assert!(
             record.warnings[1].contains("gave way first: sync.faa (2 points, up to 10 ms a process)"),

@@ -34,13 +34,13 @@ pub struct RoundPolicy {
 }
 
 impl RoundPolicy {
-    /// quick: 3–5 processes, refined within 20 s, every probe started by 26 s; default: 3–24 within 80 s,
+    /// quick: 3–5 processes, refined within 20 s, every probe started by 28 s; default: 3–24 within 80 s,
     /// by 85 s; full: 5–30 within 20 min, by 25 min; none stops on its CI before 5; no point takes more
     /// than 4 even shares of the budget past the minimum. The deadlines leave room for calibration before
     /// the first probe and the report after the last, so a whole run stays within 30 s, 90 s and 26 min.
     pub fn for_mode(mode: Mode) -> RoundPolicy {
         let (min_rounds, max_rounds, budget_s, deadline_s) = match mode {
-            Mode::Quick => (3, 5, 20.0, 26.0),
+            Mode::Quick => (3, 5, 20.0, 28.0),
             Mode::Default => (3, 24, 80.0, 85.0),
             Mode::Full => (5, 30, 1200.0, 1500.0),
         };

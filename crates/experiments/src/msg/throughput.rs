@@ -35,7 +35,7 @@ pub const STREAM_PLACEMENTS: [Placement; 3] = [Placement::SameCpu, Placement::Ot
 /// How many times the mode's target a `msg.throughput` batch lasts ([`Experiment::harness_config`]).
 pub const STREAM_BATCH_FACTOR: f64 = 10.0;
 
-/// The shortest `msg.throughput` batch, ns: 5 ms.
+/// The shortest `msg.throughput` batch, ns: 5 ms (2.5 ms in `--quick`).
 pub const MIN_STREAM_BATCH_NS: f64 = 5e6;
 
 /// The bounded-N capacity: a fixed 1024 messages, a queue producers fill when the consumer falls behind
@@ -125,10 +125,12 @@ impl Experiment for Throughput {
     /// milliseconds; a half-millisecond batch catches one regime, a longer one averages them as a long
     /// stream does (docs/METHOD.md §9, "Why a number differs from the suite's"). One counted pair instead of
     /// the mode's two (docs/METHOD.md §18): a batch ten times as long counts five times the operations of
-    /// two ordinary ones, and the second pair cost a tenth of every stream process.
+    /// two ordinary ones, and the second pair cost a tenth of every stream process. `--quick` halves the
+    /// floor as it halves every target: its streams average over 2.5 ms.
     fn harness_config(&self, base: HarnessConfig) -> HarnessConfig {
+        let floor = if base.mode == Mode::Quick { MIN_STREAM_BATCH_NS / 2.0 } else { MIN_STREAM_BATCH_NS };
         HarnessConfig {
-            target_batch_ns: (base.target_batch_ns * STREAM_BATCH_FACTOR).max(MIN_STREAM_BATCH_NS),
+            target_batch_ns: (base.target_batch_ns * STREAM_BATCH_FACTOR).max(floor),
             counted_pairs: base.counted_pairs.min(1),
             ..base
         }
@@ -298,15 +300,15 @@ mod tests {
         assert!(full.iter().filter(|(s, _)| s.param("pattern") == Some("seq")).all(|(s, _)| s.cpus.len() == 1));
     }
 
-    /// Streams run in batches ten times the mode's target and at least 5 ms, with one counted pair (none
-    /// where the mode counts none); the rest of the settings stay.
+    /// Streams run in batches ten times the mode's target and at least 5 ms (2.5 ms in `--quick`), with one
+    /// counted pair (none where the mode counts none); the rest of the settings stay.
     #[test]
     fn streams_get_long_batches() {
-        for mode in [Mode::Quick, Mode::Default, Mode::Full] {
+        for (mode, floor) in [(Mode::Quick, 2.5e6), (Mode::Default, 5e6), (Mode::Full, 5e6)] {
             let base = HarnessConfig::for_mode(mode);
             let long = Throughput.harness_config(base);
-            assert_eq!(long.target_batch_ns, (base.target_batch_ns * 10.0).max(5e6));
-            assert!(long.target_batch_ns >= 5e6);
+            assert_eq!(long.target_batch_ns, (base.target_batch_ns * 10.0).max(floor));
+            assert!(long.target_batch_ns >= floor);
             assert_eq!(long.counted_pairs, 1);
             let rest =
                 HarnessConfig { target_batch_ns: base.target_batch_ns, counted_pairs: base.counted_pairs, ..long };
