@@ -240,13 +240,16 @@ impl PlanContext {
     }
 
     /// Thread counts for team experiments, from `min` to the usable CPU count: every count in `--full`;
-    /// otherwise `min`, 2, one L3 domain, one package and every usable CPU, where these differ
-    /// ([`PlanContext::domain_threads`]), so a run's size grows with the topology's levels, not its CPUs.
+    /// by default `min`, 2, one L3 domain, one package and every usable CPU, where these differ
+    /// ([`PlanContext::domain_threads`]), so a run's size grows with the topology's levels, not its CPUs;
+    /// in `--quick` the two ends, `min`, 2 and every CPU: on 64 CPUs the levels between made quick's
+    /// round 14 s, against the 9 s that three rounds in its half-minute allow (docs/METHOD.md §9a).
     /// [`PlanContext::team_cpus`] puts a team of one L3 domain's or one package's size exactly on it.
     pub fn thread_counts(&self, min: usize) -> Vec<usize> {
         let max = self.cpus.len();
         let mut counts: Vec<usize> = match self.mode {
             Mode::Full => (min..=max).collect(),
+            Mode::Quick => [min, 2, max].into_iter().filter(|&t| t >= min && t <= max).collect(),
             _ => {
                 let (llc, package) = self.domain_threads();
                 [Some(min), Some(2), llc, package, Some(max)]
@@ -278,7 +281,7 @@ impl PlanContext {
 
     /// Thread counts for a curve against the number of threads (Ben-Asher & Feitelson 1991 Fig. 1–2): every
     /// count in `--full`; otherwise the counts of [`PlanContext::thread_counts`] (1, 2, one L3 domain, one
-    /// package, every CPU), where the curve bends on a machine with levels, so its points follow the
+    /// package, every CPU; `--quick`'s ends), where the curve bends on a machine with levels, so its points follow the
     /// topology, not the CPU count (doubling to 256 CPUs gave 9 counts; these give at most five).
     pub fn thread_ladder(&self, min: usize) -> Vec<usize> {
         self.thread_counts(min)
@@ -378,7 +381,8 @@ pub mod tests {
     fn the_thread_ladder_follows_the_levels_but_in_full() {
         // 2 packages × 4 L3 × 8 cores × 2 threads: one L3 is 8 cores, one package 32.
         assert_eq!(simulated_ctx((2, 1, 4, 8, 2), Mode::Default).thread_ladder(1), vec![1, 2, 8, 32, 128]);
-        assert_eq!(simulated_ctx((1, 1, 2, 6, 1), Mode::Quick).thread_ladder(1), vec![1, 2, 6, 12]);
+        assert_eq!(simulated_ctx((1, 1, 2, 6, 1), Mode::Quick).thread_ladder(1), vec![1, 2, 12], "--quick: the ends");
+        assert_eq!(simulated_ctx((1, 1, 2, 6, 1), Mode::Quick).thread_ladder(2), vec![2, 12]);
         assert_eq!(simulated_ctx((1, 1, 2, 6, 1), Mode::Default).thread_ladder(2), vec![2, 6, 12]);
         assert_eq!(ctx(2, Mode::Default).thread_ladder(1), vec![1, 2]);
         assert_eq!(ctx(1, Mode::Default).thread_ladder(1), vec![1]);

@@ -145,6 +145,7 @@ fn thread_counts_follow_the_levels_and_teams_fill_them() {
     let cores: BTreeSet<usize> = package.iter().map(|&c| big.cpu(c).unwrap().core).collect();
     assert_eq!(cores.len(), 64, "one thread per core");
     assert_eq!(context(&machines()[1].1, Mode::Quick).thread_counts(1), [1, 2, 16]);
+    assert_eq!(context(big, Mode::Quick).thread_counts(1), [1, 2, 256], "--quick: the ends");
     assert_eq!(context(&machines()[0].1, Mode::Quick).thread_counts(1), [1, 2]);
 }
 
