@@ -72,8 +72,8 @@ pub enum Command {
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
-    /// Fewer points, 3–5 processes per point, ~20 s budget for refining, no probe after 28 s (about 30 s
-    /// in all).
+    /// Fewer points (teams of 1, 2 and all CPUs; MPI's launches only with --runtime mpi), 3–5 processes per
+    /// point, ~20 s budget for refining, no probe after 28 s (about 30 s in all).
     #[arg(long, conflicts_with = "full")]
     pub quick: bool,
     /// The full parameter grids, 5–30 processes per point, a 20 min refining budget, no probe after 25 min;
