@@ -113,7 +113,7 @@ mod tests {
     use std::hint::black_box;
 
     use crate::testing::{quick_harness, scripted_config, scripted_harness, ScriptedClock};
-    use crate::{chain_batch, HarnessConfig};
+    use crate::{chain_batch, Harness, HarnessConfig, Measurement};
     use overhead_machine::CounterKind;
 
     /// A batch the harness ran, in order: a test batch of N (`T`), a control batch (`C`), or a reset (`R`).
@@ -131,6 +131,26 @@ mod tests {
         let mut v: Vec<u64> = std::iter::successors(Some(1), |&k| (k < doubled).then_some(2 * k)).collect();
         v.extend([predicted, predicted]);
         v
+    }
+
+    /// Measures with `h`: a test body whose `k`-th batch (from 1) of `n` operations advances `clock` by
+    /// `ticks(k, n)`, and an empty control; the measurement and every batch in the order it ran.
+    fn measure_recorded(
+        h: &Harness<ScriptedClock>,
+        clock: ScriptedClock,
+        ticks: impl Fn(usize, u64) -> u64,
+    ) -> (Measurement, Vec<Ran>) {
+        let ran = RefCell::new(Vec::new());
+        let tests = Cell::new(0);
+        let m = h.measure(
+            |n| {
+                ran.borrow_mut().push(Ran::T(n));
+                tests.set(tests.get() + 1);
+                clock.advance(ticks(tests.get(), n));
+            },
+            |n| ran.borrow_mut().push(Ran::C(n)),
+        );
+        (m, ran.into_inner())
     }
 
     /// Sizing doubles N from 1 while a batch is shorter than half the target, then predicts the N for 1.1×
@@ -193,20 +213,13 @@ mod tests {
     fn a_confirmed_batch_far_past_the_target_steps_back() {
         let clock = ScriptedClock::new(1e9);
         let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
-        let ran = RefCell::new(Vec::new());
-        let m = h.measure(
-            |n| {
-                ran.borrow_mut().push(Ran::T(n));
-                // Sizing's tenth batch (N = 384) and every later one: 300 ticks an operation.
-                clock.advance(n * if ran.borrow().len() >= 10 { 300 } else { 3 });
-            },
-            |n| ran.borrow_mut().push(Ran::C(n)),
-        );
+        // Sizing's tenth batch (N = 384) and every later one: 300 ticks an operation.
+        let (m, ran) = measure_recorded(&h, clock, |k, n| n * if k >= 10 { 300 } else { 3 });
         assert_eq!(m.batch_ops, 4);
         assert_eq!(h.first_sized_batch_ops(), Some(4), "the next process's hint is the step back");
         let mut expected: Vec<Ran> = sizing_batches(256, 384).into_iter().map(Ran::T).collect();
         expected.extend([Ran::C(4), Ran::T(4)].repeat(1 + 3));
-        assert_eq!(*ran.borrow(), expected);
+        assert_eq!(ran, expected);
         assert_eq!(m.samples_ns, vec![300.0; 3]);
     }
 
@@ -318,15 +331,8 @@ mod tests {
         let config = scripted_config(&clock, 1000.0, 1, 3);
         let ran = |ticks_per_op: u64| {
             let h = scripted_harness(clock, config).with_batch_hint(Some(1));
-            let ran = RefCell::new(Vec::new());
-            let m = h.measure(
-                |n| {
-                    ran.borrow_mut().push(Ran::T(n));
-                    clock.ops(ticks_per_op)(n)
-                },
-                |n| ran.borrow_mut().push(Ran::C(n)),
-            );
-            (m.batch_ops, ran.into_inner())
+            let (m, ran) = measure_recorded(&h, clock, |_, n| n * ticks_per_op);
+            (m.batch_ops, ran)
         };
         let mut expected = vec![Ran::T(1)];
         expected.extend([Ran::C(1), Ran::T(1)].repeat(3));
