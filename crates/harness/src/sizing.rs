@@ -47,7 +47,7 @@ pub fn next_batch_ops(n: u64, ticks: f64, target_ticks: f64, max_ops: u64) -> u6
 /// own). One step, not a new sizing: the kept batches then last what the operation's new regime gives them
 /// (docs/METHOD.md §1, "A batch that overshoots").
 pub fn shrink_overshoot(n: u64, ticks: f64, target_ticks: f64) -> Option<u64> {
-    if n <= 1 || !(ticks > OVERSHOOT * target_ticks) {
+    if n <= 1 || ticks.is_nan() || ticks <= OVERSHOOT * target_ticks {
         return None;
     }
     let aimed = (n as f64 * MARGIN * target_ticks / ticks).ceil().max(1.0) as u64;
