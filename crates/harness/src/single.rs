@@ -53,8 +53,8 @@ impl<C: Ticks> Harness<C> {
 
     /// Grows N from 1 until a test batch reaches the target duration, confirmed by a second batch of the
     /// same N, or the op cap: doubling, then one predicted step ([`sizing::next_batch_ops`]; a confirmation
-    /// that falls short predicts the next N from its own time), and one step back where the confirmed batch
-    /// overshot the target ([`sizing::shrink_overshoot`]). Without the confirmation one preempted or cold
+    /// that falls short predicts the next N from its own time), and one step back, sizing on from there, where
+    /// a confirmed batch overshot the target ([`sizing::shrink_overshoot`]). Without the confirmation one preempted or cold
     /// batch early on (a page fault, a descheduled vCPU) stops the doubling at a tiny N, and every kept batch
     /// is then too short to time well. A batch-size hint (the point's first process's N,
     /// [`Harness::with_batch_hint`]) is tried first and kept when one batch of it is near the target.
@@ -72,6 +72,7 @@ impl<C: Ticks> Harness<C> {
             }
         }
         let mut n = 1u64;
+        let mut stepped_back = false;
         let ended_at_n = loop {
             if n >= self.config.max_batch_ops {
                 break false;
@@ -79,13 +80,13 @@ impl<C: Ticks> Harness<C> {
             let first = timed(n);
             let short = if first < target_ticks { first } else { timed(n) };
             if short >= target_ticks {
-                // A confirmed batch far past the target steps back once; no batch of that N has run, so the
-                // warm-up pair runs whole.
-                if let Some(smaller) = sizing::shrink_overshoot(n, short, target_ticks) {
-                    n = smaller;
-                    break false;
+                // A confirmed batch far past the target steps back, once, and sizing goes on from there: the
+                // operation's new regime sizes its own N, or an old one comes back and sizing grows to it.
+                match sizing::shrink_overshoot(n, short, target_ticks).filter(|_| !stepped_back) {
+                    Some(smaller) => (n, stepped_back) = (smaller, true),
+                    None => break true,
                 }
-                break true;
+                continue;
             }
             n = sizing::next_batch_ops(n, short, target_ticks, self.config.max_batch_ops);
         };
@@ -207,8 +208,8 @@ mod tests {
 
     /// An operation whose cost jumps a hundredfold as sizing reaches N (a stream whose parties the scheduler
     /// put on one CPU) would run every kept batch 115 targets long: the confirmed batch of 384 (115200 ticks)
-    /// steps back to 4 (1.1 × 1000 / 115200 × 384 = 3.7, rounded up), the warm-up pair runs whole (no batch of
-    /// 4 has run), and every kept batch lasts 1.2 targets, at the operation's new cost.
+    /// steps back to 4 (1.1 × 1000 / 115200 × 384 = 3.7, rounded up), which sizing confirms (1200 ticks), and
+    /// every kept batch lasts 1.2 targets, at the operation's new cost.
     #[test]
     fn a_confirmed_batch_far_past_the_target_steps_back() {
         let clock = ScriptedClock::new(1e9);
@@ -218,9 +219,25 @@ mod tests {
         assert_eq!(m.batch_ops, 4);
         assert_eq!(h.first_sized_batch_ops(), Some(4), "the next process's hint is the step back");
         let mut expected: Vec<Ran> = sizing_batches(256, 384).into_iter().map(Ran::T).collect();
-        expected.extend([Ran::C(4), Ran::T(4)].repeat(1 + 3));
-        assert_eq!(ran, expected);
+        expected.extend([Ran::T(4), Ran::T(4), Ran::C(4)]);
+        expected.extend([Ran::C(4), Ran::T(4)].repeat(3));
+        assert_eq!(ran, expected, "sizing, the step back confirmed, the warm-up's control, the kept pairs");
         assert_eq!(m.samples_ns, vec![300.0; 3]);
+    }
+
+    /// Where the slow regime passes (only the two batches of 384 took 300 ticks an operation), sizing grows
+    /// from the step back to the operation's own N again, and a second overshoot would not step back twice:
+    /// the kept batches are 384 at 3 ticks, as without the jump.
+    #[test]
+    fn after_a_step_back_sizing_grows_to_a_regime_that_came_back() {
+        let clock = ScriptedClock::new(2e9);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        let (m, ran) = measure_recorded(&h, clock, |k, n| n * if (10..=11).contains(&k) { 300 } else { 3 });
+        assert_eq!(m.batch_ops, 384);
+        assert_eq!(m.samples_ns, vec![1.5; 3]);
+        let tests: Vec<u64> = ran.iter().filter_map(|r| if let Ran::T(n) = r { Some(*n) } else { None }).collect();
+        assert_eq!(tests[9..13], [384, 384, 4, 8], "the step back, then doubling again");
+        assert!(tests.iter().filter(|&&n| n < 384).count() > 9, "{tests:?}");
     }
 
     /// When the target is out of reach, N stops at the op cap (a batch of the cap itself is not timed

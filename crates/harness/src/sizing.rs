@@ -44,8 +44,8 @@ pub fn next_batch_ops(n: u64, ticks: f64, target_ticks: f64, max_ops: u64) -> u6
 /// The N that brings a confirmed sizing batch of `n` operations that took `ticks`, more than [`OVERSHOOT`] ×
 /// `target_ticks`, back to [`MARGIN`] × the target (rounded up as [`next_batch_ops`] rounds, below `n`);
 /// `None` when it did not overshoot, or `n` is 1 (an operation longer than the target is a batch of its
-/// own). One step, not a new sizing: the kept batches then last what the operation's new regime gives them
-/// (docs/METHOD.md §1, "A batch that overshoots").
+/// own). Sizing takes this step once and goes on from the smaller N: a regime that lasts sizes its own N
+/// there, one that passes lets sizing grow back (docs/METHOD.md §1, "A batch that overshoots").
 pub fn shrink_overshoot(n: u64, ticks: f64, target_ticks: f64) -> Option<u64> {
     if n <= 1 || ticks.is_nan() || ticks <= OVERSHOOT * target_ticks {
         return None;

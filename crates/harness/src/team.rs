@@ -374,6 +374,8 @@ struct LeaderPlan {
     trying_hint: bool,
     /// The last sizing batch reached the target; the next one (same N) must too.
     confirming: bool,
+    /// Sizing stepped back from a batch far past the target ([`super::sizing::shrink_overshoot`]); it does once.
+    stepped_back: bool,
     /// The first warm-up's control batch is still to post: sizing's last test batch (the hint or the
     /// confirmation, of N operations) was that warm-up's test, as in `Harness::measure`.
     warm_control: bool,
@@ -394,6 +396,7 @@ impl LeaderPlan {
             sizing: true,
             trying_hint: hint.is_some(),
             confirming: false,
+            stepped_back: false,
             warm_control: h.config.warmup > 0,
             pairs_left: h.config.warmup.saturating_sub(1) + h.config.repetitions,
             counted_left: h.config.counted_pairs,
@@ -429,18 +432,17 @@ impl LeaderPlan {
                     self.confirming = true;
                     return self.n;
                 }
-                Some(t) => {
-                    self.sizing = false;
-                    // Far past the target: one step back, as in `Harness::measure`; no batch of the new N has
-                    // run, so the first warm-up runs its pair whole.
-                    if let Some(smaller) = super::sizing::shrink_overshoot(self.n, t as f64, self.target_ticks) {
-                        self.n = smaller;
-                        if self.warm_control {
-                            self.warm_control = false;
-                            self.pairs_left += 1;
+                // Far past the target: one step back, and sizing goes on from there, as in `Harness::measure`.
+                Some(t) if !self.stepped_back => {
+                    match super::sizing::shrink_overshoot(self.n, t as f64, self.target_ticks) {
+                        Some(smaller) => {
+                            (self.n, self.stepped_back, self.confirming) = (smaller, true, false);
+                            return self.n;
                         }
+                        None => self.sizing = false,
                     }
                 }
+                Some(_) => self.sizing = false,
             }
         }
         if self.warm_control {
@@ -562,8 +564,8 @@ mod tests {
     /// thread 1 and predict 10.9; 11 take 1105), where the leader's own batches would have taken N past 1000.
     /// The team's leader steps back from an overshooting batch as `Harness::measure` does: from the 8th
     /// batch (N = 128 after 1 … 64, 3 ticks an operation and reads of 5) every operation costs 300, so the
-    /// confirmed 128 (38405 ticks) steps back to 1.1 × 1000 / 38405 × 128 = 3.7, rounded up to 4; the warm-up
-    /// pair then runs whole.
+    /// confirmed 128 (38405 ticks) steps back to 1.1 × 1000 / 38405 × 128 = 3.7, rounded up to 4, which
+    /// sizing confirms (1205 ticks); the warm-up then runs its control alone.
     #[test]
     fn the_leader_steps_back_from_a_batch_far_past_the_target() {
         let clock = ScriptedClock::new(1e9).with_read_ticks(5);
@@ -580,8 +582,9 @@ mod tests {
             |thread, n| ran[thread].lock().unwrap().push((true, n)),
         );
         assert_eq!(report.measurement.batch_ops, 4);
-        let mut expected: Vec<(bool, u64)> = [1, 2, 4, 8, 16, 32, 64, 128, 128].map(|n| (false, n)).into();
-        expected.extend([(true, 4), (false, 4)].repeat(1 + 3));
+        let mut expected: Vec<(bool, u64)> = [1, 2, 4, 8, 16, 32, 64, 128, 128, 4, 4].map(|n| (false, n)).into();
+        expected.push((true, 4));
+        expected.extend([(true, 4), (false, 4)].repeat(3));
         assert_eq!(*ran[0].lock().unwrap(), expected);
         assert_eq!(report.measurement.samples_ns, vec![300.0; 3]);
     }
