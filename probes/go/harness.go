@@ -18,6 +18,32 @@ const (
 	hintHigh = 4.0
 )
 
+// hintKept is crates/harness/src/lib.rs's hint_kept: a hinted batch of hint operations that took t ns is
+// kept within a quarter to four times the target, or when it is one operation at least as long as the
+// target (the first process confirmed it; sizing again would run it twice more).
+func hintKept(hint uint64, t, target float64) bool {
+	return (t >= target*hintLow && t <= target*hintHigh) || (hint == 1 && t >= target)
+}
+
+// overshoot is crates/harness/src/sizing.rs's OVERSHOOT: a confirmed sizing batch longer than this many
+// targets overshot it (the operation changed regime between two sizes; docs/METHOD.md §1).
+const overshoot = 8.0
+
+// shrinkOvershoot is crates/harness/src/sizing.rs's shrink_overshoot: after a batch of n operations that
+// took t ns, more than overshoot targets, the N for 1.1× the target (rounded up to keptBits bits, below n);
+// ok false when it did not overshoot, t is not a number, or n is 1.
+func shrinkOvershoot(n uint64, t, target float64) (smaller uint64, ok bool) {
+	if n <= 1 || math.IsNaN(t) || t <= overshoot*target {
+		return 0, false
+	}
+	aimed := math.Max(math.Ceil(float64(n)*margin*target/t), 1)
+	smaller = roundUpToBits(uint64(aimed))
+	if smaller > n-1 {
+		smaller = n - 1
+	}
+	return smaller, true
+}
+
 // Harness times batches as crates/harness/src/single.rs does: N sized by doubling to half the target, then
 // one predicted step (a hint tried first; nextBatchOps), warm-up pairs dropped (the first a control alone:
 // sizing's last batch was its test), then kept pairs of a control batch and the test batch just after it,
@@ -122,9 +148,11 @@ func (h *Harness) timeBatch(body Batch, n uint64) int64 {
 }
 
 // sizeBatch finds N (crates/harness/src/single.rs size_batch): a hint is timed once and kept when its batch
-// lasts between a quarter of and four times the target; otherwise N grows from 1 (nextBatchOps) until a
-// batch and a second batch of the same N both reach the target (one preempted batch cannot stop the
-// growth early; a confirmation that falls short predicts again from its own time), or until the op cap.
+// lasts between a quarter of and four times the target, or is one operation that outlasts it (hintKept);
+// otherwise N grows from 1 (nextBatchOps) until a batch and a second batch of the same N both reach the
+// target (one preempted batch cannot stop the growth early; a confirmation that falls short predicts again
+// from its own time), or until the op cap. Where both were far past the target, sizing steps back once
+// (shrinkOvershoot) and goes on from there.
 // timed(n) runs one test batch and returns its ns. endedAtN says whether the last test batch ran N
 // operations (not when the op cap stopped sizing before a batch of N).
 func (h *Harness) sizeBatch(timed func(uint64) int64) (n uint64, endedAtN bool) {
@@ -136,18 +164,25 @@ func (h *Harness) sizeBatch(timed func(uint64) int64) (n uint64, endedAtN bool) 
 			hint = h.cfg.MaxBatchOps
 		}
 		t := float64(timed(hint))
-		if t >= target*hintLow && t <= target*hintHigh {
+		if hintKept(hint, t, target) {
 			h.noteSized(hint)
 			return hint, true
 		}
 	}
 	n = 1
+	steppedBack := false
 	for n < h.cfg.MaxBatchOps {
-		short := float64(timed(n))
-		if short >= target {
+		first := float64(timed(n))
+		short := first
+		if first >= target {
 			short = float64(timed(n))
 		}
 		if short >= target {
+			// Both far past the target: one step back, and sizing goes on from there.
+			if smaller, ok := shrinkOvershoot(n, math.Min(first, short), target); ok && !steppedBack {
+				n, steppedBack = smaller, true
+				continue
+			}
 			endedAtN = true
 			break
 		}

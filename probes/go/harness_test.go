@@ -152,6 +152,65 @@ func TestHintIsKeptWithinAFactorOfFour(t *testing.T) {
 	}
 }
 
+// A hit and its confirmation far past the target step back once and sizing goes on (crates/harness/src/
+// single.rs's a_confirmed_batch_far_past_the_target_steps_back and its neighbours, the same cases): from the
+// tenth batch (N = 384) every operation costs 300 ns, so 384 steps back to 4, which sizing confirms; where
+// only the two batches of 384 were slow, sizing grows back to 384; and a second overshoot is kept.
+func TestAnOvershootStepsBackOnce(t *testing.T) {
+	run := func(slow func(batch int) bool) (uint64, []uint64) {
+		c := &scripted{}
+		h := scriptedHarness(c, 1000, 1, 3, nil)
+		var sizes []uint64
+		m := h.Measure(func(n uint64) {
+			sizes = append(sizes, n)
+			perOp := int64(3)
+			if slow(len(sizes)) {
+				perOp = 300
+			}
+			c.t += perOp * int64(n)
+		}, noLoop)
+		return m.N, sizes
+	}
+	n, sizes := run(func(b int) bool { return b >= 10 })
+	if want := append(sizingTo(256, 384), 4, 4); n != 4 || !reflect.DeepEqual(sizes[:len(want)], want) {
+		t.Fatalf("N = %d after %v; want 4 after %v", n, sizes, want)
+	}
+	if n, _ := run(func(b int) bool { return b == 10 || b == 11 }); n != 384 {
+		t.Fatalf("a regime that passed: N = %d, want 384", n)
+	}
+	n, sizes = run(func(b int) bool { return b == 10 || b == 11 || b >= 20 })
+	if want := []uint64{384, 384, 4, 8, 16, 32, 64, 128, 256, 384, 384}; n != 384 || !reflect.DeepEqual(sizes[9:20], want) {
+		t.Fatalf("a second overshoot: N = %d after %v", n, sizes)
+	}
+	if n, _ := run(func(b int) bool { return b == 11 }); n != 384 {
+		t.Fatalf("one slow confirmation stepped back: N = %d", n)
+	}
+	if _, ok := shrinkOvershoot(4, math.NaN(), 1000); ok {
+		t.Fatal("a batch time that is no number stepped back")
+	}
+	if got, _ := shrinkOvershoot(262144, 56000, 1000); got != 5632 {
+		t.Fatalf("shrinkOvershoot = %d, want 5632 (crates/harness/src/sizing.rs's case)", got)
+	}
+}
+
+// A hint of one operation that outlasts the target is kept; one shorter than the target sizes from 1.
+func TestAHintOfOneLongOperationIsKept(t *testing.T) {
+	for _, tc := range []struct {
+		perOp int64
+		n     uint64
+		sized int
+	}{{50000, 1, 1}, {200, 6, 6}} {
+		c := &scripted{}
+		hint := uint64(1)
+		h := scriptedHarness(c, 1000, 1, 3, &hint)
+		var sizes []uint64
+		m := h.Measure(c.ops(tc.perOp, &sizes), noLoop)
+		if m.N != tc.n || len(sizes)-3 != tc.sized {
+			t.Errorf("%d ns an operation: N = %d after %v, want %d after %d batches", tc.perOp, m.N, sizes, tc.n, tc.sized)
+		}
+	}
+}
+
 // A batch that reaches the target early (preempted) is not believed: its confirmation falls short.
 func TestAConfirmationThatFallsShortKeepsGrowing(t *testing.T) {
 	c := &scripted{}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -58,7 +59,8 @@ func (b *spinBarrier) wait(local *bool) {
 }
 
 // leaderPlan is the leader's schedule (crates/harness/src/team.rs LeaderPlan): the hint's batch, or test
-// batches growing (nextBatchOps) until one and a confirming one reach the target; then the first warm-up's
+// batches growing (nextBatchOps) until one and a confirming one reach the target (one step back where both
+// were far past it, shrinkOvershoot); then the first warm-up's
 // control alone (sizing's last batch was its test), the other warm-up and the kept pairs of (control,
 // test); then stop.
 type leaderPlan struct {
@@ -68,6 +70,8 @@ type leaderPlan struct {
 	sizing        bool
 	tryingHint    bool
 	confirming    bool
+	steppedBack   bool
+	firstHit      float64
 	warmControl   bool
 	pairsLeft     int
 	nextIsControl bool
@@ -96,7 +100,7 @@ func (p *leaderPlan) next(last int64, have bool) uint64 {
 	if p.sizing && p.tryingHint && have {
 		p.tryingHint = false
 		t := float64(last)
-		if t >= p.target*hintLow && t <= p.target*hintHigh {
+		if hintKept(p.n, t, p.target) {
 			p.sizing = false
 		} else {
 			p.n = 1
@@ -112,8 +116,15 @@ func (p *leaderPlan) next(last int64, have bool) uint64 {
 			p.n = nextBatchOps(p.n, float64(last), p.target, p.maxOps)
 			return p.n
 		case !p.confirming && p.n < p.maxOps:
-			p.confirming = true
+			p.confirming, p.firstHit = true, float64(last)
 			return p.n
+		case p.confirming && !p.steppedBack:
+			// Both far past the target: one step back, and sizing goes on from there.
+			if smaller, ok := shrinkOvershoot(p.n, math.Min(float64(last), p.firstHit), p.target); ok {
+				p.n, p.steppedBack, p.confirming = smaller, true, false
+				return p.n
+			}
+			p.sizing = false
 		default:
 			p.sizing = false
 		}

@@ -50,6 +50,39 @@ func TestLeaderPlan(t *testing.T) {
 	}
 }
 
+// The leader steps back from a hit and confirmation far past the target as the single harness does
+// (crates/harness/src/team.rs's the_leader_steps_back_from_a_batch_far_past_the_target): from the tenth
+// batch every operation costs 300 ns, so 384 steps back to 4, which it confirms; and it keeps a hint of one
+// operation that outlasts the target.
+func TestLeaderPlanStepsBackAndKeepsALongHint(t *testing.T) {
+	c := &scripted{}
+	p := newLeaderPlan(scriptedHarness(c, 1000, 1, 1, nil))
+	var tests []uint64
+	last, have := int64(0), false
+	for {
+		cmd := p.next(last, have)
+		if cmd == 0 {
+			break
+		}
+		if cmd&controlBit == 0 {
+			tests = append(tests, cmd)
+			perOp := int64(3)
+			if len(tests) >= 10 {
+				perOp = 300
+			}
+			last, have = perOp*int64(cmd), true
+		}
+	}
+	if want := append(sizingTo(256, 384), 4, 4, 4); !reflect.DeepEqual(tests, want) {
+		t.Fatalf("test batches %v, want %v", tests, want)
+	}
+	hint := uint64(1)
+	got := drive(newLeaderPlan(scriptedHarness(c, 1000, 1, 1, &hint)), 50000)
+	if want := []uint64{1, 1 | controlBit, 1 | controlBit, 1, 0}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("a long hint: %v, want %v", got, want)
+	}
+}
+
 // A team keeps every member's kept test batches, and the team's batches are the slowest member's;
 // every member runs the same batches.
 func TestMeasureTeamShape(t *testing.T) {

@@ -38,6 +38,9 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
             Ok((side.clone(), runs))
         })
         .collect::<Result<_, UsageError>>()?;
+    if let Some(note) = modes_note(&runs) {
+        eprintln!("{note}");
+    }
     let levels = run_levels(&runs, args.no_history);
     let sides: Vec<ComparedRuns> =
         runs.into_iter().zip(levels).map(|((label, runs), level)| ComparedRuns { label, runs, level }).collect();
@@ -45,6 +48,28 @@ pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
     print!("{}", comparison_exporter(args.format)?.render(&comparison)?);
     let judged = Judged::of_comparison(&comparison);
     Ok(gate_status(gate.map(|g| (comparison_failures(&comparison, g), g)), judged))
+}
+
+/// A note when the records were made in different modes (`quick`, `default`, `full`: the first word of a
+/// run's options), `None` when they agree or a mode is unknown (a plain Google Benchmark file). Each mode sizes
+/// its batches to its own target (0.25, 0.5 and 1 ms; `msg.throughput`'s streams 2.5 and 5 ms; docs/METHOD.md
+/// §1 and §9), so part of a change between them is the mode's.
+fn modes_note(runs: &[(String, Vec<RunSummary>)]) -> Option<String> {
+    let mode_of = |run: &RunSummary| run.config.as_ref()?.options.split_whitespace().next().map(str::to_string);
+    let modes: Vec<(String, String)> = runs
+        .iter()
+        .flat_map(|(label, side)| side.iter().map(move |run| Some((label.clone(), mode_of(run)?))))
+        .collect::<Option<_>>()?;
+    let first = &modes.first()?.1;
+    if modes.iter().all(|(_, m)| m == first) {
+        return None;
+    }
+    let listed: Vec<String> = modes.iter().map(|(label, mode)| format!("{label}: {mode}")).collect();
+    Some(format!(
+        "note: the records were made in different modes ({}); each mode sizes its batches to its own target \
+         (docs/METHOD.md §1), so part of a change between them is the mode's",
+        listed.join(", ")
+    ))
 }
 
 /// Exit 1 when the gate found failures (each said on stderr) or left more points unjudged than it was
@@ -186,5 +211,41 @@ fn open_history() -> Option<History> {
             eprintln!("history: {e:#}; the run level is assumed");
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use overhead_record::RunConfig;
+
+    fn run(options: Option<&str>) -> RunSummary {
+        RunSummary {
+            label: "r".into(),
+            started_utc: String::new(),
+            config: options.map(|o| RunConfig {
+                machine: "m".into(),
+                kernel: "k".into(),
+                build: "b".into(),
+                options: o.into(),
+            }),
+            speed_ns: None,
+            max_other_share: None,
+            max_steal_share: None,
+            points: Default::default(),
+            process_wall_ms: Default::default(),
+            host_state_rtt_ns: Default::default(),
+        }
+    }
+
+    /// Records of two modes get a note naming each side's; one mode, or a file without options, none.
+    #[test]
+    fn records_of_different_modes_are_noted() {
+        let sides =
+            |a: Option<&str>, b: Option<&str>| vec![("a".to_string(), vec![run(a)]), ("b".into(), vec![run(b)])];
+        let note = modes_note(&sides(Some("quick"), Some("default --only msg"))).expect("a note");
+        assert!(note.contains("a: quick, b: default") && note.contains("§1"), "{note}");
+        assert_eq!(modes_note(&sides(Some("default"), Some("default --only msg"))), None);
+        assert_eq!(modes_note(&sides(Some("quick"), None)), None);
     }
 }

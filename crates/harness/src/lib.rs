@@ -75,7 +75,8 @@ impl<C: Ticks> Harness<C> {
 
     /// The same harness with `batch_ops` as the batch size its first sizing tries: it is kept when one
     /// batch of it lasts between a quarter of and four times the target (the point's first process found
-    /// it; the machine may run faster or slower now), else sizing doubles from 1 as usual. Only the first
+    /// it; the machine may run faster or slower now), or when it is one operation at least as long as the
+    /// target ([`hint_kept`]), else sizing doubles from 1 as usual. Only the first
     /// sizing of the probe takes the hint: an experiment that measures several operations sizes the others
     /// afresh.
     pub fn with_batch_hint(self, batch_ops: Option<u64>) -> Self {

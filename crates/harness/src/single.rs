@@ -57,7 +57,8 @@ impl<C: Ticks> Harness<C> {
     /// a confirmed batch overshot the target ([`sizing::shrink_overshoot`]). Without the confirmation one preempted or cold
     /// batch early on (a page fault, a descheduled vCPU) stops the doubling at a tiny N, and every kept batch
     /// is then too short to time well. A batch-size hint (the point's first process's N,
-    /// [`Harness::with_batch_hint`]) is tried first and kept when one batch of it is near the target.
+    /// [`Harness::with_batch_hint`]) is tried first and kept when one batch of it is near the target, or is one
+    /// operation that outlasts it.
     fn size_batch<T: FnMut(u64), R: FnMut(u64)>(&self, test: &mut T, reset: &mut R) -> SizedBatch {
         let target_ticks = self.target_ticks();
         let mut timed = |n: u64| {
@@ -80,9 +81,10 @@ impl<C: Ticks> Harness<C> {
             let first = timed(n);
             let short = if first < target_ticks { first } else { timed(n) };
             if short >= target_ticks {
-                // A confirmed batch far past the target steps back, once, and sizing goes on from there: the
-                // operation's new regime sizes its own N, or an old one comes back and sizing grows to it.
-                match sizing::shrink_overshoot(n, short, target_ticks).filter(|_| !stepped_back) {
+                // A hit and its confirmation both far past the target (one preempted batch is not a regime)
+                // step back, once, and sizing goes on from there: the operation's new regime sizes its own
+                // N, or an old one comes back and sizing grows to it.
+                match sizing::shrink_overshoot(n, first.min(short), target_ticks).filter(|_| !stepped_back) {
                     Some(smaller) => (n, stepped_back) = (smaller, true),
                     None => break true,
                 }
@@ -339,6 +341,23 @@ mod tests {
         assert_eq!(m.control_ns, vec![1.0; 3]);
     }
 
+    /// The step back needs both batches far past the target: a confirmation preempted for 100 targets after a
+    /// hit of 1.15 is one slow batch, not a regime, and N stays 384. And it is taken once: where the slow
+    /// regime comes back after sizing grew to 384 again (batches 10, 11 and from 20 on at 300 ticks an
+    /// operation), the second overshoot is kept.
+    #[test]
+    fn one_slow_batch_does_not_step_back_and_a_second_overshoot_is_kept() {
+        let clock = ScriptedClock::new(2e9);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        let (m, _) = measure_recorded(&h, clock, |k, n| n * 3 + if k == 11 { 100_000 } else { 0 });
+        assert_eq!((m.batch_ops, m.samples_ns), (384, vec![1.5; 3]));
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3));
+        let (m, ran) = measure_recorded(&h, clock, |k, n| n * if (10..=11).contains(&k) || k >= 20 { 300 } else { 3 });
+        let tests: Vec<u64> = ran.iter().filter_map(|r| if let Ran::T(n) = r { Some(*n) } else { None }).collect();
+        assert_eq!(tests[9..20], [384, 384, 4, 8, 16, 32, 64, 128, 256, 384, 384]);
+        assert_eq!((m.batch_ops, m.samples_ns), (384, vec![150.0; 3]), "kept at the second overshoot");
+    }
+
     /// A hint of one operation that lasts 50 targets (a thousand thread spawns) is kept: the warm-up runs its
     /// control alone and the kept pairs follow, two operations fewer than sizing again (the batch and its
     /// confirmation). A hint of one operation shorter than the target still sizes.
@@ -359,7 +378,8 @@ mod tests {
         assert_eq!((n, &short[..3]), (6, &[Ran::T(1), Ran::T(1), Ran::T(2)][..]), "200 ticks: sized from 1");
     }
 
-    /// A hinted N is timed once and kept when that batch is within ¼× to 4× the target; otherwise it is
+    /// A hinted N is timed once and kept when that batch is within ¼× to 4× the target (or is one operation
+    /// that outlasts it, the test below); otherwise it is
     /// dropped and sizing starts from 1. Only the probe's first sizing takes the hint, and the first N
     /// stays the one reported.
     #[test]

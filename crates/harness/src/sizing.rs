@@ -91,7 +91,7 @@ mod tests {
         assert!(next_batch_ops(1 << 20, 500.0, 1000.0, u64::MAX) as f64 <= 2.2 * (1 << 20) as f64 * 1.125);
     }
 
-    /// The stream above: 262144 messages took 56 targets; the step back aims at 1.1 targets, 5149 messages,
+    /// The stream above: 262144 messages took 56 targets; the step back aims at 1.1 targets, 5150 messages,
     /// rounded up to 4 significant bits (5632); a batch within 8 targets, or of one operation, stays.
     #[test]
     fn an_overshooting_batch_steps_back_to_the_target() {
@@ -100,6 +100,7 @@ mod tests {
         assert_eq!(shrink_overshoot(1, 1e9, 1000.0), None);
         assert_eq!(shrink_overshoot(2, 1e9, 1000.0), Some(1), "never below one operation");
         assert_eq!(shrink_overshoot(3, 9.0 * 1000.0, 1000.0), Some(1));
+        assert_eq!(shrink_overshoot(4, f64::NAN, 1000.0), None, "a batch time that is no number");
     }
 
     #[test]

@@ -376,6 +376,8 @@ struct LeaderPlan {
     confirming: bool,
     /// Sizing stepped back from a batch far past the target ([`super::sizing::shrink_overshoot`]); it does once.
     stepped_back: bool,
+    /// The first of the two batches that reached the target (ticks), while `confirming`.
+    first_hit: f64,
     /// The first warm-up's control batch is still to post: sizing's last test batch (the hint or the
     /// confirmation, of N operations) was that warm-up's test, as in `Harness::measure`.
     warm_control: bool,
@@ -397,6 +399,7 @@ impl LeaderPlan {
             trying_hint: hint.is_some(),
             confirming: false,
             stepped_back: false,
+            first_hit: 0.0,
             warm_control: h.config.warmup > 0,
             pairs_left: h.config.warmup.saturating_sub(1) + h.config.repetitions,
             counted_left: h.config.counted_pairs,
@@ -428,13 +431,15 @@ impl LeaderPlan {
                     return self.n;
                 }
                 // A first hit is confirmed by a second batch of the same N, as in `Harness::measure`.
-                Some(_) if !self.confirming && self.n < self.max_ops => {
-                    self.confirming = true;
+                Some(t) if !self.confirming && self.n < self.max_ops => {
+                    (self.confirming, self.first_hit) = (true, t as f64);
                     return self.n;
                 }
-                // Far past the target: one step back, and sizing goes on from there, as in `Harness::measure`.
-                Some(t) if !self.stepped_back => {
-                    match super::sizing::shrink_overshoot(self.n, t as f64, self.target_ticks) {
+                // Both far past the target: one step back, and sizing goes on from there, as in
+                // `Harness::measure` (a batch at the op cap is not confirmed, and not stepped back from).
+                Some(t) if self.confirming && !self.stepped_back => {
+                    let shorter = (t as f64).min(self.first_hit);
+                    match super::sizing::shrink_overshoot(self.n, shorter, self.target_ticks) {
                         Some(smaller) => {
                             (self.n, self.stepped_back, self.confirming) = (smaller, true, false);
                             return self.n;
@@ -559,9 +564,6 @@ mod tests {
         }
     }
 
-    /// N is sized on the slowest thread's batches, not the leader's: here thread 1 takes 100 ticks an operation
-    /// and the leader 1, against a 1000-tick target, so N settles at 11 (8 operations take 805 ticks on
-    /// thread 1 and predict 10.9; 11 take 1105), where the leader's own batches would have taken N past 1000.
     /// The team's leader steps back from an overshooting batch as `Harness::measure` does: from the 8th
     /// batch (N = 128 after 1 … 64, 3 ticks an operation and reads of 5) every operation costs 300, so the
     /// confirmed 128 (38405 ticks) steps back to 1.1 × 1000 / 38405 × 128 = 3.7, rounded up to 4, which
@@ -589,6 +591,31 @@ mod tests {
         assert_eq!(report.measurement.samples_ns, vec![300.0; 3]);
     }
 
+    /// A team keeps a hint of one operation that outlasts the target, as `Harness::measure` does: the hinted
+    /// batch is the warm-up's test, its control follows alone, then the kept pairs.
+    #[test]
+    fn the_leader_keeps_a_hint_of_one_long_operation() {
+        let clock = ScriptedClock::new(1e9).with_read_ticks(5);
+        let h = scripted_harness(clock, scripted_config(&clock, 1000.0, 1, 3)).with_batch_hint(Some(1));
+        let cpus: Vec<usize> = allowed_cpus().into_iter().cycle().take(2).collect();
+        let ran: [Mutex<Vec<(bool, u64)>>; 2] = Default::default();
+        let report = h.measure_team(
+            &cpus,
+            |thread, n| {
+                ran[thread].lock().unwrap().push((false, n));
+                clock.advance(n * 50_000);
+            },
+            |thread, n| ran[thread].lock().unwrap().push((true, n)),
+        );
+        assert_eq!(report.measurement.batch_ops, 1);
+        let mut expected = vec![(false, 1), (true, 1)];
+        expected.extend([(true, 1), (false, 1)].repeat(3));
+        assert_eq!(*ran[0].lock().unwrap(), expected);
+    }
+
+    /// N is sized on the slowest thread's batches, not the leader's: here thread 1 takes 100 ticks an operation
+    /// and the leader 1, against a 1000-tick target, so N settles at 11 (8 operations take 805 ticks on
+    /// thread 1 and predict 10.9; 11 take 1105), where the leader's own batches would have taken N past 1000.
     #[test]
     fn n_is_sized_on_the_slowest_thread() {
         let clock = ScriptedClock::new(2e9).with_read_ticks(5);

@@ -86,7 +86,8 @@ impl Experiment for Remote {
 
 /// Generator counts 1…CPUs−1: every count in `--full`, otherwise one fewer than each team of
 /// [`PlanContext::thread_counts`] from 2 (the executor takes one CPU of the team: 1, one L3 domain's, one
-/// package's and every CPU's less one), so the points follow the topology's levels, not the CPU count.
+/// package's and every CPU's less one; `--quick` 1 and every CPU's less one), so the points follow the
+/// topology's levels, not the CPU count.
 fn generator_counts(ctx: &PlanContext) -> Vec<usize> {
     let max = ctx.cpus.len().saturating_sub(1);
     let mut counts: Vec<usize> = match ctx.mode {

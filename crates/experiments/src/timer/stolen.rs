@@ -181,17 +181,23 @@ fn measure_stolen(h: &Harness, rate_hz: u64) -> anyhow::Result<Outcome> {
     if rate_hz > 0 && account.events == 0 {
         bail!("no timer signal arrived in {} work units at {rate_hz} Hz", account.units);
     }
-    // The harness ends with its kept (control, test) pairs: the last R batches of each side.
-    let kept = |log: &RefCell<Vec<BatchClocks>>| {
-        let log = log.borrow();
-        log[log.len().saturating_sub(h.config.repetitions)..].to_vec()
-    };
+    // The harness ends with its kept (control, test) pairs and then its counted ones (untimed, §18 of
+    // docs/METHOD.md): the R batches of each side before the counted pairs' (as many as it counted).
+    let counted = if m.counts_per_op.is_some() { h.config.counted_pairs } else { 0 };
+    let kept = |log: &RefCell<Vec<BatchClocks>>| kept_batches(&log.borrow(), h.config.repetitions, counted);
     let cpu = CpuView::of(&kept(&clocks.0), &kept(&clocks.1));
     Ok(outcome(m, account, cpu))
 }
 
+/// The `repetitions` kept batches of one side's `log`: those before its last `counted` (the counted pairs'
+/// batches, which follow the kept ones).
+fn kept_batches(log: &[BatchClocks], repetitions: usize, counted: usize) -> Vec<BatchClocks> {
+    let end = log.len().saturating_sub(counted);
+    log[end.saturating_sub(repetitions)..end].to_vec()
+}
+
 /// Thread CPU time and wall time of one batch (ns) and its work units. Read inside the batch body, at
-/// its start and end: one `CLOCK_THREAD_CPUTIME_ID` system call per edge (~1 µs against ≥ 20 ms
+/// its start and end: one `CLOCK_THREAD_CPUTIME_ID` system call per edge (~1 µs against ≥ 10 ms
 /// batches, the same on the test and the control side).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BatchClocks {
@@ -369,13 +375,38 @@ mod tests {
         assert!(CpuView::of(&[], &[]).stolen_ns_per_unit.is_nan());
     }
 
+    /// The kept batches are the repetitions before the counted pairs' batches, which follow them.
+    #[test]
+    fn the_kept_batches_come_before_the_counted_ones() {
+        let log: Vec<BatchClocks> = (1..=7).map(|units| BatchClocks { units, cpu_ns: 0.0, wall_ns: 0.0 }).collect();
+        let units = |kept: Vec<BatchClocks>| kept.iter().map(|b| b.units).collect::<Vec<_>>();
+        assert_eq!(units(kept_batches(&log, 3, 1)), [4, 5, 6]);
+        assert_eq!(units(kept_batches(&log, 3, 0)), [5, 6, 7]);
+        assert_eq!(units(kept_batches(&log[..2], 3, 1)), [1]);
+    }
+
+    /// Batches five times the mode's target and at least 20 ms (10 ms in `--quick`), with one counted pair.
+    #[test]
+    fn batches_are_long_and_counted_once() {
+        for (mode, floor) in [(Mode::Quick, 10e6), (Mode::Default, 20e6), (Mode::Full, 20e6)] {
+            let h = overhead_harness::testing::quick_harness_with(HarnessConfig::for_mode(mode));
+            let long = long_batches(&h);
+            assert_eq!(long.config.target_batch_ns, (h.config.target_batch_ns * 5.0).max(floor), "{mode:?}");
+            assert_eq!(long.config.counted_pairs, 1, "{mode:?}");
+            assert_eq!(
+                HarnessConfig { target_batch_ns: h.config.target_batch_ns, counted_pairs: 2, ..long.config },
+                h.config
+            );
+        }
+    }
+
     #[test]
     fn timer_point_counts_events_and_reports_per_event() {
         let _serial = signal_timer::TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let mut config = HarnessConfig::for_mode(Mode::Quick);
         config.repetitions = 5;
         config.warmup = 1;
-        // 20 ms batches: 5 + 1 pairs and the sizing take ~0.3 s.
+        // 10 ms batches (quick): 5 + 1 pairs, a counted one and the sizing take ~0.15 s.
         let o = measure_stolen(&long_batches(&overhead_harness::testing::quick_harness_with(config)), 10_000).unwrap();
         assert_eq!(o.measurement.samples_ns.len(), 5);
         let per_s = o.extra["events_per_s"];

@@ -34,6 +34,34 @@ public final class Harness {
     static final double HINT_LOW = 0.25;
     static final double HINT_HIGH = 4.0;
 
+    /**
+     * crates/harness/src/lib.rs's hint_kept: a hinted batch of hint operations that took t ns is kept within a
+     * quarter to four times the target, or when it is one operation at least as long as the target (the first
+     * process confirmed it; sizing again would run it twice more).
+     */
+    static boolean hintKept(long hint, double t, double target) {
+        return (t >= target * HINT_LOW && t <= target * HINT_HIGH) || (hint == 1 && t >= target);
+    }
+
+    /**
+     * crates/harness/src/sizing.rs's OVERSHOOT: a confirmed sizing batch longer than this many targets overshot
+     * it (the operation changed regime between two sizes; docs/METHOD.md §1).
+     */
+    static final double OVERSHOOT = 8.0;
+
+    /**
+     * crates/harness/src/sizing.rs's shrink_overshoot: after a batch of n operations that took t ns, more than
+     * {@link #OVERSHOOT} targets, the N for 1.1× the target (rounded up to 4 significant bits, below n); 0 when
+     * it did not overshoot, t is not a number, or n is 1.
+     */
+    static long shrinkOvershoot(long n, double t, double target) {
+        if (n <= 1 || Double.isNaN(t) || t <= OVERSHOOT * target) {
+            return 0;
+        }
+        long aimed = (long) Math.max(Math.ceil(n * 1.1 * target / t), 1);
+        return Math.min(roundUpToBits(aimed), n - 1);
+    }
+
     private static final Batch NOTHING = n -> { };
 
     final Job.HarnessConfig cfg;
@@ -210,9 +238,11 @@ public final class Harness {
 
     /**
      * Finds N (crates/harness/src/single.rs size_batch): a hint is timed once and kept when its batch lasts a
-     * quarter to four times the target; otherwise N grows from 1 ({@link #nextBatchOps}) until a batch and a
-     * second batch of the same N both reach the target (a confirmation that falls short predicts again from
-     * its own time), or until the cap. Only the first sizing takes the hint.
+     * quarter to four times the target, or is one operation that outlasts it ({@link #hintKept}); otherwise N
+     * grows from 1 ({@link #nextBatchOps}) until a batch and a second batch of the same N both reach the target
+     * (a confirmation that falls short predicts again from its own time), or until the cap. Where both were far
+     * past the target, sizing steps back once ({@link #shrinkOvershoot}) and goes on from there. Only the first
+     * sizing takes the hint.
      */
     private long size(Batch test, Batch pre, Batch post, long cap) throws Exception {
         double target = cfg.targetBatchNs();
@@ -220,19 +250,28 @@ public final class Harness {
             long h = Math.min(hint, cap);
             hint = 0;
             double t = timed(test, pre, post, h);
-            if (t >= target * HINT_LOW && t <= target * HINT_HIGH) {
+            if (hintKept(h, t, target)) {
                 sizingEndedAtN = true;
                 return noteSized(h);
             }
         }
         long n = 1;
+        boolean steppedBack = false;
         sizingEndedAtN = false;
         while (n < cap) {
-            double shortest = timed(test, pre, post, n);
-            if (shortest >= target) {
+            double first = timed(test, pre, post, n);
+            double shortest = first;
+            if (first >= target) {
                 shortest = timed(test, pre, post, n);
             }
             if (shortest >= target) {
+                // Both far past the target: one step back, and sizing goes on from there.
+                long smaller = steppedBack ? 0 : shrinkOvershoot(n, Math.min(first, shortest), target);
+                if (smaller > 0) {
+                    n = smaller;
+                    steppedBack = true;
+                    continue;
+                }
                 sizingEndedAtN = true;
                 break;
             }

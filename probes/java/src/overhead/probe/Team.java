@@ -107,7 +107,8 @@ final class Team {
 
     /**
      * The leader's schedule (crates/harness/src/team.rs LeaderPlan) after a JIT warm-up: the hint's batch, or
-     * test batches growing ({@link Harness#nextBatchOps}) until one and a confirming one reach the target; then
+     * test batches growing ({@link Harness#nextBatchOps}) until one and a confirming one reach the target (one
+     * step back where both were far past it, {@link Harness#shrinkOvershoot}); then
      * the first warm-up's control alone (sizing's last batch was its test), the other warm-up and the kept
      * pairs of (control, test); then stop.
      */
@@ -119,6 +120,8 @@ final class Team {
         private boolean sizing = true;
         private boolean tryingHint;
         private boolean confirming;
+        private boolean steppedBack;
+        private long firstHit;
         private boolean warmupControl;
         private int pairsLeft;
         private boolean nextIsControl = true;
@@ -163,7 +166,7 @@ final class Team {
             }
             if (sizing && tryingHint) {
                 tryingHint = false;
-                if (lastNs >= target * Harness.HINT_LOW && lastNs <= target * Harness.HINT_HIGH) {
+                if (Harness.hintKept(n, lastNs, target)) {
                     sizing = false;
                 } else {
                     n = 1;
@@ -177,7 +180,17 @@ final class Team {
                     return n;
                 } else if (!confirming && n < maxOps) {
                     confirming = true;
+                    firstHit = lastNs;
                     return n;
+                } else if (confirming && !steppedBack) {
+                    // Both far past the target: one step back, and sizing goes on from there.
+                    long smaller = Harness.shrinkOvershoot(n, Math.min(lastNs, firstHit), target);
+                    if (smaller > 0) {
+                        n = smaller;
+                        steppedBack = true;
+                        confirming = false;
+                        return n;
+                    }
                 }
                 sizing = false;
             }

@@ -30,6 +30,7 @@ public final class ProbeTests {
         job();
         params();
         sizing();
+        overshoot();
         hint();
         order();
         lines();
@@ -278,6 +279,64 @@ public final class ProbeTests {
                 eq(h.sizedBatchOps(), 256L, "the first N is reported");
             }
         }
+    }
+
+    /**
+     * crates/harness/src/single.rs's step-back cases: from the tenth batch (N = 384) every operation costs
+     * 300 ns, so 384 steps back to 4, which sizing confirms; a regime that passes (only the two batches of 384
+     * slow) lets sizing grow back to 384; a second overshoot is kept; one slow confirmation is not a regime;
+     * and the team's leader steps back alike.
+     */
+    static void overshoot() throws Exception {
+        java.util.function.Function<java.util.function.IntPredicate, List<Long>> run = slow -> {
+            Scripted c = new Scripted();
+            try {
+                Harness.Measurement m = c.harness(1000, 1, 3, null, 1L << 32).measure(n -> {
+                    c.sizes.add(n);
+                    c.t += (slow.test(c.sizes.size()) ? 300 : 3) * n;
+                }, n -> { });
+                List<Long> v = new ArrayList<>(c.sizes);
+                v.add(0, m.n());
+                return v;
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        };
+        List<Long> stepped = run.apply(b -> b >= 10);
+        List<Long> want = sizingTo(256, 384);
+        want.addAll(List.of(4L, 4L));
+        eq(stepped.get(0), 4L, "a lasting regime: N steps back to 4");
+        eq(stepped.subList(1, 1 + want.size()), want, "sizing, the step back, its confirmation");
+        eq(run.apply(b -> b == 10 || b == 11).get(0), 384L, "a regime that passed: back to 384");
+        List<Long> twice = run.apply(b -> b == 10 || b == 11 || b >= 20);
+        eq(twice.get(0), 384L, "a second overshoot is kept");
+        eq(twice.subList(10, 21), List.of(384L, 384L, 4L, 8L, 16L, 32L, 64L, 128L, 256L, 384L, 384L), "its sizing");
+        eq(run.apply(b -> b == 11).get(0), 384L, "one slow confirmation does not step back");
+        eq(Harness.shrinkOvershoot(262144, 56000, 1000), 5632L, "sizing.rs's case");
+        eq(Harness.shrinkOvershoot(4, Double.NaN, 1000), 0L, "no number, no step");
+        eq(Harness.shrinkOvershoot(1, 1e9, 1000), 0L, "one operation is its own batch");
+
+        Scripted c = new Scripted();
+        Team.LeaderPlan p = new Team.LeaderPlan(c.harness(1000, 1, 1, null, 1L << 32));
+        List<Long> tests = new ArrayList<>();
+        long last = -1;
+        for (long cmd = p.next(last); cmd != 0; cmd = p.next(last)) {
+            if ((cmd & Team.CONTROL) == 0) {
+                tests.add(cmd);
+                last = (tests.size() >= 10 ? 300 : 3) * cmd;
+            }
+        }
+        List<Long> leader = sizingTo(256, 384);
+        leader.addAll(List.of(4L, 4L, 4L));
+        eq(tests, leader, "the leader steps back too");
+
+        Scripted l = new Scripted();
+        Harness hl = l.harness(1000, 1, 3, 1L, 1L << 32);
+        eq(hl.measure(l.ops(50000, true), n -> { }).n(), 1L, "a hint of one long operation is kept");
+        eq(l.sizes, List.of(1L, 1L, 1L, 1L), "the hinted batch (the warm-up's test) and three kept");
+        Scripted s2 = new Scripted();
+        eq(s2.harness(1000, 1, 3, 1L, 1L << 32).measure(s2.ops(200, true), n -> { }).n(), 6L,
+                "one operation shorter than the target sizes from 1");
     }
 
     /** docs/METHOD.md §1's order, hooks untimed. */
