@@ -90,6 +90,12 @@ impl<C: Ticks> Harness<C> {
         Some(self.sizing.first.load(Ordering::Relaxed)).filter(|&n| n > 0)
     }
 
+    /// The batch-size hint its first sizing will try ([`Harness::with_batch_hint`]), without taking it;
+    /// `None` when there is none or a sizing has taken it.
+    pub fn batch_hint(&self) -> Option<u64> {
+        Some(self.sizing.hint.load(Ordering::Relaxed)).filter(|&n| n > 0)
+    }
+
     /// The hint, once: later sizings in the same probe get `None`.
     fn take_batch_hint(&self) -> Option<u64> {
         Some(self.sizing.hint.swap(0, Ordering::Relaxed)).filter(|&n| n > 0)

@@ -51,9 +51,13 @@ const WARM_OPS: u64 = 1;
 
 /// [`Harness::measure`] after running `test` untimed for one operation: the first episodes start or wake
 /// a pool's threads and fault in their stacks, and a first sizing batch slowed by that would stop the
-/// batch size at one operation.
+/// batch size at one operation. Not where the point's first process sized one operation (a hint of 1): that
+/// operation outlasts the target, and the hinted batch is the warm-up's test already (docs/METHOD.md §1);
+/// on `spawn.bulk` with kernel threads the untimed one was a sixth of every later process.
 pub fn measure_warm(h: &Harness, mut test: impl FnMut(u64), control: impl FnMut(u64)) -> Measurement {
-    test(WARM_OPS);
+    if h.batch_hint() != Some(1) {
+        test(WARM_OPS);
+    }
     h.measure(test, control)
 }
 
@@ -99,5 +103,19 @@ mod tests {
         let m = measure_warm(&h, |n| ops.set(ops.get() + n), |_| {});
         assert_eq!(m.batch_ops, 1);
         assert_eq!(ops.get(), 1 + 4, "1 untimed, then sizing, confirming (the warm-up's) and 2 repetitions");
+    }
+
+    /// A later process of a point whose first process sized one long operation runs no untimed one: the
+    /// hinted batch (kept: it outlasts the target) is the warm-up's test, then the repetitions.
+    #[test]
+    fn measure_warm_runs_none_after_a_hint_of_one_operation() {
+        let mut h = overhead_harness::testing::quick_harness().with_batch_hint(Some(1));
+        (h.config.target_batch_ns, h.config.warmup, h.config.repetitions) = (0.0, 1, 2);
+        assert_eq!(h.batch_hint(), Some(1));
+        let ops = std::cell::Cell::new(0u64);
+        let m = measure_warm(&h, |n| ops.set(ops.get() + n), |_| {});
+        assert_eq!(m.batch_ops, 1);
+        assert_eq!(ops.get(), 1 + 2, "the hinted batch (the warm-up's test) and 2 repetitions");
+        assert_eq!(h.batch_hint(), None, "taken by the sizing");
     }
 }
